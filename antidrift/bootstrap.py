@@ -1,0 +1,87 @@
+"""The composition root: builds the real store, coach and evidence source from a Config."""
+
+from __future__ import annotations
+
+import logging
+import threading
+from dataclasses import dataclass, field
+
+from antidrift import ai
+from antidrift.clock import Clock, SystemClock
+from antidrift.config import Config
+from antidrift.sampler import WindowSampler, choose_probe
+from antidrift.session import Controller
+from antidrift.store import SQLiteStore, Store
+
+log = logging.getLogger("antidrift")
+
+
+@dataclass(frozen=True)
+class CoachInfo:
+    """What the page says about the coach: which backend, and how to fix it if missing."""
+
+    name: str | None
+    problem: str | None = None
+    backend: ai.Backend | None = field(default=None, compare=False, repr=False)
+
+    def binary_found(self) -> bool:
+        return self.backend is not None and self.backend.binary() is not None
+
+
+@dataclass
+class Runtime:
+    """The long-lived collaborators the web layer serves."""
+
+    controller: Controller
+    store: Store
+    clock: Clock
+    coach_info: CoachInfo
+    sampler: WindowSampler | None = None
+    shutting_down: threading.Event = field(default_factory=threading.Event)
+
+
+def build_coach(config: Config) -> tuple[ai.Service | None, CoachInfo]:
+    """The configured coach, or None with a reason the page and the log can show."""
+    try:
+        backend = ai.new_backend(config.ai_backend, config.env)
+    except ai.UnknownBackend as exc:
+        log.warning("running without a coach: %s", exc)
+        return None, CoachInfo(None, f"{exc}")
+    if backend.binary() is None:
+        log.warning(
+            "the %s CLI was not found on PATH: Sharpen will say so until it is installed"
+            " (or set ANTIDRIFT_%s_BIN)",
+            backend.name,
+            backend.name.upper(),
+        )
+    return ai.Service(backend, timeout=config.ai_timeout), CoachInfo(backend.name, None, backend)
+
+
+def build_runtime(config: Config, *, clock: Clock | None = None) -> Runtime:
+    """Real adapters for a real server."""
+    clock = clock or SystemClock()
+    store = SQLiteStore(config.database)
+    coach, info = build_coach(config)
+    probe = choose_probe(config.window_source, env=config.env)
+    holder: list[Controller] = []
+
+    def record(app: str, title: str, at) -> None:
+        holder[0].record_window(app, title, at)
+
+    sampler = WindowSampler(probe, record, interval=config.sample_interval) if probe else None
+    if probe is None:
+        log.info("built-in window sampler off (ANTIDRIFT_WINDOW_SOURCE=%s)", config.window_source)
+    controller = Controller(
+        store,
+        clock,
+        coach=coach,
+        coach_unavailable=_unavailable(info),
+        exclude_titles=config.evidence_exclude,
+        sampler_running=(lambda: sampler.running) if sampler else (lambda: False),
+    )
+    holder.append(controller)
+    return Runtime(controller, store, clock, info, sampler)
+
+
+def _unavailable(info: CoachInfo) -> str:
+    return f"coach unavailable — {info.problem}" if info.problem else "coach unavailable"

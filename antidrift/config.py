@@ -1,0 +1,80 @@
+"""Settings from the environment and command-line flags, with their defaults, in one place."""
+
+from __future__ import annotations
+
+import os
+import re
+import sys
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+
+DEFAULT_HOST = "127.0.0.1"
+DEFAULT_PORT = 7717
+DEFAULT_THREADS = 128  # each open tab holds two threads (pool thread + websocket reader)
+
+
+class ConfigError(ValueError):
+    """A setting is unusable; the message names the setting and the fix."""
+
+
+def default_data_dir(env: Mapping[str, str] = os.environ, platform: str = sys.platform) -> Path:
+    """The user's data directory: XDG on Linux, Application Support on macOS."""
+    home = Path(env.get("HOME") or Path.home())
+    if platform == "darwin":
+        return home / "Library" / "Application Support" / "AntiDrift"
+    if platform.startswith("win"):
+        return Path(env.get("APPDATA") or home) / "AntiDrift"
+    return Path(env.get("XDG_DATA_HOME") or home / ".local" / "share") / "antidrift"
+
+
+@dataclass(frozen=True)
+class Config:
+    data_dir: Path
+    ai_backend: str = "claude"
+    ai_timeout: float = 60.0
+    window_source: str = "auto"
+    evidence_exclude: re.Pattern[str] | None = None
+    allowed_hosts: tuple[str, ...] = ()
+    sample_interval: float = 5.0
+    env: Mapping[str, str] = field(default_factory=dict, repr=False)
+
+    @property
+    def database(self) -> Path:
+        return self.data_dir / "antidrift.sqlite3"
+
+    @classmethod
+    def from_env(cls, env: Mapping[str, str] = os.environ, **overrides: object) -> Config:
+        data_dir = overrides.pop("data_dir", None) or env.get("ANTIDRIFT_DATA_DIR")
+        return cls(
+            data_dir=Path(data_dir).expanduser() if data_dir else default_data_dir(env),
+            ai_backend=env.get("ANTIDRIFT_AI_BACKEND", "claude").strip().lower() or "claude",
+            ai_timeout=_seconds(env.get("ANTIDRIFT_AI_TIMEOUT", "60")),
+            window_source=env.get("ANTIDRIFT_WINDOW_SOURCE", "auto").strip().lower() or "auto",
+            evidence_exclude=_regex(env.get("ANTIDRIFT_EVIDENCE_EXCLUDE", "")),
+            allowed_hosts=tuple(
+                h.strip().lower() for h in env.get("ANTIDRIFT_ALLOWED_HOSTS", "").split(",") if h.strip()
+            ),
+            sample_interval=_seconds(env.get("ANTIDRIFT_SAMPLE_INTERVAL", "5"), "ANTIDRIFT_SAMPLE_INTERVAL"),
+            env=dict(env),
+            **overrides,
+        )
+
+
+def _seconds(value: str, name: str = "ANTIDRIFT_AI_TIMEOUT") -> float:
+    try:
+        seconds = float(value)
+    except ValueError:
+        raise ConfigError(f"{name}={value!r} is not a number of seconds.") from None
+    if not 0 < seconds <= 3600:
+        raise ConfigError(f"{name}={value!r} must be between 0 and 3600 seconds.")
+    return seconds
+
+
+def _regex(value: str) -> re.Pattern[str] | None:
+    if not value.strip():
+        return None
+    try:
+        return re.compile(value, re.IGNORECASE)
+    except re.error as exc:
+        raise ConfigError(f"ANTIDRIFT_EVIDENCE_EXCLUDE is not a valid regular expression: {exc}.") from None

@@ -1,0 +1,251 @@
+"""The commitment loop's pure core: states, commitments, validation, evidence maths.
+
+Nothing here touches Flask, SQLite, threads or the clock: callers pass times in.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass, replace
+from datetime import datetime, timedelta
+from enum import StrEnum
+
+MAX_TEXT = 500
+MAX_NOTE = 2000
+MAX_INTENT = 2000
+MIN_MINUTES = 1
+MAX_MINUTES = 480
+STALE_AFTER = timedelta(seconds=30)
+# A gap longer than this between two samples is not counted as time on the older window:
+# the watcher was probably asleep (laptop lid, crashed sampler).
+MAX_SAMPLE_SPAN = timedelta(seconds=60)
+EXCLUDED_TITLE = "(excluded)"
+
+
+class RuntimeState(StrEnum):
+    LOCKED = "locked"
+    PLANNING = "planning"
+    ACTIVE = "active"
+    REVIEW = "review"
+
+
+class Outcome(StrEnum):
+    MET = "met"
+    MISSED = "missed"
+
+
+class Health(StrEnum):
+    HEALTHY = "healthy"
+    STALE = "stale"
+    UNAVAILABLE = "unavailable"
+
+
+class DomainError(Exception):
+    """An error whose message is written for the person using the page."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message)
+        self.message = message
+
+
+class ValidationError(DomainError):
+    """Bad input: nothing changed."""
+
+    def __init__(self, message: str, field: str | None = None) -> None:
+        super().__init__(message)
+        self.field = field
+
+
+class IllegalTransitionError(DomainError):
+    """The transition does not exist from the current state: nothing changed."""
+
+
+class NotPlanning(DomainError):
+    """The coach was asked for outside planning (a client error, not a conflict)."""
+
+    def __init__(self) -> None:
+        super().__init__("The coach only helps while you are planning.")
+
+
+@dataclass(frozen=True)
+class Commitment:
+    """What the user committed to, and how it ended."""
+
+    id: str
+    next_action: str
+    success_condition: str
+    timebox_secs: int
+    started_at: datetime
+    deadline: datetime
+    ended_at: datetime | None = None
+    outcome: Outcome | None = None
+    note: str = ""
+
+    def ended(self, at: datetime, outcome: Outcome, note: str) -> Commitment:
+        return replace(self, ended_at=at, outcome=outcome, note=note)
+
+    def stopped(self, at: datetime) -> Commitment:
+        """The commitment as it stands when it moves to review (early finish or deadline)."""
+        return replace(self, ended_at=min(at, self.deadline))
+
+    def seconds_left(self, now: datetime) -> int:
+        return max(0, math.ceil((self.deadline - now).total_seconds()))
+
+
+@dataclass(frozen=True)
+class WindowSample:
+    """One observation of which window had focus."""
+
+    app: str
+    title: str
+    at: datetime
+
+
+@dataclass(frozen=True)
+class Share:
+    """Time spent on one app/title during a commitment."""
+
+    app: str
+    title: str
+    seconds: float
+    fraction: float
+
+
+# -- validation -------------------------------------------------------------------------------
+
+
+def _text(value: object, field: str, label: str, limit: int = MAX_TEXT) -> str:
+    if value is None:
+        raise ValidationError(f"{label} is required.", field)
+    if not isinstance(value, str):
+        raise ValidationError(f"{label} must be text.", field)
+    if "\x00" in value:
+        raise ValidationError(f"{label} contains a NUL character.", field)
+    text = value.strip()
+    if not text:
+        raise ValidationError(f"{label} is required.", field)
+    if len(text) > limit:
+        raise ValidationError(f"{label} is too long ({len(text)} characters; at most {limit}).", field)
+    return text
+
+
+def parse_minutes(value: object) -> int:
+    """Minutes from a form string or a JSON number, within 1..480."""
+    field, message = "timebox_minutes", f"Minutes must be a whole number from {MIN_MINUTES} to {MAX_MINUTES}."
+    if isinstance(value, bool) or value is None:
+        raise ValidationError(message, field)
+    if isinstance(value, str):
+        value = value.strip()
+        if not re.fullmatch(r"[0-9]{1,4}", value):
+            raise ValidationError(message, field)
+        minutes = int(value)
+    elif isinstance(value, int):
+        minutes = value
+    elif isinstance(value, float) and value.is_integer():
+        minutes = int(value)
+    else:
+        raise ValidationError(message, field)
+    if not MIN_MINUTES <= minutes <= MAX_MINUTES:
+        raise ValidationError(message, field)
+    return minutes
+
+
+@dataclass(frozen=True)
+class Plan:
+    """A validated plan, ready to become a commitment."""
+
+    next_action: str
+    success_condition: str
+    timebox_secs: int
+
+
+def validate_plan(next_action: object, success_condition: object, timebox_minutes: object) -> Plan:
+    return Plan(
+        next_action=_text(next_action, "next_action", "Next action"),
+        success_condition=_text(success_condition, "success_condition", "Success condition"),
+        timebox_secs=parse_minutes(timebox_minutes) * 60,
+    )
+
+
+def validate_intent(intent: object) -> str:
+    return _text(intent, "intent", "Your rough intent", MAX_INTENT)
+
+
+def validate_review(outcome: object, note: object) -> tuple[Outcome, str]:
+    if outcome not in (Outcome.MET.value, Outcome.MISSED.value):
+        raise ValidationError("Choose met or missed.", "outcome")
+    if note is None:
+        note = ""
+    if not isinstance(note, str) or "\x00" in note:
+        raise ValidationError("The note must be plain text.", "note")
+    note = note.strip()
+    if len(note) > MAX_NOTE:
+        raise ValidationError(f"The note is too long (at most {MAX_NOTE} characters).", "note")
+    return Outcome(outcome), note
+
+
+def validate_window(app: object, title: object) -> tuple[str, str]:
+    """An ingested sample: app required, title may be empty; both bounded."""
+    app_text = _text(app, "app", "app")
+    if title is None:
+        title = ""
+    if not isinstance(title, str) or "\x00" in title:
+        raise ValidationError("title must be text.", "title")
+    title = title.strip()
+    if len(title) > MAX_TEXT:
+        title = title[:MAX_TEXT]
+    return app_text, title
+
+
+# -- evidence ---------------------------------------------------------------------------------
+
+
+def redact(title: str, exclude: re.Pattern[str] | None) -> str:
+    """Window titles leak private data: a matching title is never stored in clear."""
+    if exclude is not None and exclude.search(title):
+        return EXCLUDED_TITLE
+    return title
+
+
+def evidence_health(
+    last_at: datetime | None, now: datetime, *, sampler_running: bool, since: datetime | None
+) -> Health:
+    """Healthy: a sample at most 30 s old. Stale: older. Unavailable: none and no sampler."""
+    if last_at is not None:
+        return Health.HEALTHY if now - last_at <= STALE_AFTER else Health.STALE
+    if not sampler_running:
+        return Health.UNAVAILABLE
+    # The sampler runs but has not reported yet: give it the same grace as a sample.
+    if since is not None and now - since <= STALE_AFTER:
+        return Health.HEALTHY
+    return Health.STALE
+
+
+def time_shares(samples: Iterable[WindowSample], until: datetime) -> list[Share]:
+    """Time per (app, title): each sample counts until the next one, at most a minute."""
+    ordered = sorted(samples, key=lambda s: s.at)
+    totals: dict[tuple[str, str], float] = {}
+    for current, following in zip(ordered, [*ordered[1:], None], strict=True):
+        end = following.at if following is not None else until
+        span = min(max(end - current.at, timedelta(0)), MAX_SAMPLE_SPAN)
+        key = (current.app, current.title)
+        totals[key] = totals.get(key, 0.0) + span.total_seconds()
+    whole = sum(totals.values())
+    shares = [
+        Share(app, title, secs, secs / whole if whole else 0.0)
+        for (app, title), secs in totals.items()
+    ]
+    return sorted(shares, key=lambda s: (-s.seconds, s.app, s.title))
+
+
+def app_shares(shares: Iterable[Share]) -> list[Share]:
+    """The same time, summed per app (title left empty)."""
+    per_app: dict[str, float] = {}
+    for share in shares:
+        per_app[share.app] = per_app.get(share.app, 0.0) + share.seconds
+    whole = sum(per_app.values())
+    result = [Share(app, "", secs, secs / whole if whole else 0.0) for app, secs in per_app.items()]
+    return sorted(result, key=lambda s: (-s.seconds, s.app))
+

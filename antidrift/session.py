@@ -1,0 +1,347 @@
+"""The session controller: every transition, under one lock, persisted, then announced."""
+
+from __future__ import annotations
+
+import logging
+import re
+import secrets
+import threading
+import uuid
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+
+from antidrift.ai import CancelScope, Cancelled, Coach, CoachError, Proposal
+from antidrift.clock import Clock
+from antidrift.domain import (
+    Commitment,
+    Health,
+    IllegalTransitionError,
+    NotPlanning,
+    RuntimeState,
+    WindowSample,
+    evidence_health,
+    redact,
+    validate_intent,
+    validate_plan,
+    validate_review,
+)
+from antidrift.store import Store
+
+log = logging.getLogger("antidrift.session")
+
+Listener = Callable[[], None]
+
+
+class CoachStatus:
+    IDLE = "idle"
+    PENDING = "pending"
+    READY = "ready"
+    ERROR = "error"
+
+
+@dataclass(frozen=True)
+class CoachView:
+    """The coach as the page shows it; exists only while planning."""
+
+    status: str = CoachStatus.IDLE
+    proposal: Proposal | None = None
+    proposal_id: str | None = None
+    error: str | None = None
+    pending_since: datetime | None = None
+
+
+@dataclass(frozen=True)
+class EvidenceView:
+    health: Health
+    last: WindowSample | None
+
+
+@dataclass(frozen=True)
+class Snapshot:
+    """Everything a page needs, taken under the lock at one instant."""
+
+    version: int
+    state: RuntimeState
+    commitment: Commitment | None
+    evidence: EvidenceView
+    coach: CoachView | None
+    now: datetime
+
+
+@dataclass
+class _CoachCall:
+    generation: int
+    scope: CancelScope
+
+
+class Controller:
+    """Owns the runtime state. Listeners run after the lock is released."""
+
+    def __init__(
+        self,
+        store: Store,
+        clock: Clock,
+        *,
+        coach: Coach | None = None,
+        coach_unavailable: str = "coach unavailable",
+        exclude_titles: re.Pattern[str] | None = None,
+        sampler_running: Callable[[], bool] = lambda: False,
+        coach_workers: int = 2,
+    ) -> None:
+        self._store = store
+        self._clock = clock
+        self._lock = threading.RLock()
+        self._listeners: list[Listener] = []
+        self._exclude = exclude_titles
+        self._sampler_running = sampler_running
+        self._version = 0
+        persisted = store.load()
+        self._state = persisted.state
+        self._commitment = persisted.commitment
+        self._last_sample = persisted.samples[-1] if persisted.samples else None
+        # Coach state: ephemeral by design.
+        self._coach = coach
+        self._coach_unavailable = coach_unavailable
+        self._coach_view = CoachView()
+        self._coach_call: _CoachCall | None = None
+        self._generation = 0
+        # Proposal ids must not repeat across restarts: a page that applied "boot-3" before a
+        # restart must still take the new process's third proposal.
+        self._boot = secrets.token_hex(4)
+        self._executor = ThreadPoolExecutor(
+            max_workers=coach_workers, thread_name_prefix="antidrift-coach"
+        )
+        self._closed = False
+        self.expire_if_due()
+
+    # -- listeners ---------------------------------------------------------------------------
+
+    def subscribe(self, listener: Listener) -> None:
+        self._listeners.append(listener)
+
+    def _notify(self) -> None:
+        for listener in list(self._listeners):
+            try:
+                listener()
+            except Exception:  # a broken listener must not undo a committed transition
+                log.exception("listener failed")
+
+    def _changed(self) -> None:
+        """Called under the lock after a mutation."""
+        self._version += 1
+
+    # -- projection --------------------------------------------------------------------------
+
+    def snapshot(self) -> Snapshot:
+        with self._lock:
+            now = self._clock.now()
+            return Snapshot(
+                version=self._version,
+                state=self._state,
+                commitment=self._commitment,
+                evidence=self._evidence(now),
+                coach=self._coach_view if self._state is RuntimeState.PLANNING else None,
+                now=now,
+            )
+
+    def _evidence(self, now: datetime) -> EvidenceView:
+        last = self._last_sample if self._state is RuntimeState.ACTIVE else None
+        since = self._commitment.started_at if self._commitment else None
+        health = evidence_health(
+            last.at if last else None, now, sampler_running=self._sampler_running(), since=since
+        )
+        return EvidenceView(health, last)
+
+    @property
+    def coach_name(self) -> str | None:
+        return getattr(self._coach, "name", None)
+
+    # -- transitions -------------------------------------------------------------------------
+
+    def _require(self, *allowed: RuntimeState, action: str) -> None:
+        if self._state not in allowed:
+            raise IllegalTransitionError(
+                f"You can't {action} now: {_describe(self._state)}."
+            )
+
+    def enter_planning(self) -> None:
+        with self._lock:
+            self._require(RuntimeState.LOCKED, action="plan")
+            self._state = RuntimeState.PLANNING
+            self._reset_coach()
+            self._store.save(self._state, None)
+            self._changed()
+        self._notify()
+
+    def cancel_planning(self) -> None:
+        with self._lock:
+            self._require(RuntimeState.PLANNING, action="cancel planning")
+            self._state = RuntimeState.LOCKED
+            self._reset_coach()
+            self._store.save(self._state, None)
+            self._changed()
+        self._notify()
+
+    def start_manual_commitment(
+        self, next_action: object, success_condition: object, timebox_minutes: object
+    ) -> Commitment:
+        plan = validate_plan(next_action, success_condition, timebox_minutes)
+        with self._lock:
+            self._require(RuntimeState.PLANNING, action="start a commitment")
+            now = self._clock.now()
+            commitment = Commitment(
+                id=str(uuid.uuid4()),
+                next_action=plan.next_action,
+                success_condition=plan.success_condition,
+                timebox_secs=plan.timebox_secs,
+                started_at=now,
+                deadline=now + timedelta(seconds=plan.timebox_secs),
+            )
+            self._store.save(RuntimeState.ACTIVE, commitment)
+            self._state, self._commitment, self._last_sample = RuntimeState.ACTIVE, commitment, None
+            self._reset_coach()
+            self._changed()
+        self._notify()
+        return commitment
+
+    def finish(self) -> None:
+        with self._lock:
+            self._require(RuntimeState.ACTIVE, action="finish")
+            self._to_review(self._clock.now())
+        self._notify()
+
+    def expire_if_due(self) -> bool:
+        """Move an active commitment whose deadline has passed to review."""
+        with self._lock:
+            if self._state is not RuntimeState.ACTIVE or self._clock.now() < self._commitment.deadline:
+                return False
+            self._to_review(self._commitment.deadline)
+        self._notify()
+        return True
+
+    def _to_review(self, at: datetime) -> None:
+        stopped = self._commitment.stopped(at)
+        self._store.save(RuntimeState.REVIEW, stopped)
+        self._state, self._commitment = RuntimeState.REVIEW, stopped
+        self._changed()
+
+    def end(self, outcome: object, note: object = "") -> Commitment:
+        result, text = validate_review(outcome, note)
+        with self._lock:
+            self._require(RuntimeState.REVIEW, action="record an outcome")
+            ended = self._commitment.ended(self._commitment.ended_at, result, text)
+            self._store.save(RuntimeState.LOCKED, ended)
+            self._state, self._commitment, self._last_sample = RuntimeState.LOCKED, None, None
+            self._changed()
+        self._notify()
+        return ended
+
+    def record_window(self, app: str, title: str, at: datetime | None = None) -> bool:
+        """Record a focus sample; outside active it is accepted and dropped."""
+        with self._lock:
+            if self._state is not RuntimeState.ACTIVE:
+                return False
+            sample = WindowSample(app, redact(title, self._exclude), at or self._clock.now())
+            self._store.add_sample(self._commitment.id, sample)
+            if self._last_sample is None or sample.at >= self._last_sample.at:
+                self._last_sample = sample
+            self._changed()
+        self._notify()
+        return True
+
+    # -- read models -------------------------------------------------------------------------
+
+    def history(self, limit: int = 100) -> list[Commitment]:
+        return self._store.history(limit)
+
+    def samples(self, commitment_id: str) -> list[WindowSample]:
+        return self._store.samples(commitment_id)
+
+    # -- the coach ---------------------------------------------------------------------------
+
+    def request_coach(self, intent: object) -> None:
+        """Start a coach call for the intent; its result arrives through the listeners."""
+        text = validate_intent(intent)
+        with self._lock:
+            if self._state is not RuntimeState.PLANNING:
+                raise NotPlanning()
+            if self._coach is None or self._closed:
+                self._cancel_call()
+                self._coach_view = CoachView(CoachStatus.ERROR, error=self._coach_unavailable)
+                self._changed()
+                call = None
+            else:
+                self._cancel_call()
+                self._generation += 1
+                call = _CoachCall(self._generation, CancelScope())
+                self._coach_call = call
+                self._coach_view = CoachView(CoachStatus.PENDING, pending_since=self._clock.now())
+                self._changed()
+        self._notify()
+        if call is not None:
+            try:
+                self._executor.submit(self._run_coach, call, text, self._coach)
+            except RuntimeError:  # the executor is shutting down with the server
+                call.scope.cancel()
+
+    def cancel_coach(self) -> None:
+        """Stop a running Sharpen: its CLI is killed and the coach goes back to idle."""
+        with self._lock:
+            if self._state is not RuntimeState.PLANNING:
+                raise NotPlanning()
+            self._reset_coach()
+            self._changed()
+        self._notify()
+
+    def _run_coach(self, call: _CoachCall, intent: str, coach: Coach) -> None:
+        if call.scope.cancelled:
+            return  # superseded while queued: a stale call never starts its CLI
+        try:
+            proposal = coach.coach(intent, scope=call.scope)
+            view = CoachView(
+                CoachStatus.READY, proposal, proposal_id=f"{self._boot}-{call.generation}"
+            )
+        except Cancelled:
+            return
+        except CoachError as exc:
+            view = CoachView(CoachStatus.ERROR, error=str(exc))
+        except Exception:
+            log.exception("coach call failed unexpectedly")
+            view = CoachView(CoachStatus.ERROR, error="The coach failed unexpectedly; see the log.")
+        with self._lock:
+            if call is not self._coach_call or self._state is not RuntimeState.PLANNING:
+                return  # superseded, cancelled, or the user left planning: discard silently
+            self._coach_view = view
+            self._coach_call = None
+            self._changed()
+        self._notify()
+
+    def _cancel_call(self) -> None:
+        if self._coach_call is not None:
+            self._coach_call.scope.cancel()
+            self._coach_call = None
+
+    def _reset_coach(self) -> None:
+        self._cancel_call()
+        self._generation += 1
+        self._coach_view = CoachView()
+
+    def shutdown(self) -> None:
+        """Kill running coach CLIs and refuse new ones (server stop)."""
+        with self._lock:
+            self._closed = True
+            self._cancel_call()
+            if self._coach_view.status == CoachStatus.PENDING:
+                self._coach_view = CoachView()
+        self._executor.shutdown(wait=False, cancel_futures=True)
+
+
+def _describe(state: RuntimeState) -> str:
+    return {
+        RuntimeState.LOCKED: "there is no commitment yet",
+        RuntimeState.PLANNING: "you are planning",
+        RuntimeState.ACTIVE: "a commitment is running",
+        RuntimeState.REVIEW: "the last commitment is waiting for its review",
+    }[state]

@@ -1,0 +1,64 @@
+"""Errors carry their HTTP status; one handler renders them for htmx or for JSON clients."""
+
+from __future__ import annotations
+
+import logging
+
+from flask import Flask, current_app, jsonify, request
+from werkzeug.exceptions import HTTPException
+
+from antidrift.domain import DomainError, IllegalTransitionError, NotPlanning, ValidationError
+
+log = logging.getLogger("antidrift.web")
+
+
+class Refused(Exception):
+    """A request the security checks turned away before any handler ran."""
+
+    def __init__(self, status: int, message: str) -> None:
+        super().__init__(message)
+        self.status, self.message = status, message
+
+
+STATUS: dict[type[DomainError], int] = {
+    ValidationError: 400,
+    NotPlanning: 400,
+    IllegalTransitionError: 409,
+}
+
+# Plain words for the HTTP errors werkzeug raises on its own.
+HTTP_MESSAGES = {
+    400: "The request could not be read.",
+    404: "There is nothing at this address.",
+    405: "This address does not take that kind of request.",
+    413: "The request is too large.",
+    415: "Send a form or a JSON object.",
+}
+
+
+def respond_error(status: int, message: str):
+    """Short text for htmx (it swaps it into the form's message slot), JSON for others."""
+    if request.headers.get("HX-Request") == "true":
+        html = current_app.extensions["antidrift.renderer"].error(message)
+        return html, status, {"Content-Type": "text/html; charset=utf-8"}
+    return jsonify(error=message), status
+
+
+def register(app: Flask) -> None:
+    @app.errorhandler(DomainError)
+    def domain_error(exc: DomainError):
+        return respond_error(STATUS.get(type(exc), 400), exc.message)
+
+    @app.errorhandler(Refused)
+    def refused(exc: Refused):
+        return respond_error(exc.status, exc.message)
+
+    @app.errorhandler(HTTPException)
+    def http_error(exc: HTTPException):
+        status = exc.code or 500
+        return respond_error(status, HTTP_MESSAGES.get(status, exc.description or exc.name))
+
+    @app.errorhandler(Exception)
+    def unexpected(exc: Exception):
+        log.exception("unexpected error on %s %s", request.method, request.path)
+        return respond_error(500, "Something went wrong inside AntiDrift; the log has details.")

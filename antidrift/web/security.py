@@ -1,0 +1,75 @@
+"""Refuse what a web page on another origin could make the browser send to 127.0.0.1."""
+
+from __future__ import annotations
+
+import ipaddress
+from collections.abc import Iterable
+from urllib.parse import urlsplit
+
+from flask import Flask, request
+
+from antidrift.web.errors import Refused
+
+LOCAL_NAMES = frozenset({"localhost", "localhost.localdomain"})
+SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
+
+CSP = (
+    "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:;"
+    " connect-src 'self'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'"
+)
+
+
+def host_name(host: str) -> str:
+    """The name part of a Host header (port and IPv6 brackets removed), lower-cased."""
+    host = host.strip().lower()
+    if host.startswith("["):
+        return host[1 : host.find("]")] if "]" in host else host
+    if host.count(":") == 1:
+        return host.split(":", 1)[0]
+    return host
+
+
+def is_local_host(name: str, extra: Iterable[str] = ()) -> bool:
+    if name in LOCAL_NAMES or name in extra or name.endswith(".localhost"):
+        return True
+    try:
+        return ipaddress.ip_address(name).is_loopback
+    except ValueError:
+        return False
+
+
+def check_request(allowed_hosts: Iterable[str]) -> None:
+    """Host allowlist (DNS rebinding) and same-origin check (CSRF, websocket hijacking)."""
+    host = request.headers.get("Host", "")
+    if not host or not is_local_host(host_name(host), allowed_hosts):
+        raise Refused(403, "This server only answers to its local address.")
+    if request.method in SAFE_METHODS and request.path != "/ws":
+        return
+    if request.headers.get("Sec-Fetch-Site", "").lower() == "cross-site":
+        raise Refused(403, "Requests from other sites are refused.")
+    origin = request.headers.get("Origin")
+    if origin is None:
+        return  # a local API client (curl, a watcher script): no browser sent this
+    parts = urlsplit(origin)
+    if parts.scheme not in ("http", "https") or parts.netloc.lower() != host.strip().lower():
+        raise Refused(403, "Requests from other origins are refused.")
+
+
+def install(app: Flask, allowed_hosts: Iterable[str]) -> None:
+    extra = frozenset(allowed_hosts)
+
+    @app.before_request
+    def _check() -> None:
+        check_request(extra)
+
+    @app.after_request
+    def _headers(response):
+        response.headers.setdefault("Content-Security-Policy", CSP)
+        response.headers.setdefault("X-Content-Type-Options", "nosniff")
+        response.headers.setdefault("Referrer-Policy", "no-referrer")
+        response.headers.setdefault("X-Frame-Options", "DENY")
+        response.headers.setdefault("Cross-Origin-Opener-Policy", "same-origin")
+        response.headers.setdefault("Cross-Origin-Resource-Policy", "same-origin")
+        if response.mimetype == "text/html" or response.is_json:
+            response.headers.setdefault("Cache-Control", "no-store")
+        return response
