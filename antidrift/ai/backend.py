@@ -1,0 +1,350 @@
+"""Backends: how a prompt reaches an LLM CLI (claude, codex, or any command) and back."""
+
+from __future__ import annotations
+
+import logging
+import os
+import shlex
+import shutil
+import stat
+import tempfile
+from collections.abc import Callable, Mapping
+from pathlib import Path
+from typing import Protocol
+
+from .errors import (
+    CLIFailed,
+    CLINotFound,
+    CLINotLoggedIn,
+    CLITimeout,
+    CoachError,
+    EmptyResponse,
+    OutputTooLarge,
+    UnknownBackend,
+)
+from .process import CancelScope, CLIResult, run_cli
+
+log = logging.getLogger("antidrift.ai")
+
+VERSION_TIMEOUT = 5.0
+MAX_ANSWER = 1 << 20  # bytes read from a CLI's answer (stdout or codex's -o file)
+_LOG_LIMIT = 4000  # raw output in the log is trimmed; it is for diagnosis, not archiving
+
+# claude, verified against @anthropic-ai/claude-code 2.1.197 (`2.1.197 (Claude Code)`), logged
+# out, throwaway HOME, no network:
+#   --print, --tools <tools...>, --no-session-persistence, --output-format text all parse
+#   (an unknown option exits 1 with "error: unknown option '…'" on stderr). `--tools ""`
+#   disables every tool (its debug log then reports "Tool search disabled"); the next flag
+#   ends the variadic list, and with the prompt on stdin nothing positional follows it.
+#   The prompt is read from stdin up to EOF ("Input must be provided either through stdin or
+#   as a prompt argument when using --print" when stdin is empty).
+#   Logged out it prints "Not logged in · Please run /login" on STDOUT, nothing on stderr,
+#   exit code 1, at once (no retries).
+#   Not --bare: it ignores the OAuth login and requires ANTHROPIC_API_KEY.
+CLAUDE_ARGS: tuple[str, ...] = (
+    "--print",
+    "--tools",
+    "",
+    "--no-session-persistence",
+    "--output-format",
+    "text",
+)
+
+# codex, verified against @openai/codex 0.171.0 (`codex-cli 0.171.0`), logged out, throwaway
+# HOME, no network:
+#   `exec` accepts --skip-git-repo-check, --ignore-user-config, --ignore-rules,
+#   -s read-only, --ephemeral, -o/--output-last-message <FILE> and `-` (prompt from stdin).
+#   `-a never` after `exec` is REJECTED (exit 2, "error: unexpected argument '-a' found"):
+#   -a is a root option. `codex -a never exec …` parses, but is not needed: exec's banner
+#   already says "approval: never", and --ignore-user-config stops a config from changing it.
+#   Logged out, exec does not fail fast: it prints its banner and "ERROR: Reconnecting... n/5"
+#   on stderr and keeps retrying (still running after 110 s), stdout stays empty, and the -o
+#   file is created empty at start. `codex login status` answers in ~0.1 s: "Not logged in"
+#   on stderr, exit 1 — so a failed or timed-out call is explained by asking it.
+CODEX_ARGS: tuple[str, ...] = (
+    "exec",
+    "--skip-git-repo-check",
+    "--ignore-user-config",
+    "--ignore-rules",
+    "-s",
+    "read-only",
+    "--ephemeral",
+)
+CODEX_LOGIN_STATUS: tuple[str, ...] = ("login", "status")
+
+# What logged-out (or de-authorised) CLIs print; matched only when the exit code is non-zero.
+_LOGGED_OUT_MARKERS = (
+    "not logged in",
+    "please run /login",
+    "invalid api key",
+    "oauth token revoked",
+    "oauth token has expired",
+    "failed to authenticate",
+    "401 unauthorized",
+    "missing bearer",
+)
+
+
+class Backend(Protocol):
+    """One way to reach an LLM: prompt in, raw answer text out."""
+
+    name: str
+
+    def run(self, prompt: str, *, timeout: float, scope: CancelScope | None = None) -> str:
+        """Send prompt, return the raw answer; raise a CoachError on failure."""
+        ...
+
+    def binary(self) -> str | None:
+        """The resolved executable, or None when it is not installed."""
+        ...
+
+    def version(self) -> str | None:
+        """`<bin> --version`, or None when that fails."""
+        ...
+
+
+def _trim(text: str) -> str:
+    return text if len(text) <= _LOG_LIMIT else text[:_LOG_LIMIT] + "…[trimmed]"
+
+
+def _looks_logged_out(result: CLIResult) -> bool:
+    text = f"{result.stdout}\n{result.stderr}".lower()
+    return any(marker in text for marker in _LOGGED_OUT_MARKERS)
+
+
+def _check(
+    name: str, result: CLIResult, login_fix: str, probe: Callable[[], bool] | None = None
+) -> None:
+    """Raise for a non-zero exit (even with text on stdout), logging the raw output."""
+    if result.returncode == 0:
+        log.debug("%s: ok. stdout: %s stderr: %s", name, _trim(result.stdout), _trim(result.stderr))
+        return
+    log.warning(
+        "%s: exit code %d. stdout: %s stderr: %s",
+        name,
+        result.returncode,
+        _trim(result.stdout),
+        _trim(result.stderr),
+    )
+    if _looks_logged_out(result) or (probe is not None and probe()):
+        raise CLINotLoggedIn(name, login_fix)
+    raise CLIFailed(name, result.returncode)
+
+
+def _version(binary: str | None, name: str) -> str | None:
+    if binary is None:
+        return None
+    try:
+        result = run_cli([binary, "--version"], "", timeout=VERSION_TIMEOUT, name=name)
+    except CoachError:
+        return None
+    lines = result.stdout.strip().splitlines()
+    return lines[0].strip() if result.returncode == 0 and lines else None
+
+
+class _BinaryBackend:
+    """Shared lookup for a CLI found on PATH at each call, or at an override."""
+
+    name = "cli"
+    default_bin = "cli"
+    env_var = "ANTIDRIFT_CLI_BIN"
+
+    def __init__(self, bin: str | None = None) -> None:
+        self.bin = bin or None
+
+    def binary(self) -> str | None:
+        """The executable: the override, else `which` on the current PATH."""
+        return shutil.which(self.bin or self.default_bin)
+
+    def version(self) -> str | None:
+        """`<bin> --version`, or None when that fails."""
+        return _version(self.binary(), self.name)
+
+    def _require_binary(self) -> str:
+        found = self.binary()
+        if found is not None:
+            return found
+        if self.bin:
+            raise CLINotFound(self.name, f"fix {self.env_var} (it names no executable)")
+        raise CLINotFound(self.name, f"set {self.env_var}")
+
+
+def _neutral_cwd() -> str:
+    """A private, empty, stable directory to run claude in."""
+    # Not the server's cwd: with --print claude skips the workspace-trust dialog and would
+    # load that directory's CLAUDE.md, settings and hooks. Stable, so claude's per-directory
+    # state (~/.claude/projects/<dir>) is one entry, not one per call.
+    path = Path(tempfile.gettempdir()) / f"antidrift-coach-{os.getuid()}"
+    try:
+        path.mkdir(mode=0o700, exist_ok=True)
+        info = os.lstat(path)
+        if stat.S_ISDIR(info.st_mode) and info.st_uid == os.getuid() and info.st_mode & 0o077 == 0:
+            return str(path)
+    except OSError:
+        pass
+    return tempfile.mkdtemp(prefix="antidrift-coach-")  # someone else owns that name
+
+
+class ClaudeBackend(_BinaryBackend):
+    """Claude Code in print mode, tools off, prompt on stdin, answer on stdout."""
+
+    name = "claude"
+    default_bin = "claude"
+    env_var = "ANTIDRIFT_CLAUDE_BIN"
+    login_fix = "run `claude` once in a terminal"
+
+    def args(self, binary: str) -> list[str]:
+        """The argv for one call; the prompt goes to stdin, never here."""
+        return [binary, *CLAUDE_ARGS]
+
+    def run(self, prompt: str, *, timeout: float, scope: CancelScope | None = None) -> str:
+        """Ask claude; its answer is exactly stdout."""
+        binary = self._require_binary()
+        result = run_cli(
+            self.args(binary),
+            prompt,
+            timeout=timeout,
+            scope=scope,
+            max_output=MAX_ANSWER,
+            cwd=_neutral_cwd(),
+            name=self.name,
+        )
+        _check(self.name, result, self.login_fix)
+        return result.stdout.strip()
+
+
+class CodexBackend(_BinaryBackend):
+    """codex exec, read-only sandbox, prompt on stdin, answer read from its -o file."""
+
+    name = "codex"
+    default_bin = "codex"
+    env_var = "ANTIDRIFT_CODEX_BIN"
+    login_fix = "run `codex login` in a terminal"
+
+    def args(self, binary: str, output_path: str) -> list[str]:
+        """The argv for one call writing its last message to output_path; prompt on stdin."""
+        return [binary, *CODEX_ARGS, "-o", output_path, "-"]
+
+    def run(self, prompt: str, *, timeout: float, scope: CancelScope | None = None) -> str:
+        """Ask codex in a fresh temp dir; the dir (and the -o file in it) is always removed."""
+        binary = self._require_binary()
+        workdir = tempfile.mkdtemp(prefix="antidrift-codex-")
+        try:
+            answer_path = os.path.join(workdir, "answer.txt")
+            try:
+                result = run_cli(
+                    self.args(binary, answer_path),
+                    prompt,
+                    timeout=timeout,
+                    scope=scope,
+                    cwd=workdir,
+                    name=self.name,
+                )
+            except CLITimeout as err:
+                # Logged out, codex retries until killed: say why instead of "took too long".
+                if self._logged_out(binary, scope):
+                    raise CLINotLoggedIn(self.name, self.login_fix) from err
+                raise
+            _check(self.name, result, self.login_fix, lambda: self._logged_out(binary, scope))
+            return self._read_answer(answer_path)
+        finally:
+            shutil.rmtree(workdir, ignore_errors=True)
+
+    def _read_answer(self, path: str) -> str:
+        try:
+            with open(path, "rb") as f:
+                data = f.read(MAX_ANSWER + 1)
+        except FileNotFoundError:
+            raise EmptyResponse() from None
+        if len(data) > MAX_ANSWER:
+            raise OutputTooLarge(self.name, MAX_ANSWER)
+        return data.decode("utf-8", errors="replace").strip()
+
+    def _logged_out(self, binary: str, scope: CancelScope | None) -> bool:
+        """Whether `codex login status` says so (logged-out exec retries instead of failing)."""
+        # An API key in the environment lets exec run although `login status` says
+        # "Not logged in", so then the status proves nothing.
+        if os.environ.get("CODEX_API_KEY") or os.environ.get("OPENAI_API_KEY"):
+            return False
+        try:
+            result = run_cli(
+                [binary, *CODEX_LOGIN_STATUS],
+                "",
+                timeout=VERSION_TIMEOUT,
+                scope=scope,
+                name=self.name,
+            )
+        except CoachError:
+            return False
+        return result.returncode != 0 and "not logged in" in (result.stdout + result.stderr).lower()
+
+
+class CommandBackend:
+    """Any CLI named in ANTIDRIFT_AI_COMMAND: split like a shell, never run by one."""
+
+    name = "command"
+
+    def __init__(self, command: str) -> None:
+        self.command = command
+        self.argv = shlex.split(command)
+        if not self.argv or not self.argv[0]:
+            raise UnknownBackend(
+                "ANTIDRIFT_AI_COMMAND is empty — set it, e.g. to `llm -m gpt-4o-mini`"
+            )
+
+    def args(self, binary: str) -> list[str]:
+        """The argv for one call: the resolved program, then the command's own arguments."""
+        return [binary, *self.argv[1:]]
+
+    def binary(self) -> str | None:
+        """The command's program resolved on the current PATH."""
+        return shutil.which(self.argv[0])
+
+    def version(self) -> str | None:
+        """`<program> --version`, or None when that fails."""
+        return _version(self.binary(), self.argv[0])
+
+    def run(self, prompt: str, *, timeout: float, scope: CancelScope | None = None) -> str:
+        """Run the command with prompt on stdin; its stdout is the answer."""
+        program = self.argv[0]
+        binary = self.binary()
+        if binary is None:
+            raise CLINotFound(program, "fix ANTIDRIFT_AI_COMMAND")
+        result = run_cli(
+            self.args(binary),
+            prompt,
+            timeout=timeout,
+            scope=scope,
+            max_output=MAX_ANSWER,
+            name=program,
+        )
+        _check(program, result, f"log {program} in")
+        return result.stdout.strip()
+
+
+BACKEND_NAMES = ("claude", "codex", "command")
+
+
+def new_backend(name: str, env: Mapping[str, str] = os.environ) -> Backend:
+    """The backend ANTIDRIFT_AI_BACKEND names ("" means claude); UnknownBackend otherwise."""
+    key = (name or "").strip().lower()
+    if key in ("", "claude"):
+        return ClaudeBackend(env.get("ANTIDRIFT_CLAUDE_BIN") or None)
+    if key == "codex":
+        return CodexBackend(env.get("ANTIDRIFT_CODEX_BIN") or None)
+    if key == "command":
+        command = (env.get("ANTIDRIFT_AI_COMMAND") or "").strip()
+        if not command:
+            raise UnknownBackend(
+                "ANTIDRIFT_AI_BACKEND=command needs ANTIDRIFT_AI_COMMAND, "
+                'e.g. ANTIDRIFT_AI_COMMAND="llm -m gpt-4o-mini"'
+            )
+        try:
+            return CommandBackend(command)
+        except UnknownBackend:
+            raise
+        except ValueError as err:  # shlex: unbalanced quotes
+            raise UnknownBackend(f"ANTIDRIFT_AI_COMMAND cannot be split: {err}") from err
+    raise UnknownBackend(
+        f"unknown ANTIDRIFT_AI_BACKEND {name!r} — use one of: {', '.join(BACKEND_NAMES)}"
+    )

@@ -1,0 +1,235 @@
+"""The one subprocess seam: run a CLI in its own process group, bounded in time and output."""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import math
+import os
+import signal
+import subprocess
+import threading
+from dataclasses import dataclass, field
+
+from .errors import Cancelled, CLIFailed, CLINotFound, CLITimeout, OutputTooLarge
+
+log = logging.getLogger("antidrift.ai")
+
+_CHUNK = 64 * 1024
+# stderr is only ever logged, so a small cap is enough; it is still drained past the cap so
+# a chatty CLI cannot block on a full stderr pipe.
+_STDERR_CAP = 64 * 1024
+# After the main child exits (or was killed) its group is killed; pipes then reach EOF at
+# once. This grace only matters for a process that left the group (setsid) and kept a pipe.
+_READER_GRACE = 0.5
+
+
+@dataclass(frozen=True)
+class CLIResult:
+    """What a finished CLI left behind."""
+
+    stdout: str
+    stderr: str
+    returncode: int
+
+
+@dataclass(eq=False)
+class _Running:
+    proc: subprocess.Popen
+    stopped: bool = False  # set by kill_all_running: the call ends as Cancelled
+
+
+_registry_lock = threading.Lock()
+_running: dict[int, _Running] = {}
+
+
+def _kill_group(proc: subprocess.Popen) -> None:
+    # The group id is the child's pid (start_new_session). Only called before the child is
+    # reaped, so the pid (and with it the group id) cannot have been reused.
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.killpg(proc.pid, signal.SIGKILL)
+
+
+def kill_all_running() -> int:
+    """SIGKILL the process group of every running CLI (server shutdown); returns how many."""
+    with _registry_lock:
+        entries = list(_running.values())
+        for entry in entries:
+            entry.stopped = True
+            _kill_group(entry.proc)
+    return len(entries)
+
+
+class CancelScope:
+    """Cancels one coach call: kills every process attached to it, now and later."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._cancelled = False
+        self._procs: set[subprocess.Popen] = set()
+
+    @property
+    def cancelled(self) -> bool:
+        """Whether cancel() was called."""
+        return self._cancelled
+
+    def cancel(self) -> None:
+        """Kill the process group of every attached process; later attaches fail."""
+        with self._lock:
+            self._cancelled = True
+            procs = list(self._procs)
+            for proc in procs:
+                _kill_group(proc)
+
+    def _attach(self, proc: subprocess.Popen) -> bool:
+        with self._lock:
+            if self._cancelled:
+                return False
+            self._procs.add(proc)
+            return True
+
+    def _detach(self, proc: subprocess.Popen) -> None:
+        with self._lock:
+            self._procs.discard(proc)
+
+
+@dataclass(eq=False)
+class _Sink:
+    """Bytes read from one pipe, stored up to a cap."""
+
+    cap: int
+    kill_on_overflow: bool
+    chunks: list[bytes] = field(default_factory=list)
+    size: int = 0
+    overflowed: bool = False
+
+    def text(self) -> str:
+        return b"".join(self.chunks).decode("utf-8", errors="replace")
+
+
+def _read_pipe(pipe, sink: _Sink, proc: subprocess.Popen) -> None:
+    # The reader owns its pipe and closes it: closing an fd another thread is blocked on
+    # could let the fd number be reused under that thread.
+    try:
+        while chunk := pipe.read(_CHUNK):
+            room = sink.cap - sink.size
+            if len(chunk) > room:
+                sink.chunks.append(chunk[: max(room, 0)])
+                sink.size = sink.cap
+                sink.overflowed = True
+                if sink.kill_on_overflow:
+                    _kill_group(proc)
+                    return
+                continue  # keep draining, store nothing more
+            sink.chunks.append(chunk)
+            sink.size += len(chunk)
+    except (OSError, ValueError):
+        pass
+    finally:
+        pipe.close()
+
+
+def _write_stdin(pipe, data: bytes) -> None:
+    # In its own thread so a CLI that never reads stdin cannot deadlock us on a full pipe.
+    try:
+        pipe.write(data)
+    except (OSError, ValueError):
+        pass  # the CLI exited or closed stdin early; its exit status tells the story
+    finally:
+        with contextlib.suppress(OSError):
+            pipe.close()
+
+
+def _wait_exit(proc: subprocess.Popen, exited: threading.Event) -> None:
+    # WNOWAIT: learn that the child exited without reaping it, so the group can still be
+    # killed safely (the pid stays reserved until proc.wait() reaps it). os.waitid is missing
+    # on macOS before Python 3.13; there we reap here and accept a tiny pid-reuse window.
+    try:
+        if hasattr(os, "waitid"):
+            os.waitid(os.P_PID, proc.pid, os.WEXITED | os.WNOWAIT)
+        else:
+            proc.wait()
+    except (ChildProcessError, OSError):
+        pass
+    finally:
+        exited.set()
+
+
+def _spawn(argv, scope, env, cwd, name) -> tuple[subprocess.Popen, _Running]:
+    # Spawning under the registry lock means kill_all_running() cannot miss a process that
+    # was started but not yet registered.
+    with _registry_lock:
+        try:
+            proc = subprocess.Popen(
+                argv,
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                bufsize=0,
+                start_new_session=True,
+                env=env,
+                cwd=cwd,
+            )
+        except (FileNotFoundError, PermissionError) as err:
+            log.warning("%s: cannot execute %s: %s", name, argv[0], err)
+            raise CLINotFound(name) from err
+        except OSError as err:
+            log.warning("%s: cannot start %s: %s", name, argv[0], err)
+            raise CLIFailed(name) from err
+        entry = _Running(proc)
+        _running[proc.pid] = entry
+    if scope is not None and not scope._attach(proc):
+        _kill_group(proc)
+    return proc, entry
+
+
+def run_cli(
+    argv: list[str],
+    prompt: str,
+    *,
+    timeout: float,
+    scope: CancelScope | None = None,
+    max_output: int = 1 << 20,
+    env: dict | None = None,
+    cwd: str | None = None,
+    name: str = "cli",
+) -> CLIResult:
+    """Run argv (never a shell) with prompt on stdin; return its bounded, decoded output."""
+    if scope is not None and scope.cancelled:
+        raise Cancelled()
+    data = prompt.encode("utf-8", errors="replace")  # a lone surrogate must not crash us
+    log.debug("%s: running %s", name, argv)
+    proc, entry = _spawn(argv, scope, env, cwd, name)
+    out = _Sink(max_output, kill_on_overflow=True)
+    err = _Sink(_STDERR_CAP, kill_on_overflow=False)
+    exited = threading.Event()
+    threads = [
+        threading.Thread(target=_write_stdin, args=(proc.stdin, data), daemon=True),
+        threading.Thread(target=_read_pipe, args=(proc.stdout, out, proc), daemon=True),
+        threading.Thread(target=_read_pipe, args=(proc.stderr, err, proc), daemon=True),
+        threading.Thread(target=_wait_exit, args=(proc, exited), daemon=True),
+    ]
+    try:
+        for thread in threads:
+            thread.start()
+        timed_out = not exited.wait(None if math.isinf(timeout) else max(timeout, 0))
+    finally:
+        # Always: take down grandchildren that may still hold the pipes, then reap.
+        _kill_group(proc)
+        returncode = proc.wait()
+        with _registry_lock:
+            _running.pop(proc.pid, None)
+        if scope is not None:
+            scope._detach(proc)
+    for thread in threads[1:3]:
+        thread.join(_READER_GRACE)
+
+    if (scope is not None and scope.cancelled) or entry.stopped:
+        raise Cancelled()
+    if out.overflowed:
+        log.warning("%s: stdout exceeded %d bytes; killed", name, max_output)
+        raise OutputTooLarge(name, max_output)
+    if timed_out:
+        log.warning("%s: no answer within %g s; killed. stderr: %s", name, timeout, err.text())
+        raise CLITimeout(timeout)
+    return CLIResult(out.text(), err.text(), returncode)
