@@ -1,0 +1,142 @@
+"""Backend selection, argv construction and error messages, without spawning anything."""
+
+from __future__ import annotations
+
+import pytest
+
+from antidrift.ai import (
+    Cancelled,
+    CancelScope,
+    ClaudeBackend,
+    CLIFailed,
+    CLINotFound,
+    CLINotLoggedIn,
+    CLITimeout,
+    CoachError,
+    CodexBackend,
+    CommandBackend,
+    OutputTooLarge,
+    UnknownBackend,
+    new_backend,
+    run_cli,
+)
+
+PROMPT = "You are a focus coach. INTENT: write the report"
+
+
+@pytest.mark.parametrize("name", ["", "claude", " Claude "])
+def test_default_and_claude_select_claude(name):
+    backend = new_backend(name, env={})
+    assert isinstance(backend, ClaudeBackend)
+    assert backend.name == "claude"
+
+
+def test_codex_by_name():
+    backend = new_backend("codex", env={})
+    assert isinstance(backend, CodexBackend)
+    assert backend.name == "codex"
+
+
+def test_command_splits_like_a_shell():
+    backend = new_backend("command", env={"ANTIDRIFT_AI_COMMAND": 'llm -m "gpt 4o" --no-log'})
+    assert isinstance(backend, CommandBackend)
+    assert backend.argv == ["llm", "-m", "gpt 4o", "--no-log"]
+    assert backend.args("/usr/bin/llm") == ["/usr/bin/llm", "-m", "gpt 4o", "--no-log"]
+
+
+@pytest.mark.parametrize("env", [{}, {"ANTIDRIFT_AI_COMMAND": ""}, {"ANTIDRIFT_AI_COMMAND": "  "}])
+def test_command_without_a_command_names_the_fix(env):
+    with pytest.raises(UnknownBackend, match="ANTIDRIFT_AI_COMMAND"):
+        new_backend("command", env=env)
+
+
+def test_command_with_unbalanced_quotes_is_unknown_backend():
+    with pytest.raises(UnknownBackend, match="ANTIDRIFT_AI_COMMAND"):
+        new_backend("command", env={"ANTIDRIFT_AI_COMMAND": 'llm -m "oops'})
+
+
+def test_unknown_name_lists_the_valid_ones():
+    with pytest.raises(UnknownBackend) as err:
+        new_backend("gpt", env={})
+    assert isinstance(err.value, ValueError)
+    for valid in ("claude", "codex", "command"):
+        assert valid in str(err.value)
+
+
+def test_bin_overrides_pass_through_new_backend():
+    env = {"ANTIDRIFT_CLAUDE_BIN": "/opt/claude", "ANTIDRIFT_CODEX_BIN": "/opt/codex"}
+    assert new_backend("claude", env=env).bin == "/opt/claude"
+    assert new_backend("codex", env=env).bin == "/opt/codex"
+    assert new_backend("claude", env={"ANTIDRIFT_CLAUDE_BIN": ""}).bin is None
+
+
+def test_claude_argv_is_the_verified_one():
+    assert ClaudeBackend().args("/x/claude") == [
+        "/x/claude",
+        "--print",
+        "--tools",
+        "",
+        "--no-session-persistence",
+        "--output-format",
+        "text",
+    ]
+
+
+def test_codex_argv_is_the_verified_one_with_the_output_file():
+    argv = CodexBackend().args("/x/codex", "/tmp/run1/answer.txt")
+    assert argv == [
+        "/x/codex",
+        "exec",
+        "--skip-git-repo-check",
+        "--ignore-user-config",
+        "--ignore-rules",
+        "-s",
+        "read-only",
+        "--ephemeral",
+        "-o",
+        "/tmp/run1/answer.txt",
+        "-",
+    ]
+    assert argv[argv.index("-o") + 1] == "/tmp/run1/answer.txt"
+    assert "-a" not in argv  # codex exec rejects it
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ClaudeBackend().args("claude"),
+        CodexBackend().args("codex", "/t/a"),
+        CommandBackend("llm").args("llm"),
+    ],
+)
+def test_the_prompt_is_never_in_argv(argv):
+    assert not any("focus coach" in arg or "INTENT" in arg for arg in argv)
+
+
+def test_missing_binary_is_none_and_version_is_none(monkeypatch, tmp_path):
+    monkeypatch.setenv("PATH", str(tmp_path))
+    for backend in (ClaudeBackend(), CodexBackend(), CommandBackend("nosuchllm -m x")):
+        assert backend.binary() is None
+        assert backend.version() is None
+
+
+def test_errors_are_coach_errors_with_page_ready_messages():
+    assert str(CLINotFound()) == "claude is not installed — install it, or set ANTIDRIFT_CLAUDE_BIN"
+    assert str(CLINotLoggedIn()) == "claude is not logged in — run `claude` once in a terminal"
+    assert str(CLITimeout(60)) == "the coach took longer than 60 s"
+    assert str(CLITimeout(60.0)) == "the coach took longer than 60 s"
+    assert str(CLITimeout(2.5)) == "the coach took longer than 2.5 s"
+    assert str(CLIFailed("codex", 2)) == "codex failed (exit code 2)"
+    assert "1 MiB" in str(OutputTooLarge("claude", 1 << 20))
+    for err in (CLINotFound(), CLITimeout(1), CLIFailed("x", 1), OutputTooLarge(), Cancelled()):
+        assert isinstance(err, CoachError)
+        assert err.message == str(err)
+
+
+def test_cancelled_scope_refuses_to_spawn():
+    scope = CancelScope()
+    assert not scope.cancelled
+    scope.cancel()
+    assert scope.cancelled
+    with pytest.raises(Cancelled):  # not CLINotFound: nothing was even looked up
+        run_cli(["/nonexistent/cli"], "x", timeout=1, scope=scope)
