@@ -1,0 +1,270 @@
+"""The real claude / codex / command adapters against fake CLIs on a temp PATH."""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import time
+from pathlib import Path
+
+import pytest
+
+from antidrift.ai import (
+    CLAUDE_ARGS,
+    CODEX_ARGS,
+    ClaudeBackend,
+    CLIFailed,
+    CLINotFound,
+    CLINotLoggedIn,
+    CLITimeout,
+    CodexBackend,
+    CommandBackend,
+    EmptyResponse,
+    NoJSON,
+    OutputTooLarge,
+    Proposal,
+    Service,
+    new_backend,
+)
+
+# The fake reads the prompt from stdin (so stdin must reach EOF), finds the quoted intent
+# and answers a chatty, valid proposal about it.
+ANSWER_FROM_STDIN = """
+prompt = sys.stdin.read()
+intent = json.loads(prompt.split("\\nINTENT: ", 1)[1].strip())
+answer = {"next_action": "Start: " + intent, "success_condition": "done", "timebox_minutes": 30}
+print("Here you go:\\n```json\\n" + json.dumps(answer) + "\\n```")
+"""
+
+FAKE_CLAUDE = f"""
+expected = {list(CLAUDE_ARGS)!r}
+if sys.argv[1:] == ["--version"]:
+    print("2.1.197 (Claude Code)")
+    sys.exit(0)
+if sys.argv[1:] != expected:
+    print("unexpected argv: %r" % sys.argv[1:], file=sys.stderr)
+    sys.exit(64)
+{ANSWER_FROM_STDIN}
+"""
+
+
+def test_claude_gets_the_verified_argv_and_the_prompt_on_stdin(write_cli):
+    write_cli("claude", FAKE_CLAUDE)
+    proposal = Service(ClaudeBackend()).coach("write the Q3 report")
+    assert proposal == Proposal("Start: write the Q3 report", "done", 1800)
+
+
+def test_claude_runs_outside_the_servers_cwd(write_cli, tmp_path):
+    record = tmp_path / "cwd"
+    write_cli("claude", f"open({str(record)!r}, 'w').write(os.getcwd())\nprint('x')\n")
+    ClaudeBackend().run("p", timeout=5)
+    assert Path(record.read_text()).resolve() != Path.cwd().resolve()
+    assert os.listdir(record.read_text()) == []
+
+
+def test_binary_is_looked_up_at_call_time(write_cli):
+    backend = ClaudeBackend()
+    with pytest.raises(CLINotFound) as err:
+        backend.run("p", timeout=5)
+    assert str(err.value) == "claude is not installed — install it, or set ANTIDRIFT_CLAUDE_BIN"
+    assert backend.binary() is None
+    write_cli("claude", FAKE_CLAUDE)  # installed after the backend was built
+    assert backend.binary() is not None
+    assert Service(backend).coach("later").next_action == "Start: later"
+
+
+def test_bin_override_from_env(write_cli, fake_bin):
+    path = write_cli("my-claude", FAKE_CLAUDE)
+    backend = new_backend("claude", env={"ANTIDRIFT_CLAUDE_BIN": str(path)})
+    assert backend.binary() == str(path)
+    assert Service(backend).coach("x").next_action == "Start: x"
+    assert backend.version() == "2.1.197 (Claude Code)"
+
+
+def test_bin_override_pointing_nowhere_names_the_variable(fake_bin):
+    backend = new_backend("claude", env={"ANTIDRIFT_CLAUDE_BIN": str(fake_bin / "gone")})
+    with pytest.raises(CLINotFound, match="ANTIDRIFT_CLAUDE_BIN"):
+        backend.run("p", timeout=5)
+
+
+def test_logged_out_claude_is_not_logged_in(write_cli, caplog):
+    # Verbatim what claude 2.1.197 does logged out: this line on stdout, exit code 1.
+    write_cli(
+        "claude", "sys.stdin.read()\nprint('Not logged in · Please run /login')\nsys.exit(1)\n"
+    )
+    with (
+        caplog.at_level(logging.WARNING, logger="antidrift.ai"),
+        pytest.raises(CLINotLoggedIn) as err,
+    ):
+        Service(ClaudeBackend()).coach("x")
+    assert str(err.value) == "claude is not logged in — run `claude` once in a terminal"
+    assert "Please run /login" in caplog.text  # raw output goes to the log
+
+
+def test_non_zero_exit_fails_even_with_an_answer_on_stdout(write_cli, caplog):
+    write_cli(
+        "claude",
+        'print(json.dumps({"next_action": "a", "success_condition": "b", "timebox_minutes": 5}))\n'
+        "print('RAW-STDERR-DETAIL', file=sys.stderr)\nsys.exit(1)\n",
+    )
+    with (
+        caplog.at_level(logging.WARNING, logger="antidrift.ai"),
+        pytest.raises(CLIFailed) as err,
+    ):
+        Service(ClaudeBackend()).coach("x")
+    assert str(err.value) == "claude failed (exit code 1)"
+    assert "RAW-STDERR-DETAIL" not in str(err.value)
+    assert "RAW-STDERR-DETAIL" in caplog.text
+
+
+def test_exit_zero_with_nothing_is_an_empty_response(write_cli):
+    write_cli("claude", "sys.stdin.read()\n")
+    with pytest.raises(EmptyResponse):
+        Service(ClaudeBackend()).coach("x")
+
+
+def test_invalid_utf8_answer_is_a_clear_error_not_a_crash(write_cli):
+    write_cli("claude", r"sys.stdout.buffer.write(b'\xff\xfe\xfd not json \xc3')" + "\n")
+    with pytest.raises(NoJSON):
+        Service(ClaudeBackend()).coach("x")
+
+
+def test_invalid_utf8_around_a_valid_answer_still_works(write_cli):
+    answer = json.dumps({"next_action": "a", "success_condition": "b", "timebox_minutes": 5})
+    write_cli("claude", f"sys.stdout.buffer.write(b'\\xff ' + {answer.encode()!r} + b' \\xfe')\n")
+    assert Service(ClaudeBackend()).coach("x").timebox_secs == 300
+
+
+def test_claude_flood_is_output_too_large(write_cli):
+    write_cli("claude", "for _ in range(25):\n    sys.stdout.buffer.write(b'{' * (1 << 20))\n")
+    with pytest.raises(OutputTooLarge):
+        Service(ClaudeBackend()).coach("x")
+
+
+def test_service_timeout_says_the_configured_seconds(write_cli):
+    write_cli("claude", "time.sleep(30)\n")
+    started = time.monotonic()
+    with pytest.raises(CLITimeout) as err:
+        Service(ClaudeBackend(), timeout=0.5).coach("x")
+    assert str(err.value) == "the coach took longer than 0.5 s"
+    assert time.monotonic() - started < 2
+
+
+def _fake_codex(record: Path, body: str, login: str = "Logged in using ChatGPT") -> str:
+    """A codex that checks its argv, records the -o path and its cwd, then runs body."""
+    return f"""
+if sys.argv[1:] == ["login", "status"]:
+    logged_in = {login != "Not logged in"!r}
+    print({login!r}, file=sys.stdout if logged_in else sys.stderr)
+    sys.exit(0 if logged_in else 1)
+if sys.argv[1:] == ["--version"]:
+    print("codex-cli 0.171.0")
+    sys.exit(0)
+args = sys.argv[1:]
+expected = {list(CODEX_ARGS)!r}
+if args[:-3] != expected or args[-3] != "-o" or args[-1] != "-":
+    print("unexpected argv: %r" % args, file=sys.stderr)
+    sys.exit(64)
+out = args[-2]
+open({str(record)!r}, "w").write(json.dumps({{"out": out, "cwd": os.getcwd()}}))
+{body}
+"""
+
+
+CODEX_ANSWERS = """
+prompt = sys.stdin.read()
+intent = json.loads(prompt.split("\\nINTENT: ", 1)[1].strip())
+print("OpenAI Codex v0.171.0 banner noise", file=sys.stderr)
+print("stdout is not the answer")
+answer = {"next_action": "Codex: " + intent, "success_condition": "ok", "timebox_minutes": "45"}
+open(out, "w").write("final:\\n" + json.dumps(answer))
+"""
+
+
+def test_codex_answer_comes_from_the_o_file_which_is_removed(write_cli, tmp_path):
+    record = tmp_path / "record.json"
+    write_cli("codex", _fake_codex(record, CODEX_ANSWERS))
+    proposal = Service(CodexBackend()).coach("plan the sprint")
+    assert proposal == Proposal("Codex: plan the sprint", "ok", 2700)
+    seen = json.loads(record.read_text())
+    assert Path(seen["out"]).parent.resolve() == Path(seen["cwd"]).resolve()
+    assert not os.path.exists(seen["out"])
+    assert not os.path.exists(seen["cwd"])  # the fresh temp cwd is gone too
+
+
+def test_codex_temp_file_is_removed_on_timeout(write_cli, tmp_path):
+    record = tmp_path / "record.json"
+    write_cli("codex", _fake_codex(record, "open(out, 'w').write('partial')\ntime.sleep(30)\n"))
+    with pytest.raises(CLITimeout):
+        CodexBackend().run("p", timeout=0.5)
+    seen = json.loads(record.read_text())
+    assert not os.path.exists(seen["out"])
+    assert not os.path.exists(seen["cwd"])
+
+
+def test_codex_that_never_writes_the_file_is_an_empty_response(write_cli, tmp_path):
+    record = tmp_path / "record.json"
+    write_cli("codex", _fake_codex(record, "sys.stdin.read()\nprint('noise')\n"))
+    with pytest.raises(EmptyResponse):
+        Service(CodexBackend()).coach("x")
+
+
+def test_logged_out_codex_that_retries_is_not_logged_in(write_cli, tmp_path):
+    # Verified: logged-out codex exec retries instead of failing; `login status` says why.
+    record = tmp_path / "record.json"
+    body = "print('ERROR: Reconnecting... 1/5', file=sys.stderr, flush=True)\ntime.sleep(30)\n"
+    write_cli("codex", _fake_codex(record, body, login="Not logged in"))
+    with pytest.raises(CLINotLoggedIn) as err:
+        Service(CodexBackend(), timeout=0.5).coach("x")
+    assert str(err.value) == "codex is not logged in — run `codex login` in a terminal"
+    assert not os.path.exists(json.loads(record.read_text())["out"])
+
+
+def test_logged_out_codex_that_exits_is_not_logged_in(write_cli, tmp_path):
+    record = tmp_path / "record.json"
+    write_cli("codex", _fake_codex(record, "sys.exit(1)\n", login="Not logged in"))
+    with pytest.raises(CLINotLoggedIn):
+        CodexBackend().run("p", timeout=5)
+
+
+def test_codex_failure_while_logged_in_is_cli_failed(write_cli, tmp_path):
+    write_cli("codex", _fake_codex(tmp_path / "r.json", "sys.exit(2)\n"))
+    with pytest.raises(CLIFailed, match="codex failed \\(exit code 2\\)"):
+        CodexBackend().run("p", timeout=5)
+
+
+def test_codex_missing_is_cli_not_found(fake_bin):
+    with pytest.raises(CLINotFound, match="ANTIDRIFT_CODEX_BIN"):
+        CodexBackend().run("p", timeout=5)
+
+
+def test_versions_come_from_the_binaries(write_cli, tmp_path):
+    write_cli("claude", FAKE_CLAUDE)
+    write_cli("codex", _fake_codex(tmp_path / "r.json", ""))
+    assert ClaudeBackend().version() == "2.1.197 (Claude Code)"
+    assert CodexBackend().version() == "codex-cli 0.171.0"
+
+
+def test_command_backend_splits_argv_and_pipes_the_prompt(write_cli, tmp_path):
+    record = tmp_path / "argv.json"
+    write_cli(
+        "fakellm",
+        f"open({str(record)!r}, 'w').write(json.dumps(sys.argv[1:]))\n{ANSWER_FROM_STDIN}",
+    )
+    backend = new_backend("command", env={"ANTIDRIFT_AI_COMMAND": "fakellm -m x"})
+    assert Service(backend).coach("tidy the inbox").next_action == "Start: tidy the inbox"
+    assert json.loads(record.read_text()) == ["-m", "x"]
+
+
+def test_command_backend_keeps_quoted_arguments_whole_and_runs_no_shell(write_cli, tmp_path):
+    record = tmp_path / "argv.json"
+    write_cli("fakellm", f"open({str(record)!r}, 'w').write(json.dumps(sys.argv[1:]))\n")
+    CommandBackend("fakellm -m 'two words' '$HOME' ';' 'rm -rf x'").run("p", timeout=5)
+    assert json.loads(record.read_text()) == ["-m", "two words", "$HOME", ";", "rm -rf x"]
+
+
+def test_command_backend_missing_program_names_the_setting(fake_bin):
+    with pytest.raises(CLINotFound) as err:
+        CommandBackend("nosuchllm -m x").run("p", timeout=5)
+    assert str(err.value) == "nosuchllm is not installed — install it, or fix ANTIDRIFT_AI_COMMAND"
