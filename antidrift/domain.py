@@ -227,8 +227,8 @@ def time_shares(samples: Iterable[WindowSample], until: datetime) -> list[Share]
     """Time per (app, title): each sample counts until the next one, at most a minute."""
     ordered = sorted(samples, key=lambda s: s.at)
     totals: dict[tuple[str, str], float] = {}
-    for current, following in zip(ordered, [*ordered[1:], None], strict=True):
-        end = following.at if following is not None else until
+    for index, current in enumerate(ordered):
+        end = ordered[index + 1].at if index + 1 < len(ordered) else until
         span = min(max(end - current.at, timedelta(0)), MAX_SAMPLE_SPAN)
         key = (current.app, current.title)
         totals[key] = totals.get(key, 0.0) + span.total_seconds()

@@ -51,7 +51,7 @@ def _widgets(snap: Snapshot, coach_source: object) -> dict[str, tuple[str | None
     return {}
 
 
-@dataclass
+@dataclass(eq=False)
 class Connection:
     """One open page: what it shows, what it was sent, and its outbox."""
 
