@@ -1,0 +1,76 @@
+"""Fake AI CLIs: small Python scripts written into a folder that tests put first on PATH."""
+
+from __future__ import annotations
+
+import json
+import os
+import stat
+import sys
+from pathlib import Path
+
+DEFAULT_PROPOSAL = {
+    "next_action": "Draft the executive summary",
+    "success_condition": "Three paragraphs: revenue, risks, outlook",
+    "timebox_minutes": 40,
+}
+
+# The fake reads its behaviour from a JSON file beside it at every call, so a test can
+# change it while the server runs: {"delay": s, "answer": "...", "exit": n, "stderr": "...",
+# "pidfile": path, "count_file": path}.
+_SCRIPT = r'''#!{python}
+import json, os, sys, time
+here = os.path.dirname(os.path.abspath(__file__))
+with open(os.path.join(here, "{name}.json")) as f:
+    cfg = json.load(f)
+prompt = sys.stdin.read()
+if cfg.get("pidfile"):
+    with open(cfg["pidfile"], "a") as f:
+        f.write(f"{{os.getpid()}}\n")
+if cfg.get("log_argv"):
+    with open(cfg["log_argv"], "a") as f:
+        f.write(json.dumps(sys.argv[1:]) + "\n")
+deadline = time.monotonic() + float(cfg.get("delay", 0))
+while time.monotonic() < deadline:
+    time.sleep(0.02)
+if cfg.get("count_file"):
+    with open(cfg["count_file"], "a") as f:
+        f.write("done\n")
+sys.stdout.write(cfg.get("answer", ""))
+sys.stdout.flush()
+if cfg.get("stderr"):
+    sys.stderr.write(cfg["stderr"])
+sys.exit(int(cfg.get("exit", 0)))
+'''
+
+
+class FakeCLI:
+    """A fake `claude` (or any name) whose behaviour a test sets with `configure`."""
+
+    def __init__(self, folder: Path, name: str = "claude") -> None:
+        self.folder = Path(folder)
+        self.name = name
+        self.folder.mkdir(parents=True, exist_ok=True)
+        self.path = self.folder / name
+        self.path.write_text(_SCRIPT.format(python=sys.executable, name=name))
+        self.path.chmod(self.path.stat().st_mode | stat.S_IXUSR | stat.S_IXGRP | stat.S_IXOTH)
+        self.configure()
+
+    def configure(self, *, answer: str | dict | None = None, delay: float = 0.0, exit: int = 0,
+                  stderr: str = "", **extra: object) -> None:
+        if answer is None:
+            answer = DEFAULT_PROPOSAL
+        if isinstance(answer, dict):
+            answer = json.dumps(answer)
+        cfg = {"answer": answer, "delay": delay, "exit": exit, "stderr": stderr, **extra}
+        tmp = self.folder / f".{self.name}.json.tmp"
+        tmp.write_text(json.dumps(cfg))
+        os.replace(tmp, self.folder / f"{self.name}.json")
+
+    def logged_out(self) -> None:
+        """What claude 2.1.197 does logged out: a sentence on stdout, exit 1."""
+        self.configure(answer="Not logged in · Please run /login\n", exit=1)
+
+
+def path_with(folder: Path) -> str:
+    """PATH with `folder` first, so the fake shadows any real CLI."""
+    return f"{folder}{os.pathsep}{os.environ.get('PATH', '')}"
