@@ -69,8 +69,8 @@ def create_app(
         if runtime.sampler is not None:
             runtime.sampler.start()
 
-        def stop() -> None:
-            """Close sockets (1012, so pages reconnect), kill coach CLIs, flush the store."""
+        def quiesce() -> None:
+            """Close sockets (1012, so pages reconnect) and kill coach CLIs: on SIGTERM."""
             if runtime.shutting_down.is_set():
                 return
             runtime.shutting_down.set()
@@ -80,9 +80,18 @@ def create_app(
                 runtime.sampler.stop()
             runtime.controller.shutdown()
             kill_all_running()
-            runtime.store.close()
-            logging.getLogger("antidrift").info("stopped")
 
+        closed: list[bool] = []
+
+        def stop() -> None:
+            """Quiesce, then flush and close the store: when the worker exits."""
+            quiesce()
+            if not closed:
+                closed.append(True)
+                runtime.store.close()
+                logging.getLogger("antidrift").info("stopped")
+
+        app.extensions["antidrift.quiesce"] = quiesce
         app.extensions["antidrift.stop"] = stop
         atexit.register(stop)
     return app

@@ -32,7 +32,8 @@ def post_worker_init(worker) -> None:
     previous = signal.getsignal(signal.SIGTERM)
 
     def on_term(signum, frame):
-        _stop_app(worker)
+        # Requests in flight may still finish: the store closes in worker_exit.
+        _stop_app(worker, "antidrift.quiesce")
         if callable(previous):
             previous(signum, frame)
 
@@ -41,12 +42,12 @@ def post_worker_init(worker) -> None:
 
 
 def worker_exit(server, worker) -> None:
-    _stop_app(worker)
+    _stop_app(worker, "antidrift.stop")
 
 
-def _stop_app(worker) -> None:
+def _stop_app(worker, hook: str) -> None:
     app = getattr(worker, "wsgi", None)
-    stop = getattr(app, "extensions", {}).get("antidrift.stop") if app is not None else None
+    stop = getattr(app, "extensions", {}).get(hook) if app is not None else None
     if stop is not None:
         stop()
 
@@ -73,6 +74,8 @@ def gunicorn_options(host: str, port: int, threads: int = DEFAULT_THREADS) -> di
         "accesslog": None,
         "errorlog": "-",
         "loglevel": "info",
+        # No control socket: it would write into $HOME, and two servers would share it.
+        "control_socket_disable": True,
         "post_worker_init": post_worker_init,
         "worker_exit": worker_exit,
         "on_starting": refuse_more_workers,
