@@ -169,18 +169,19 @@ class Controller:
     def enter_planning(self) -> None:
         with self._lock:
             self._require(RuntimeState.LOCKED, action="plan")
+            # Persist first, as every transition does: a failed save changes nothing.
+            self._store.save(RuntimeState.PLANNING, None)
             self._state = RuntimeState.PLANNING
             self._reset_coach()
-            self._store.save(self._state, None)
             self._changed()
         self._notify()
 
     def cancel_planning(self) -> None:
         with self._lock:
             self._require(RuntimeState.PLANNING, action="cancel planning")
+            self._store.save(RuntimeState.LOCKED, None)
             self._state = RuntimeState.LOCKED
             self._reset_coach()
-            self._store.save(self._state, None)
             self._changed()
         self._notify()
 

@@ -1,0 +1,75 @@
+"""Shared fixtures: fakes for the ports, a controller over them, and the Flask app."""
+
+from __future__ import annotations
+
+import pytest
+
+from antidrift.app import create_app
+from antidrift.bootstrap import CoachInfo, Runtime
+from antidrift.config import Config
+from antidrift.session import Controller
+from tests.fakes import FakeClock, FakeCoach, FakeStore
+
+
+@pytest.fixture
+def clock() -> FakeClock:
+    return FakeClock()
+
+
+@pytest.fixture
+def store() -> FakeStore:
+    return FakeStore()
+
+
+@pytest.fixture
+def fake_coach() -> FakeCoach:
+    return FakeCoach()
+
+
+@pytest.fixture
+def make_controller(clock, store):
+    """make_controller(coach=..., **kwargs): a Controller over the fakes, shut down after."""
+    made: list[Controller] = []
+
+    def make(coach=None, *, store_=None, clock_=None, **kwargs) -> Controller:
+        controller = Controller(store_ or store, clock_ or clock, coach=coach, **kwargs)
+        made.append(controller)
+        return controller
+
+    yield make
+    for controller in made:
+        controller.shutdown()
+
+
+@pytest.fixture
+def controller(make_controller, fake_coach) -> Controller:
+    return make_controller(fake_coach)
+
+
+def coach_info_for(coach) -> CoachInfo:
+    if coach is None:
+        return CoachInfo(None, "ANTIDRIFT_AI_BACKEND names no backend.")
+    return CoachInfo(coach.name, None, coach)
+
+
+@pytest.fixture
+def make_app(tmp_path, clock, store):
+    """make_app(controller, coach): the real app over a runtime of fakes, no background."""
+
+    def make(controller: Controller, coach=None):
+        runtime = Runtime(controller, store, clock, coach_info_for(coach))
+        app = create_app(Config(data_dir=tmp_path), runtime=runtime, start_background=False)
+        app.config.update(TESTING=True)
+        return app
+
+    return make
+
+
+@pytest.fixture
+def app(make_app, controller, fake_coach):
+    return make_app(controller, fake_coach)
+
+
+@pytest.fixture
+def client(app):
+    return app.test_client()

@@ -1,0 +1,234 @@
+"""Fakes for the app's ports: a clock you advance, a store in memory, a coach you gate."""
+
+from __future__ import annotations
+
+import copy
+import threading
+import time
+from collections import deque
+from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta
+
+from antidrift.ai import Cancelled, CancelScope, Proposal
+from antidrift.domain import Commitment, RuntimeState, WindowSample
+from antidrift.store import Persisted
+
+START = datetime(2026, 3, 2, 9, 0, 0, tzinfo=UTC)
+
+
+class FakeClock:
+    """A clock that only moves when a test says so."""
+
+    def __init__(self, start: datetime = START) -> None:
+        self._now = start
+        self._lock = threading.Lock()
+
+    def now(self) -> datetime:
+        with self._lock:
+            return self._now
+
+    def advance(self, seconds: float | timedelta) -> datetime:
+        """Move time forward; returns the new now."""
+        step = seconds if isinstance(seconds, timedelta) else timedelta(seconds=seconds)
+        with self._lock:
+            self._now += step
+            return self._now
+
+    def set(self, when: datetime) -> None:
+        with self._lock:
+            self._now = when
+
+
+@dataclass
+class FakeStore:
+    """The Store protocol in memory; records every save so tests can read what was written."""
+
+    state: RuntimeState = RuntimeState.LOCKED
+    current: Commitment | None = None
+    commitments: dict[str, Commitment] = field(default_factory=dict)
+    sample_rows: list[tuple[str, WindowSample]] = field(default_factory=list)
+    saves: list[tuple[RuntimeState, Commitment | None]] = field(default_factory=list)
+    closed: bool = False
+    fail_saves: BaseException | None = None
+
+    def __post_init__(self) -> None:
+        self._lock = threading.Lock()
+
+    def load(self) -> Persisted:
+        with self._lock:
+            samples = [s for cid, s in self.sample_rows if self.current and cid == self.current.id]
+            return Persisted(self.state, self.current, sorted(samples, key=lambda s: s.at))
+
+    def save(self, state: RuntimeState, commitment: Commitment | None) -> None:
+        with self._lock:
+            if self.fail_saves is not None:
+                raise self.fail_saves
+            self.saves.append((state, copy.deepcopy(commitment)))
+            if commitment is not None:
+                self.commitments[commitment.id] = commitment
+            self.state = state
+            self.current = commitment if commitment and commitment.outcome is None else None
+
+    def add_sample(self, commitment_id: str, sample: WindowSample) -> None:
+        with self._lock:
+            self.sample_rows.append((commitment_id, sample))
+
+    def history(self, limit: int = 100) -> list[Commitment]:
+        with self._lock:
+            ended = [c for c in self.commitments.values() if c.outcome is not None]
+        return sorted(ended, key=lambda c: c.ended_at, reverse=True)[:limit]
+
+    def samples(self, commitment_id: str) -> list[WindowSample]:
+        with self._lock:
+            found = [s for cid, s in self.sample_rows if cid == commitment_id]
+        return sorted(found, key=lambda s: s.at)
+
+    def close(self) -> None:
+        self.closed = True
+
+    def snapshot(self) -> tuple:
+        """Everything stored, for "nothing changed" assertions."""
+        with self._lock:
+            return (
+                self.state,
+                self.current,
+                dict(self.commitments),
+                list(self.sample_rows),
+                len(self.saves),
+            )
+
+
+DEFAULT_PROPOSAL = Proposal("Write the intro paragraph", "The intro is in the doc", 25 * 60)
+
+
+@dataclass(eq=False)
+class CoachCall:
+    """One call that reached the fake coach (it "started its CLI")."""
+
+    intent: str
+    scope: CancelScope | None
+    gate: threading.Event = field(default_factory=threading.Event)
+    finished: threading.Event = field(default_factory=threading.Event)
+    outcome: str = "running"  # running | returned | raised | cancelled
+
+
+class FakeCoach:
+    """A Coach whose answers are queued and whose return can be held on an event.
+
+    gated=True: each call waits until `release()` lets it go. While it waits it honours
+    its CancelScope (raises Cancelled, as the real Service does when its CLI is killed),
+    unless honour_cancel=False, which models a call that returns late regardless.
+    """
+
+    name = "fake"
+
+    def __init__(
+        self,
+        *results: Proposal | BaseException,
+        gated: bool = False,
+        honour_cancel: bool = True,
+        poll: float = 0.005,
+    ) -> None:
+        self._results: deque[Proposal | BaseException] = deque(results)
+        self.gated = gated
+        self.honour_cancel = honour_cancel
+        self._poll = poll
+        self.calls: list[CoachCall] = []
+        self._cond = threading.Condition()
+
+    # -- configuring ------------------------------------------------------------------------
+
+    def enqueue(self, *results: Proposal | BaseException) -> FakeCoach:
+        with self._cond:
+            self._results.extend(results)
+        return self
+
+    def release(self, index: int = -1) -> None:
+        """Let one gated call return (the latest by default)."""
+        with self._cond:
+            self.calls[index].gate.set()
+
+    def release_all(self) -> None:
+        with self._cond:
+            self.gated = False
+            for call in self.calls:
+                call.gate.set()
+
+    # -- observing --------------------------------------------------------------------------
+
+    @property
+    def intents(self) -> list[str]:
+        with self._cond:
+            return [c.intent for c in self.calls]
+
+    def wait_calls(self, count: int, timeout: float = 5.0) -> list[CoachCall]:
+        """Block until at least count calls have started."""
+        with self._cond:
+            if not self._cond.wait_for(lambda: len(self.calls) >= count, timeout):
+                raise AssertionError(f"expected {count} coach calls, saw {len(self.calls)}")
+            return list(self.calls)
+
+    # -- the Coach protocol / Backend bits the page reads ------------------------------------
+
+    def binary(self) -> str | None:
+        return "/fake/bin/fake"
+
+    def coach(self, intent: str, *, scope: CancelScope | None = None) -> Proposal:
+        with self._cond:
+            call = CoachCall(intent, scope)
+            result = self._results.popleft() if self._results else DEFAULT_PROPOSAL
+            gated = self.gated
+            self.calls.append(call)
+            self._cond.notify_all()
+        try:
+            while gated and not call.gate.is_set():
+                if self.honour_cancel and scope is not None and scope.cancelled:
+                    raise Cancelled()
+                call.gate.wait(self._poll)
+            if self.honour_cancel and scope is not None and scope.cancelled:
+                raise Cancelled()
+            if isinstance(result, BaseException):
+                call.outcome = "raised"
+                raise result
+            call.outcome = "returned"
+            return result
+        except Cancelled:
+            call.outcome = "cancelled"
+            raise
+        finally:
+            call.finished.set()
+
+
+def wait_until(predicate, timeout: float = 5.0, interval: float = 0.005, message: str = ""):
+    """Poll predicate until it returns something truthy; fail after timeout."""
+    deadline = time.monotonic() + timeout
+    while True:
+        value = predicate()
+        if value:
+            return value
+        if time.monotonic() > deadline:
+            raise AssertionError(message or f"condition not met within {timeout} s")
+        time.sleep(interval)
+
+
+class Recorder:
+    """A listener that records a snapshot each time it is called."""
+
+    def __init__(self, controller) -> None:
+        self.controller = controller
+        self.snapshots: list = []
+        self._lock = threading.Lock()
+
+    def __call__(self) -> None:
+        snap = self.controller.snapshot()
+        with self._lock:
+            self.snapshots.append(snap)
+
+    def __len__(self) -> int:
+        with self._lock:
+            return len(self.snapshots)
+
+    @property
+    def statuses(self) -> list[str | None]:
+        with self._lock:
+            return [s.coach.status if s.coach else None for s in self.snapshots]
