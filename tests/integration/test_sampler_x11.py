@@ -1,0 +1,136 @@
+"""X11Probe against a real X server (Xvfb), real xdotool/xprop and a real window."""
+
+from __future__ import annotations
+
+import os
+import selectors
+import shutil
+import subprocess
+import time
+
+import pytest
+
+from antidrift.sampler import X11Probe
+
+TITLE = "AntiDrift test window"
+WINDOW_PROGRAM = next((p for p in ("xmessage", "xterm") if shutil.which(p)), "xmessage")
+XVFB = ["Xvfb", "-nolisten", "tcp", "-noreset", "-screen", "0", "800x600x24"]
+MISSING = [t for t in ("Xvfb", "xdotool", "xprop", WINDOW_PROGRAM) if not shutil.which(t)]
+
+if MISSING:
+    pytest.skip(
+        f"needs {', '.join(MISSING)}: apt-get install xvfb xdotool x11-utils",
+        allow_module_level=True,
+    )
+
+
+def stop(proc: subprocess.Popen) -> None:
+    if proc.poll() is None:
+        proc.terminate()
+        try:
+            proc.wait(5)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+
+
+def wait_until_display_answers() -> None:
+    # Xvfb may report its number a moment before a client can connect.
+    deadline = time.monotonic() + 10
+    while subprocess.run(["xprop", "-root", "-len", "0"], capture_output=True).returncode:
+        assert time.monotonic() < deadline, "Xvfb never accepted a client"
+        time.sleep(0.05)
+
+
+@pytest.fixture
+def display(monkeypatch):
+    """A fresh Xvfb on a free display number (it picks one and reports it via -displayfd)."""
+    read_fd, write_fd = os.pipe()
+    server = subprocess.Popen(
+        [*XVFB, "-displayfd", str(write_fd)],
+        pass_fds=(write_fd,),
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    os.close(write_fd)
+    try:
+        number = b""
+        with selectors.DefaultSelector() as sel:
+            sel.register(read_fd, selectors.EVENT_READ)
+            deadline = time.monotonic() + 10
+            while not number.endswith(b"\n") and time.monotonic() < deadline:
+                if sel.select(deadline - time.monotonic()):
+                    chunk = os.read(read_fd, 16)
+                    if not chunk:
+                        break
+                    number += chunk
+        assert number.strip().isdigit(), f"Xvfb did not report a display: {number!r}"
+        name = f":{number.strip().decode()}"
+        monkeypatch.setenv("DISPLAY", name)
+        wait_until_display_answers()
+        yield name
+    finally:
+        os.close(read_fd)
+        stop(server)
+
+
+def xdotool(*args: str) -> str:
+    return subprocess.run(
+        ["xdotool", *args], capture_output=True, text=True, timeout=10, check=False
+    ).stdout
+
+
+@pytest.fixture
+def open_window(display):
+    """Open a window with a given title; returns its id."""
+    procs = []
+
+    def open_(title: str) -> str:
+        if WINDOW_PROGRAM == "xmessage":
+            argv = ["xmessage", "-name", "antidrift-test", "-title", title, "hello"]
+        else:
+            argv = ["xterm", "-name", "antidrift-test", "-title", title]
+        proc = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+        procs.append(proc)
+        deadline = time.monotonic() + 10
+        while not (ids := xdotool("search", "--name", f"^{title}$").split()):
+            assert proc.poll() is None, f"{WINDOW_PROGRAM} died: {proc.stderr.read()!r}"
+            assert time.monotonic() < deadline, f"{WINDOW_PROGRAM} window {title!r} never appeared"
+            time.sleep(0.05)
+        return ids[0]
+
+    yield open_
+    for proc in procs:
+        stop(proc)
+        proc.stderr.close()
+
+
+def test_reports_nothing_focused_on_an_empty_display(display):
+    assert X11Probe().active_window() is None
+
+
+def test_reports_the_focused_window_without_a_window_manager(open_window):
+    window = open_window(TITLE)
+    xdotool("windowfocus", "--sync", window)
+
+    app, title = X11Probe().active_window()
+
+    assert title == TITLE
+    assert app == {"xmessage": "Xmessage", "xterm": "XTerm"}[WINDOW_PROGRAM]
+
+
+def test_prefers_the_window_manager_active_window_over_the_input_focus(open_window):
+    focused = open_window("Focused but not active")
+    active = open_window(TITLE)
+    xdotool("windowfocus", "--sync", focused)
+    # Announce what an EWMH window manager would: it supports and names the active window.
+    for prop, fmt, value in [
+        ("_NET_SUPPORTED", "32a", "_NET_ACTIVE_WINDOW"),
+        ("_NET_ACTIVE_WINDOW", "32c", active),
+    ]:
+        subprocess.run(["xprop", "-root", "-f", prop, fmt, "-set", prop, value], check=True)
+
+    app, title = X11Probe().active_window()
+
+    assert title == TITLE
+    assert app

@@ -1,0 +1,504 @@
+"""The window sampler: probe choice, the sampling thread, and the X11/macOS probes on fake tools."""
+
+from __future__ import annotations
+
+import logging
+import os
+import sys
+import threading
+import time
+from collections import deque
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+import pytest
+
+from antidrift.sampler import (
+    MacOSProbe,
+    ProbeError,
+    WindowSampler,
+    X11Probe,
+    choose_probe,
+)
+
+# --- choose_probe -------------------------------------------------------------------------
+
+
+def tools(*present: str):
+    """A fake shutil.which that finds exactly the given tools."""
+    return lambda name: f"/usr/bin/{name}" if name in present else None
+
+
+X = {"DISPLAY": ":0"}
+
+
+@pytest.mark.parametrize(
+    ("mode", "platform", "env", "which", "expected"),
+    [
+        ("auto", "darwin", {}, tools("osascript"), MacOSProbe),
+        ("auto", "darwin", X, tools("osascript", "xdotool"), MacOSProbe),
+        ("auto", "darwin", X, tools("xdotool"), X11Probe),  # XQuartz without osascript
+        ("auto", "darwin", {}, tools(), None),
+        ("auto", "linux", X, tools("xdotool"), X11Probe),
+        ("auto", "linux", X, tools("xdotool", "osascript"), X11Probe),
+        ("auto", "linux", {}, tools("xdotool"), None),
+        ("auto", "linux", {"DISPLAY": ""}, tools("xdotool"), None),
+        ("auto", "linux", X, tools(), None),
+        ("auto", "linux", {}, tools("osascript"), None),
+        ("auto", "win32", X, tools(), None),
+        ("x11", "linux", X, tools("xdotool"), X11Probe),
+        ("x11", "linux", {}, tools(), X11Probe),  # forced: fails later, reported not running
+        ("x11", "darwin", {}, tools("osascript"), X11Probe),
+        ("macos", "darwin", {}, tools("osascript"), MacOSProbe),
+        ("macos", "linux", X, tools("xdotool"), MacOSProbe),
+        ("off", "darwin", {}, tools("osascript"), None),
+        ("off", "linux", X, tools("xdotool"), None),
+        (" Auto ", "linux", X, tools("xdotool"), X11Probe),
+        ("OFF", "linux", X, tools("xdotool"), None),
+    ],
+)
+def test_choose_probe_picks_the_probe_for_mode_platform_and_environment(
+    mode, platform, env, which, expected
+):
+    probe = choose_probe(mode, env=env, which=which, platform=platform)
+    if expected is None:
+        assert probe is None
+    else:
+        assert type(probe) is expected
+        assert probe.name == {X11Probe: "x11", MacOSProbe: "macos"}[expected]
+
+
+@pytest.mark.parametrize("mode", ["wayland", "", "x12", "none"])
+def test_choose_probe_rejects_an_unknown_mode_listing_the_valid_ones(mode):
+    with pytest.raises(ValueError) as raised:
+        choose_probe(mode, env=X, which=tools("xdotool"), platform="linux")
+    for valid in ("auto", "x11", "macos", "off"):
+        assert valid in str(raised.value)
+
+
+# --- WindowSampler ------------------------------------------------------------------------
+
+
+class FakeProbe:
+    """Answers from a queue (a tuple, None, or an exception to raise), then `default`."""
+
+    name = "fake"
+
+    def __init__(self, *answers, default=None):
+        self._answers = deque(answers)
+        self.default = default
+        self.calls = 0
+        self.called = threading.Event()
+
+    def enqueue(self, *answers):
+        self._answers.extend(answers)
+
+    def active_window(self):
+        answer = self._answers.popleft() if self._answers else self.default
+        self.calls += 1
+        self.called.set()
+        if isinstance(answer, BaseException):
+            raise answer
+        return answer
+
+
+class FakeClock:
+    def __init__(self):
+        self.at = datetime(2025, 1, 1, 9, 0, tzinfo=UTC)
+
+    def __call__(self):
+        self.at += timedelta(seconds=5)
+        return self.at
+
+
+@pytest.fixture
+def samples():
+    return []
+
+
+@pytest.fixture
+def make_sampler(samples):
+    made = []
+
+    def make(probe, *, interval=3600.0, record=None):
+        record = record or (lambda app, title, at: samples.append((app, title, at)))
+        sampler = WindowSampler(probe, record, interval=interval, now=FakeClock())
+        made.append(sampler)
+        return sampler
+
+    yield make
+    for sampler in made:
+        sampler.stop()
+
+
+def sampler_threads():
+    return [t for t in threading.enumerate() if t.name == "antidrift-sampler"]
+
+
+def wait_for(condition, timeout=2.0):
+    deadline = time.monotonic() + timeout
+    while not condition():
+        if time.monotonic() > deadline:
+            raise AssertionError("condition not reached in time")
+        time.sleep(0.005)
+
+
+def test_sample_once_records_the_window_with_the_clock_time(make_sampler, samples):
+    sampler = make_sampler(FakeProbe(("firefox", "Inbox")))
+    sampler.sample_once()
+    assert samples == [("firefox", "Inbox", datetime(2025, 1, 1, 9, 0, 5, tzinfo=UTC))]
+
+
+def test_sample_once_records_nothing_when_no_window_has_focus(make_sampler, samples):
+    sampler = make_sampler(FakeProbe(None))
+    sampler.sample_once()
+    assert samples == []
+
+
+def test_sample_once_does_not_raise_a_probe_error(make_sampler, samples):
+    sampler = make_sampler(FakeProbe(ProbeError("xdotool is not installed")))
+    sampler.sample_once()
+    assert samples == []
+
+
+def test_not_running_before_start_and_after_stop(make_sampler):
+    probe = FakeProbe(default=("a", "b"))
+    sampler = make_sampler(probe)
+    assert not sampler.running
+    sampler.start()
+    probe.called.wait(1)
+    assert sampler.running
+    sampler.stop()
+    assert not sampler.running
+    assert sampler_threads() == []
+
+
+def test_the_thread_is_a_daemon_named_antidrift_sampler(make_sampler):
+    sampler = make_sampler(FakeProbe())
+    sampler.start()
+    (thread,) = sampler_threads()
+    assert thread.daemon
+
+
+def test_three_consecutive_probe_errors_mark_it_not_running_until_a_success(make_sampler, samples):
+    probe = FakeProbe(("boot", "x"))
+    sampler = make_sampler(probe)
+    sampler.start()
+    wait_for(lambda: samples)  # the thread's first sample is recorded; it now waits an hour
+    probe.enqueue(ProbeError("boom"), ProbeError("boom"), ProbeError("boom"))
+    sampler.sample_once()
+    sampler.sample_once()
+    assert sampler.running
+    sampler.sample_once()
+    assert not sampler.running
+    probe.enqueue(("code", "main.py"))
+    sampler.sample_once()
+    assert sampler.running
+    assert [s[:2] for s in samples] == [("boot", "x"), ("code", "main.py")]
+
+
+def test_a_failing_probe_keeps_the_thread_alive_and_reports_not_running_until_it_recovers(
+    make_sampler, samples
+):
+    probe = FakeProbe(default=ProbeError("xdotool is not installed"))
+    sampler = make_sampler(probe, interval=0.01)
+    sampler.start()
+    wait_for(lambda: probe.calls >= 3 and not sampler.running)
+    assert [t.is_alive() for t in sampler_threads()] == [True]
+    probe.default = ("term", "vim")
+    wait_for(lambda: sampler.running and samples)
+
+
+def test_a_success_resets_the_consecutive_error_count(make_sampler, samples):
+    probe = FakeProbe(("boot", "x"))
+    sampler = make_sampler(probe)
+    sampler.start()
+    wait_for(lambda: samples)
+    probe.enqueue(ProbeError("a"), ProbeError("a"), None, ProbeError("a"), ProbeError("a"))
+    for _ in range(5):
+        sampler.sample_once()
+    assert sampler.running
+
+
+def test_a_probe_error_is_logged_once_per_distinct_text(make_sampler, caplog):
+    probe = FakeProbe(*[ProbeError("xdotool timed out")] * 5, ProbeError("DISPLAY is not set"))
+    sampler = make_sampler(probe)
+    with caplog.at_level(logging.WARNING, logger="antidrift.sampler"):
+        for _ in range(6):
+            sampler.sample_once()
+    messages = [r.getMessage() for r in caplog.records if r.name == "antidrift.sampler"]
+    assert len(messages) == 2
+    assert "xdotool timed out" in messages[0]
+    assert "DISPLAY is not set" in messages[1]
+
+
+def test_samples_are_recorded_every_interval_even_when_the_window_is_unchanged(
+    make_sampler, samples
+):
+    sampler = make_sampler(FakeProbe(default=("term", "vim")), interval=0.01)
+    sampler.start()
+    wait_for(lambda: len(samples) >= 4)
+    assert {s[:2] for s in samples} == {("term", "vim")}
+    assert len({s[2] for s in samples}) == len(samples)
+
+
+def test_a_record_that_raises_does_not_kill_the_thread(make_sampler, samples, caplog):
+    calls = []
+
+    def record(app, title, at):
+        calls.append(app)
+        if len(calls) <= 3:
+            raise RuntimeError("database is locked")
+        samples.append((app, title, at))
+
+    sampler = make_sampler(FakeProbe(default=("a", "b")), interval=0.01, record=record)
+    with caplog.at_level(logging.WARNING, logger="antidrift.sampler"):
+        sampler.start()
+        wait_for(lambda: len(samples) >= 2)
+    assert sampler.running
+    logged = [r for r in caplog.records if "database is locked" in r.getMessage()]
+    assert len(logged) == 1
+
+
+def test_a_probe_raising_something_unexpected_does_not_kill_the_thread(make_sampler, samples):
+    probe = FakeProbe(KeyError("bug"), default=("a", "b"))
+    sampler = make_sampler(probe, interval=0.01)
+    sampler.start()
+    wait_for(lambda: len(samples) >= 2)
+    assert sampler.running
+
+
+def test_stop_returns_promptly_with_a_long_interval(make_sampler):
+    probe = FakeProbe(default=("a", "b"))
+    sampler = make_sampler(probe, interval=3600.0)
+    sampler.start()
+    assert probe.called.wait(1)
+    started = time.monotonic()
+    sampler.stop()
+    assert time.monotonic() - started < 0.5
+    assert sampler_threads() == []
+
+
+def test_a_stopped_sampler_can_start_again(make_sampler, samples):
+    probe = FakeProbe(default=("a", "b"))
+    sampler = make_sampler(probe, interval=3600.0)
+    sampler.start()
+    sampler.stop()
+    sampler.start()
+    wait_for(lambda: sampler.running and probe.calls >= 2)
+
+
+def test_a_non_positive_interval_is_refused():
+    with pytest.raises(ValueError):
+        WindowSampler(FakeProbe(), lambda *a: None, interval=0)
+
+
+# --- probes on fake tools -----------------------------------------------------------------
+
+
+@pytest.fixture
+def fake_bin(tmp_path, monkeypatch):
+    """Write fake tools (python scripts) into a directory that comes first on PATH."""
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    monkeypatch.setenv("PATH", f"{bin_dir}{os.pathsep}{os.environ.get('PATH', '')}")
+    monkeypatch.setenv("DISPLAY", ":99")
+
+    def install(name: str, body: str) -> Path:
+        path = bin_dir / name
+        path.write_text(f"#!{sys.executable}\nimport sys, time\nargs = sys.argv[1:]\n{body}\n")
+        path.chmod(0o755)
+        return path
+
+    install.dir = bin_dir
+    return install
+
+
+def only_fake_tools(fake_bin, monkeypatch):
+    monkeypatch.setenv("PATH", str(fake_bin.dir))
+
+
+XDOTOOL_EWMH = """
+if args == ["getactivewindow"]:
+    print(4242)
+elif args == ["getwindowname", "4242"]:
+    print("Inbox — Mozilla Firefox")
+else:
+    sys.exit(f"unexpected {args}")
+"""
+
+XPROP_FIREFOX = """
+assert args == ["-id", "4242", "WM_CLASS"], args
+print('WM_CLASS(STRING) = "Navigator", "firefox"')
+"""
+
+
+def test_x11_probe_reads_title_and_the_class_part_of_wm_class(fake_bin):
+    fake_bin("xdotool", XDOTOOL_EWMH)
+    fake_bin("xprop", XPROP_FIREFOX)
+    assert X11Probe().active_window() == ("firefox", "Inbox — Mozilla Firefox")
+
+
+def test_x11_probe_takes_the_app_from_the_title_when_wm_class_is_missing(fake_bin):
+    fake_bin("xdotool", XDOTOOL_EWMH)
+    fake_bin("xprop", 'print("WM_CLASS:  not found.")')
+    assert X11Probe().active_window() == ("Mozilla Firefox", "Inbox — Mozilla Firefox")
+
+
+def test_x11_probe_uses_the_whole_title_as_app_when_it_names_no_app(fake_bin):
+    fake_bin("xdotool", XDOTOOL_EWMH.replace("Inbox — Mozilla Firefox", "scratch"))
+    fake_bin("xprop", 'print("WM_CLASS:  not found.")')
+    assert X11Probe().active_window() == ("scratch", "scratch")
+
+
+def test_x11_probe_still_samples_when_xprop_is_not_installed(fake_bin, monkeypatch):
+    fake_bin("xdotool", XDOTOOL_EWMH)
+    only_fake_tools(fake_bin, monkeypatch)
+    assert X11Probe().active_window() == ("Mozilla Firefox", "Inbox — Mozilla Firefox")
+
+
+def test_x11_probe_keeps_unicode_titles(fake_bin):
+    fake_bin("xdotool", XDOTOOL_EWMH.replace("Inbox — Mozilla Firefox", "Ünïcødé ✓ — Vim"))
+    fake_bin("xprop", 'print(\'WM_CLASS(STRING) = "gvim", "Gvim"\')')
+    assert X11Probe().active_window() == ("Gvim", "Ünïcødé ✓ — Vim")
+
+
+def test_x11_probe_returns_none_when_the_active_window_is_zero(fake_bin):
+    fake_bin("xdotool", 'print(0) if args == ["getactivewindow"] else sys.exit("called")')
+    assert X11Probe().active_window() is None
+
+
+NO_EWMH = """
+if args == ["getactivewindow"]:
+    sys.exit("Your windowmanager claims not to support _NET_ACTIVE_WINDOW")
+elif args == ["getwindowfocus", "-f"]:
+    print(RAW)
+elif args == ["getwindowfocus"]:
+    print(77)
+elif args == ["getwindowname", "77"]:
+    print("notes.txt - gedit")
+else:
+    sys.exit(f"unexpected {args}")
+"""
+
+
+def test_x11_probe_falls_back_to_input_focus_without_an_ewmh_window_manager(fake_bin):
+    fake_bin("xdotool", "RAW = 76\n" + NO_EWMH)
+    fake_bin("xprop", 'print(\'WM_CLASS(STRING) = "gedit", "Gedit"\')')
+    assert X11Probe().active_window() == ("Gedit", "notes.txt - gedit")
+
+
+@pytest.mark.parametrize("raw", [0, 1])
+def test_x11_probe_returns_none_when_input_focus_is_none_or_pointer_root(fake_bin, raw):
+    fake_bin("xdotool", f"RAW = {raw}\n" + NO_EWMH)
+    assert X11Probe().active_window() is None
+
+
+def test_x11_probe_error_says_what_xdotool_said(fake_bin):
+    fake_bin("xdotool", 'sys.exit("Error: Can\'t open display: :99")')
+    with pytest.raises(ProbeError, match="Can't open display"):
+        X11Probe().active_window()
+
+
+def test_x11_probe_error_reports_getactivewindow_when_the_focus_fallback_fails_too(fake_bin):
+    fake_bin("xdotool", "sys.exit('Error: Can\\'t open display: ' + ' '.join(args))")
+    with pytest.raises(ProbeError, match="getactivewindow failed: Error: Can't open display"):
+        X11Probe().active_window()
+
+
+def test_x11_probe_error_when_xdotool_is_not_installed(fake_bin, monkeypatch):
+    only_fake_tools(fake_bin, monkeypatch)
+    with pytest.raises(ProbeError, match="xdotool is not installed"):
+        X11Probe().active_window()
+
+
+def test_x11_probe_error_when_the_window_vanished_before_its_name_was_read(fake_bin):
+    fake_bin("xdotool", XDOTOOL_EWMH.replace('print("Inbox — Mozilla Firefox")', "sys.exit(1)"))
+    with pytest.raises(ProbeError, match="xdotool getwindowname failed"):
+        X11Probe().active_window()
+
+
+def test_x11_probe_error_on_output_that_is_no_window_id(fake_bin):
+    fake_bin("xdotool", 'print("what?")')
+    with pytest.raises(ProbeError, match="no window id"):
+        X11Probe().active_window()
+
+
+def test_x11_probe_needs_display(fake_bin, monkeypatch):
+    fake_bin("xdotool", XDOTOOL_EWMH)
+    monkeypatch.delenv("DISPLAY")
+    with pytest.raises(ProbeError, match="DISPLAY"):
+        X11Probe().active_window()
+
+
+def test_a_hanging_tool_is_a_probe_error_within_the_timeout_and_is_killed(fake_bin, tmp_path):
+    pid_file = tmp_path / "pid"
+    fake_bin(
+        "xdotool",
+        f"import os\nopen({str(pid_file)!r}, 'w').write(str(os.getpid()))\ntime.sleep(60)",
+    )
+    started = time.monotonic()
+    with pytest.raises(ProbeError, match="timed out"):
+        X11Probe().active_window()
+    assert time.monotonic() - started < 2.5
+    with pytest.raises(ProcessLookupError):
+        os.kill(int(pid_file.read_text()), 0)
+
+
+def test_tool_output_is_capped(fake_bin):
+    huge = 'sys.stdout.write("x" * 20_000_000 + "\\n")'
+    fake_bin("xdotool", XDOTOOL_EWMH.replace('print("Inbox — Mozilla Firefox")', huge))
+    fake_bin("xprop", XPROP_FIREFOX)
+    app, title = X11Probe().active_window()
+    assert app == "firefox"
+    assert 0 < len(title) <= 64 * 1024
+
+
+OSASCRIPT = """
+assert args[0::2] == ["-e"] * (len(args) // 2), args
+script = "\\n".join(args[1::2])
+assert "frontmost" in script and "System Events" in script, script
+sys.stdout.write(OUT)
+"""
+
+
+def test_macos_probe_reads_front_app_and_window_title(fake_bin):
+    fake_bin("osascript", 'OUT = "Safari\\nApple – Start Page\\n"\n' + OSASCRIPT)
+    assert MacOSProbe().active_window() == ("Safari", "Apple – Start Page")
+
+
+def test_macos_probe_gives_an_empty_title_for_an_app_without_windows(fake_bin):
+    fake_bin("osascript", 'OUT = "Finder\\n\\n"\n' + OSASCRIPT)
+    assert MacOSProbe().active_window() == ("Finder", "")
+
+
+def test_macos_probe_returns_none_when_no_app_is_frontmost(fake_bin):
+    fake_bin("osascript", 'OUT = "\\n\\n"\n' + OSASCRIPT)
+    assert MacOSProbe().active_window() is None
+
+
+def test_macos_probe_explains_a_denied_automation_permission(fake_bin):
+    denied = "execution error: Not authorized to send Apple events to System Events. (-1743)"
+    fake_bin("osascript", f"sys.exit({denied!r})")
+    with pytest.raises(ProbeError, match="Automation"):
+        MacOSProbe().active_window()
+
+
+def test_macos_probe_error_when_osascript_fails(fake_bin):
+    fake_bin("osascript", 'sys.exit("syntax error: A identifier can’t go after this (-2740)")')
+    with pytest.raises(ProbeError, match="osascript failed: syntax error"):
+        MacOSProbe().active_window()
+
+
+def test_macos_probe_error_when_osascript_is_missing(fake_bin, monkeypatch):
+    only_fake_tools(fake_bin, monkeypatch)
+    with pytest.raises(ProbeError, match="osascript is not installed"):
+        MacOSProbe().active_window()
+
+
+def test_macos_probe_error_when_osascript_hangs(fake_bin):
+    fake_bin("osascript", "time.sleep(60)")
+    started = time.monotonic()
+    with pytest.raises(ProbeError, match="timed out"):
+        MacOSProbe().active_window()
+    assert time.monotonic() - started < 2.5
