@@ -1,0 +1,341 @@
+"""SQLiteStore on a temp file: round trips, restart, atomic saves, migrations, no coach data."""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+import subprocess
+import sys
+import textwrap
+from datetime import UTC, datetime, timedelta, timezone
+
+import pytest
+
+from antidrift import store as store_module
+from antidrift.domain import Commitment, Outcome, RuntimeState, WindowSample
+from antidrift.session import Controller
+from antidrift.store import MIGRATIONS, SQLiteStore, StoreError
+from tests.fakes import START, FakeClock, FakeCoach, wait_until
+
+ACTIVE, REVIEW, LOCKED = RuntimeState.ACTIVE, RuntimeState.REVIEW, RuntimeState.LOCKED
+
+
+@pytest.fixture
+def db_path(tmp_path):
+    return tmp_path / "data" / "antidrift.sqlite3"
+
+
+@pytest.fixture
+def sqlite_store(db_path):
+    s = SQLiteStore(db_path)
+    yield s
+    s.close()
+
+
+def commitment(cid: str = "c-1", minutes: int = 10, start: datetime = START) -> Commitment:
+    return Commitment(cid, "Write", "Done", minutes * 60, start, start + timedelta(minutes=minutes))
+
+
+def test_a_fresh_store_is_locked_with_nothing_in_it(sqlite_store):
+    loaded = sqlite_store.load()
+    assert (loaded.state, loaded.commitment, loaded.samples) == (LOCKED, None, [])
+    assert sqlite_store.history() == []
+
+
+def test_the_data_directory_is_created(db_path):
+    assert not db_path.parent.exists()
+    SQLiteStore(db_path).close()
+    assert db_path.exists()
+
+
+def test_active_commitment_and_samples_survive_a_reopen(db_path):
+    c = commitment()
+    s = SQLiteStore(db_path)
+    s.save(ACTIVE, c)
+    s.add_sample(c.id, WindowSample("code", "a.py", START + timedelta(seconds=1)))
+    s.add_sample(c.id, WindowSample("mail", "Inbox", START + timedelta(seconds=2)))
+    s.close()
+    loaded = SQLiteStore(db_path).load()
+    assert loaded.state is ACTIVE
+    assert loaded.commitment == c
+    assert [x.app for x in loaded.samples] == ["code", "mail"]
+
+
+def test_times_keep_their_offset(db_path):
+    tz = timezone(timedelta(hours=2))
+    c = commitment(start=datetime(2026, 1, 1, 10, 0, tzinfo=tz))
+    s = SQLiteStore(db_path)
+    s.save(ACTIVE, c)
+    s.close()
+    loaded = SQLiteStore(db_path).load().commitment
+    assert loaded.started_at == c.started_at
+    assert loaded.started_at.utcoffset() == timedelta(hours=2)
+
+
+def test_review_then_end_moves_the_commitment_to_history(sqlite_store):
+    c = commitment()
+    sqlite_store.save(ACTIVE, c)
+    stopped = c.stopped(START + timedelta(minutes=3))
+    sqlite_store.save(REVIEW, stopped)
+    assert sqlite_store.load().commitment == stopped
+    assert sqlite_store.history() == []
+    ended = stopped.ended(stopped.ended_at, Outcome.MET, "ok")
+    sqlite_store.save(LOCKED, ended)
+    loaded = sqlite_store.load()
+    assert (loaded.state, loaded.commitment) == (LOCKED, None)
+    assert sqlite_store.history() == [ended]
+
+
+def test_history_is_newest_first_and_limited(sqlite_store):
+    for i in range(5):
+        c = commitment(f"c-{i}", start=START + timedelta(hours=i))
+        sqlite_store.save(ACTIVE, c)
+        sqlite_store.save(LOCKED, c.ended(c.deadline, Outcome.MISSED, ""))
+    assert [c.id for c in sqlite_store.history()] == ["c-4", "c-3", "c-2", "c-1", "c-0"]
+    assert [c.id for c in sqlite_store.history(limit=2)] == ["c-4", "c-3"]
+
+
+def test_samples_are_kept_per_commitment_in_time_order(sqlite_store):
+    a, b = commitment("a"), commitment("b")
+    sqlite_store.save(ACTIVE, a)
+    sqlite_store.add_sample("a", WindowSample("late", "", START + timedelta(seconds=9)))
+    sqlite_store.add_sample("a", WindowSample("early", "", START + timedelta(seconds=1)))
+    sqlite_store.save(LOCKED, a.ended(START, Outcome.MET, ""))
+    sqlite_store.save(ACTIVE, b)
+    sqlite_store.add_sample("b", WindowSample("other", "", START))
+    assert [s.app for s in sqlite_store.samples("a")] == ["early", "late"]
+    assert [s.app for s in sqlite_store.samples("b")] == ["other"]
+    assert [s.app for s in sqlite_store.load().samples] == ["other"]
+
+
+def test_a_sample_for_an_unknown_commitment_is_refused(sqlite_store):
+    with pytest.raises(sqlite3.IntegrityError):
+        sqlite_store.add_sample("nope", WindowSample("code", "", START))
+
+
+def test_a_save_that_fails_half_way_leaves_nothing_behind(sqlite_store, db_path):
+    side = sqlite3.connect(db_path)
+    side.execute(
+        "CREATE TRIGGER refuse BEFORE UPDATE ON runtime BEGIN SELECT RAISE(ABORT, 'no'); END"
+    )
+    side.commit()
+    side.close()
+    with pytest.raises(sqlite3.DatabaseError):
+        sqlite_store.save(ACTIVE, commitment())
+    check = sqlite3.connect(db_path)
+    assert check.execute("SELECT COUNT(*) FROM commitments").fetchone()[0] == 0
+    assert check.execute("SELECT state FROM runtime").fetchone()[0] == "locked"
+    check.close()
+
+
+def test_a_process_killed_in_the_middle_of_a_transaction_loses_only_that_transaction(db_path):
+    s = SQLiteStore(db_path)
+    s.save(ACTIVE, commitment("kept"))
+    s.close()
+    script = textwrap.dedent(
+        f"""
+        import os, signal, sqlite3
+        db = sqlite3.connect({str(db_path)!r}, isolation_level=None)
+        db.execute("PRAGMA journal_mode=WAL")
+        db.execute("BEGIN IMMEDIATE")
+        db.execute("UPDATE runtime SET state = 'review', commitment_id = NULL")
+        db.execute("DELETE FROM commitments")
+        os.kill(os.getpid(), signal.SIGKILL)
+        """
+    )
+    result = subprocess.run([sys.executable, "-c", script], timeout=20)
+    assert result.returncode == -9
+    s = SQLiteStore(db_path)
+    try:
+        assert s.integrity_ok()
+        loaded = s.load()
+        assert loaded.state is ACTIVE and loaded.commitment.id == "kept"
+    finally:
+        s.close()
+
+
+def test_writes_without_close_survive_a_kill_of_the_writer(db_path):
+    script = textwrap.dedent(
+        f"""
+        import os, signal, sys
+        sys.path.insert(0, {os.getcwd()!r})
+        from datetime import datetime, timedelta, timezone
+        from antidrift.domain import Commitment, RuntimeState, WindowSample
+        from antidrift.store import SQLiteStore
+        t = datetime(2026, 3, 2, 9, tzinfo=timezone.utc)
+        s = SQLiteStore({str(db_path)!r})
+        c = Commitment("c-9", "Write", "Done", 600, t, t + timedelta(minutes=10))
+        s.save(RuntimeState.ACTIVE, c)
+        for i in range(50):
+            s.add_sample(c.id, WindowSample("code", str(i), t + timedelta(seconds=i)))
+        os.kill(os.getpid(), signal.SIGKILL)
+        """
+    )
+    assert subprocess.run([sys.executable, "-c", script], timeout=20).returncode == -9
+    s = SQLiteStore(db_path)
+    try:
+        loaded = s.load()
+        assert loaded.state is ACTIVE and loaded.commitment.id == "c-9"
+        assert [x.title for x in loaded.samples] == [str(i) for i in range(50)]
+    finally:
+        s.close()
+
+
+# -- migrations ---------------------------------------------------------------------------------
+
+
+def test_migrations_are_recorded_once_and_not_reapplied(db_path):
+    SQLiteStore(db_path).close()
+    SQLiteStore(db_path).close()
+    s = SQLiteStore(db_path)
+    assert s.schema_version() == MIGRATIONS[-1][0]
+    s.close()
+    db = sqlite3.connect(db_path)
+    rows = db.execute("SELECT version, name, applied_at FROM schema_migrations").fetchall()
+    db.close()
+    assert [(v, n) for v, n, _ in rows] == [(v, n) for v, n, _ in MIGRATIONS]
+    assert all(applied for _, _, applied in rows)
+
+
+def test_a_new_migration_applies_to_an_existing_database_keeping_its_data(db_path, monkeypatch):
+    s = SQLiteStore(db_path)
+    s.save(ACTIVE, commitment("old"))
+    s.close()
+    extra = (MIGRATIONS[-1][0] + 1, "add_tags", "CREATE TABLE tags (name TEXT)")
+    monkeypatch.setattr(store_module, "MIGRATIONS", [*MIGRATIONS, extra])
+    s = SQLiteStore(db_path)
+    try:
+        assert s.schema_version() == extra[0]
+        assert s.load().commitment.id == "old"
+    finally:
+        s.close()
+    db = sqlite3.connect(db_path)
+    names = [r[0] for r in db.execute("SELECT name FROM schema_migrations ORDER BY version")]
+    assert names[-1] == "add_tags"
+    assert db.execute("SELECT COUNT(*) FROM tags").fetchone() == (0,)
+    db.close()
+
+
+def test_a_failing_migration_is_rolled_back_and_not_recorded(db_path, monkeypatch):
+    SQLiteStore(db_path).close()
+    broken = (MIGRATIONS[-1][0] + 1, "broken", "CREATE TABLE half (x); SELECT * FROM missing")
+    monkeypatch.setattr(store_module, "MIGRATIONS", [*MIGRATIONS, broken])
+    with pytest.raises(StoreError):
+        SQLiteStore(db_path)
+    db = sqlite3.connect(db_path)
+    tables = {r[0] for r in db.execute("SELECT name FROM sqlite_master WHERE type='table'")}
+    versions = [r[0] for r in db.execute("SELECT version FROM schema_migrations")]
+    db.close()
+    assert "half" not in tables
+    assert versions == [v for v, _, _ in MIGRATIONS]
+
+
+def test_the_database_runs_in_wal_mode(sqlite_store, db_path):
+    db = sqlite3.connect(db_path)
+    assert db.execute("PRAGMA journal_mode").fetchone()[0].lower() == "wal"
+    db.close()
+
+
+def test_the_schema_has_no_place_for_coach_state(sqlite_store, db_path):
+    db = sqlite3.connect(db_path)
+    columns = {
+        (table, col[1])
+        for (table,) in db.execute("SELECT name FROM sqlite_master WHERE type='table'")
+        for col in db.execute(f"PRAGMA table_info({table})")
+    }
+    db.close()
+    assert columns, "the schema should have columns"
+    suspicious = {
+        c for c in columns if any(w in c[1].lower() for w in ("coach", "proposal", "intent"))
+    }
+    assert suspicious == set()
+    assert not {t for t, _ in columns if "coach" in t or "proposal" in t}
+
+
+def test_a_ready_proposal_leaves_no_trace_in_the_database(db_path):
+    store = SQLiteStore(db_path)
+    controller = Controller(store, FakeClock(), coach=FakeCoach())
+    try:
+        controller.enter_planning()
+        controller.request_coach("a very particular intent xyzzy")
+        wait_until(lambda: controller.snapshot().coach.status == "ready")
+    finally:
+        controller.shutdown()
+        store.close()
+    raw = b"".join(p.read_bytes() for p in db_path.parent.glob("antidrift.sqlite3*"))
+    assert b"xyzzy" not in raw
+    assert b"Write the intro paragraph" not in raw  # the fake's proposal text
+
+
+# -- errors people can act on -------------------------------------------------------------------
+
+
+def test_a_file_that_is_not_a_database_is_a_store_error(tmp_path):
+    path = tmp_path / "antidrift.sqlite3"
+    path.write_bytes(b"this is not sqlite at all, just some text" * 100)
+    with pytest.raises(StoreError) as err:
+        SQLiteStore(path)
+    assert str(path) in str(err.value)
+
+
+@pytest.mark.skipif(os.geteuid() == 0, reason="root can write anywhere")
+def test_an_unwritable_data_directory_is_a_store_error_naming_the_fix(tmp_path):
+    folder = tmp_path / "ro"
+    folder.mkdir()
+    folder.chmod(0o500)
+    try:
+        with pytest.raises(StoreError) as err:
+            SQLiteStore(folder / "antidrift.sqlite3")
+        assert "--data-dir" in str(err.value)
+    finally:
+        folder.chmod(0o700)
+
+
+def test_the_controller_over_sqlite_restarts_into_the_same_commitment(db_path):
+    clock = FakeClock()
+    first_store = SQLiteStore(db_path)
+    first = Controller(first_store, clock)
+    first.enter_planning()
+    c = first.start_manual_commitment("Write", "Done", 20)
+    first.record_window("code", "main.py")
+    first.shutdown()  # no store.close(): a crash does not close anything
+    clock.advance(60)
+    second_store = SQLiteStore(db_path)
+    second = Controller(second_store, clock)
+    try:
+        snap = second.snapshot()
+        assert snap.state is ACTIVE
+        assert (snap.commitment.id, snap.commitment.deadline) == (c.id, c.deadline)
+        assert snap.evidence.last.title == "main.py"
+        clock.set(c.deadline + timedelta(hours=1))
+        assert second.expire_if_due()
+    finally:
+        second.shutdown()
+        second_store.close()
+        first_store.close()
+    third = SQLiteStore(db_path)
+    try:
+        loaded = third.load()
+        assert loaded.state is REVIEW and loaded.commitment.ended_at == c.deadline
+    finally:
+        third.close()
+
+
+def test_the_controller_over_sqlite_sends_an_overdue_commitment_to_review_on_startup(db_path):
+    clock = FakeClock(datetime(2026, 3, 2, 9, tzinfo=UTC))
+    s = SQLiteStore(db_path)
+    first = Controller(s, clock)
+    first.enter_planning()
+    c = first.start_manual_commitment("Write", "Done", 5)
+    first.shutdown()
+    s.close()
+    clock.advance(timedelta(days=1))
+    s = SQLiteStore(db_path)
+    try:
+        again = Controller(s, clock)
+        again.shutdown()
+        snap = again.snapshot()
+        assert snap.state is REVIEW
+        assert snap.commitment.id == c.id and snap.commitment.ended_at == c.deadline
+    finally:
+        s.close()
