@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import atexit
 import logging
+import threading
 from importlib.resources import files
 from pathlib import Path
 
@@ -19,6 +20,15 @@ from antidrift.web.push import Hub
 from antidrift.web.render import Renderer
 
 MAX_BODY = 64 * 1024
+
+
+class _DaemonThread(threading.Thread):
+    """simple-websocket's per-socket reader. A daemon: a page that never answers our close
+    frame (a frozen tab) must not hold the worker's exit until gunicorn kills it."""
+
+    def __init__(self, *args, **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        self.daemon = True
 
 
 def resource_dir(name: str) -> Path:
@@ -41,7 +51,10 @@ def create_app(
     runtime = runtime or bootstrap.build_runtime(config)
     static_dir = resource_dir("static")
     app = Flask(__name__, static_folder=str(static_dir), static_url_path="/static")
-    app.config.update(MAX_CONTENT_LENGTH=MAX_BODY, SOCK_SERVER_OPTIONS={"ping_interval": 25})
+    app.config.update(
+        MAX_CONTENT_LENGTH=MAX_BODY,
+        SOCK_SERVER_OPTIONS={"ping_interval": 25, "thread_class": _DaemonThread},
+    )
     app.json.sort_keys = False
 
     env = Environment(
