@@ -69,7 +69,7 @@ class Process:
 
     def __init__(self, argv: list[str], env: dict[str, str], log: Path) -> None:
         self.log_path = log
-        self._log = open(log, "wb")
+        self._log = open(log, "wb")  # noqa: SIM115 - open for the life of the process
         self.proc = subprocess.Popen(
             argv,
             env=env,
