@@ -114,6 +114,10 @@ class SQLiteStore:
             self._db.execute("PRAGMA foreign_keys=ON")
             self._lock = threading.Lock()
             self._migrate()
+            # Prove we can write now, not at the first transition: in WAL mode another
+            # program's exclusive transaction still lets us open and read the database.
+            self._db.execute("BEGIN IMMEDIATE")
+            self._db.execute("ROLLBACK")
         except sqlite3.OperationalError as exc:
             raise StoreError(_explain(self.path, exc)) from exc
         except sqlite3.DatabaseError as exc:

@@ -20,9 +20,19 @@ def _controller() -> Controller:
 def _payload() -> Mapping[str, object]:
     """Form fields from the page, a JSON object from other clients."""
     if request.mimetype == "application/json":
-        data = request.get_json(silent=True)
+        try:
+            data = request.get_json(silent=True)
+        except RecursionError:  # nested deeper than any object we take
+            data = None
         if not isinstance(data, dict):
             raise ValidationError("Send a JSON object.")
+        for value in data.values():
+            # JSON can spell lone surrogates ("\ud800"), which no UTF-8 store or page can hold.
+            if isinstance(value, str) and not value.isascii():
+                try:
+                    value.encode("utf-8")
+                except UnicodeEncodeError:
+                    raise ValidationError("Text must be valid Unicode.") from None
         return data
     return request.form
 

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import io
 import ipaddress
+import re
 from collections.abc import Iterable
 from urllib.parse import urlsplit
 
@@ -19,17 +21,22 @@ CSP = (
 )
 
 
+# A Host header: a bracketed IPv6 literal or a name, then an optional numeric port.
+_HOST = re.compile(r"(?:\[(?P<ip6>[0-9a-f:.]+)\]|(?P<name>[^:\[\]@/\s]+))(?::[0-9]{1,5})?")
+
+
 def host_name(host: str) -> str:
-    """The name part of a Host header (port and IPv6 brackets removed), lower-cased."""
-    host = host.strip().lower()
-    if host.startswith("["):
-        return host[1 : host.find("]")] if "]" in host else host
-    if host.count(":") == 1:
-        return host.split(":", 1)[0]
-    return host
+    """The name part of a Host header (port and IPv6 brackets removed), lower-cased; "" for a
+    malformed one (e.g. `127.0.0.1:80.evil.com`, which a split on ':' would take as loopback)."""
+    match = _HOST.fullmatch(host.strip().lower())
+    if match is None:
+        return ""
+    return match["ip6"] or match["name"]
 
 
 def is_local_host(name: str, extra: Iterable[str] = ()) -> bool:
+    if not name:
+        return False
     if name in LOCAL_NAMES or name in extra or name.endswith(".localhost"):
         return True
     try:
@@ -55,12 +62,33 @@ def check_request(allowed_hosts: Iterable[str]) -> None:
         raise Refused(403, "Requests from other origins are refused.")
 
 
+def check_body() -> None:
+    """Refuse a body over MAX_CONTENT_LENGTH before any handler runs, including handlers that
+    never read their body (werkzeug only enforces the cap when a body is read)."""
+    limit = request.max_content_length
+    if limit is None or request.method in SAFE_METHODS:
+        return
+    if request.content_length is not None:
+        if request.content_length > limit:
+            raise Refused(413, f"The request is too large (at most {limit // 1024} KiB).")
+        return
+    # No Content-Length (chunked): werkzeug would silently cut the body at the cap, so read
+    # it here, one byte past the cap at most, and let the route parse an in-memory copy.
+    if not request.environ.get("wsgi.input_terminated"):
+        return  # werkzeug reads nothing from such a stream
+    data = request.environ["wsgi.input"].read(limit + 1)
+    if len(data) > limit:
+        raise Refused(413, f"The request is too large (at most {limit // 1024} KiB).")
+    request.environ["wsgi.input"] = io.BytesIO(data)
+
+
 def install(app: Flask, allowed_hosts: Iterable[str]) -> None:
     extra = frozenset(allowed_hosts)
 
     @app.before_request
     def _check() -> None:
         check_request(extra)
+        check_body()
 
     @app.after_request
     def _headers(response):

@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import contextlib
 import logging
+import queue
 
 from flask import Flask, current_app, request
 from flask_sock import Sock
 from simple_websocket import ConnectionClosed
 
+from antidrift.web.push import Connection
 from antidrift.web.render import Shows
 
 log = logging.getLogger("antidrift.ws")
@@ -21,6 +24,21 @@ def _shows() -> Shows | None:
     return Shows(args["view"][:16], args.get("c", "")[:64], args.get("p", "")[:64])
 
 
+def _wake_on_close(socket, conn: Connection) -> None:
+    """Wake the loop the moment the page closes, so its pool thread is free at once (not a
+    second later: a burst of short-lived sockets would otherwise grow gunicorn's pool, which
+    never shrinks). simple-websocket's reader clears `connected`, then sets `event`."""
+    set_event = socket.event.set
+
+    def set_and_wake() -> None:
+        set_event()
+        if not socket.connected:
+            with contextlib.suppress(queue.Full):
+                conn.outbox.put_nowait(None)
+
+    socket.event.set = set_and_wake
+
+
 def install(app: Flask) -> Sock:
     sock = Sock(app)
 
@@ -29,8 +47,9 @@ def install(app: Flask) -> Sock:
         runtime = current_app.extensions["antidrift.runtime"]
         hub = current_app.extensions["antidrift.hub"]
         conn = hub.connect(_shows())
+        _wake_on_close(socket, conn)
         try:
-            while not runtime.shutting_down.is_set():
+            while not runtime.shutting_down.is_set() and socket.connected:
                 message = conn.next(timeout=1.0)
                 if message is not None:
                     socket.send(message)
