@@ -148,6 +148,13 @@ class FakeCoach:
         with self._cond:
             self.calls[index].gate.set()
 
+    def reset(self) -> None:
+        """Forget calls and queued answers, ungated (one fake shared by a module's tests)."""
+        self.release_all()
+        with self._cond:
+            self.calls.clear()
+            self._results.clear()
+
     def release_all(self) -> None:
         with self._cond:
             self.gated = False

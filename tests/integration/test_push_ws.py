@@ -181,9 +181,8 @@ class Live:
         for page in self.pages:
             page.close()
         self.pages.clear()
-        self.coach.release_all()
-        self.coach.gated = False
-        self.to("locked")
+        self.to("locked")  # cancels any call still running
+        self.coach.reset()
 
     def stop(self) -> None:
         self.runtime.shutting_down.set()
@@ -287,6 +286,7 @@ def test_sharpen_pushes_pending_coach_only_then_elapsed_then_one_ready_prefill(s
     assert inputs(pending) == [] and "intent" not in parse(pending).ids()
     assert parse(pending).by_id("coach-elapsed").text() == "0 s"
 
+    srv.coach.wait_calls(1)
     srv.clock.advance(2)
     srv.hub.refresh()  # what the ticker does each second
     elapsed = page.recv()
@@ -361,6 +361,7 @@ def test_later_coach_changes_never_carry_inputs(srv):
     srv.post("/coach", {"intent": "second"})
     pending = page.recv()
     assert ids(pending) == ["coach"] and inputs(pending) == []
+    srv.coach.wait_calls(2)
     srv.coach.release()
     error = page.recv()
     assert ids(error) == ["coach"] and inputs(error) == []
@@ -419,7 +420,7 @@ def test_active_pushes_time_left_as_the_clock_moves_and_evidence_when_it_arrives
     assert [t.split()[0] for t in texts] == ["19:59", "19:58", "19:57"]
     assert srv.post("/evidence/window", {"app": "firefox", "title": "Docs"})[0] == 202
     message = page.recv()
-    assert ids(message) == ["evidence"]
+    assert ids(message) == ["evidence"] and inputs(message) == []
     evidence = roots(message)["evidence"]
     assert evidence.get("data-health") == "healthy"
     assert "firefox" in evidence.text() and "Docs" in evidence.text()

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 import threading
+import time
 from datetime import timedelta
 
 import pytest
@@ -448,6 +449,11 @@ def test_evidence_recorded_from_many_threads_during_transitions_keeps_the_invari
                 clock.advance(1)
                 ACTIONS[step](controller)
                 transitions += 1
+                if step == "start":  # let the recorders in while active, even on a busy CI
+                    seen = len(store.sample_rows)
+                    deadline = time.monotonic() + 1
+                    while len(store.sample_rows) == seen and time.monotonic() < deadline:
+                        time.sleep(0.0005)
             controller.enter_planning()
             controller.cancel_planning()
             transitions += 2

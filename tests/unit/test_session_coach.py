@@ -208,7 +208,7 @@ def test_a_stale_result_arriving_while_the_newer_call_runs_is_discarded(make_con
 
 def test_ten_quick_requests_start_the_coach_at_most_twice_and_project_the_last(make_controller):
     results = [Proposal(f"Step {i}", f"Done {i}", (i + 1) * 60) for i in range(10)]
-    coach = FakeCoach(*results, gated=True, poll=0.05)
+    coach = FakeCoach(*results, gated=True, poll=0.2)  # slow to notice: workers stay busy
     controller = make_controller(coach)
     planning(controller)
     controller.request_coach("intent 0")
