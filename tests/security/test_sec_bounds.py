@@ -193,7 +193,14 @@ def test_hammering_coach_never_runs_more_than_two_clis_at_once(server, sec, modu
     stop.set()
     for t in threads:
         t.join(15)
-    assert sent[0] > 100 and len(seen) >= 5, (sent[0], len(seen))  # it did hammer
+    print(f"{sent[0]} requests, {len(seen)} CLIs started, at most {peak[0]} at once")
+    assert sent[0] > 100 and len(seen) >= 2, (sent[0], len(seen))  # it did hammer
     assert peak[0] <= 2, f"{peak[0]} coach CLIs alive at once ({len(seen)} started)"
+    # Superseded calls queued behind the two workers never start a CLI later: once planning
+    # is cancelled, nothing runs, and nothing starts for a while after.
     server.post("/planning/cancel")
     assert all(sec.wait_dead(p) for p in seen)
+    deadline = time.monotonic() + 2
+    while time.monotonic() < deadline:
+        assert not sec.running(module_lab.fake.path), "a stale coach call started its CLI"
+        time.sleep(0.05)

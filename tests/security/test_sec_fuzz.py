@@ -8,7 +8,7 @@ from html.parser import HTMLParser
 from urllib.parse import urlencode
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from antidrift.app import MAX_BODY, create_app
@@ -112,7 +112,24 @@ field_names = st.sampled_from(FIELDS) | st.text(max_size=8)
 
 @st.composite
 def bodies(draw) -> tuple[str | None, bytes]:
-    kind = draw(st.sampled_from(["json-object", "json-any", "form", "raw", "huge", "none"]))
+    kind = draw(
+        st.sampled_from(["json-object", "json-any", "form", "raw", "hostile-json", "huge", "none"])
+    )
+    if kind == "hostile-json":
+        depth = draw(st.integers(500, 8000))
+        return "application/json", draw(
+            st.sampled_from(
+                [
+                    b"[" * depth,
+                    b'{"a":' * depth,
+                    b'{"intent": ' + b"[" * depth + b"]" * depth + b"}",
+                    b'{"timebox_minutes": 1' + b"0" * depth + b"}",
+                    b'{"intent": NaN, "note": Infinity}',
+                    b'\xef\xbb\xbf{"intent": "bom"}',
+                    b'{"app": "a", "app": "\\u0000"}',
+                ]
+            )
+        )
     if kind == "json-object":
         obj = draw(st.dictionaries(field_names, json_value, max_size=6))
         return "application/json", json.dumps(obj).encode()
@@ -186,15 +203,8 @@ class _Text(HTMLParser):
         self.parts.append(data)
 
 
-@settings(
-    max_examples=400,
-    deadline=None,
-    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
-)
-@given(state=st.sampled_from(STATES), request=requests())
-def test_random_requests_never_fail_the_server(app_and_controller, state, request):
-    app, controller = app_and_controller
-    method, path, ctype, body, htmx = request
+def send(app, controller, state, method, path, ctype, body, htmx) -> int:
+    """One request from `state`: never a 5xx; a refusal says why and changes nothing."""
     drive(controller, state)
     before = observe(controller)
     headers = {"HX-Request": "true"} if htmx else {}
@@ -205,10 +215,10 @@ def test_random_requests_never_fail_the_server(app_and_controller, state, reques
     assert status < 500, (status, response.get_data(as_text=True))
     assert response.headers.get("Content-Security-Policy")
     if status < 400:
-        return
+        return status
     assert observe(controller) == before, "a refused request changed the state"
     if method == "HEAD":
-        return
+        return status
     if response.mimetype == "application/json":
         message = response.get_json()["error"]
     else:
@@ -218,3 +228,98 @@ def test_random_requests_never_fail_the_server(app_and_controller, state, reques
         message = "".join(parser.parts)
     assert isinstance(message, str) and 3 < len(message.strip()) < 300, message
     assert "Traceback" not in message
+    return status
+
+
+FUZZ = settings(
+    max_examples=300,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+)
+
+
+@FUZZ
+@given(state=st.sampled_from(STATES), request=requests())
+@example(state="planning", request=("POST", "/commitment", "application/json", b"[" * 5000, False))
+@example(
+    state="active", request=("POST", "/evidence/window", "application/json", b'{"a":' * 3000, True)
+)
+def test_random_requests_never_fail_the_server(app_and_controller, state, request):
+    app, controller = app_and_controller
+    send(app, controller, state, *request)
+
+
+# -- near-valid requests: a valid body for the route, one field made invalid ------------------
+
+VALID = {
+    "/commitment": (
+        "planning",
+        {"next_action": "Write it", "success_condition": "It exists", "timebox_minutes": 25},
+    ),
+    "/coach": ("planning", {"intent": "plan the afternoon"}),
+    "/end": ("review", {"outcome": "met", "note": "fine"}),
+    "/evidence/window": ("active", {"app": "Editor", "title": "notes.txt"}),
+}
+_TEXT_BAD = [None, 7, 1.5, True, [], {}, "", "   ", "a\x00b", "\ud800x"]
+_TEXT_BAD_FORM = ["", "   ", "a\x00b"]
+# field -> (invalid JSON values, invalid form values); None means "missing" too.
+INVALID = {
+    "next_action": (_TEXT_BAD + ["x" * 501], _TEXT_BAD_FORM + ["x" * 501]),
+    "success_condition": (_TEXT_BAD + ["x" * 501], _TEXT_BAD_FORM + ["x" * 501]),
+    "intent": (_TEXT_BAD + ["x" * 2001], _TEXT_BAD_FORM + ["x" * 2001]),
+    "app": (_TEXT_BAD + ["x" * 501], _TEXT_BAD_FORM + ["x" * 501]),
+    "timebox_minutes": (
+        [None, True, "abc", 0, 481, 1.5, "1e9", [], {}, "25\x00", "-5", 10**20, float("nan")],
+        ["abc", "0", "481", "1.5", "1e9", "", "25\x00", "-5"],
+    ),
+    "outcome": ([None, "MET", "", "met\x00", 1, [], "meet"], ["MET", "", "meet", "met\x00"]),
+    "note": ([7, [], {}, "a\x00", "\ud800", "n" * 2001], ["a\x00", "n" * 2001]),
+    "title": ([7, [], {}, "a\x00", "\ud800"], ["a\x00"]),
+}
+
+
+def encode(fields: dict, as_form: bool) -> tuple[str, bytes]:
+    if as_form:
+        pairs = [(k, v) for k, v in fields.items() if v is not None]
+        return "application/x-www-form-urlencoded", urlencode(pairs).encode()
+    return "application/json", json.dumps(fields).encode()  # NaN goes out as NaN
+
+
+@st.composite
+def near_valid(draw):
+    path = draw(st.sampled_from(sorted(VALID)))
+    state, valid = VALID[path]
+    if draw(st.integers(0, 9)) == 0:
+        state = draw(st.sampled_from(STATES))  # sometimes from a state where it is refused anyway
+    as_form = draw(st.booleans())
+    field = draw(st.sampled_from(sorted(valid)))
+    bad_json, bad_form = INVALID[field]
+    fields = dict(valid)
+    if draw(st.booleans()) and field not in ("note", "title"):
+        del fields[field]  # required and missing
+    else:
+        fields[field] = draw(st.sampled_from(bad_form if as_form else bad_json))
+    ctype, body = encode(fields, as_form)
+    return state, path, ctype, body, draw(st.booleans())
+
+
+@FUZZ
+@given(case=near_valid())
+@example(case=("active", "/evidence/window", "application/json", b'{"app": "\\ud800"}', False))
+def test_a_valid_request_with_one_bad_field_is_refused_and_changes_nothing(
+    app_and_controller, case
+):
+    app, controller = app_and_controller
+    state, path, ctype, body, htmx = case
+    status = send(app, controller, state, "POST", path, ctype, body, htmx)
+    assert 400 <= status < 500, (status, path, body[:200])
+
+
+@pytest.mark.parametrize("path", sorted(VALID))
+@pytest.mark.parametrize("as_form", [False, True], ids=["json", "form"])
+def test_the_unmutated_requests_are_accepted(app_and_controller, path, as_form):
+    """Control for the property above: its refusals come from the bad field."""
+    app, controller = app_and_controller
+    state, valid = VALID[path]
+    ctype, body = encode(valid, as_form)
+    assert send(app, controller, state, "POST", path, ctype, body, False) in (200, 202)
