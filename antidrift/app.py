@@ -62,6 +62,9 @@ def create_app(
         autoescape=select_autoescape(default=True, default_for_string=True),
         trim_blocks=True,
         lstrip_blocks=True,
+        # The templates do not change under a running server: checking each one's mtime at
+        # every render (Jinja's default) is per-push work. Debug mode still reloads them.
+        auto_reload=app.debug,
     )
     env.globals["static"] = lambda path: f"/static/{path}"
     renderer = Renderer(env, runtime.controller, runtime.coach_info)

@@ -6,9 +6,11 @@ import contextlib
 import logging
 import math
 import os
+import select
 import signal
 import subprocess
 import threading
+import time
 from dataclasses import dataclass, field
 
 from .errors import Cancelled, CLIFailed, CLINotFound, CLITimeout, OutputTooLarge
@@ -141,6 +143,7 @@ def _write_stdin(pipe, data: bytes) -> None:
 
 
 def _wait_exit(proc: subprocess.Popen, exited: threading.Event) -> None:
+    # The fallback where there is no pidfd (macOS, Linux before 5.3).
     # WNOWAIT: learn that the child exited without reaping it, so the group can still be
     # killed safely (the pid stays reserved until proc.wait() reaps it). os.waitid is missing
     # on macOS before Python 3.13; there we reap here and accept a tiny pid-reuse window.
@@ -153,6 +156,34 @@ def _wait_exit(proc: subprocess.Popen, exited: threading.Event) -> None:
         pass
     finally:
         exited.set()
+
+
+def _open_pidfd(proc: subprocess.Popen) -> int | None:
+    # A pidfd becomes readable when the child exits, without reaping it (like WNOWAIT): the
+    # calling thread waits on it directly, with no waiter thread to hand the news over.
+    if not hasattr(os, "pidfd_open"):
+        return None
+    try:
+        return os.pidfd_open(proc.pid)
+    except OSError:  # Linux before 5.3, or a sandbox that forbids it
+        return None
+
+
+def _wait_pidfd(pidfd: int, timeout: float) -> bool:
+    """Whether the child exited within timeout (inf: no limit)."""
+    poller = select.poll()
+    poller.register(pidfd, select.POLLIN)
+    if math.isinf(timeout):
+        while not poller.poll():
+            pass
+        return True
+    deadline = time.monotonic() + max(timeout, 0)
+    while True:
+        left = deadline - time.monotonic()
+        if poller.poll(max(left, 0) * 1000):
+            return True
+        if left <= 0:
+            return False
 
 
 def _spawn(argv, scope, env, cwd, name) -> tuple[subprocess.Popen, _Running]:
@@ -203,17 +234,24 @@ def run_cli(
     out = _Sink(max_output, kill_on_overflow=True)
     err = _Sink(_STDERR_CAP, kill_on_overflow=False)
     exited = threading.Event()
+    pidfd = _open_pidfd(proc)
     threads = [
         threading.Thread(target=_write_stdin, args=(proc.stdin, data), daemon=True),
         threading.Thread(target=_read_pipe, args=(proc.stdout, out, proc), daemon=True),
         threading.Thread(target=_read_pipe, args=(proc.stderr, err, proc), daemon=True),
-        threading.Thread(target=_wait_exit, args=(proc, exited), daemon=True),
     ]
+    if pidfd is None:
+        threads.append(threading.Thread(target=_wait_exit, args=(proc, exited), daemon=True))
     try:
         for thread in threads:
             thread.start()
-        timed_out = not exited.wait(None if math.isinf(timeout) else max(timeout, 0))
+        if pidfd is not None:
+            timed_out = not _wait_pidfd(pidfd, timeout)
+        else:
+            timed_out = not exited.wait(None if math.isinf(timeout) else max(timeout, 0))
     finally:
+        if pidfd is not None:
+            os.close(pidfd)
         # Always: take down grandchildren that may still hold the pipes, then reap.
         _kill_group(proc)
         returncode = proc.wait()
