@@ -196,11 +196,16 @@ def test_hammering_coach_never_runs_more_than_two_clis_at_once(server, sec, modu
     print(f"{sent[0]} requests, {len(seen)} CLIs started, at most {peak[0]} at once")
     assert sent[0] > 100 and len(seen) >= 2, (sent[0], len(seen))  # it did hammer
     assert peak[0] <= 2, f"{peak[0]} coach CLIs alive at once ({len(seen)} started)"
-    # Superseded calls queued behind the two workers never start a CLI later: once planning
-    # is cancelled, nothing runs, and nothing starts for a while after.
+    # Superseded calls queued behind the two workers never run their CLI later: once planning
+    # is cancelled nothing keeps running. (A worker that passed its check just before the
+    # cancel may still spawn, but the scope kills that process at once.)
     server.post("/planning/cancel")
     assert all(sec.wait_dead(p) for p in seen)
-    deadline = time.monotonic() + 2
+    first_seen: dict[int, float] = {}
+    deadline = time.monotonic() + 2.5
     while time.monotonic() < deadline:
-        assert not sec.running(module_lab.fake.path), "a stale coach call started its CLI"
+        now = time.monotonic()
+        for pid in sec.running(module_lab.fake.path):
+            first_seen.setdefault(pid, now)
+            assert now - first_seen[pid] < 1.0, "a stale coach call's CLI kept running"
         time.sleep(0.05)
