@@ -1,0 +1,310 @@
+"""Browser tests: Debian's Chromium driven by Playwright against a real `antidrift serve`.
+
+* One Chromium per session, one server (with a fake `claude` first on its PATH) per module,
+  a fresh browser context per test; the server is reset to locked before each test.
+* Without Chromium (or Playwright) every browser test is skipped with ONE summary line that
+  says how to install it.
+* A failing test leaves a screenshot of each of its open pages, and the server log tail, in
+  `artifacts/screenshots/`; `ui.snap(page, name)` saves the named view screenshots there.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import re
+import shutil
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pytest
+
+from tests.support.fake_cli import FakeCLI, path_with
+from tests.support.server import REPO, RunningServer
+
+SCREENSHOTS = REPO / "artifacts" / "screenshots"
+CHROMIUM = shutil.which("chromium")
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
+SKIP_NO_CHROMIUM = "browser tests skipped: install Chromium (apt-get install chromium)"
+SKIP_NO_PLAYWRIGHT = "browser tests skipped: install Playwright (pip install -e '.[test]')"
+_SKIPS = (SKIP_NO_CHROMIUM, SKIP_NO_PLAYWRIGHT)
+_SKIP_LINE = next(
+    n
+    for n, line in enumerate(Path(__file__).read_text().splitlines(), 1)
+    if line.strip() == "pytest.skip(missing)"
+)
+
+try:
+    from playwright.sync_api import Browser, BrowserContext, Page, expect, sync_playwright
+except ImportError:  # pragma: no cover - depends on the machine
+    sync_playwright = None
+
+# What a person waits for, at most. Pushes arrive within a second or so.
+expect_timeout = 10_000
+if sync_playwright is not None:
+    expect.set_options(timeout=expect_timeout)
+
+
+@pytest.hookimpl(wrapper=True, tryfirst=True)
+def pytest_runtest_makereport(item: pytest.Item, call):
+    report = yield
+    setattr(item, f"rep_{report.when}", report)
+    # pytest pins a skip to each test's own line, so `-ra` would print one line per test;
+    # pinned to this file instead, the whole suite's skip folds into ONE summary line.
+    longrepr = report.longrepr
+    if report.skipped and isinstance(longrepr, tuple) and longrepr[2].endswith(_SKIPS):
+        report.longrepr = (__file__, _SKIP_LINE, longrepr[2])
+    return report
+
+
+# -- the browser -------------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _chromium_available() -> None:
+    """Skipped here, once for the session, so `-ra` folds every skip into one line. CI sets
+    ANTIDRIFT_REQUIRE_BROWSER=1 (.ci/run): there a missing browser fails instead."""
+    missing = None
+    if sync_playwright is None:
+        missing = SKIP_NO_PLAYWRIGHT
+    elif CHROMIUM is None:
+        missing = SKIP_NO_CHROMIUM
+    if missing is None:
+        return
+    if os.environ.get("ANTIDRIFT_REQUIRE_BROWSER", "") not in ("", "0"):
+        pytest.fail(missing.replace("skipped", "required (ANTIDRIFT_REQUIRE_BROWSER)"), False)
+    pytest.skip(missing)
+
+
+@pytest.fixture(scope="session")
+def browser(_chromium_available) -> Iterator[Browser]:
+    with sync_playwright() as p:
+        chromium = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        yield chromium
+        chromium.close()
+
+
+# -- the server --------------------------------------------------------------------------------
+
+
+@dataclass
+class App:
+    """The module's server and the fake claude it runs."""
+
+    server: RunningServer
+    fake: FakeCLI
+    tmp: Path
+
+    @property
+    def base(self) -> str:
+        return self.server.base
+
+    def state(self) -> str:
+        return self.server.get("/state")["runtime_state"]
+
+
+@pytest.fixture(scope="module")
+def app(tmp_path_factory, _chromium_available) -> Iterator[App]:
+    tmp = tmp_path_factory.mktemp("browser")
+    fake = FakeCLI(tmp / "bin")
+    env = {
+        "PATH": path_with(tmp / "bin"),
+        "ANTIDRIFT_AI_BACKEND": "claude",
+        "ANTIDRIFT_AI_TIMEOUT": "30",
+    }
+    server = RunningServer(tmp / "data", env=env)
+    # A claude binary named by the environment would bypass the fake.
+    server.env.pop("ANTIDRIFT_CLAUDE_BIN", None)
+    server.start()
+    try:
+        yield App(server, fake, tmp)
+    finally:
+        server.stop()
+
+
+@pytest.fixture(autouse=True)
+def _fresh(request) -> None:
+    """Every test starts locked, with a fake that answers the default proposal at once."""
+    if "app" not in request.fixturenames:
+        return
+    app: App = request.getfixturevalue("app")
+    if app.server.proc is None or app.server.proc.poll() is not None:
+        app.server.start()  # an earlier test stopped it and failed before restarting it
+    app.fake.configure()
+    app.server.reset()
+
+
+# -- pages -------------------------------------------------------------------------------------
+
+
+@dataclass
+class Watch:
+    """What one tab logged and received: console lines, page errors, websocket frames."""
+
+    console: list[str] = field(default_factory=list)
+    errors: list[str] = field(default_factory=list)
+    frames: list[tuple[float, str]] = field(default_factory=list)
+    sockets: list[str] = field(default_factory=list)
+
+    def attach(self, page: Page) -> Watch:
+        page.on("console", lambda m: self.console.append(f"{m.type}: {m.text}"))
+        page.on("pageerror", lambda e: self.errors.append(str(e)))
+        page.on("websocket", self._socket)
+        return self
+
+    def _socket(self, ws) -> None:
+        self.sockets.append(ws.url)
+        ws.on("framereceived", lambda payload: self.frames.append((time.monotonic(), payload)))
+
+    def csp_violations(self) -> list[str]:
+        return [c for c in self.console if "Content Security Policy" in c or "Refused to" in c]
+
+    def frames_with(self, needle: str, since: float = 0.0) -> list[str]:
+        return [f for t, f in self.frames if t >= since and needle in f]
+
+
+@dataclass
+class Tabs:
+    """Opens tabs in the test's browser context, each with its Watch."""
+
+    context: BrowserContext
+    base: str
+    watches: dict[int, Watch] = field(default_factory=dict)
+
+    def open(
+        self,
+        path: str = "/",
+        *,
+        before: Callable[[Page], object] | None = None,
+    ) -> tuple[Page, Watch]:
+        """A new tab on `path`; `before(page)` runs first (e.g. to route its websocket)."""
+        page = self.context.new_page()
+        watch = Watch().attach(page)
+        self.watches[id(page)] = watch
+        if before is not None:
+            before(page)
+        page.goto(self.base + path)
+        return page, watch
+
+
+@pytest.fixture
+def tabs(browser: Browser, app: App, request) -> Iterator[Tabs]:
+    context = browser.new_context(viewport={"width": 1000, "height": 900})
+    tabs = Tabs(context, app.base)
+    try:
+        yield tabs
+    finally:
+        report = getattr(request.node, "rep_call", None)
+        if report is not None and report.failed:
+            _leave_evidence(request.node.name, context.pages, app)
+        context.close()
+
+
+@pytest.fixture
+def page(tabs: Tabs) -> Page:
+    page, _ = tabs.open()
+    return page
+
+
+@pytest.fixture
+def watch(tabs: Tabs, page: Page) -> Watch:
+    return tabs.watches[id(page)]
+
+
+def _leave_evidence(name: str, pages: list[Page], app: App) -> None:
+    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+    stem = re.sub(r"[^\w.-]+", "_", name)
+    for i, page in enumerate(pages):
+        with contextlib.suppress(Exception):
+            page.screenshot(path=str(SCREENSHOTS / f"FAILED-{stem}-tab{i}.png"), full_page=True)
+    print(f"screenshots: {SCREENSHOTS}/FAILED-{stem}-tab*.png")
+    print("server log (tail):\n" + app.server.log())
+
+
+class UI:
+    """Helpers the tests share, handed out by the `ui` fixture (test modules import no
+    Playwright themselves, so a machine without it still skips with one line)."""
+
+    expect = staticmethod(expect) if sync_playwright is not None else None
+
+    @staticmethod
+    def snap(page: Page, view: str) -> Path:
+        """The named screenshot of a view: locked, planning-idle, pending, ready, active..."""
+        SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+        path = SCREENSHOTS / f"{view}.png"
+        page.screenshot(path=str(path), full_page=True)
+        return path
+
+    @staticmethod
+    def view(page: Page, state: str):
+        """The whole view, once it shows `state`."""
+        return page.locator(f'#view[data-state="{state}"]')
+
+    @staticmethod
+    def coach(page: Page, status: str):
+        return page.locator(f'#coach[data-status="{status}"]')
+
+    @classmethod
+    def plan(cls, page: Page) -> None:
+        """Locked -> planning by clicking Plan, as a person would."""
+        page.get_by_role("button", name="Plan").click()
+        expect(cls.view(page, "planning")).to_be_visible()
+
+    @staticmethod
+    def active_id(page: Page) -> str:
+        """The id of the focused element ("" for <body> or an element without one)."""
+        return page.evaluate("document.activeElement ? document.activeElement.id : ''")
+
+    @staticmethod
+    def focused_matches(page: Page, selector: str) -> bool:
+        return page.evaluate(
+            "s => !!document.activeElement && document.activeElement.matches(s)", selector
+        )
+
+    @classmethod
+    def tab_to(cls, page: Page, selector: str, *, back: bool = False, limit: int = 30) -> int:
+        """Press Tab (or Shift+Tab) until the focused element matches; how many presses."""
+        for presses in range(limit + 1):
+            if cls.focused_matches(page, selector):
+                return presses
+            page.keyboard.press("Shift+Tab" if back else "Tab")
+        raise AssertionError(f"{selector} never took focus after {limit} presses of Tab")
+
+    @staticmethod
+    def wait_until(
+        page: Page, condition: Callable[[], bool], *, timeout: float = 10.0, what: str = "condition"
+    ) -> None:
+        """Poll a test-side condition while Playwright keeps delivering the page's events."""
+        deadline = time.monotonic() + timeout
+        while not condition():
+            if time.monotonic() > deadline:
+                raise AssertionError(f"timed out after {timeout} s waiting for {what}")
+            page.wait_for_timeout(50)
+
+    @staticmethod
+    def process_gone(pid: int) -> bool:
+        """Gone, or a zombie (already killed, waiting for its reaper)."""
+        try:
+            os.kill(pid, 0)
+        except ProcessLookupError:
+            return True
+        try:
+            status = Path(f"/proc/{pid}/status").read_text()
+        except FileNotFoundError:
+            return True
+        state = next((ln for ln in status.splitlines() if ln.startswith("State:")), "State: ?")
+        return state.split()[1] in ("Z", "X")
+
+
+@pytest.fixture
+def ui() -> type[UI]:
+    return UI

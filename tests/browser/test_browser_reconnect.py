@@ -1,0 +1,63 @@
+"""A server restart under an open page (issue 4, scenario 3): the socket closes with 1012,
+htmx reconnects, what the person typed is still there, and the page keeps working."""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+
+from tests.support.fake_cli import DEFAULT_PROPOSAL
+
+pytestmark = pytest.mark.browser
+
+
+def test_a_server_restart_keeps_what_was_typed(page, watch, app, ui):
+    expect = ui.expect
+    ui.plan(page)
+    page.get_by_label("Rough intent").fill("write the grant report")
+    page.get_by_label("Next action", exact=True).fill("Draft section 2")
+    page.get_by_label("Done when", exact=True).fill("Budget table filled in")
+    page.get_by_label("Minutes", exact=True).fill("45")
+    page.get_by_label("Done when", exact=True).focus()
+    # The planning page's own socket is up (it is brought up to date on connect).
+    ui.wait_until(
+        page,
+        lambda: (
+            any("planning" in url for url in watch.sockets)
+            and bool(watch.frames_with('id="coach"'))
+        ),
+        what="the planning socket",
+    )
+
+    sockets = len(watch.sockets)
+    stopped = time.monotonic()
+    assert app.server.stop() is not None, "the server did not exit on SIGTERM"
+    assert time.monotonic() - stopped < 5, "SIGTERM took too long"
+    app.server.start()
+
+    ui.wait_until(
+        page,
+        lambda: len(watch.sockets) > sockets and any(t > stopped for t, _ in watch.frames),
+        timeout=20,
+        what="the page to reconnect to the restarted server",
+    )
+    assert watch.sockets[-1].endswith("view=planning&c=&p="), watch.sockets[-1]
+
+    expect(ui.view(page, "planning")).to_be_visible()
+    expect(ui.coach(page, "idle")).to_be_visible()  # coach state is never persisted
+    expect(page.locator("#intent")).to_have_value("write the grant report")
+    expect(page.locator("#next_action")).to_have_value("Draft section 2")
+    expect(page.locator("#success_condition")).to_have_value("Budget table filled in")
+    expect(page.locator("#timebox_minutes")).to_have_value("45")
+
+    # It keeps working: Sharpen fills the proposal (by design), then Start.
+    page.get_by_role("button", name="Sharpen").click()
+    expect(ui.coach(page, "ready")).to_be_visible()
+    expect(page.locator("#next_action")).to_have_value(DEFAULT_PROPOSAL["next_action"])
+    expect(page.locator("#intent")).to_have_value("write the grant report")
+    page.get_by_label("Minutes", exact=True).fill("20")
+    page.get_by_role("button", name="Start").click()
+    expect(ui.view(page, "active")).to_be_visible()
+    expect(page.get_by_role("heading", name=DEFAULT_PROPOSAL["next_action"])).to_be_visible()
+    expect(page.locator("#time-left")).to_contain_text("left of 20 min")

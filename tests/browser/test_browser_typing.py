@@ -1,0 +1,175 @@
+"""Typing survives the coach (issue 4, scenario 2): the pushes that arrive while a person
+types never touch the intent box or the caret; a ready proposal fills the three plan inputs
+once; what the person edits afterwards survives every later push until a new proposal."""
+
+from __future__ import annotations
+
+import re
+import time
+
+import pytest
+
+from tests.support.fake_cli import DEFAULT_PROPOSAL
+
+pytestmark = pytest.mark.browser
+
+PREFILL = 'id="next_action"'
+ELAPSED = 'id="coach-elapsed"'
+SECOND_PROPOSAL = {
+    "next_action": "Build the appendix tables",
+    "success_condition": "Tables A1-A4 checked against the ledger",
+    "timebox_minutes": 25,
+}
+
+
+def prefills(watch) -> int:
+    """Pushes that carried the plan inputs outside a whole-view swap: the pre-fill."""
+    return sum(1 for _, f in watch.frames if PREFILL in f and 'id="view"' not in f)
+
+
+def plan_inputs(page) -> tuple[str, str, str]:
+    return (
+        page.input_value("#next_action"),
+        page.input_value("#success_condition"),
+        page.input_value("#timebox_minutes"),
+    )
+
+
+def test_typing_survives_the_coach(tabs, app, ui):
+    expect = ui.expect
+    routes: list = []
+
+    def proxy_sockets(page) -> None:
+        # The page's websocket goes through Playwright to the real server, so the test can
+        # drop it (close 1012, as a restarting server does) and watch the page reconnect.
+        def proxy(ws) -> None:
+            routes.append((ws, ws.connect_to_server()))
+
+        page.route_web_socket(re.compile(r"/ws\b"), proxy)
+
+    page, watch = tabs.open(before=proxy_sockets)
+    ui.plan(page)
+    intent = page.locator("#intent")
+    typed = "work on the quarterly report"
+    more = ", then the appendix tables"
+
+    # -- Sharpen (Enter in the intent box), and keep typing while the pushes arrive --------
+    app.fake.configure(delay=3.5)
+    intent.click()
+    page.keyboard.type(typed)
+    started = time.monotonic()
+    page.keyboard.press("Enter")
+    page.keyboard.type(more, delay=90)  # ~2.3 s of typing, straight after Enter
+    stopped = time.monotonic()
+
+    assert page.input_value("#intent") == typed + more, "the pushes clobbered the typing"
+    assert ui.active_id(page) == "intent", "the pushes took the focus away from the intent box"
+    during = [f for t, f in watch.frames if started <= t <= stopped]
+    assert any('data-status="pending"' in f for f in during), "no pending push while typing"
+    assert any(ELAPSED in f for f in during), "no elapsed-time push while typing"
+    caret = page.evaluate(
+        "[document.activeElement.selectionStart, document.activeElement.selectionEnd]"
+    )
+    assert caret == [len(typed + more)] * 2, "the caret moved"
+    pending = ui.coach(page, "pending")
+    expect(pending).to_be_visible()
+    expect(page.locator("#coach-elapsed")).to_have_text(re.compile(r"^[1-9]\d* s$"))
+    assert plan_inputs(page) == ("", "", "25"), "a pending push touched the plan inputs"
+    ui.snap(page, "pending")
+
+    # -- the proposal fills the three inputs, once, and never the intent box ---------------
+    expect(ui.coach(page, "ready")).to_be_visible()
+    expect(page.locator("#next_action")).to_have_value(DEFAULT_PROPOSAL["next_action"])
+    assert plan_inputs(page) == (
+        DEFAULT_PROPOSAL["next_action"],
+        DEFAULT_PROPOSAL["success_condition"],
+        str(DEFAULT_PROPOSAL["timebox_minutes"]),
+    )
+    expect(intent).to_have_value(typed + more)
+    assert ui.active_id(page) == "intent"
+    ui.snap(page, "ready")
+    assert prefills(watch) == 1
+
+    # -- edit one; what follows must not clobber it ----------------------------------------
+    edited = "Two paragraphs and one chart"
+    done_when = page.get_by_label("Done when", exact=True)
+    done_when.click()
+    page.keyboard.press("ControlOrMeta+a")
+    page.keyboard.type(edited)
+    expect(done_when).to_have_value(edited)
+
+    def edit_intact(after: str) -> None:
+        assert page.input_value("#success_condition") == edited, f"{after} clobbered the edit"
+        assert page.input_value("#next_action") == DEFAULT_PROPOSAL["next_action"], after
+        assert page.input_value("#intent") == typed + more, f"{after} touched the intent box"
+        assert prefills(watch) == 1, f"{after} pushed the proposal again"
+
+    # Another tab opens: it shows the proposal; this tab keeps the edit.
+    other, other_watch = tabs.open()
+    expect(ui.coach(other, "ready")).to_be_visible()
+    expect(other.locator("#next_action")).to_have_value(DEFAULT_PROPOSAL["next_action"])
+    ui.wait_until(other, lambda: bool(other_watch.frames), what="the second tab's socket")
+    edit_intact("a second tab opening")
+
+    # This tab's websocket drops and reconnects (close 1012, as on a server restart).
+    sockets = len(watch.sockets)
+    dropped = time.monotonic()
+    to_page, to_server = routes[-1]
+    to_server.close(code=1000, reason="test drops the socket")  # the server forgets this page
+    to_page.close(code=1012, reason="test drops the socket")  # the page sees a restart code
+    ui.wait_until(
+        page,
+        lambda: len(watch.sockets) > sockets and any(t > dropped for t, _ in watch.frames),
+        what="a reconnect",
+    )
+    expect(ui.coach(page, "ready")).to_be_visible()
+    edit_intact("a websocket reconnect")
+
+    # The other tab asks the coach (logged out this time): pending, elapsed ticks, an error.
+    app.fake.configure(answer="Not logged in · Please run /login\n", exit=1, delay=1.6)
+    asked = time.monotonic()
+    other.get_by_label("Rough intent").fill("something else entirely")
+    other.get_by_role("button", name="Sharpen").click()
+    expect(ui.coach(page, "pending")).to_be_visible()
+    ui.wait_until(
+        page, lambda: bool(watch.frames_with(ELAPSED, since=asked)), what="an elapsed-time tick"
+    )
+    expect(ui.coach(page, "error")).to_be_visible()
+    expect(page.locator("#coach")).to_contain_text("not logged in")
+    edit_intact("pending, elapsed-time and coach-error pushes")
+
+    # -- Sharpen by clicking: a NEW proposal fills the inputs again, once ------------------
+    app.fake.configure(answer=SECOND_PROPOSAL, delay=0.4)
+    page.get_by_role("button", name="Sharpen").click()
+    expect(ui.coach(page, "ready")).to_be_visible()
+    expect(page.locator("#next_action")).to_have_value(SECOND_PROPOSAL["next_action"])
+    assert plan_inputs(page) == (
+        SECOND_PROPOSAL["next_action"],
+        SECOND_PROPOSAL["success_condition"],
+        str(SECOND_PROPOSAL["timebox_minutes"]),
+    )
+    expect(intent).to_have_value(typed + more)
+    expect(other.locator("#next_action")).to_have_value(SECOND_PROPOSAL["next_action"])
+    expect(other.locator("#intent")).to_have_value("something else entirely")
+    assert prefills(watch) == 2
+    assert prefills(other_watch) == 1  # it loaded the first one with the page
+
+    minutes = page.get_by_label("Minutes", exact=True)
+    minutes.fill("35")
+    reloaded = len(other_watch.sockets)
+    other.reload()  # the other tab reconnecting
+    expect(ui.coach(other, "ready")).to_be_visible()
+    ui.wait_until(other, lambda: len(other_watch.sockets) > reloaded, what="the reload's socket")
+    page.wait_for_timeout(1100)  # one full ticker period: a tick must not re-send the proposal
+    expect(minutes).to_have_value("35")
+    expect(page.locator("#next_action")).to_have_value(SECOND_PROPOSAL["next_action"])
+    assert prefills(watch) == 2
+
+    # And Start takes what the page shows, edits included.
+    page.get_by_role("button", name="Start").click()
+    expect(ui.view(page, "active")).to_be_visible()
+    commitment = app.server.get("/state")["commitment"]
+    assert (commitment["next_action"], commitment["timebox_secs"]) == (
+        SECOND_PROPOSAL["next_action"],
+        35 * 60,
+    )
