@@ -51,6 +51,12 @@ class CoachView:
     error: str | None = None
     pending_since: datetime | None = None
 
+    def elapsed(self, now: datetime) -> int | None:
+        """Whole seconds a pending call has run (rounded: "1 s" shows after ~0.5 s)."""
+        if self.status != CoachStatus.PENDING or self.pending_since is None:
+            return None
+        return max(0, round((now - self.pending_since).total_seconds()))
+
 
 @dataclass(frozen=True)
 class EvidenceView:

@@ -20,7 +20,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from antidrift.domain import RuntimeState
-from antidrift.session import CoachStatus, Snapshot
+from antidrift.session import Snapshot
 from antidrift.web.render import Renderer, Shows
 
 log = logging.getLogger("antidrift.push")
@@ -33,14 +33,9 @@ QUEUE_LIMIT = 64
 def _widgets(snap: Snapshot, coach_source: object) -> dict[str, tuple[str | None, object]]:
     if snap.state is RuntimeState.PLANNING and snap.coach is not None:
         coach = snap.coach
-        elapsed = (
-            int((snap.now - coach.pending_since).total_seconds())
-            if coach.status == CoachStatus.PENDING and coach.pending_since
-            else None
-        )
         return {
             "coach": (None, (coach.status, coach.proposal, coach.error, coach_source)),
-            "coach_elapsed": ("coach", elapsed),
+            "coach_elapsed": ("coach", coach.elapsed(snap.now)),
         }
     if snap.state is RuntimeState.ACTIVE and snap.commitment is not None:
         last = snap.evidence.last

@@ -86,8 +86,8 @@ class Renderer:
             ctx["shares"], ctx["apps"], ctx["sample_count"] = shares, app_shares(shares), len(samples)
         if snap.commitment:
             ctx["seconds_left"] = snap.commitment.seconds_left(snap.now)
-        if snap.coach and snap.coach.pending_since:
-            ctx["elapsed"] = max(0, int((snap.now - snap.coach.pending_since).total_seconds()))
+        if snap.coach:
+            ctx["elapsed"] = snap.coach.elapsed(snap.now)
         return ctx
 
     def page(self, snap: Snapshot) -> str:
