@@ -1,0 +1,771 @@
+#!/usr/bin/env python3
+"""AntiDrift benchmarks (issue 6): what the server adds around the coach, P1–P7 in one run.
+
+Starts a real `antidrift serve` (gunicorn, one worker) on an ephemeral port with a fake
+`claude` first on PATH, drives it the way the page does (form posts with HX-Request, pages
+on /ws that say what they show), and prints a table of medians and p95s; the same figures go
+to a JSON file (default bench-results/bench.json).
+
+    .venv/bin/python scripts/bench.py            # full run, about a minute
+    .venv/bin/python scripts/bench.py --quick    # a few trials each, seconds (the suite runs it)
+    .venv/bin/python scripts/bench.py --py-spy bench-results/profile
+                                                 # also sample the worker during P1/P2/P3
+
+The goals are reported, never enforced: this is a benchmark, not a timed test.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import gzip
+import http.client
+import json
+import os
+import platform
+import selectors
+import shutil
+import signal
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.parse
+from dataclasses import dataclass
+from html.parser import HTMLParser
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+if str(REPO) not in sys.path:
+    sys.path.insert(0, str(REPO))
+
+import websocket  # noqa: E402  (websocket-client, a test dependency)
+
+from antidrift.ai.backend import CLAUDE_ARGS  # noqa: E402
+from antidrift.ai.coach import build_prompt  # noqa: E402
+from tests.support.fake_cli import FakeCLI, path_with  # noqa: E402
+from tests.support.server import RunningServer, free_port  # noqa: E402
+
+INTENT = "work on the quarterly report"
+PLANNING_QUERY = "view=planning&c=&p="
+PENDING = 'data-status="pending"'
+READY = 'data-status="ready"'
+TABS = 50
+
+GOALS = {
+    "P1": "median ≤ 5 ms, p95 ≤ 20 ms",
+    "P2": "≤ 1.15",
+    "P3": "median ≤ 40 ms",
+    "P4": "≤ 80 MiB",
+    "P5": "≤ 30 KiB",
+    "P6": "≤ 1.5 s",
+    "P7": "exactly one CLI run completes",
+}
+
+
+@dataclass(frozen=True)
+class Trials:
+    warmup: int
+    coach: int  # P1/P2: one tab, POST /coach → pending → ready, beside a direct CLI run
+    fanout: int  # P3: fifty tabs
+    starts: int  # P6
+    bursts: int  # P7
+
+
+FULL = Trials(warmup=5, coach=300, fanout=60, starts=10, bursts=5)
+QUICK = Trials(warmup=2, coach=12, fanout=4, starts=1, bursts=1)
+
+
+# -- numbers ----------------------------------------------------------------------------------
+
+
+def summary(values: list[float], digits: int = 2, samples: bool = False) -> dict[str, object]:
+    ordered = sorted(values)
+    if len(ordered) >= 2:
+        p95 = statistics.quantiles(ordered, n=100, method="inclusive")[94]
+    else:
+        p95 = ordered[0]
+    return {
+        "n": len(ordered),
+        "median": round(statistics.median(ordered), digits),
+        "p95": round(p95, digits),
+        "min": round(ordered[0], digits),
+        "max": round(ordered[-1], digits),
+        **({"samples": [round(v, digits) for v in values]} if samples else {}),
+    }
+
+
+def ms(seconds: float) -> float:
+    return seconds * 1000.0
+
+
+# -- the machine ------------------------------------------------------------------------------
+
+
+def machine() -> dict[str, object]:
+    info: dict[str, object] = {
+        "nproc": len(os.sched_getaffinity(0))
+        if hasattr(os, "sched_getaffinity")
+        else os.cpu_count(),
+        "python": platform.python_version(),
+        "implementation": platform.python_implementation(),
+        "system": f"{platform.system()} {platform.release()}",
+    }
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                info["cpu"] = line.split(":", 1)[1].strip()
+                break
+        for line in Path("/proc/meminfo").read_text().splitlines():
+            if line.startswith("MemTotal:"):
+                info["memory_gib"] = round(int(line.split()[1]) / 1024 / 1024, 1)
+                break
+    except OSError:
+        info.setdefault("cpu", platform.processor() or "unknown")
+    return info
+
+
+# -- processes --------------------------------------------------------------------------------
+
+
+def children(pid: int) -> list[int]:
+    found = []
+    proc = Path("/proc")
+    if proc.is_dir():
+        for entry in proc.iterdir():
+            if not entry.name.isdigit():
+                continue
+            try:
+                stat = (entry / "stat").read_text()
+            except OSError:
+                continue
+            # pid (comm) state ppid …: comm may hold spaces and parentheses.
+            if int(stat.rsplit(")", 1)[1].split()[1]) == pid:
+                found.append(int(entry.name))
+        return found
+    out = subprocess.run(["pgrep", "-P", str(pid)], capture_output=True, text=True).stdout
+    return [int(p) for p in out.split()]
+
+
+def rss_mib(pid: int) -> float:
+    status = Path(f"/proc/{pid}/status")
+    if status.exists():
+        for line in status.read_text().splitlines():
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1]) / 1024
+    out = subprocess.run(["ps", "-o", "rss=", "-p", str(pid)], capture_output=True, text=True)
+    return int(out.stdout.strip()) / 1024
+
+
+def pss_mib(pid: int) -> float | None:
+    """Proportional set size: shared pages (the worker is a fork of the arbiter) counted once
+    over both processes; None where /proc/<pid>/smaps_rollup is missing."""
+    try:
+        for line in Path(f"/proc/{pid}/smaps_rollup").read_text().splitlines():
+            if line.startswith("Pss:"):
+                return int(line.split()[1]) / 1024
+    except OSError:
+        pass
+    return None
+
+
+def worker_pid(server: RunningServer, timeout: float = 10.0) -> int:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        kids = children(server.proc.pid)
+        if kids:
+            return kids[0]
+        time.sleep(0.05)
+    raise RuntimeError("no gunicorn worker under the server process")
+
+
+# -- a page: the browser's HTTP connection and its websocket ----------------------------------
+
+
+class Browser:
+    """One keep-alive HTTP connection sending what htmx sends for a button press."""
+
+    def __init__(self, server: RunningServer) -> None:
+        self.origin = server.base
+        self.conn = http.client.HTTPConnection("127.0.0.1", server.port, timeout=10)
+
+    def send(self, path: str, form: dict[str, str] | None = None) -> None:
+        """Send the request; the answer is read by `answer()` (so a caller can time a push
+        that arrives before it)."""
+        body = urllib.parse.urlencode(form or {})
+        headers = {
+            "Content-Type": "application/x-www-form-urlencoded",
+            "HX-Request": "true",
+            "HX-Current-URL": self.origin + "/",
+            "Origin": self.origin,
+            "Sec-Fetch-Site": "same-origin",
+        }
+        try:
+            self.conn.request("POST", path, body, headers)
+        except (ConnectionError, http.client.HTTPException):
+            self.conn.close()  # the server closed an idle keep-alive connection
+            self.conn.request("POST", path, body, headers)
+
+    def answer(self) -> int:
+        resp = self.conn.getresponse()
+        resp.read()
+        if resp.getheader("Connection", "").lower() == "close":
+            self.conn.close()
+        return resp.status
+
+    def post(self, path: str, form: dict[str, str] | None = None) -> int:
+        self.send(path, form)
+        return self.answer()
+
+    def close(self) -> None:
+        self.conn.close()
+
+
+class Tab:
+    """An open page's websocket, in the state the URL says the page shows."""
+
+    def __init__(self, server: RunningServer, query: str = PLANNING_QUERY) -> None:
+        self.ws = websocket.create_connection(f"{server.ws_base}/ws?{query}", timeout=10)
+        self.ws.sock.setblocking(True)
+
+    def fileno(self) -> int:
+        return self.ws.sock.fileno()
+
+    def read(self) -> str | None:
+        """One frame: a text message, or None for a control frame (a ping, answered)."""
+        opcode, frame = self.ws.recv_data_frame(True)
+        if opcode == websocket.ABNF.OPCODE_CLOSE:
+            raise ConnectionError("server closed the websocket")
+        if opcode in (websocket.ABNF.OPCODE_TEXT, websocket.ABNF.OPCODE_BINARY):
+            data = frame.data
+            return data.decode() if isinstance(data, bytes) else data
+        return None
+
+    def close(self) -> None:
+        with contextlib.suppress(OSError, websocket.WebSocketException):
+            self.ws.close()
+
+
+def wait_all(tabs: list[Tab], marker: str, timeout: float = 10.0) -> list[float]:
+    """perf_counter() at which each tab received a message containing marker."""
+    sel = selectors.DefaultSelector()
+    for i, tab in enumerate(tabs):
+        sel.register(tab, selectors.EVENT_READ, i)
+    arrived: dict[int, float] = {}
+    deadline = time.monotonic() + timeout
+    try:
+        while len(arrived) < len(tabs):
+            left = deadline - time.monotonic()
+            if left <= 0:
+                raise TimeoutError(f"{len(tabs) - len(arrived)} tab(s) never got {marker}")
+            for key, _ in sel.select(left):
+                i = key.data
+                message = tabs[i].read()
+                now = time.perf_counter()
+                if message is not None and marker in message and i not in arrived:
+                    arrived[i] = now
+                    sel.unregister(tabs[i])
+    finally:
+        sel.close()
+    return [arrived[i] for i in range(len(tabs))]
+
+
+def drain(tabs: list[Tab], quiet: float = 0.05) -> None:
+    """Read whatever is queued until every tab has been quiet for `quiet` seconds."""
+    sel = selectors.DefaultSelector()
+    for tab in tabs:
+        sel.register(tab, selectors.EVENT_READ, tab)
+    try:
+        while events := sel.select(quiet):
+            for key, _ in events:
+                key.data.read()
+    finally:
+        sel.close()
+
+
+# -- the server under test --------------------------------------------------------------------
+
+
+@dataclass
+class Rig:
+    root: Path
+    fake: FakeCLI
+    server: RunningServer
+    worker: int
+
+
+def start_rig(root: Path) -> Rig:
+    fake = FakeCLI(root / "bin")
+    env = {"PATH": path_with(fake.folder), "ANTIDRIFT_AI_BACKEND": "claude"}
+    server = RunningServer(root / "data", env=env)
+    server.env.pop("ANTIDRIFT_CLAUDE_BIN", None)  # the fake on PATH, whatever the caller set
+    server.start()
+    return Rig(root, fake, server, worker_pid(server))
+
+
+def to_planning(rig: Rig) -> None:
+    rig.server.reset()
+    status, _ = rig.server.post("/planning")
+    if status != 200:
+        raise RuntimeError(f"POST /planning: {status}")
+
+
+# -- P5: the planning page and everything it loads --------------------------------------------
+
+
+class _Refs(HTMLParser):
+    def __init__(self) -> None:
+        super().__init__()
+        self.refs: list[str] = []
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        a = dict(attrs)
+        if tag == "script" and a.get("src"):
+            self.refs.append(a["src"])
+        elif tag == "link" and a.get("href"):
+            rel = (a.get("rel") or "").lower().split()
+            if {"stylesheet", "icon", "preload", "modulepreload"} & set(rel):
+                self.refs.append(a["href"])
+        elif tag == "img" and a.get("src"):
+            self.refs.append(a["src"])
+
+
+def fetch(server: RunningServer, path: str) -> tuple[bytes, int]:
+    """(body as served, bytes on the wire with gzip): what gzip would send if the server
+    does not compress."""
+    conn = http.client.HTTPConnection("127.0.0.1", server.port, timeout=10)
+    try:
+        conn.request("GET", path, headers={"Accept-Encoding": "gzip"})
+        resp = conn.getresponse()
+        raw = resp.read()
+        if resp.status != 200:
+            raise RuntimeError(f"GET {path}: {resp.status}")
+        if (resp.getheader("Content-Encoding") or "").lower() == "gzip":
+            return gzip.decompress(raw), len(raw)
+        return raw, len(gzip.compress(raw, compresslevel=6, mtime=0))
+    finally:
+        conn.close()
+
+
+def bench_p5(rig: Rig) -> dict[str, object]:
+    to_planning(rig)
+    html, html_gz = fetch(rig.server, "/")
+    parser = _Refs()
+    parser.feed(html.decode())
+    files = [{"path": "/", "bytes": len(html), "gzip_bytes": html_gz}]
+    for ref in dict.fromkeys(parser.refs):
+        path = urllib.parse.urlsplit(ref).path
+        body, gz = fetch(rig.server, path)
+        files.append({"path": path, "bytes": len(body), "gzip_bytes": gz})
+    total = sum(f["gzip_bytes"] for f in files)
+    return {
+        "name": "planning page + everything it loads, gzip",
+        "unit": "KiB",
+        "value": round(total / 1024, 1),
+        "raw_kib": round(sum(f["bytes"] for f in files) / 1024, 1),
+        "files": files,
+        "met": total <= 30 * 1024,
+    }
+
+
+# -- P1 / P2: one tab, POST /coach → pending → ready, beside the CLI run directly -------------
+
+
+def run_direct(fake: FakeCLI, prompt: bytes) -> float:
+    t0 = time.perf_counter()
+    done = subprocess.run([str(fake.path), *CLAUDE_ARGS], input=prompt, capture_output=True)
+    t1 = time.perf_counter()
+    if done.returncode != 0 or b"next_action" not in done.stdout:
+        raise RuntimeError(f"the fake CLI failed: {done.returncode} {done.stderr[-500:]!r}")
+    return t1 - t0
+
+
+def sharpen(browser: Browser, tabs: list[Tab]) -> tuple[float, list[float], list[float]]:
+    """POST /coach; (t0, when each tab got pending, when each tab got ready)."""
+    t0 = time.perf_counter()
+    browser.send("/coach", {"intent": INTENT})
+    pending = wait_all(tabs, PENDING)
+    status = browser.answer()
+    if status != 200:
+        raise RuntimeError(f"POST /coach: {status}")
+    ready = wait_all(tabs, READY)
+    return t0, pending, ready
+
+
+def bench_p1_p2(rig: Rig, trials: Trials) -> tuple[dict, dict]:
+    rig.fake.configure(delay=0.0)
+    to_planning(rig)
+    prompt = build_prompt(INTENT).encode()
+    tab = Tab(rig.server)
+    browser = Browser(rig.server)
+    drain([tab])
+    p1, p2_server, p2_direct, ratios, post = [], [], [], [], []
+    try:
+        for i in range(trials.warmup + trials.coach):
+            # Interleaved, so drift (thermal, noisy neighbours) hits both sides alike.
+            direct = run_direct(rig.fake, prompt)
+            t0, (pending,), (ready,) = sharpen(browser, [tab])
+            if i < trials.warmup:
+                continue
+            p1.append(ms(pending - t0))
+            p2_server.append(ms(ready - t0))
+            p2_direct.append(ms(direct))
+            ratios.append((ready - t0) / direct)
+        for _ in range(max(20, trials.coach // 4)):
+            t0 = time.perf_counter()
+            browser.post("/coach/cancel")
+            post.append(ms(time.perf_counter() - t0))
+            drain([tab], quiet=0.01)
+    finally:
+        tab.close()
+        browser.close()
+    s1 = summary(p1, samples=True)
+    server_s, direct_s = summary(p2_server, samples=True), summary(p2_direct, samples=True)
+    ratio = server_s["median"] / direct_s["median"]
+    return (
+        {
+            "name": "POST /coach → pending fragment on /ws",
+            "unit": "ms",
+            **s1,
+            "post_round_trip_ms": summary(post),
+            "met": s1["median"] <= 5 and s1["p95"] <= 20,
+        },
+        {
+            "name": "POST /coach → ready fragment ÷ the same fake CLI run directly",
+            "unit": "ratio",
+            "value": round(ratio, 3),
+            "paired_ratio": summary(ratios, 3),
+            "server_ms": server_s,
+            "direct_ms": direct_s,
+            # What the server adds, trial by trial (each beside its own direct run).
+            "overhead_ms": summary([a - b for a, b in zip(p2_server, p2_direct, strict=True)]),
+            "met": ratio <= 1.15,
+        },
+    )
+
+
+# -- P3 / P4: fifty tabs ----------------------------------------------------------------------
+
+
+def bench_p3_p4(rig: Rig, trials: Trials) -> tuple[dict, dict]:
+    rig.fake.configure(delay=0.0)
+    to_planning(rig)
+    rss_idle = rss_mib(rig.worker)
+    tabs = [Tab(rig.server) for _ in range(TABS)]
+    browser = Browser(rig.server)
+    last, first = [], []
+    try:
+        drain(tabs)
+        rss_open = rss_mib(rig.worker)
+        for i in range(trials.warmup + trials.fanout):
+            t0, pending, _ = sharpen(browser, tabs)
+            if i >= trials.warmup:
+                last.append(ms(max(pending) - t0))
+                first.append(ms(min(pending) - t0))
+        drain(tabs)
+        rss_after = rss_mib(rig.worker)
+        arbiter = rss_mib(rig.server.proc.pid)
+        pss = [pss_mib(rig.worker), pss_mib(rig.server.proc.pid)]
+    finally:
+        for tab in tabs:
+            tab.close()
+        browser.close()
+    s3 = summary(last, samples=True)
+    peak = max(rss_open, rss_after)
+    return (
+        {
+            "name": f"{TABS} tabs: POST /coach → the last tab has the pending fragment",
+            "unit": "ms",
+            **s3,
+            "first_tab_ms": summary(first),
+            "met": s3["median"] <= 40,
+        },
+        {
+            "name": f"worker resident memory with {TABS} tabs open",
+            "unit": "MiB",
+            "value": round(peak, 1),
+            "worker_idle_mib": round(rss_idle, 1),
+            "worker_tabs_open_mib": round(rss_open, 1),
+            "worker_after_pushes_mib": round(rss_after, 1),
+            "arbiter_mib": round(arbiter, 1),
+            # Both processes together, shared pages counted once (Linux only).
+            "server_pss_mib": round(sum(pss), 1) if None not in pss else None,
+            "met": peak <= 80,
+        },
+    )
+
+
+# -- P7: ten Sharpens in 100 ms ---------------------------------------------------------------
+
+
+def bench_p7(rig: Rig, trials: Trials) -> dict:
+    to_planning(rig)
+    runs = []
+    tab = Tab(rig.server)
+    browser = Browser(rig.server)
+    try:
+        drain([tab])
+        for n in range(trials.bursts):
+            pidfile, countfile = rig.root / f"p7-{n}.pids", rig.root / f"p7-{n}.done"
+            rig.fake.configure(delay=1.0, pidfile=str(pidfile), count_file=str(countfile))
+            t0 = time.perf_counter()
+            for i in range(10):
+                # Evenly over 90 ms: each one lands while the one before is starting its CLI.
+                target = t0 + i * 0.010
+                while (pause := target - time.perf_counter()) > 0:
+                    time.sleep(pause)
+                status = browser.post("/coach", {"intent": f"{INTENT} #{i}"})
+                if status != 200:
+                    raise RuntimeError(f"POST /coach: {status}")
+            span = time.perf_counter() - t0
+            wait_all([tab], READY, timeout=15)
+            t_ready = time.perf_counter() - t0
+            time.sleep(1.5)  # any straggler would complete within its 1 s
+            readies = 0
+            sel = selectors.DefaultSelector()
+            sel.register(tab, selectors.EVENT_READ)
+            while sel.select(0):
+                message = tab.read()
+                readies += bool(message and READY in message)
+            sel.close()
+
+            def lines(path: Path) -> int:
+                return len(path.read_text().splitlines()) if path.exists() else 0
+
+            runs.append(
+                {
+                    "posts_span_ms": round(ms(span), 1),
+                    "started": lines(pidfile),
+                    "completed": lines(countfile),
+                    "ready_after_ms": round(ms(t_ready), 1),
+                    "extra_ready_pushes": readies,
+                }
+            )
+    finally:
+        rig.fake.configure(delay=0.0)
+        tab.close()
+        browser.close()
+    completed = [r["completed"] for r in runs]
+    return {
+        "name": "ten Sharpens within 100 ms, fake CLI of ~1 s",
+        "unit": "CLI runs completed",
+        "value": max(completed),
+        "completed": completed,
+        "started": [r["started"] for r in runs],
+        "runs": runs,
+        "met": all(c == 1 for c in completed) and all(r["extra_ready_pushes"] == 0 for r in runs),
+    }
+
+
+# -- P6: `antidrift serve` start → first answer -----------------------------------------------
+
+
+def serve_argv(port: int, data_dir: Path) -> list[str]:
+    script = Path(sys.executable).with_name("antidrift")
+    base = [str(script)] if script.exists() else [sys.executable, "-m", "antidrift.serve"]
+    return [*base, "serve", "--port", str(port), "--data-dir", str(data_dir)]
+
+
+def first_answer(proc: subprocess.Popen, port: int, t0: float) -> float:
+    """Seconds from t0 to the first 200 on /state, polling every 5 ms."""
+    while True:
+        if proc.poll() is not None:
+            raise RuntimeError(f"server exited {proc.returncode}")
+        if time.perf_counter() - t0 > 30:
+            raise RuntimeError("server did not answer in 30 s")
+        conn = http.client.HTTPConnection("127.0.0.1", port, timeout=5)
+        try:
+            conn.request("GET", "/state")
+            if conn.getresponse().status == 200:
+                return time.perf_counter() - t0
+        except OSError:
+            time.sleep(0.005)
+        finally:
+            conn.close()
+
+
+def bench_p6(root: Path, trials: Trials) -> dict:
+    times = []
+    env = {**os.environ, "ANTIDRIFT_WINDOW_SOURCE": "off", "PATH": path_with(root / "bin")}
+    for n in range(trials.starts):
+        port = free_port()
+        with open(root / f"p6-{n}.log", "wb") as log:
+            t0 = time.perf_counter()
+            proc = subprocess.Popen(
+                serve_argv(port, root / f"p6-{n}"),
+                env=env,
+                stdout=log,
+                stderr=subprocess.STDOUT,
+                cwd=REPO,
+                start_new_session=True,
+            )
+            try:
+                times.append(first_answer(proc, port, t0))
+            finally:
+                proc.send_signal(signal.SIGTERM)
+                try:
+                    proc.wait(10)
+                except subprocess.TimeoutExpired:
+                    os.killpg(proc.pid, signal.SIGKILL)
+                    proc.wait(5)
+    s = summary(times, 3)
+    return {
+        "name": "`antidrift serve` start → first 200 on /state",
+        "unit": "s",
+        **s,
+        "met": s["median"] <= 1.5,
+    }
+
+
+# -- profiling (optional) ---------------------------------------------------------------------
+
+
+def start_py_spy(pid: int, out: Path) -> subprocess.Popen | None:
+    spy = shutil.which("py-spy") or str(Path(sys.executable).with_name("py-spy"))
+    if not Path(spy).exists():
+        print("py-spy is not installed (pip install py-spy); not profiling", file=sys.stderr)
+        return None
+    out.parent.mkdir(parents=True, exist_ok=True)
+    return subprocess.Popen(
+        [
+            spy,
+            "record",
+            "--pid",
+            str(pid),
+            "--rate",
+            "1000",
+            "--threads",
+            "--format",
+            "raw",
+            "--output",
+            str(out),
+            "--nonblocking",
+        ],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+    )
+
+
+def stop_py_spy(spy: subprocess.Popen | None) -> None:
+    if spy is None:
+        return
+    spy.send_signal(signal.SIGINT)
+    try:
+        spy.wait(30)
+    except subprocess.TimeoutExpired:
+        spy.kill()
+
+
+# -- the run ----------------------------------------------------------------------------------
+
+
+def load_average() -> float | None:
+    try:
+        return round(os.getloadavg()[0], 2)
+    except OSError:
+        return None
+
+
+def run(trials: Trials, *, quick: bool, profile: Path | None, only: set[str]) -> dict:
+    started = time.time()
+    load_before = load_average()
+    figures: dict[str, dict] = {}
+    want = only.__contains__ if only else (lambda _key: True)
+    with tempfile.TemporaryDirectory(prefix="antidrift-bench-") as tmp:
+        root = Path(tmp)
+        rig = start_rig(root)
+        try:
+            if want("P5"):
+                figures["P5"] = bench_p5(rig)
+            if want("P1") or want("P2"):
+                spy = start_py_spy(rig.worker, profile / "p1-p2.txt") if profile else None
+                try:
+                    figures["P1"], figures["P2"] = bench_p1_p2(rig, trials)
+                finally:
+                    stop_py_spy(spy)
+            if want("P3") or want("P4"):
+                spy = start_py_spy(rig.worker, profile / "p3.txt") if profile else None
+                try:
+                    figures["P3"], figures["P4"] = bench_p3_p4(rig, trials)
+                finally:
+                    stop_py_spy(spy)
+            if want("P7"):
+                figures["P7"] = bench_p7(rig, trials)
+        finally:
+            rig.server.stop()
+        if want("P6"):
+            figures["P6"] = bench_p6(root, trials)
+    for key, figure in figures.items():
+        figure["goal"] = GOALS[key]
+    return {
+        "mode": "quick" if quick else "full",
+        "machine": machine(),
+        "trials": trials.__dict__,
+        "seconds": round(time.time() - started, 1),
+        # Other work on the machine shows here first: compare runs only at a similar load.
+        "load_average_1min": {"before": load_before, "after": load_average()},
+        "figures": {key: figures[key] for key in sorted(figures)},
+    }
+
+
+def table(result: dict) -> str:
+    rows = [("", "figure", "median", "p95", "goal", "met")]
+    for key, f in result["figures"].items():
+        unit = f["unit"]
+        if "median" in f:
+            median, p95 = f"{f['median']:g} {unit}", f"{f['p95']:g} {unit}"
+        elif key == "P7":
+            median, p95 = f"completed {f['completed']}", f"started {f['started']}"
+        else:
+            median, p95 = f"{f['value']:g} {unit}" if unit != "ratio" else f"{f['value']:.3f}", ""
+            if key == "P2":
+                p95 = f"{f['paired_ratio']['p95']:.3f} (paired)"
+        rows.append((key, f["name"], median, p95, f["goal"], "yes" if f["met"] else "NO"))
+    widths = [max(len(str(r[i])) for r in rows) for i in range(len(rows[0]))]
+    lines = ["  ".join(str(c).ljust(w) for c, w in zip(r, widths, strict=True)) for r in rows]
+    lines.insert(1, "  ".join("-" * w for w in widths))
+    m = result["machine"]
+    head = (
+        f"AntiDrift bench ({result['mode']}, {result['seconds']} s): {m.get('nproc')} CPUs, "
+        f"{m.get('cpu', '?')}, {m.get('memory_gib', '?')} GiB, Python {m['python']}; "
+        f"load {result['load_average_1min']['before']} → {result['load_average_1min']['after']}"
+    )
+    return "\n".join([head, *lines])
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
+    ap.add_argument("--quick", action="store_true", help="a few trials each (seconds)")
+    ap.add_argument("--out", type=Path, default=REPO / "bench-results" / "bench.json")
+    ap.add_argument("--trials", type=int, help="P1/P2 trials (default 300; quick 12)")
+    ap.add_argument(
+        "--py-spy",
+        type=Path,
+        metavar="DIR",
+        dest="profile",
+        help="sample the worker with py-spy during P1/P2 and P3 (raw stacks in DIR)",
+    )
+    ap.add_argument(
+        "--only",
+        default="",
+        metavar="P1,P2,…",
+        help="measure only these figures (P1/P2 and P3/P4 come in pairs)",
+    )
+    args = ap.parse_args(argv)
+    only = {k.strip().upper() for k in args.only.split(",") if k.strip()}
+    if only - GOALS.keys():
+        ap.error(f"unknown figure(s): {', '.join(sorted(only - GOALS.keys()))}")
+    trials = QUICK if args.quick else FULL
+    if args.trials:
+        trials = Trials(**{**trials.__dict__, "coach": args.trials})
+    result = run(trials, quick=args.quick, profile=args.profile, only=only)
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    args.out.write_text(json.dumps(result, indent=2, ensure_ascii=False) + "\n")
+    print(table(result))
+    print(f"\nwritten to {args.out}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

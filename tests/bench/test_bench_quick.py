@@ -1,0 +1,57 @@
+"""The benchmark runs in its quick mode and reports every figure (so it cannot rot).
+
+Sanity only, never the goals: a slow or busy CI machine must not fail the suite.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+def test_quick_bench_reports_every_figure(tmp_path):
+    out = tmp_path / "bench.json"
+    done = subprocess.run(
+        [sys.executable, str(REPO / "scripts" / "bench.py"), "--quick", "--out", str(out)],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        cwd=REPO,
+    )
+    assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-4000:]
+    for key in ("P1", "P2", "P3", "P4", "P5", "P6", "P7"):
+        assert key in done.stdout
+
+    result = json.loads(out.read_text())
+    assert result["mode"] == "quick"
+    assert result["machine"]["nproc"] >= 1 and result["machine"]["python"]
+    f = result["figures"]
+    assert set(f) == {"P1", "P2", "P3", "P4", "P5", "P6", "P7"}
+    for key, figure in f.items():
+        assert figure["goal"] and isinstance(figure["met"], bool), key
+
+    # Latencies: positive, ordered, and below anything a working server could take.
+    for key in ("P1", "P3"):
+        assert 0 < f[key]["min"] <= f[key]["median"] <= f[key]["p95"] <= f[key]["max"] < 5000, key
+        assert f[key]["n"] >= 1
+    assert f["P3"]["median"] >= f["P3"]["first_tab_ms"]["median"]
+    # P2: the server cannot deliver the CLI's answer faster than the CLI can give it, much.
+    assert 0.5 < f["P2"]["value"] < 20
+    assert f["P2"]["direct_ms"]["median"] > 0 and f["P2"]["server_ms"]["median"] > 0
+    # P4: a Python process with 50 sockets open: more than nothing, less than a gigabyte.
+    assert 5 < f["P4"]["value"] < 1024
+    # P5: the page plus htmx, compressed: a few KiB at least (htmx alone is ~15 KiB gzip).
+    assert 5 < f["P5"]["value"] < 1024
+    paths = [entry["path"] for entry in f["P5"]["files"]]
+    assert paths[0] == "/" and any(p.endswith(".js") for p in paths)
+    assert any(p.endswith(".css") for p in paths)
+    # P6: it started and answered.
+    assert 0 < f["P6"]["median"] < 60
+    # P7: counts of CLI runs, whatever this machine's timing made of them (the one-run
+    # promise itself is tested in tests/unit/test_session_coach.py and reported as `met`).
+    assert f["P7"]["completed"] and all(1 <= c <= 10 for c in f["P7"]["completed"])
+    assert all(0 <= s <= 10 for s in f["P7"]["started"])
