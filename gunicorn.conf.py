@@ -8,6 +8,7 @@ from antidrift.serve import configure_logging, gunicorn_options
 
 configure_logging()
 _options = gunicorn_options(
-    os.environ.get("ANTIDRIFT_HOST", DEFAULT_HOST), int(os.environ.get("ANTIDRIFT_PORT", DEFAULT_PORT))
+    os.environ.get("ANTIDRIFT_HOST", DEFAULT_HOST),
+    int(os.environ.get("ANTIDRIFT_PORT", DEFAULT_PORT)),
 )
 globals().update(_options)

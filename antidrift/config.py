@@ -53,9 +53,13 @@ class Config:
             window_source=env.get("ANTIDRIFT_WINDOW_SOURCE", "auto").strip().lower() or "auto",
             evidence_exclude=_regex(env.get("ANTIDRIFT_EVIDENCE_EXCLUDE", "")),
             allowed_hosts=tuple(
-                h.strip().lower() for h in env.get("ANTIDRIFT_ALLOWED_HOSTS", "").split(",") if h.strip()
+                h.strip().lower()
+                for h in env.get("ANTIDRIFT_ALLOWED_HOSTS", "").split(",")
+                if h.strip()
             ),
-            sample_interval=_seconds(env.get("ANTIDRIFT_SAMPLE_INTERVAL", "5"), "ANTIDRIFT_SAMPLE_INTERVAL"),
+            sample_interval=_seconds(
+                env.get("ANTIDRIFT_SAMPLE_INTERVAL", "5"), "ANTIDRIFT_SAMPLE_INTERVAL"
+            ),
             env=dict(env),
             **overrides,
         )
@@ -77,4 +81,6 @@ def _regex(value: str) -> re.Pattern[str] | None:
     try:
         return re.compile(value, re.IGNORECASE)
     except re.error as exc:
-        raise ConfigError(f"ANTIDRIFT_EVIDENCE_EXCLUDE is not a valid regular expression: {exc}.") from None
+        raise ConfigError(
+            f"ANTIDRIFT_EVIDENCE_EXCLUDE is not a valid regular expression: {exc}."
+        ) from None

@@ -127,13 +127,18 @@ def _text(value: object, field: str, label: str, limit: int = MAX_TEXT) -> str:
     if not text:
         raise ValidationError(f"{label} is required.", field)
     if len(text) > limit:
-        raise ValidationError(f"{label} is too long ({len(text)} characters; at most {limit}).", field)
+        raise ValidationError(
+            f"{label} is too long ({len(text)} characters; at most {limit}).", field
+        )
     return text
 
 
 def parse_minutes(value: object) -> int:
     """Minutes from a form string or a JSON number, within 1..480."""
-    field, message = "timebox_minutes", f"Minutes must be a whole number from {MIN_MINUTES} to {MAX_MINUTES}."
+    field, message = (
+        "timebox_minutes",
+        f"Minutes must be a whole number from {MIN_MINUTES} to {MAX_MINUTES}.",
+    )
     if isinstance(value, bool) or value is None:
         raise ValidationError(message, field)
     if isinstance(value, str):
@@ -248,4 +253,3 @@ def app_shares(shares: Iterable[Share]) -> list[Share]:
     whole = sum(per_app.values())
     result = [Share(app, "", secs, secs / whole if whole else 0.0) for app, secs in per_app.items()]
     return sorted(result, key=lambda s: (-s.seconds, s.app))
-

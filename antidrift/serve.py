@@ -170,9 +170,7 @@ def parser() -> argparse.ArgumentParser:
         p.add_argument("--port", type=int, default=DEFAULT_PORT, help="port (7717)")
         p.add_argument("--data-dir", help="where the database lives (ANTIDRIFT_DATA_DIR)")
         p.add_argument("--threads", type=int, default=DEFAULT_THREADS, help=argparse.SUPPRESS)
-        p.add_argument(
-            "--allow-remote", action="store_true", help="allow a non-loopback --host"
-        )
+        p.add_argument("--allow-remote", action="store_true", help="allow a non-loopback --host")
     sub.add_parser("doctor", help="check the coach CLIs")
     return top
 

@@ -12,7 +12,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
-from antidrift.ai import CancelScope, Cancelled, Coach, CoachError, Proposal
+from antidrift.ai import Cancelled, CancelScope, Coach, CoachError, Proposal
 from antidrift.clock import Clock
 from antidrift.domain import (
     Commitment,
@@ -168,9 +168,7 @@ class Controller:
 
     def _require(self, *allowed: RuntimeState, action: str) -> None:
         if self._state not in allowed:
-            raise IllegalTransitionError(
-                f"You can't {action} now: {_describe(self._state)}."
-            )
+            raise IllegalTransitionError(f"You can't {action} now: {_describe(self._state)}.")
 
     def enter_planning(self) -> None:
         with self._lock:
@@ -222,7 +220,10 @@ class Controller:
     def expire_if_due(self) -> bool:
         """Move an active commitment whose deadline has passed to review."""
         with self._lock:
-            if self._state is not RuntimeState.ACTIVE or self._clock.now() < self._commitment.deadline:
+            if (
+                self._state is not RuntimeState.ACTIVE
+                or self._clock.now() < self._commitment.deadline
+            ):
                 return False
             self._to_review(self._commitment.deadline)
         self._notify()

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import sqlite3
 import threading
 from dataclasses import dataclass, field
@@ -228,10 +229,9 @@ class SQLiteStore:
 
     def close(self) -> None:
         with self._lock:
-            try:
+            # If another process holds the database the WAL simply stays: nothing is lost.
+            with contextlib.suppress(sqlite3.Error):
                 self._db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
-            except sqlite3.Error:
-                pass  # another process holds the database: the WAL stays, nothing is lost
             self._db.close()
 
 

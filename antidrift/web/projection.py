@@ -27,7 +27,9 @@ def state_json(snap: Snapshot) -> dict[str, object]:
         },
         "evidence": {
             "health": snap.evidence.health.value,
-            "last": None if last is None else {"app": last.app, "title": last.title, "at": _iso(last.at)},
+            "last": None
+            if last is None
+            else {"app": last.app, "title": last.title, "at": _iso(last.at)},
         },
     }
     if snap.coach is not None:

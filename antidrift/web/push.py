@@ -13,6 +13,7 @@ all pages, and gives each connection what differs from what its page already sho
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import queue
 import threading
@@ -41,7 +42,10 @@ def _widgets(snap: Snapshot, coach_source: object) -> dict[str, tuple[str | None
         last = snap.evidence.last
         return {
             "time_left": (None, snap.commitment.seconds_left(snap.now)),
-            "evidence": (None, (snap.evidence.health, last.app if last else None, last.title if last else None)),
+            "evidence": (
+                None,
+                (snap.evidence.health, last.app if last else None, last.title if last else None),
+            ),
         }
     return {}
 
@@ -141,10 +145,8 @@ class Hub:
         with self._lock:
             for conn in self._connections:
                 conn.dead = True
-                try:
+                with contextlib.suppress(queue.Full):  # a full outbox wakes it anyway
                     conn.outbox.put_nowait(None)
-                except queue.Full:
-                    pass
 
     def _sync(self, conn: Connection, frame: _Frame, *, first: bool = False) -> None:
         parts: list[str] = []

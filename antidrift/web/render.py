@@ -83,7 +83,11 @@ class Renderer:
             samples = self.controller.samples(snap.commitment.id)
             until = snap.commitment.ended_at or snap.now
             shares = time_shares(samples, until)
-            ctx["shares"], ctx["apps"], ctx["sample_count"] = shares, app_shares(shares), len(samples)
+            ctx["shares"], ctx["apps"], ctx["sample_count"] = (
+                shares,
+                app_shares(shares),
+                len(samples),
+            )
         if snap.commitment:
             ctx["seconds_left"] = snap.commitment.seconds_left(snap.now)
         if snap.coach:

@@ -17,7 +17,7 @@ DEFAULT_PROPOSAL = {
 # The fake reads its behaviour from a JSON file beside it at every call, so a test can
 # change it while the server runs: {"delay": s, "answer": "...", "exit": n, "stderr": "...",
 # "pidfile": path, "count_file": path}.
-_SCRIPT = r'''#!{python}
+_SCRIPT = r"""#!{python}
 import json, os, sys, time
 here = os.path.dirname(os.path.abspath(__file__))
 with open(os.path.join(here, "{name}.json")) as f:
@@ -40,7 +40,7 @@ sys.stdout.flush()
 if cfg.get("stderr"):
     sys.stderr.write(cfg["stderr"])
 sys.exit(int(cfg.get("exit", 0)))
-'''
+"""
 
 
 class FakeCLI:
@@ -55,8 +55,15 @@ class FakeCLI:
         self.path.chmod(self.path.stat().st_mode | stat.S_IXUSR | stat.S_IXGRP | stat.S_IXOTH)
         self.configure()
 
-    def configure(self, *, answer: str | dict | None = None, delay: float = 0.0, exit: int = 0,
-                  stderr: str = "", **extra: object) -> None:
+    def configure(
+        self,
+        *,
+        answer: str | dict | None = None,
+        delay: float = 0.0,
+        exit: int = 0,
+        stderr: str = "",
+        **extra: object,
+    ) -> None:
         if answer is None:
             answer = DEFAULT_PROPOSAL
         if isinstance(answer, dict):

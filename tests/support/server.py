@@ -25,8 +25,14 @@ def free_port() -> int:
 class RunningServer:
     """Starts the console entry point as a user would; `stop()` sends SIGTERM."""
 
-    def __init__(self, data_dir: Path, *, env: dict[str, str] | None = None,
-                 port: int | None = None, log_path: Path | None = None) -> None:
+    def __init__(
+        self,
+        data_dir: Path,
+        *,
+        env: dict[str, str] | None = None,
+        port: int | None = None,
+        log_path: Path | None = None,
+    ) -> None:
         self.data_dir = Path(data_dir)
         self.port = port or free_port()
         self.base = f"http://127.0.0.1:{self.port}"
@@ -42,11 +48,22 @@ class RunningServer:
 
     def start(self, timeout: float = 15.0) -> RunningServer:
         self.data_dir.mkdir(parents=True, exist_ok=True)
-        self._log = open(self.log_path, "ab")
+        self._log = open(self.log_path, "ab")  # noqa: SIM115 — open as long as the server runs
         self.proc = subprocess.Popen(
-            [sys.executable, "-m", "antidrift.serve", "serve", "--port", str(self.port),
-             "--data-dir", str(self.data_dir)],
-            env=self.env, stdout=self._log, stderr=subprocess.STDOUT, cwd=REPO,
+            [
+                sys.executable,
+                "-m",
+                "antidrift.serve",
+                "serve",
+                "--port",
+                str(self.port),
+                "--data-dir",
+                str(self.data_dir),
+            ],
+            env=self.env,
+            stdout=self._log,
+            stderr=subprocess.STDOUT,
+            cwd=REPO,
             start_new_session=True,
         )
         deadline = time.monotonic() + timeout
@@ -67,8 +84,13 @@ class RunningServer:
         except OSError:
             return ""
 
-    def request(self, method: str, path: str, body: dict | None = None,
-                headers: dict[str, str] | None = None) -> tuple[int, object]:
+    def request(
+        self,
+        method: str,
+        path: str,
+        body: dict | None = None,
+        headers: dict[str, str] | None = None,
+    ) -> tuple[int, object]:
         data = json.dumps(body).encode() if body is not None else None
         req = urllib.request.Request(self.base + path, data=data, method=method)
         if body is not None:
