@@ -21,6 +21,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.support import procs
 from tests.support.fake_cli import FakeCLI, path_with
 from tests.support.server import REPO, RunningServer
 
@@ -293,16 +294,7 @@ class UI:
     @staticmethod
     def process_gone(pid: int) -> bool:
         """Gone, or a zombie (already killed, waiting for its reaper)."""
-        try:
-            os.kill(pid, 0)
-        except ProcessLookupError:
-            return True
-        try:
-            status = Path(f"/proc/{pid}/status").read_text()
-        except FileNotFoundError:
-            return True
-        state = next((ln for ln in status.splitlines() if ln.startswith("State:")), "State: ?")
-        return state.split()[1] in ("Z", "X")
+        return not procs.alive(pid)
 
 
 @pytest.fixture

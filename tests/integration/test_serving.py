@@ -22,6 +22,7 @@ from pathlib import Path
 import pytest
 import websocket
 
+from tests.support import procs
 from tests.support.fake_cli import FakeCLI, path_with
 from tests.support.server import REPO, RunningServer, free_port
 
@@ -48,12 +49,7 @@ def children(pid: int) -> list[int]:
     return found
 
 
-def alive(pid: int) -> bool:
-    try:
-        state = Path(f"/proc/{pid}/stat").read_text()
-    except OSError:
-        return False
-    return state[state.rindex(")") + 2] not in ("Z", "X")
+alive = procs.alive
 
 
 def get_state(port: int) -> dict | None:

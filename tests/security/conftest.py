@@ -18,6 +18,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.support import procs
 from tests.support.fake_cli import FakeCLI, path_with
 from tests.support.server import RunningServer
 
@@ -31,15 +32,7 @@ class Sec:
 
     # -- /proc -------------------------------------------------------------------------------
 
-    @staticmethod
-    def alive(pid: int) -> bool:
-        """Running (not gone, not a zombie waiting for its reaper)."""
-        try:
-            status = Path(f"/proc/{pid}/status").read_text()
-        except (FileNotFoundError, ProcessLookupError):
-            return False
-        state = next((ln for ln in status.splitlines() if ln.startswith("State:")), "State: ?")
-        return state.split()[1] not in ("Z", "X")
+    alive = staticmethod(procs.alive)
 
     def wait_dead(self, pid: int, within: float = 3.0) -> bool:
         deadline = time.monotonic() + within

@@ -13,6 +13,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.support.procs import alive as pid_alive
+
 # Every fake starts with these: the fakes are Python scripts run by this very interpreter.
 PRELUDE = "import json, os, subprocess, sys, time\n"
 
@@ -55,16 +57,7 @@ class Procs:
     @staticmethod
     def is_dead(pid: int) -> bool:
         """Gone, or a zombie waiting for a reaper that is not us."""
-        try:
-            os.kill(pid, 0)
-        except ProcessLookupError:
-            return True
-        try:
-            status = Path(f"/proc/{pid}/status").read_text()
-        except FileNotFoundError:
-            return True
-        state = next((ln for ln in status.splitlines() if ln.startswith("State:")), "State: ?")
-        return state.split()[1] in ("Z", "X")
+        return not pid_alive(pid)
 
     def wait_dead(self, pid: int, within: float = 2.0) -> bool:
         """Poll until pid is dead; True if it died within the time."""

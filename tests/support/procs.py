@@ -1,0 +1,25 @@
+"""Process probes shared by the suites that check a CLI (and its children) are gone."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+
+def alive(pid: int) -> bool:
+    """Running: neither gone nor a zombie waiting for its reaper."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return False
+    return stat[stat.rindex(")") + 2] not in ("Z", "X")
+
+
+def wait_dead(pid: int, within: float = 3.0) -> bool:
+    """Poll until pid is no longer running; True if that happened within the time."""
+    deadline = time.monotonic() + within
+    while time.monotonic() < deadline:
+        if not alive(pid):
+            return True
+        time.sleep(0.02)
+    return not alive(pid)
