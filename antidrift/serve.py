@@ -161,22 +161,28 @@ def doctor(_: argparse.Namespace) -> int:
     return 0
 
 
+COMMANDS = ("serve", "doctor")
+
+
 def parser() -> argparse.ArgumentParser:
     top = argparse.ArgumentParser(prog="antidrift", description=__doc__)
-    sub = top.add_subparsers(dest="command")
+    sub = top.add_subparsers(dest="command", required=True)
     run = sub.add_parser("serve", help="run the server (the default)")
-    for p in (top, run):
-        p.add_argument("--host", default=DEFAULT_HOST, help="address to bind (loopback)")
-        p.add_argument("--port", type=int, default=DEFAULT_PORT, help="port (7717)")
-        p.add_argument("--data-dir", help="where the database lives (ANTIDRIFT_DATA_DIR)")
-        p.add_argument("--threads", type=int, default=DEFAULT_THREADS, help=argparse.SUPPRESS)
-        p.add_argument("--allow-remote", action="store_true", help="allow a non-loopback --host")
+    run.add_argument("--host", default=DEFAULT_HOST, help="address to bind (loopback)")
+    run.add_argument("--port", type=int, default=DEFAULT_PORT, help="port (7717)")
+    run.add_argument("--data-dir", help="where the database lives (ANTIDRIFT_DATA_DIR)")
+    run.add_argument("--threads", type=int, default=DEFAULT_THREADS, help=argparse.SUPPRESS)
+    run.add_argument("--allow-remote", action="store_true", help="allow a non-loopback --host")
     sub.add_parser("doctor", help="check the coach CLIs")
     return top
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     configure_logging()
+    argv = list(sys.argv[1:] if argv is None else argv)
+    # `antidrift [flags]` is `antidrift serve [flags]`.
+    if not argv or argv[0] not in (*COMMANDS, "-h", "--help"):
+        argv.insert(0, "serve")
     args = parser().parse_args(argv)
     if args.command == "doctor":
         return doctor(args)
