@@ -31,11 +31,13 @@ QUEUE_LIMIT = 64
 
 # Widget name → (parent widget or None, what its content depends on). A widget is re-sent
 # only when its key changes; a parent's render already contains its children.
-def _widgets(snap: Snapshot, coach_source: object) -> dict[str, tuple[str | None, object]]:
+def _widgets(
+    snap: Snapshot, coach_source: Callable[[], object]
+) -> dict[str, tuple[str | None, object]]:
     if snap.state is RuntimeState.PLANNING and snap.coach is not None:
         coach = snap.coach
         return {
-            "coach": (None, (coach.status, coach.proposal, coach.error, coach_source)),
+            "coach": (None, (coach.status, coach.proposal, coach.error, coach_source())),
             "coach_elapsed": ("coach", coach.elapsed(snap.now)),
         }
     if snap.state is RuntimeState.ACTIVE and snap.commitment is not None:
@@ -77,7 +79,9 @@ class Connection:
 class _Frame:
     """One snapshot, with each piece rendered at most once for every connection."""
 
-    def __init__(self, snap: Snapshot, renderer: Renderer, coach_source: object) -> None:
+    def __init__(
+        self, snap: Snapshot, renderer: Renderer, coach_source: Callable[[], object]
+    ) -> None:
         self.snap = snap
         self.shows = Shows.of(snap)
         self.widgets = _widgets(snap, coach_source)
@@ -115,7 +119,12 @@ class Hub:
         # Taken under the hub lock, so pushes leave in snapshot order: a slow older push can
         # never overwrite a newer one on the page.
         info = self._renderer.coach_info
-        return _Frame(self._snapshot(), self._renderer, (info.name, info.binary_found()))
+
+        def source() -> object:
+            # Whether the CLI is on PATH shows on the coach widget: looked up only while planning.
+            return (info.name, info.binary_found())
+
+        return _Frame(self._snapshot(), self._renderer, source)
 
     def connect(self, shows: Shows | None) -> Connection:
         """Register a page; bring it up to date at once (a page that says nothing gets all)."""
