@@ -69,8 +69,14 @@ def build_runtime(config: Config, *, clock: Clock | None = None) -> Runtime:
         holder[0].record_window(app, title, at)
 
     sampler = WindowSampler(probe, record, interval=config.sample_interval) if probe else None
-    if probe is None:
-        log.info("built-in window sampler off (ANTIDRIFT_WINDOW_SOURCE=%s)", config.window_source)
+    if probe is None and config.window_source == "off":
+        log.info("built-in window sampler off (ANTIDRIFT_WINDOW_SOURCE=off)")
+    elif probe is None:
+        log.warning(
+            "no built-in window sampler for this desktop: on X11 install xdotool and xprop"
+            " (and set DISPLAY), on macOS osascript is needed; or post samples to"
+            " /evidence/window. Evidence shows as unavailable until then."
+        )
     controller = Controller(
         store,
         clock,
