@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from antidrift import ai
 from antidrift.clock import Clock, SystemClock
 from antidrift.config import Config
+from antidrift.domain import RuntimeState
 from antidrift.sampler import WindowSampler, choose_probe
 from antidrift.session import Controller
 from antidrift.store import SQLiteStore, Store
@@ -26,6 +27,10 @@ class CoachInfo:
 
     def binary_found(self) -> bool:
         return self.backend is not None and self.backend.binary() is not None
+
+    @property
+    def env_var(self) -> str:
+        return self.backend.env_var if self.backend is not None else ""
 
 
 @dataclass
@@ -50,9 +55,9 @@ def build_coach(config: Config) -> tuple[ai.Service | None, CoachInfo]:
     if backend.binary() is None:
         log.warning(
             "the %s CLI was not found on PATH: Sharpen will say so until it is installed"
-            " (or set ANTIDRIFT_%s_BIN)",
+            " (or set %s)",
             backend.name,
-            backend.name.upper(),
+            backend.env_var,
         )
     return ai.Service(backend, timeout=config.ai_timeout), CoachInfo(backend.name, None, backend)
 
@@ -68,7 +73,14 @@ def build_runtime(config: Config, *, clock: Clock | None = None) -> Runtime:
     def record(app: str, title: str, at) -> None:
         holder[0].record_window(app, title, at)
 
-    sampler = WindowSampler(probe, record, interval=config.sample_interval) if probe else None
+    def wanted() -> bool:
+        return holder[0].snapshot().state is RuntimeState.ACTIVE if holder else False
+
+    sampler = (
+        WindowSampler(probe, record, interval=config.sample_interval, wanted=wanted)
+        if probe
+        else None
+    )
     if probe is None and config.window_source == "off":
         log.info("built-in window sampler off (ANTIDRIFT_WINDOW_SOURCE=off)")
     elif probe is None:

@@ -210,11 +210,12 @@ class WindowSampler:
         *,
         interval: float = 5.0,
         now: Callable[[], datetime] = lambda: datetime.now(UTC),
+        wanted: Callable[[], bool] = lambda: True,
     ) -> None:
         if interval <= 0:
             raise ValueError("interval must be positive")
         self.probe, self.interval = probe, interval
-        self._record, self._now = record, now
+        self._record, self._now, self._wanted = record, now, wanted
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
         self._failures = 0
@@ -242,6 +243,8 @@ class WindowSampler:
 
     def sample_once(self) -> None:
         """Probe once and record the answer; failures are logged, never raised."""
+        if not self._wanted():
+            return  # nothing would keep the sample (no active commitment): spawn nothing
         try:
             window = self.probe.active_window()
         except Exception as exc:

@@ -15,6 +15,7 @@ from datetime import datetime, timedelta
 from antidrift.ai import Cancelled, CancelScope, Coach, CoachError, Proposal
 from antidrift.clock import Clock
 from antidrift.domain import (
+    MAX_TEXT,
     Commitment,
     Health,
     IllegalTransitionError,
@@ -153,16 +154,18 @@ class Controller:
             )
 
     def _evidence(self, now: datetime) -> EvidenceView:
-        last = self._last_sample if self._state is RuntimeState.ACTIVE else None
-        since = self._commitment.started_at if self._commitment else None
+        running = self._sampler_running()
+        if self._state is not RuntimeState.ACTIVE:
+            # Nothing is being watched for: say only whether a watcher is there.
+            return EvidenceView(Health.HEALTHY if running else Health.UNAVAILABLE, None)
+        last = self._last_sample
         health = evidence_health(
-            last.at if last else None, now, sampler_running=self._sampler_running(), since=since
+            last.at if last else None,
+            now,
+            sampler_running=running,
+            since=self._commitment.started_at,
         )
         return EvidenceView(health, last)
-
-    @property
-    def coach_name(self) -> str | None:
-        return getattr(self._coach, "name", None)
 
     # -- transitions -------------------------------------------------------------------------
 
@@ -192,9 +195,10 @@ class Controller:
     def start_manual_commitment(
         self, next_action: object, success_condition: object, timebox_minutes: object
     ) -> Commitment:
-        plan = validate_plan(next_action, success_condition, timebox_minutes)
         with self._lock:
+            # The state first: a client in the wrong state must hear 409, not "fix your body".
             self._require(RuntimeState.PLANNING, action="start a commitment")
+            plan = validate_plan(next_action, success_condition, timebox_minutes)
             now = self._clock.now()
             commitment = Commitment(
                 id=str(uuid.uuid4()),
@@ -236,9 +240,9 @@ class Controller:
         self._changed()
 
     def end(self, outcome: object, note: object = "") -> Commitment:
-        result, text = validate_review(outcome, note)
         with self._lock:
             self._require(RuntimeState.REVIEW, action="record an outcome")
+            result, text = validate_review(outcome, note)
             ended = self._commitment.ended(self._commitment.ended_at, result, text)
             self._store.save(RuntimeState.LOCKED, ended)
             self._state, self._commitment, self._last_sample = RuntimeState.LOCKED, None, None
@@ -251,7 +255,9 @@ class Controller:
         with self._lock:
             if self._state is not RuntimeState.ACTIVE:
                 return False
-            sample = WindowSample(app, redact(title, self._exclude), at or self._clock.now())
+            # Bounded here, whatever the source (the ingest route bounds too; the sampler not).
+            app, title = app[:MAX_TEXT], redact(title, self._exclude)[:MAX_TEXT]
+            sample = WindowSample(app, title, at or self._clock.now())
             self._store.add_sample(self._commitment.id, sample)
             if self._last_sample is None or sample.at >= self._last_sample.at:
                 self._last_sample = sample
@@ -261,7 +267,7 @@ class Controller:
 
     # -- read models -------------------------------------------------------------------------
 
-    def history(self, limit: int = 100) -> list[Commitment]:
+    def history(self, limit: int | None = None) -> list[Commitment]:
         return self._store.history(limit)
 
     def samples(self, commitment_id: str) -> list[WindowSample]:
@@ -271,10 +277,10 @@ class Controller:
 
     def request_coach(self, intent: object) -> None:
         """Start a coach call for the intent; its result arrives through the listeners."""
-        text = validate_intent(intent)
         with self._lock:
             if self._state is not RuntimeState.PLANNING:
                 raise NotPlanning()
+            text = validate_intent(intent)
             if self._coach is None or self._closed:
                 self._cancel_call()
                 self._coach_view = CoachView(CoachStatus.ERROR, error=self._coach_unavailable)
@@ -297,8 +303,7 @@ class Controller:
     def cancel_coach(self) -> None:
         """Stop a running Sharpen: its CLI is killed and the coach goes back to idle."""
         with self._lock:
-            if self._state is not RuntimeState.PLANNING:
-                raise NotPlanning()
+            self._require(RuntimeState.PLANNING, action="cancel the coach")
             self._reset_coach()
             self._changed()
         self._notify()

@@ -69,7 +69,7 @@ class Store(Protocol):
     def load(self) -> Persisted: ...
     def save(self, state: RuntimeState, commitment: Commitment | None) -> None: ...
     def add_sample(self, commitment_id: str, sample: WindowSample) -> None: ...
-    def history(self, limit: int = 100) -> list[Commitment]: ...
+    def history(self, limit: int | None = None) -> list[Commitment]: ...
     def samples(self, commitment_id: str) -> list[WindowSample]: ...
     def close(self) -> None: ...
 
@@ -214,12 +214,13 @@ class SQLiteStore:
             ).fetchall()
         return [WindowSample(r["app"], r["title"], _dt(r["at"])) for r in rows]
 
-    def history(self, limit: int = 100) -> list[Commitment]:
+    def history(self, limit: int | None = None) -> list[Commitment]:
+        """Ended commitments, newest first; all of them unless limited."""
         with self._lock:
             rows = self._db.execute(
                 "SELECT * FROM commitments WHERE outcome IS NOT NULL"
                 " ORDER BY ended_at DESC, rowid DESC LIMIT ?",
-                (limit,),
+                (-1 if limit is None else limit,),
             ).fetchall()
         return [_commitment(r) for r in rows]
 

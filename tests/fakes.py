@@ -73,7 +73,7 @@ class FakeStore:
         with self._lock:
             self.sample_rows.append((commitment_id, sample))
 
-    def history(self, limit: int = 100) -> list[Commitment]:
+    def history(self, limit: int | None = None) -> list[Commitment]:
         with self._lock:
             ended = [c for c in self.commitments.values() if c.outcome is not None]
         return sorted(ended, key=lambda c: c.ended_at, reverse=True)[:limit]

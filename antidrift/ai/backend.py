@@ -89,6 +89,7 @@ class Backend(Protocol):
     """One way to reach an LLM: prompt in, raw answer text out."""
 
     name: str
+    env_var: str  # the setting that points at the CLI (named in "not found" hints)
 
     def run(self, prompt: str, *, timeout: float, scope: CancelScope | None = None) -> str:
         """Send prompt, return the raw answer; raise a CoachError on failure."""
@@ -283,6 +284,7 @@ class CommandBackend:
     """Any CLI named in ANTIDRIFT_AI_COMMAND: split like a shell, never run by one."""
 
     name = "command"
+    env_var = "ANTIDRIFT_AI_COMMAND"
 
     def __init__(self, command: str) -> None:
         self.command = command

@@ -502,3 +502,16 @@ def test_macos_probe_error_when_osascript_hangs(fake_bin):
     with pytest.raises(ProbeError, match="timed out"):
         MacOSProbe().active_window()
     assert time.monotonic() - started < 2.5
+
+
+def test_a_sampler_that_is_not_wanted_spawns_no_probe():
+    """Outside an active commitment the sample would be dropped: don't run the tools at all."""
+    probe, seen, wanted = FakeProbe(default=("app", "title")), [], [False]
+    sampler = WindowSampler(
+        probe, lambda *s: seen.append(s), now=FakeClock(), wanted=lambda: wanted[0]
+    )
+    sampler.sample_once()
+    assert probe.calls == 0 and seen == []
+    wanted[0] = True
+    sampler.sample_once()
+    assert probe.calls == 1 and [s[:2] for s in seen] == [("app", "title")]

@@ -110,8 +110,9 @@ def test_invalid_plan_raises_validation_error_and_stays_in_planning(controller, 
     assert len(rec) == 0
 
 
-def test_invalid_plan_while_locked_is_a_validation_error_not_a_state_change(controller, store):
-    with pytest.raises(ValidationError):
+def test_invalid_plan_while_locked_is_refused_for_the_state_first(controller, store):
+    # The wrong state is the real problem: 409, not "fix your body".
+    with pytest.raises(IllegalTransitionError):
         controller.start_manual_commitment("", "", "x")
     assert controller.snapshot().state is LOCKED
     assert store.saves == []
@@ -472,3 +473,32 @@ def test_evidence_recorded_from_many_threads_during_transitions_keeps_the_invari
     assert {cid for cid, _ in store.sample_rows} <= set(store.commitments)
     assert controller.snapshot().state is LOCKED
     assert len(controller.history(limit=1000)) == 60
+
+
+# -- review fixes: health outside active, bounded samples, unbounded history ---------------------
+
+
+@pytest.mark.parametrize("running, health", [(True, "healthy"), (False, "unavailable")])
+def test_outside_active_health_only_says_whether_a_watcher_runs(make_controller, running, health):
+    controller = make_controller(sampler_running=lambda: running)
+    assert controller.snapshot().evidence.health.value == health
+    controller.enter_planning()
+    assert controller.snapshot().evidence.health.value == health
+
+
+def test_a_sample_from_any_source_is_bounded_to_500_characters(controller, store):
+    controller.enter_planning()
+    c = controller.start_manual_commitment("Write", "Done", "10")
+    controller.record_window("a" * 900, "t" * 70_000)
+    (sample,) = store.samples(c.id)
+    assert (len(sample.app), len(sample.title)) == (500, 500)
+
+
+def test_history_is_every_ended_commitment_not_the_newest_hundred(controller, clock):
+    for _ in range(105):
+        controller.enter_planning()
+        controller.start_manual_commitment("Write", "Done", "10")
+        clock.advance(60)
+        controller.finish()
+        controller.end("met")
+    assert len(controller.history()) == 105

@@ -8,7 +8,7 @@ import time
 import pytest
 
 from antidrift.ai import CLITimeout, Proposal
-from antidrift.domain import NotPlanning, RuntimeState, ValidationError
+from antidrift.domain import IllegalTransitionError, NotPlanning, RuntimeState, ValidationError
 from antidrift.session import CoachStatus
 from antidrift.store import Persisted
 from tests.fakes import DEFAULT_PROPOSAL, FakeCoach, Recorder, wait_until
@@ -122,7 +122,7 @@ def test_outside_planning_is_not_planning_with_no_change_and_no_call(make_contro
     controller.subscribe(rec)
     with pytest.raises(NotPlanning):
         controller.request_coach("write")
-    with pytest.raises(NotPlanning):
+    with pytest.raises(IllegalTransitionError):  # cancel is a transition: 409, not 400
         controller.cancel_coach()
     settle()
     after = controller.snapshot()

@@ -336,3 +336,18 @@ def test_history_shows_time_spent(client, clock):
     client.post("/end", data={"outcome": "missed"})
     item = page(client).find_all("li")[0]
     assert "12 min spent" in item.text() and "20 min planned" in item.text()
+
+
+def test_a_missing_command_cli_names_the_setting_that_fixes_it(tmp_path, controller, store, clock):
+    from antidrift.ai import CommandBackend
+    from antidrift.app import create_app
+    from antidrift.bootstrap import CoachInfo, Runtime
+    from antidrift.config import Config
+
+    info = CoachInfo("command", None, CommandBackend("surely-not-installed-xyz -m x"))
+    runtime = Runtime(controller, store, clock, info)
+    app = create_app(Config(data_dir=tmp_path), runtime=runtime, start_background=False)
+    controller.enter_planning()
+    page = app.test_client().get("/").get_data(as_text=True)
+    assert "set ANTIDRIFT_AI_COMMAND" in page
+    assert "ANTIDRIFT_COMMAND_BIN" not in page

@@ -352,7 +352,7 @@ def test_post_coach_outside_planning_is_400_and_nothing_runs(client, fake_coach,
     response = client.post("/coach", json={"intent": "x"})
     assert response.status_code == 400
     assert "planning" in response.get_json()["error"]
-    assert client.post("/coach/cancel").status_code == 400
+    assert client.post("/coach/cancel").status_code == 409  # an illegal transition
     assert state(client) == before
     assert fake_coach.calls == []
 
