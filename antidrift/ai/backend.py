@@ -183,7 +183,14 @@ def _neutral_cwd() -> str:
             return str(path)
     except OSError:
         pass
-    return tempfile.mkdtemp(prefix="antidrift-coach-")  # someone else owns that name
+    # Someone else owns that name: one private fallback for the process, not one per call.
+    global _FALLBACK_CWD
+    if _FALLBACK_CWD is None or not os.path.isdir(_FALLBACK_CWD):
+        _FALLBACK_CWD = tempfile.mkdtemp(prefix="antidrift-coach-")
+    return _FALLBACK_CWD
+
+
+_FALLBACK_CWD: str | None = None
 
 
 class ClaudeBackend(_BinaryBackend):

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+
 import pytest
 
 from antidrift.ai import (
@@ -140,3 +142,16 @@ def test_cancelled_scope_refuses_to_spawn():
     assert scope.cancelled
     with pytest.raises(Cancelled):  # not CLINotFound: nothing was even looked up
         run_cli(["/nonexistent/cli"], "x", timeout=1, scope=scope)
+
+
+def test_a_taken_working_directory_name_costs_one_fallback_not_one_per_call(tmp_path, monkeypatch):
+    import antidrift.ai.backend as backend_module
+
+    monkeypatch.setattr(backend_module.tempfile, "tempdir", str(tmp_path))
+    monkeypatch.setattr(backend_module, "_FALLBACK_CWD", None)
+    # The stable name exists but belongs to "someone else" (another uid than ours).
+    monkeypatch.setattr(backend_module.os, "getuid", lambda: os.geteuid() + 4242)
+    first = backend_module._neutral_cwd()
+    assert first != str(tmp_path / f"antidrift-coach-{os.geteuid() + 4242}")
+    assert backend_module._neutral_cwd() == first
+    assert len(list(tmp_path.glob("antidrift-coach-*"))) == 2  # the taken name + one fallback
