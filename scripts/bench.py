@@ -44,6 +44,7 @@ import websocket  # noqa: E402  (websocket-client, a test dependency)
 
 from antidrift.ai.backend import CLAUDE_ARGS  # noqa: E402
 from antidrift.ai.coach import build_prompt  # noqa: E402
+from tests.support import procs  # noqa: E402
 from tests.support.fake_cli import FakeCLI, path_with  # noqa: E402
 from tests.support.server import RunningServer, free_port  # noqa: E402
 
@@ -129,23 +130,7 @@ def machine() -> dict[str, object]:
 # -- processes --------------------------------------------------------------------------------
 
 
-def children(pid: int) -> list[int]:
-    found = []
-    proc = Path("/proc")
-    if proc.is_dir():
-        for entry in proc.iterdir():
-            if not entry.name.isdigit():
-                continue
-            try:
-                stat = (entry / "stat").read_text()
-            except OSError:
-                continue
-            # pid (comm) state ppid …: comm may hold spaces and parentheses.
-            if int(stat.rsplit(")", 1)[1].split()[1]) == pid:
-                found.append(int(entry.name))
-        return found
-    out = subprocess.run(["pgrep", "-P", str(pid)], capture_output=True, text=True).stdout
-    return [int(p) for p in out.split()]
+children = procs.children
 
 
 def rss_mib(pid: int) -> float:

@@ -32,21 +32,7 @@ GUNICORN = BIN / "gunicorn"
 FLASK = BIN / "flask"
 
 
-def children(pid: int) -> list[int]:
-    """The direct children of pid, from /proc."""
-    found = []
-    for entry in Path("/proc").iterdir():
-        if not entry.name.isdigit():
-            continue
-        try:
-            stat = (entry / "stat").read_text()
-        except OSError:
-            continue
-        # the command name may hold spaces: the fields after its closing paren are safe
-        fields = stat[stat.rindex(")") + 2 :].split()
-        if int(fields[1]) == pid and fields[0] not in ("Z", "X"):
-            found.append(int(entry.name))
-    return found
+children = procs.children
 
 
 alive = procs.alive

@@ -23,3 +23,20 @@ def wait_dead(pid: int, within: float = 3.0) -> bool:
             return True
         time.sleep(0.02)
     return not alive(pid)
+
+
+def children(pid: int) -> list[int]:
+    """The running direct children of pid, from /proc."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            stat = (entry / "stat").read_text()
+        except OSError:
+            continue
+        # pid (comm) state ppid …: comm may hold spaces and parentheses.
+        fields = stat[stat.rindex(")") + 2 :].split()
+        if int(fields[1]) == pid and fields[0] not in ("Z", "X"):
+            found.append(int(entry.name))
+    return found
