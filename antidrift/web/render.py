@@ -38,6 +38,8 @@ def clock_text(seconds: int) -> str:
 
 
 def duration_text(seconds: float) -> str:
+    if 0 < seconds < 0.5:
+        return "<1 s"  # not "0 s" beside a non-zero share
     seconds = round(seconds)
     if seconds < 60:
         return f"{seconds} s"

@@ -323,7 +323,16 @@ def test_clock_text(seconds, text):
 
 @pytest.mark.parametrize(
     ("seconds", "text"),
-    [(12, "12 s"), (59.6, "1 min"), (90, "2 min"), (3600, "1 h 00 min"), (5400, "1 h 30 min")],
+    [
+        (0, "0 s"),
+        (0.3, "<1 s"),
+        (0.6, "1 s"),
+        (12, "12 s"),
+        (59.6, "1 min"),
+        (90, "2 min"),
+        (3600, "1 h 00 min"),
+        (5400, "1 h 30 min"),
+    ],
 )
 def test_duration_text(seconds, text):
     assert duration_text(seconds) == text
