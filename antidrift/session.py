@@ -28,6 +28,7 @@ from antidrift.domain import (
     validate_plan,
     validate_review,
 )
+from antidrift.notify import Notifier
 from antidrift.store import Store
 
 log = logging.getLogger("antidrift.session")
@@ -96,6 +97,7 @@ class Controller:
         exclude_titles: re.Pattern[str] | None = None,
         sampler_running: Callable[[], bool] = lambda: False,
         coach_workers: int = 2,
+        notifier: Notifier | None = None,
     ) -> None:
         self._store = store
         self._clock = clock
@@ -104,6 +106,7 @@ class Controller:
         self._exclude = exclude_titles
         self._sampler_running = sampler_running
         self._version = 0
+        self._notifier = notifier
         persisted = store.load()
         self._state = persisted.state
         self._commitment = persisted.commitment
@@ -230,8 +233,18 @@ class Controller:
             ):
                 return False
             self._to_review(self._commitment.deadline)
+            ended = self._commitment
+        self._announce(*times_up(ended))
         self._notify()
         return True
+
+    def _announce(self, title: str, body: str) -> None:
+        """A desktop notification, after the lock (the notifier runs off this thread)."""
+        if self._notifier is not None:
+            try:
+                self._notifier.notify(title, body)
+            except Exception:  # a notifier must never undo or stall a transition
+                log.exception("notifier failed")
 
     def _to_review(self, at: datetime) -> None:
         stopped = self._commitment.stopped(at)
@@ -349,6 +362,14 @@ class Controller:
             if self._coach_view.status == CoachStatus.PENDING:
                 self._coach_view = CoachView()
         self._executor.shutdown(wait=False, cancel_futures=True)
+
+
+def times_up(commitment: Commitment) -> tuple[str, str]:
+    """The notification when a timebox runs out: it names the next action."""
+    return (
+        "Time's up · AntiDrift",
+        f"{commitment.next_action}\nDone when: {commitment.success_condition}",
+    )
 
 
 def _describe(state: RuntimeState) -> str:
