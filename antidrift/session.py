@@ -23,6 +23,7 @@ from antidrift.domain import (
     RuntimeState,
     WindowSample,
     evidence_health,
+    parse_extend_minutes,
     redact,
     validate_intent,
     validate_plan,
@@ -223,6 +224,25 @@ class Controller:
             self._require(RuntimeState.ACTIVE, action="finish")
             self._to_review(self._clock.now())
         self._notify()
+
+    def extend(self, minutes: object) -> Commitment:
+        """Add minutes while active, or reopen a commitment whose timebox ran out."""
+        with self._lock:
+            current = self._commitment
+            if not (
+                self._state is RuntimeState.ACTIVE
+                or (self._state is RuntimeState.REVIEW and current.ran_out)
+            ):
+                raise IllegalTransitionError(
+                    "You can add time only while a commitment runs, or when its time ran out"
+                    f" (not after Finish): {_describe(self._state)}."
+                )
+            extended = current.extend(parse_extend_minutes(minutes), self._clock.now())
+            self._store.save(RuntimeState.ACTIVE, extended)
+            self._state, self._commitment = RuntimeState.ACTIVE, extended
+            self._changed()
+        self._notify()
+        return extended
 
     def expire_if_due(self) -> bool:
         """Move an active commitment whose deadline has passed to review."""
