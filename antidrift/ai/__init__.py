@@ -1,4 +1,4 @@
-"""The AI planning coach: a leaf package that imports nothing else of the app."""
+"""The AI roles (coach, drift judge): a leaf package that imports nothing else of the app."""
 
 from .backend import (
     BACKEND_NAMES,
@@ -24,6 +24,14 @@ from .errors import (
     OutputTooLarge,
     UnknownBackend,
 )
+from .judge import (
+    Judge,
+    JudgeError,
+    JudgeService,
+    Verdict,
+    build_judge_prompt,
+    parse_verdict,
+)
 from .process import CancelScope, CLIResult, kill_all_running, run_cli
 
 __all__ = [
@@ -45,15 +53,21 @@ __all__ = [
     "CommandBackend",
     "EmptyResponse",
     "InvalidProposal",
+    "Judge",
+    "JudgeError",
+    "JudgeService",
     "NoJSON",
     "OutputTooLarge",
     "Proposal",
     "Service",
     "UnknownBackend",
+    "Verdict",
+    "build_judge_prompt",
     "build_prompt",
     "extract_json",
     "kill_all_running",
     "new_backend",
     "parse_proposal",
+    "parse_verdict",
     "run_cli",
 ]
