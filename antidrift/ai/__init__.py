@@ -1,4 +1,6 @@
-"""The AI planning coach: a leaf package that imports nothing else of the app."""
+"""The AI roles (the planning coach): imports nothing of the app but its subprocess seam."""
+
+from antidrift.process import CancelScope
 
 from .backend import (
     BACKEND_NAMES,
@@ -9,6 +11,7 @@ from .backend import (
     CodexBackend,
     CommandBackend,
     new_backend,
+    run_cli,
 )
 from .coach import Coach, Proposal, Service, build_prompt, extract_json, parse_proposal
 from .errors import (
@@ -24,7 +27,6 @@ from .errors import (
     OutputTooLarge,
     UnknownBackend,
 )
-from .process import CancelScope, CLIResult, kill_all_running, run_cli
 
 __all__ = [
     "BACKEND_NAMES",
@@ -34,7 +36,6 @@ __all__ = [
     "CLIFailed",
     "CLINotFound",
     "CLINotLoggedIn",
-    "CLIResult",
     "CLITimeout",
     "CancelScope",
     "Cancelled",
@@ -52,7 +53,6 @@ __all__ = [
     "UnknownBackend",
     "build_prompt",
     "extract_json",
-    "kill_all_running",
     "new_backend",
     "parse_proposal",
     "run_cli",
