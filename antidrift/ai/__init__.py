@@ -1,4 +1,4 @@
-"""The AI roles (the planning coach): imports nothing of the app but its subprocess seam."""
+"""The AI roles (coach, drift judge): import nothing of the app but its subprocess seam."""
 
 from antidrift.process import CancelScope
 
@@ -27,6 +27,14 @@ from .errors import (
     OutputTooLarge,
     UnknownBackend,
 )
+from .judge import (
+    Judge,
+    JudgeError,
+    JudgeService,
+    Verdict,
+    build_judge_prompt,
+    parse_verdict,
+)
 
 __all__ = [
     "BACKEND_NAMES",
@@ -46,14 +54,20 @@ __all__ = [
     "CommandBackend",
     "EmptyResponse",
     "InvalidProposal",
+    "Judge",
+    "JudgeError",
+    "JudgeService",
     "NoJSON",
     "OutputTooLarge",
     "Proposal",
     "Service",
     "UnknownBackend",
+    "Verdict",
+    "build_judge_prompt",
     "build_prompt",
     "extract_json",
     "new_backend",
     "parse_proposal",
+    "parse_verdict",
     "run_cli",
 ]
