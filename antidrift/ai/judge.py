@@ -6,10 +6,11 @@ import json
 from dataclasses import dataclass
 from typing import Protocol
 
+from antidrift.process import CancelScope
+
 from .backend import Backend
 from .coach import extract_json
 from .errors import CLITimeout, CoachError, EmptyResponse, NoJSON
-from .process import CancelScope
 
 MAX_REASON = 200  # characters of the judge's reason kept; it is shown on the page and stored
 MAX_FIELD = 500  # characters of each commitment or window field put in the prompt
