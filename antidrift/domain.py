@@ -106,8 +106,7 @@ class Commitment:
         total = (self.timebox_secs + self.extended_secs) // 60 + minutes
         if total > MAX_MINUTES:
             raise ValidationError(
-                f"That would make {total} minutes in all; a commitment runs at most"
-                f" {MAX_MINUTES}.",
+                f"That would make {total} minutes in all; a commitment runs at most {MAX_MINUTES}.",
                 "minutes",
             )
         step = timedelta(minutes=minutes)
