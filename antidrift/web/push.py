@@ -8,7 +8,10 @@ all pages, and gives each connection what differs from what its page already sho
 * the same view → only the widgets whose content changed (coach, elapsed seconds, time
   left, evidence), never an input;
 * a ready proposal the page has not applied → the three plan inputs, once, with a new socket
-  URL that records it as applied (so a reconnect or a second push cannot apply it again).
+  URL that records it as applied (so a reconnect or a second push cannot apply it again);
+* in every state, outside the view: the document title when its text changes, a fresh
+  offline notice every second (its CSS delay shows it only when these stop), and a chime once
+  when the page sees its timebox run out.
 """
 
 from __future__ import annotations
@@ -22,16 +25,31 @@ from dataclasses import dataclass, field
 
 from antidrift.domain import RuntimeState
 from antidrift.session import Snapshot
-from antidrift.web.render import Renderer, Shows
+from antidrift.web.render import Renderer, Shows, title_text
 
 log = logging.getLogger("antidrift.push")
 
 QUEUE_LIMIT = 64
 
 
+# Widgets outside the view: sent with every whole view too, since the view does not hold them.
+PAGE = "page"
+
+
 # Widget name → (parent widget or None, what its content depends on). A widget is re-sent
 # only when its key changes; a parent's render already contains its children.
 def _widgets(
+    snap: Snapshot, coach_source: Callable[[], object]
+) -> dict[str, tuple[str | None, object]]:
+    page: dict[str, tuple[str | None, object]] = {
+        "title": (PAGE, title_text(snap)),
+        # A new element each second restarts the notice's reveal delay.
+        "offline": (PAGE, snap.now.replace(microsecond=0)),
+    }
+    return {**_view_widgets(snap, coach_source), **page}
+
+
+def _view_widgets(
     snap: Snapshot, coach_source: Callable[[], object]
 ) -> dict[str, tuple[str | None, object]]:
     if snap.state is RuntimeState.PLANNING and snap.coach is not None:
@@ -43,7 +61,14 @@ def _widgets(
     if snap.state is RuntimeState.ACTIVE and snap.commitment is not None:
         last = snap.evidence.last
         return {
-            "time_left": (None, snap.commitment.seconds_left(snap.now)),
+            "time_left": (
+                None,
+                (
+                    snap.commitment.seconds_left(snap.now),
+                    snap.commitment.deadline,
+                    snap.commitment.extended_secs,
+                ),
+            ),
             "evidence": (
                 None,
                 (snap.evidence.health, last.app if last else None, last.title if last else None),
@@ -101,6 +126,9 @@ class _Frame:
 
     def prefill(self) -> str:
         return self._once("prefill", lambda: self._renderer.fragment("prefill", self.snap))
+
+    def chime(self) -> str:
+        return self._once("chime", lambda: self._renderer.fragment("chime", self.snap, chime=True))
 
 
 class Hub:
@@ -166,6 +194,9 @@ class Hub:
         )
         if not same_view:
             parts.append(frame.view())
+            parts += [frame.widget(n) for n, (parent, _) in frame.widgets.items() if parent == PAGE]
+            if _ran_out_under(conn.shows, frame.snap):
+                parts.append(frame.chime())
             conn.shows = current
             conn.sent = {name: key for name, (_, key) in frame.widgets.items()}
         else:
@@ -186,3 +217,15 @@ class Hub:
 
 
 _MISSING = object()
+
+
+def _ran_out_under(shows: Shows, snap: Snapshot) -> bool:
+    """Whether this page showed the commitment running that has now run out."""
+    c = snap.commitment
+    return (
+        shows.state == RuntimeState.ACTIVE.value
+        and snap.state is RuntimeState.REVIEW
+        and c is not None
+        and shows.commitment_id == c.id
+        and c.ran_out
+    )

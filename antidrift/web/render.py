@@ -37,6 +37,29 @@ def clock_text(seconds: int) -> str:
     return f"{hours}:{minutes:02d}:{secs:02d}" if hours else f"{minutes:02d}:{secs:02d}"
 
 
+TITLE_ACTION_MAX = 60  # characters of the next action in the tab title
+
+
+def _short(text: str, limit: int) -> str:
+    return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"
+
+
+def title_text(snap: Snapshot) -> str:
+    """The document title for what the page shows: while active, the time left first."""
+    c = snap.commitment
+    if snap.state is RuntimeState.ACTIVE and c is not None:
+        return (
+            f"{clock_text(c.seconds_left(snap.now))} · {_short(c.next_action, TITLE_ACTION_MAX)}"
+            " · AntiDrift"
+        )
+    if snap.state is RuntimeState.REVIEW and c is not None:
+        head = "Time's up" if c.ran_out else "Review"
+        return f"{head} · {_short(c.next_action, TITLE_ACTION_MAX)} · AntiDrift"
+    if snap.state is RuntimeState.PLANNING:
+        return "Planning · AntiDrift"
+    return "No commitment · AntiDrift"
+
+
 def duration_text(seconds: float) -> str:
     if 0 < seconds < 0.5:
         return "<1 s"  # not "0 s" beside a non-zero share
@@ -78,6 +101,7 @@ class Renderer:
             "coach_info": self.coach_info,
             "evidence": snap.evidence,
             "shows": Shows.of(snap),
+            "title": title_text(snap),
         }
         if snap.state is RuntimeState.LOCKED:
             ctx["history"] = self.controller.history(limit=20)
@@ -102,9 +126,9 @@ class Renderer:
     def view(self, snap: Snapshot) -> str:
         return self._render("_view.html", **self.context(snap))
 
-    def fragment(self, name: str, snap: Snapshot) -> str:
+    def fragment(self, name: str, snap: Snapshot, **extra: object) -> str:
         """A single widget (`_<name>.html`); pushed, htmx swaps it by its id."""
-        return self._render(f"_{name}.html", **self.context(snap))
+        return self._render(f"_{name}.html", **self.context(snap), **extra)
 
     def error(self, message: str) -> str:
         return self._render("_message.html", message=message)
