@@ -50,6 +50,9 @@ class FakeStore:
     saves: list[tuple[RuntimeState, Commitment | None]] = field(default_factory=list)
     closed: bool = False
     fail_saves: BaseException | None = None
+    drift_judgements: dict = field(default_factory=dict)
+    drift_episodes: dict = field(default_factory=dict)
+    summaries: dict = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         self._lock = threading.Lock()
@@ -82,6 +85,33 @@ class FakeStore:
         with self._lock:
             found = [s for cid, s in self.sample_rows if cid == commitment_id]
         return sorted(found, key=lambda s: s.at)
+
+    # -- the drift guard, in memory ----------------------------------------------------------
+
+    def save_judgement(self, commitment_id, window, judgement) -> None:
+        with self._lock:
+            self.drift_judgements[(commitment_id, window)] = judgement
+
+    def judgements(self, commitment_id: str) -> dict:
+        with self._lock:
+            return {w: j for (cid, w), j in self.drift_judgements.items() if cid == commitment_id}
+
+    def save_episode(self, commitment_id, episode) -> None:
+        with self._lock:
+            self.drift_episodes[(commitment_id, episode.number)] = episode
+
+    def episodes(self, commitment_id: str) -> list:
+        with self._lock:
+            found = [e for (cid, _), e in self.drift_episodes.items() if cid == commitment_id]
+        return sorted(found, key=lambda e: e.number)
+
+    def save_drift_summary(self, commitment_id, drift_count, on_task_share) -> None:
+        with self._lock:
+            self.summaries[commitment_id] = (drift_count, on_task_share)
+
+    def drift_summaries(self, ids: list[str]) -> dict:
+        with self._lock:
+            return {i: self.summaries[i] for i in ids if i in self.summaries}
 
     def close(self) -> None:
         self.closed = True
