@@ -95,6 +95,8 @@ def create_app(
             if runtime.sampler is not None:
                 runtime.sampler.stop()
             runtime.controller.shutdown()
+            if runtime.notifier is not None:
+                runtime.notifier.shutdown()
             kill_all_running()
 
         closed: list[bool] = []

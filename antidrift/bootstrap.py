@@ -10,6 +10,7 @@ from antidrift import ai
 from antidrift.clock import Clock, SystemClock
 from antidrift.config import Config
 from antidrift.domain import RuntimeState
+from antidrift.notify import Background, build_notifier
 from antidrift.sampler import WindowSampler, choose_probe
 from antidrift.session import Controller
 from antidrift.store import SQLiteStore, Store
@@ -42,6 +43,7 @@ class Runtime:
     clock: Clock
     coach_info: CoachInfo
     sampler: WindowSampler | None = None
+    notifier: Background | None = None  # the notifier port, for every role that speaks
     shutting_down: threading.Event = field(default_factory=threading.Event)
 
 
@@ -89,16 +91,19 @@ def build_runtime(config: Config, *, clock: Clock | None = None) -> Runtime:
             " (and set DISPLAY), on macOS osascript is needed; or post samples to"
             " /evidence/window. Evidence shows as unavailable until then."
         )
+    # In the background: a notification daemon that hangs must never hold a transition.
+    notifier = Background(build_notifier(config.notify, config.notify_command, env=config.env))
     controller = Controller(
         store,
         clock,
         coach=coach,
+        notifier=notifier,
         coach_unavailable=_unavailable(info),
         exclude_titles=config.evidence_exclude,
         sampler_running=(lambda: sampler.running) if sampler else (lambda: False),
     )
     holder.append(controller)
-    return Runtime(controller, store, clock, info, sampler)
+    return Runtime(controller, store, clock, info, sampler, notifier)
 
 
 def _unavailable(info: CoachInfo) -> str:
