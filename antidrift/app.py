@@ -80,7 +80,9 @@ def create_app(
     sockets.install(app)
 
     if start_background:
-        ticker = Ticker(runtime.controller.expire_if_due, hub.refresh)
+        ticker = Ticker(
+            runtime.controller.expire_if_due, runtime.controller.drift_tick, hub.refresh
+        )
         ticker.start()
         if runtime.sampler is not None:
             runtime.sampler.start()

@@ -5,11 +5,14 @@ from __future__ import annotations
 import logging
 import threading
 from dataclasses import dataclass, field
+from datetime import timedelta
 
 from antidrift import ai
 from antidrift.clock import Clock, SystemClock
 from antidrift.config import Config
 from antidrift.domain import RuntimeState
+from antidrift.drift import DriftSettings
+from antidrift.guard import DriftInfo
 from antidrift.notify import Background, build_notifier
 from antidrift.sampler import WindowSampler, choose_probe
 from antidrift.session import Controller
@@ -44,6 +47,7 @@ class Runtime:
     coach_info: CoachInfo
     sampler: WindowSampler | None = None
     notifier: Background | None = None  # the notifier port, for every role that speaks
+    drift_info: DriftInfo = field(default_factory=lambda: DriftInfo(False, why_off="off"))
     shutting_down: threading.Event = field(default_factory=threading.Event)
 
 
@@ -64,11 +68,34 @@ def build_coach(config: Config) -> tuple[ai.Service | None, CoachInfo]:
     return ai.Service(backend, timeout=config.ai_timeout), CoachInfo(backend.name, None, backend)
 
 
+def build_drift(
+    config: Config, coach: ai.Service | None
+) -> tuple[ai.JudgeService | None, DriftSettings | None, DriftInfo]:
+    """The drift judge on the coach's backend, or why the guard is off."""
+    if config.drift != "ai":
+        if config.drift != "off":
+            log.warning("ANTIDRIFT_DRIFT=%r is not ai or off: the drift guard is off", config.drift)
+        log.info("drift guard off (ANTIDRIFT_DRIFT=%s)", config.drift)
+        return None, None, DriftInfo(False, why_off="ANTIDRIFT_DRIFT is off")
+    if coach is None:
+        return None, None, DriftInfo(False, why_off="there is no AI backend to judge with")
+    backend = coach.backend
+    cli = backend.argv[0] if isinstance(backend, ai.CommandBackend) else backend.name
+    settings = DriftSettings(
+        timedelta(seconds=config.drift_grace),
+        timedelta(seconds=config.drift_cooldown),
+        config.drift_max_calls,
+    )
+    log.info("drift guard on: %s judges the focused window's app and title", cli)
+    return ai.JudgeService(backend, timeout=config.ai_timeout), settings, DriftInfo(True, cli)
+
+
 def build_runtime(config: Config, *, clock: Clock | None = None) -> Runtime:
     """Real adapters for a real server."""
     clock = clock or SystemClock()
     store = SQLiteStore(config.database)
     coach, info = build_coach(config)
+    judge, drift, drift_info = build_drift(config, coach)
     probe = choose_probe(config.window_source, env=config.env)
     holder: list[Controller] = []
 
@@ -98,12 +125,14 @@ def build_runtime(config: Config, *, clock: Clock | None = None) -> Runtime:
         clock,
         coach=coach,
         notifier=notifier,
+        judge=judge,
+        drift=drift,
         coach_unavailable=_unavailable(info),
         exclude_titles=config.evidence_exclude,
         sampler_running=(lambda: sampler.running) if sampler else (lambda: False),
     )
     holder.append(controller)
-    return Runtime(controller, store, clock, info, sampler, notifier)
+    return Runtime(controller, store, clock, info, sampler, notifier, drift_info)
 
 
 def _unavailable(info: CoachInfo) -> str:

@@ -9,7 +9,7 @@ from collections import deque
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 
-from antidrift.ai import Cancelled, CancelScope, Proposal
+from antidrift.ai import Cancelled, CancelScope, Proposal, Verdict
 from antidrift.domain import Commitment, RuntimeState, WindowSample
 from antidrift.store import Persisted
 
@@ -286,3 +286,68 @@ class RecordingNotifier:
             self.shown.append((title, body))
         if self.fail is not None:
             raise self.fail
+
+
+@dataclass(eq=False)
+class JudgeCallRecord:
+    """One call that reached the fake judge."""
+
+    app: str
+    title: str | None
+    scope: CancelScope | None
+    gate: threading.Event = field(default_factory=threading.Event)
+    finished: threading.Event = field(default_factory=threading.Event)
+    outcome: str = "running"  # running | returned | raised | cancelled
+
+
+class FakeJudge:
+    """A Judge answering from a table by app (False when absent); calls can be gated.
+
+    A gated call waits for `release()` and honours its CancelScope meanwhile, as the real
+    JudgeService does when its CLI is killed."""
+
+    name = "fakejudge"
+
+    def __init__(self, on_task_apps: set[str] | None = None, *, gated: bool = False) -> None:
+        self.on_task_apps = set(on_task_apps or ())
+        self.gated = gated
+        self.fail: BaseException | None = None
+        self.calls: list[JudgeCallRecord] = []
+        self._cond = threading.Condition()
+
+    def wait_calls(self, count: int, timeout: float = 5.0) -> list[JudgeCallRecord]:
+        with self._cond:
+            if not self._cond.wait_for(lambda: len(self.calls) >= count, timeout):
+                raise AssertionError(f"expected {count} judge calls, saw {len(self.calls)}")
+            return list(self.calls)
+
+    def release_all(self) -> None:
+        with self._cond:
+            self.gated = False
+            for call in self.calls:
+                call.gate.set()
+
+    def judge(self, next_action, success_condition, app, title, *, scope=None):
+        with self._cond:
+            call = JudgeCallRecord(app, title, scope)
+            self.calls.append(call)
+            gated, fail = self.gated, self.fail
+            self._cond.notify_all()
+        try:
+            while gated and not call.gate.is_set():
+                if scope is not None and scope.cancelled:
+                    raise Cancelled()
+                call.gate.wait(0.005)
+            if scope is not None and scope.cancelled:
+                raise Cancelled()
+            if fail is not None:
+                call.outcome = "raised"
+                raise fail
+            call.outcome = "returned"
+            on_task = app in self.on_task_apps
+            return Verdict(on_task, f"{app} {'serves' if on_task else 'does not serve'} it")
+        except Cancelled:
+            call.outcome = "cancelled"
+            raise
+        finally:
+            call.finished.set()
