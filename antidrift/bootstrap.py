@@ -5,14 +5,15 @@ from __future__ import annotations
 import logging
 import threading
 from dataclasses import dataclass, field
+from typing import Protocol
 
 from antidrift import ai
 from antidrift.clock import Clock, SystemClock
 from antidrift.config import Config
-from antidrift.domain import RuntimeState
 from antidrift.sampler import WindowSampler, choose_probe
 from antidrift.session import Controller
 from antidrift.store import SQLiteStore, Store
+from antidrift.ticker import Ticker
 
 log = logging.getLogger("antidrift")
 
@@ -33,16 +34,78 @@ class CoachInfo:
         return self.backend.env_var if self.backend is not None else ""
 
 
+class Pages(Protocol):
+    """The open pages (the web layer's websocket hub), as the runtime drives them."""
+
+    def refresh(self) -> None: ...
+
+    def close_all(self) -> None: ...
+
+
 @dataclass
 class Runtime:
-    """The long-lived collaborators the web layer serves."""
+    """The long-lived collaborators the web layer serves, and the one owner of their lifecycle.
+
+    `start()` starts the background work (ticker, window sampler); `quiesce()` stops it and
+    kills running coach CLIs (SIGTERM: requests in flight may still finish); `stop()` also
+    closes the store (worker exit). Each is idempotent and safe from any thread.
+    """
 
     controller: Controller
     store: Store
     clock: Clock
     coach_info: CoachInfo
     sampler: WindowSampler | None = None
+    pages: Pages | None = None
     shutting_down: threading.Event = field(default_factory=threading.Event)
+    _ticker: Ticker | None = field(default=None, init=False, repr=False)
+    _stopped: bool = field(default=False, init=False, repr=False)
+    _lock: threading.Lock = field(default_factory=threading.Lock, init=False, repr=False)
+
+    def attach(self, pages: Pages) -> None:
+        """Keep the open pages in step: after every transition, and once a second."""
+        self.pages = pages
+        self.controller.subscribe(pages.refresh)
+
+    def start(self) -> None:
+        """Start the once-a-second tick and the window sampler."""
+        with self._lock:
+            if self._ticker is not None or self.shutting_down.is_set():
+                return
+            self._ticker = Ticker(self.controller.expire_if_due, self._refresh_pages)
+            self._ticker.start()
+        if self.sampler is not None:
+            self.sampler.start()
+
+    def _refresh_pages(self) -> None:
+        if self.pages is not None:
+            self.pages.refresh()
+
+    def quiesce(self) -> None:
+        """Close sockets (pages reconnect), stop the background, kill the coach's CLI."""
+        with self._lock:
+            if self.shutting_down.is_set():
+                return
+            self.shutting_down.set()
+        if self.pages is not None:
+            self.pages.close_all()
+        if self._ticker is not None:
+            self._ticker.stop()
+        if self.sampler is not None:
+            self.sampler.stop()
+        # The one kill path: the controller cancels its coach call's scope, which kills the
+        # CLI's whole process group and refuses any later start in that scope.
+        self.controller.shutdown()
+
+    def stop(self) -> None:
+        """Quiesce, then flush and close the store (once)."""
+        self.quiesce()
+        with self._lock:
+            if self._stopped:
+                return
+            self._stopped = True
+        self.store.close()
+        log.info("stopped")
 
 
 def build_coach(config: Config) -> tuple[ai.Service | None, CoachInfo]:
@@ -68,19 +131,6 @@ def build_runtime(config: Config, *, clock: Clock | None = None) -> Runtime:
     store = SQLiteStore(config.database)
     coach, info = build_coach(config)
     probe = choose_probe(config.window_source, env=config.env)
-    holder: list[Controller] = []
-
-    def record(app: str, title: str, at) -> None:
-        holder[0].record_window(app, title, at)
-
-    def wanted() -> bool:
-        return holder[0].snapshot().state is RuntimeState.ACTIVE if holder else False
-
-    sampler = (
-        WindowSampler(probe, record, interval=config.sample_interval, wanted=wanted)
-        if probe
-        else None
-    )
     if probe is None and config.window_source == "off":
         log.info("built-in window sampler off (ANTIDRIFT_WINDOW_SOURCE=off)")
     elif probe is None:
@@ -95,9 +145,20 @@ def build_runtime(config: Config, *, clock: Clock | None = None) -> Runtime:
         coach=coach,
         coach_unavailable=_unavailable(info),
         exclude_titles=config.evidence_exclude,
-        sampler_running=(lambda: sampler.running) if sampler else (lambda: False),
     )
-    holder.append(controller)
+    # The sampler feeds the controller and tells it whether it runs; the controller never
+    # calls the sampler, so there is no cycle to break.
+    sampler = (
+        WindowSampler(
+            probe,
+            controller.record_window,
+            interval=config.sample_interval,
+            wanted=controller.wants_evidence,
+            on_running=controller.set_watcher,
+        )
+        if probe
+        else None
+    )
     return Runtime(controller, store, clock, info, sampler)
 
 

@@ -94,7 +94,6 @@ class Controller:
         coach: Coach | None = None,
         coach_unavailable: str = "coach unavailable",
         exclude_titles: re.Pattern[str] | None = None,
-        sampler_running: Callable[[], bool] = lambda: False,
         coach_workers: int = 2,
     ) -> None:
         self._store = store
@@ -102,7 +101,7 @@ class Controller:
         self._lock = threading.RLock()
         self._listeners: list[Listener] = []
         self._exclude = exclude_titles
-        self._sampler_running = sampler_running
+        self._watcher_running = False  # told by the window sampler (set_watcher)
         self._version = 0
         persisted = store.load()
         self._state = persisted.state
@@ -154,7 +153,7 @@ class Controller:
             )
 
     def _evidence(self, now: datetime) -> EvidenceView:
-        running = self._sampler_running()
+        running = self._watcher_running
         if self._state is not RuntimeState.ACTIVE:
             # Nothing is being watched for: say only whether a watcher is there.
             return EvidenceView(Health.HEALTHY if running else Health.UNAVAILABLE, None)
@@ -264,6 +263,20 @@ class Controller:
             self._changed()
         self._notify()
         return True
+
+    def set_watcher(self, running: bool) -> None:
+        """A window watcher started, stopped, failed or recovered: evidence health says so."""
+        with self._lock:
+            if running == self._watcher_running:
+                return
+            self._watcher_running = running
+            self._changed()
+        self._notify()
+
+    def wants_evidence(self) -> bool:
+        """Whether a window sample would be kept now (only while a commitment is active)."""
+        with self._lock:
+            return self._state is RuntimeState.ACTIVE
 
     # -- read models -------------------------------------------------------------------------
 
