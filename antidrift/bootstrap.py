@@ -10,6 +10,7 @@ from typing import Protocol
 from antidrift import ai
 from antidrift.clock import Clock, SystemClock
 from antidrift.config import Config
+from antidrift.notify import Background, build_notifier
 from antidrift.sampler import WindowSampler, choose_probe
 from antidrift.session import Controller
 from antidrift.store import SQLiteStore, Store
@@ -56,6 +57,7 @@ class Runtime:
     clock: Clock
     coach_info: CoachInfo
     sampler: WindowSampler | None = None
+    notifier: Background | None = None  # the notifier port, for every role that speaks
     pages: Pages | None = None
     shutting_down: threading.Event = field(default_factory=threading.Event)
     _ticker: Ticker | None = field(default=None, init=False, repr=False)
@@ -96,6 +98,8 @@ class Runtime:
         # The one kill path: the controller cancels its coach call's scope, which kills the
         # CLI's whole process group and refuses any later start in that scope.
         self.controller.shutdown()
+        if self.notifier is not None:
+            self.notifier.shutdown()  # a running notification is bounded by its own timeout
 
     def stop(self) -> None:
         """Quiesce, then flush and close the store (once)."""
@@ -139,10 +143,13 @@ def build_runtime(config: Config, *, clock: Clock | None = None) -> Runtime:
             " (and set DISPLAY), on macOS osascript is needed; or post samples to"
             " /evidence/window. Evidence shows as unavailable until then."
         )
+    # In the background: a notification daemon that hangs must never hold a transition.
+    notifier = Background(build_notifier(config.notify, config.notify_command, env=config.env))
     controller = Controller(
         store,
         clock,
         coach=coach,
+        notifier=notifier,
         coach_unavailable=_unavailable(info),
         exclude_titles=config.evidence_exclude,
     )
@@ -159,7 +166,7 @@ def build_runtime(config: Config, *, clock: Clock | None = None) -> Runtime:
         if probe
         else None
     )
-    return Runtime(controller, store, clock, info, sampler)
+    return Runtime(controller, store, clock, info, sampler, notifier)
 
 
 def _unavailable(info: CoachInfo) -> str:
