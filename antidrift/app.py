@@ -105,6 +105,8 @@ def create_app(
             if not closed:
                 closed.append(True)
                 runtime.store.close()
+                if runtime.lock is not None:
+                    runtime.lock.release()
                 logging.getLogger("antidrift").info("stopped")
 
         app.extensions["antidrift.quiesce"] = quiesce

@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from antidrift import ai
 from antidrift.clock import Clock, SystemClock
 from antidrift.config import Config
+from antidrift.datalock import DataDirLock, acquire
 from antidrift.domain import RuntimeState
 from antidrift.sampler import WindowSampler, choose_probe
 from antidrift.session import Controller
@@ -43,6 +44,8 @@ class Runtime:
     coach_info: CoachInfo
     sampler: WindowSampler | None = None
     shutting_down: threading.Event = field(default_factory=threading.Event)
+    # Held for the process's life: one server per data directory, whatever the entry point.
+    lock: DataDirLock | None = None
 
 
 def build_coach(config: Config) -> tuple[ai.Service | None, CoachInfo]:
@@ -65,7 +68,12 @@ def build_coach(config: Config) -> tuple[ai.Service | None, CoachInfo]:
 def build_runtime(config: Config, *, clock: Clock | None = None) -> Runtime:
     """Real adapters for a real server."""
     clock = clock or SystemClock()
-    store = SQLiteStore(config.database)
+    lock = acquire(config.data_dir)  # before the database is even opened
+    try:
+        store = SQLiteStore(config.database)
+    except BaseException:
+        lock.release()
+        raise
     coach, info = build_coach(config)
     probe = choose_probe(config.window_source, env=config.env)
     holder: list[Controller] = []
@@ -98,7 +106,7 @@ def build_runtime(config: Config, *, clock: Clock | None = None) -> Runtime:
         sampler_running=(lambda: sampler.running) if sampler else (lambda: False),
     )
     holder.append(controller)
-    return Runtime(controller, store, clock, info, sampler)
+    return Runtime(controller, store, clock, info, sampler, lock=lock)
 
 
 def _unavailable(info: CoachInfo) -> str:
