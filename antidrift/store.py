@@ -47,6 +47,12 @@ MIGRATIONS: list[tuple[int, str, str]] = [
         INSERT INTO runtime (id, state) VALUES (1, 'locked');
         """,
     ),
+    (
+        2,
+        "extended_secs",
+        # Time added by /extend; timebox_secs stays what was planned.
+        "ALTER TABLE commitments ADD COLUMN extended_secs INTEGER NOT NULL DEFAULT 0",
+    ),
 ]
 
 
@@ -93,6 +99,7 @@ def _commitment(row: sqlite3.Row) -> Commitment:
         ended_at=_dt(row["ended_at"]),
         outcome=Outcome(row["outcome"]) if row["outcome"] else None,
         note=row["note"],
+        extended_secs=row["extended_secs"],
     )
 
 
@@ -173,10 +180,12 @@ class SQLiteStore:
                 if commitment is not None:
                     self._db.execute(
                         "INSERT INTO commitments (id, next_action, success_condition,"
-                        " timebox_secs, started_at, deadline, ended_at, outcome, note)"
-                        " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)"
+                        " timebox_secs, started_at, deadline, ended_at, outcome, note,"
+                        " extended_secs)"
+                        " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
                         " ON CONFLICT(id) DO UPDATE SET ended_at = excluded.ended_at,"
-                        " outcome = excluded.outcome, note = excluded.note",
+                        " outcome = excluded.outcome, note = excluded.note,"
+                        " deadline = excluded.deadline, extended_secs = excluded.extended_secs",
                         (
                             commitment.id,
                             commitment.next_action,
@@ -187,6 +196,7 @@ class SQLiteStore:
                             _iso(commitment.ended_at),
                             commitment.outcome.value if commitment.outcome else None,
                             commitment.note,
+                            commitment.extended_secs,
                         ),
                     )
                 current = commitment.id if commitment and commitment.outcome is None else None
