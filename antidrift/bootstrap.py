@@ -10,6 +10,7 @@ from typing import Protocol
 from antidrift import ai
 from antidrift.clock import Clock, SystemClock
 from antidrift.config import Config
+from antidrift.datalock import DataDirLock, acquire
 from antidrift.notify import Background, build_notifier
 from antidrift.sampler import WindowSampler, choose_probe
 from antidrift.session import Controller
@@ -60,6 +61,8 @@ class Runtime:
     notifier: Background | None = None  # the notifier port, for every role that speaks
     pages: Pages | None = None
     shutting_down: threading.Event = field(default_factory=threading.Event)
+    # Held for the process's life: one server per data directory, whatever the entry point.
+    lock: DataDirLock | None = None
     _ticker: Ticker | None = field(default=None, init=False, repr=False)
     _stopped: bool = field(default=False, init=False, repr=False)
     _lock: threading.Lock = field(default_factory=threading.Lock, init=False, repr=False)
@@ -109,6 +112,8 @@ class Runtime:
                 return
             self._stopped = True
         self.store.close()
+        if self.lock is not None:
+            self.lock.release()
         log.info("stopped")
 
 
@@ -132,7 +137,12 @@ def build_coach(config: Config) -> tuple[ai.Service | None, CoachInfo]:
 def build_runtime(config: Config, *, clock: Clock | None = None) -> Runtime:
     """Real adapters for a real server."""
     clock = clock or SystemClock()
-    store = SQLiteStore(config.database)
+    lock = acquire(config.data_dir)  # before the database is even opened
+    try:
+        store = SQLiteStore(config.database)
+    except BaseException:
+        lock.release()
+        raise
     coach, info = build_coach(config)
     probe = choose_probe(config.window_source, env=config.env)
     if probe is None and config.window_source == "off":
@@ -166,7 +176,7 @@ def build_runtime(config: Config, *, clock: Clock | None = None) -> Runtime:
         if probe
         else None
     )
-    return Runtime(controller, store, clock, info, sampler, notifier)
+    return Runtime(controller, store, clock, info, sampler, notifier, lock=lock)
 
 
 def _unavailable(info: CoachInfo) -> str:

@@ -109,7 +109,7 @@ class SQLiteStore:
     def __init__(self, path: str | Path) -> None:
         self.path = str(path)
         if self.path != ":memory:":
-            _prepare_directory(Path(self.path).parent)
+            prepare_directory(Path(self.path).parent)
         try:
             self._db = sqlite3.connect(
                 self.path, check_same_thread=False, isolation_level=None, timeout=2.0
@@ -246,7 +246,8 @@ class SQLiteStore:
             self._db.close()
 
 
-def _prepare_directory(directory: Path) -> None:
+def prepare_directory(directory: Path) -> None:
+    """Create the data directory and prove a file can be written there."""
     try:
         directory.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
