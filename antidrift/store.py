@@ -55,6 +55,12 @@ MIGRATIONS: list[tuple[int, str, str]] = [
         """,
     ),
     (
+        2,
+        "extended_secs",
+        # Time added by /extend; timebox_secs stays what was planned.
+        "ALTER TABLE commitments ADD COLUMN extended_secs INTEGER NOT NULL DEFAULT 0",
+    ),
+    (
         4,
         "reflection",
         # Sample times as numbers, so time shares are summed in SQL without parsing text
@@ -168,6 +174,7 @@ def _commitment(row: sqlite3.Row) -> Commitment:
         ended_at=_dt(row["ended_at"]),
         outcome=Outcome(row["outcome"]) if row["outcome"] else None,
         note=row["note"],
+        extended_secs=row["extended_secs"],
     )
 
 
@@ -177,7 +184,7 @@ class SQLiteStore:
     def __init__(self, path: str | Path) -> None:
         self.path = str(path)
         if self.path != ":memory:":
-            _prepare_directory(Path(self.path).parent)
+            prepare_directory(Path(self.path).parent)
         try:
             self._db = sqlite3.connect(
                 self.path, check_same_thread=False, isolation_level=None, timeout=2.0
@@ -248,10 +255,12 @@ class SQLiteStore:
                 if commitment is not None:
                     self._db.execute(
                         "INSERT INTO commitments (id, next_action, success_condition,"
-                        " timebox_secs, started_at, deadline, ended_at, outcome, note)"
-                        " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)"
+                        " timebox_secs, started_at, deadline, ended_at, outcome, note,"
+                        " extended_secs)"
+                        " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
                         " ON CONFLICT(id) DO UPDATE SET ended_at = excluded.ended_at,"
-                        " outcome = excluded.outcome, note = excluded.note",
+                        " outcome = excluded.outcome, note = excluded.note,"
+                        " deadline = excluded.deadline, extended_secs = excluded.extended_secs",
                         (
                             commitment.id,
                             commitment.next_action,
@@ -262,6 +271,7 @@ class SQLiteStore:
                             _iso(commitment.ended_at),
                             commitment.outcome.value if commitment.outcome else None,
                             commitment.note,
+                            commitment.extended_secs,
                         ),
                     )
                 if commitment is not None and commitment.outcome is not None:
@@ -399,7 +409,8 @@ class SQLiteStore:
             self._db.close()
 
 
-def _prepare_directory(directory: Path) -> None:
+def prepare_directory(directory: Path) -> None:
+    """Create the data directory and prove a file can be written there."""
     try:
         directory.mkdir(parents=True, exist_ok=True)
     except OSError as exc:

@@ -281,3 +281,20 @@ class Recorder:
     def statuses(self) -> list[str | None]:
         with self._lock:
             return [s.coach.status if s.coach else None for s in self.snapshots]
+
+
+class RecordingNotifier:
+    """The notifier port in memory: records each (title, body) it was asked to show."""
+
+    name = "recording"
+
+    def __init__(self, *, fail: BaseException | None = None) -> None:
+        self.shown: list[tuple[str, str]] = []
+        self.fail = fail
+        self._lock = threading.Lock()
+
+    def notify(self, title: str, body: str) -> None:
+        with self._lock:
+            self.shown.append((title, body))
+        if self.fail is not None:
+            raise self.fail

@@ -1,4 +1,6 @@
-"""The AI roles (coach, drift judge): a leaf package that imports nothing else of the app."""
+"""The AI roles (coach, drift judge): import nothing of the app but its subprocess seam."""
+
+from antidrift.process import CancelScope
 
 from .backend import (
     BACKEND_NAMES,
@@ -9,6 +11,7 @@ from .backend import (
     CodexBackend,
     CommandBackend,
     new_backend,
+    run_cli,
 )
 from .coach import Coach, Proposal, Service, build_prompt, extract_json, parse_proposal
 from .errors import (
@@ -32,7 +35,6 @@ from .judge import (
     build_judge_prompt,
     parse_verdict,
 )
-from .process import CancelScope, CLIResult, kill_all_running, run_cli
 
 __all__ = [
     "BACKEND_NAMES",
@@ -42,7 +44,6 @@ __all__ = [
     "CLIFailed",
     "CLINotFound",
     "CLINotLoggedIn",
-    "CLIResult",
     "CLITimeout",
     "CancelScope",
     "Cancelled",
@@ -65,7 +66,6 @@ __all__ = [
     "build_judge_prompt",
     "build_prompt",
     "extract_json",
-    "kill_all_running",
     "new_backend",
     "parse_proposal",
     "parse_verdict",
