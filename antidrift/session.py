@@ -19,6 +19,7 @@ from antidrift.domain import (
     Commitment,
     Health,
     IllegalTransitionError,
+    NotFound,
     NotPlanning,
     RuntimeState,
     WindowSample,
@@ -29,6 +30,7 @@ from antidrift.domain import (
     validate_plan,
     validate_review,
 )
+from antidrift.insights import Ended, WindowTime
 from antidrift.notify import Notifier
 from antidrift.store import Store
 
@@ -313,11 +315,46 @@ class Controller:
 
     # -- read models -------------------------------------------------------------------------
 
-    def history(self, limit: int | None = None) -> list[Commitment]:
-        return self._store.history(limit)
+    def history(self, limit: int | None = None, before: str | None = None) -> list[Commitment]:
+        """Ended commitments, newest first; `before` (an id) pages; NotFound if it is unknown."""
+        try:
+            return self._store.history(limit, before)
+        except KeyError:
+            raise NotFound("There is no such entry in the history to page from.") from None
 
     def samples(self, commitment_id: str) -> list[WindowSample]:
         return self._store.samples(commitment_id)
+
+    def window_time(self, commitment: Commitment, now: datetime, top: int = 12) -> WindowTime:
+        """Where a commitment's focus went, summed by the store (fast for long ones)."""
+        return self._store.window_time(commitment.id, commitment.ended_at or now, top)
+
+    def ended_figures(self) -> list[Ended]:
+        return self._store.ended_figures()
+
+    def app_totals(self) -> dict[str, float]:
+        return self._store.app_totals()
+
+    # -- corrections -------------------------------------------------------------------------
+
+    def correct(self, commitment_id: str, outcome: object, note: object = "") -> Commitment:
+        """Change an ended commitment's outcome and note (a mistaken "missed", a better note)."""
+        result, text = validate_review(outcome, note)
+        with self._lock:
+            fixed = self._store.correct(commitment_id, result, text)
+            if fixed is None:
+                raise NotFound("There is no such entry in the history.")
+            self._changed()  # the locked view lists the history
+        self._notify()
+        return fixed
+
+    def remove(self, commitment_id: str) -> None:
+        """Delete an ended commitment and its evidence from the history."""
+        with self._lock:
+            if not self._store.delete(commitment_id):
+                raise NotFound("There is no such entry in the history.")
+            self._changed()
+        self._notify()
 
     # -- the coach ---------------------------------------------------------------------------
 
