@@ -19,6 +19,7 @@ from antidrift.domain import (
     Commitment,
     Health,
     IllegalTransitionError,
+    NotFound,
     NotPlanning,
     RuntimeState,
     WindowSample,
@@ -31,6 +32,7 @@ from antidrift.domain import (
 )
 from antidrift.drift import OFF, DriftSettings, DriftView, Episode, Judgement, Window
 from antidrift.guard import DriftGuard
+from antidrift.insights import Ended, WindowTime
 from antidrift.notify import Notifier
 from antidrift.store import Store
 
@@ -99,7 +101,6 @@ class Controller:
         coach: Coach | None = None,
         coach_unavailable: str = "coach unavailable",
         exclude_titles: re.Pattern[str] | None = None,
-        sampler_running: Callable[[], bool] = lambda: False,
         coach_workers: int = 2,
         notifier: Notifier | None = None,
         judge: Judge | None = None,
@@ -110,7 +111,7 @@ class Controller:
         self._lock = threading.RLock()
         self._listeners: list[Listener] = []
         self._exclude = exclude_titles
-        self._sampler_running = sampler_running
+        self._watcher_running = False  # told by the window sampler (set_watcher)
         self._version = 0
         self._notifier = notifier
         persisted = store.load()
@@ -181,7 +182,7 @@ class Controller:
             )
 
     def _evidence(self, now: datetime) -> EvidenceView:
-        running = self._sampler_running()
+        running = self._watcher_running
         if self._state is not RuntimeState.ACTIVE:
             # Nothing is being watched for: say only whether a watcher is there.
             return EvidenceView(Health.HEALTHY if running else Health.UNAVAILABLE, None)
@@ -335,6 +336,20 @@ class Controller:
         self._notify()
         return True
 
+    def set_watcher(self, running: bool) -> None:
+        """A window watcher started, stopped, failed or recovered: evidence health says so."""
+        with self._lock:
+            if running == self._watcher_running:
+                return
+            self._watcher_running = running
+            self._changed()
+        self._notify()
+
+    def wants_evidence(self) -> bool:
+        """Whether a window sample would be kept now (only while a commitment is active)."""
+        with self._lock:
+            return self._state is RuntimeState.ACTIVE
+
     # -- the drift guard ---------------------------------------------------------------------
 
     def acknowledge_drift(self, answer: object) -> None:
@@ -373,11 +388,46 @@ class Controller:
 
     # -- read models -------------------------------------------------------------------------
 
-    def history(self, limit: int | None = None) -> list[Commitment]:
-        return self._store.history(limit)
+    def history(self, limit: int | None = None, before: str | None = None) -> list[Commitment]:
+        """Ended commitments, newest first; `before` (an id) pages; NotFound if it is unknown."""
+        try:
+            return self._store.history(limit, before)
+        except KeyError:
+            raise NotFound("There is no such entry in the history to page from.") from None
 
     def samples(self, commitment_id: str) -> list[WindowSample]:
         return self._store.samples(commitment_id)
+
+    def window_time(self, commitment: Commitment, now: datetime, top: int = 12) -> WindowTime:
+        """Where a commitment's focus went, summed by the store (fast for long ones)."""
+        return self._store.window_time(commitment.id, commitment.ended_at or now, top)
+
+    def ended_figures(self) -> list[Ended]:
+        return self._store.ended_figures()
+
+    def app_totals(self) -> dict[str, float]:
+        return self._store.app_totals()
+
+    # -- corrections -------------------------------------------------------------------------
+
+    def correct(self, commitment_id: str, outcome: object, note: object = "") -> Commitment:
+        """Change an ended commitment's outcome and note (a mistaken "missed", a better note)."""
+        result, text = validate_review(outcome, note)
+        with self._lock:
+            fixed = self._store.correct(commitment_id, result, text)
+            if fixed is None:
+                raise NotFound("There is no such entry in the history.")
+            self._changed()  # the locked view lists the history
+        self._notify()
+        return fixed
+
+    def remove(self, commitment_id: str) -> None:
+        """Delete an ended commitment and its evidence from the history."""
+        with self._lock:
+            if not self._store.delete(commitment_id):
+                raise NotFound("There is no such entry in the history.")
+            self._changed()
+        self._notify()
 
     # -- the coach ---------------------------------------------------------------------------
 
