@@ -63,6 +63,10 @@ class IllegalTransitionError(DomainError):
     """The transition does not exist from the current state: nothing changed."""
 
 
+class NotFound(DomainError):
+    """The request names something that is not there (e.g. a history entry): nothing changed."""
+
+
 class NotPlanning(DomainError):
     """The coach was asked for outside planning (a client error, not a conflict)."""
 

@@ -11,7 +11,14 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
-from antidrift.domain import Commitment, Outcome, Share
+from antidrift.domain import (
+    Commitment,
+    Outcome,
+    Share,
+    WindowSample,
+    app_shares,
+    time_shares,
+)
 
 # Calibration speaks only once this many commitments have ended: fewer is anecdote.
 CALIBRATION_MIN_ENDED = 3
@@ -183,6 +190,40 @@ def app_time(seconds_per_app: Mapping[str, float], top: int = 8) -> list[Share]:
         rest = sum(secs for _, secs in tail)
         shares.append(Share(OTHER_APPS, "", rest, ratio(rest, whole) or 0.0))
     return shares
+
+
+@dataclass(frozen=True)
+class WindowTime:
+    """Where one commitment's focus went: its top windows, every app, how many samples."""
+
+    windows: tuple[Share, ...] = ()
+    apps: tuple[Share, ...] = ()
+    sample_count: int = 0
+
+    @classmethod
+    def of(
+        cls,
+        windows: Iterable[tuple[str, str, float]],
+        apps: Iterable[tuple[str, float]],
+        whole: float,
+        sample_count: int,
+    ) -> WindowTime:
+        """From summed seconds (the store's SQL); fractions are of `whole`."""
+        tops = sorted(
+            (Share(app, title, secs, ratio(secs, whole) or 0.0) for app, title, secs in windows),
+            key=lambda s: (-s.seconds, s.app, s.title),
+        )
+        per_app = sorted(
+            (Share(app, "", secs, ratio(secs, whole) or 0.0) for app, secs in apps),
+            key=lambda s: (-s.seconds, s.app),
+        )
+        return cls(tuple(tops), tuple(per_app), sample_count)
+
+
+def window_time(samples: Sequence[WindowSample], until: datetime, top: int = 12) -> WindowTime:
+    """The same from samples in memory (the reference the SQL is tested against)."""
+    shares = time_shares(samples, until)
+    return WindowTime(tuple(shares[:top]), tuple(app_shares(shares)), len(samples))
 
 
 def _minutes(secs: int) -> int:

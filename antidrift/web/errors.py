@@ -7,7 +7,13 @@ import logging
 from flask import Flask, current_app, jsonify, request
 from werkzeug.exceptions import HTTPException
 
-from antidrift.domain import DomainError, IllegalTransitionError, NotPlanning, ValidationError
+from antidrift.domain import (
+    DomainError,
+    IllegalTransitionError,
+    NotFound,
+    NotPlanning,
+    ValidationError,
+)
 
 log = logging.getLogger("antidrift.web")
 
@@ -24,6 +30,7 @@ STATUS: dict[type[DomainError], int] = {
     ValidationError: 400,
     NotPlanning: 400,
     IllegalTransitionError: 409,
+    NotFound: 404,
 }
 
 # Plain words for the HTTP errors werkzeug raises on its own.
@@ -47,7 +54,9 @@ def respond_error(status: int, message: str):
 def register(app: Flask) -> None:
     @app.errorhandler(DomainError)
     def domain_error(exc: DomainError):
-        return respond_error(STATUS.get(type(exc), 400), exc.message)
+        # By class hierarchy: a subclass (e.g. "nothing to acknowledge") keeps its parent's code.
+        status = next((STATUS[t] for t in type(exc).__mro__ if t in STATUS), 400)
+        return respond_error(status, exc.message)
 
     @app.errorhandler(Refused)
     def refused(exc: Refused):
