@@ -5,12 +5,15 @@ from __future__ import annotations
 import logging
 import threading
 from dataclasses import dataclass, field
+from datetime import timedelta
 from typing import Protocol
 
 from antidrift import ai
 from antidrift.clock import Clock, SystemClock
 from antidrift.config import Config
 from antidrift.datalock import DataDirLock, acquire
+from antidrift.drift import DriftSettings
+from antidrift.guard import DriftInfo
 from antidrift.notify import Background, build_notifier
 from antidrift.sampler import WindowSampler, choose_probe
 from antidrift.session import Controller
@@ -45,6 +48,7 @@ class Runtime:
     sampler: WindowSampler | None = None
     notifier: Background | None = None  # the notifier port, for every role that speaks
     pages: Pages | None = None
+    drift_info: DriftInfo = field(default_factory=lambda: DriftInfo(False, why_off="off"))
     shutting_down: threading.Event = field(default_factory=threading.Event)
     # Held for the process's life: one server per data directory, whatever the entry point.
     lock: DataDirLock | None = None
@@ -62,7 +66,9 @@ class Runtime:
         with self._lock:
             if self._ticker is not None or self.shutting_down.is_set():
                 return
-            self._ticker = Ticker(self.controller.expire_if_due, self._refresh_pages)
+            self._ticker = Ticker(
+                self.controller.expire_if_due, self.controller.drift_tick, self._refresh_pages
+            )
             self._ticker.start()
         if self.sampler is not None:
             self.sampler.start()
@@ -119,6 +125,28 @@ def build_coach(config: Config) -> tuple[ai.Service | None, CoachInfo]:
     return ai.Service(backend, timeout=config.ai_timeout), CoachInfo(backend.name, None, backend)
 
 
+def build_drift(
+    config: Config, coach: ai.Service | None
+) -> tuple[ai.JudgeService | None, DriftSettings | None, DriftInfo]:
+    """The drift judge on the coach's backend, or why the guard is off."""
+    if config.drift != "ai":
+        if config.drift != "off":
+            log.warning("ANTIDRIFT_DRIFT=%r is not ai or off: the drift guard is off", config.drift)
+        log.info("drift guard off (ANTIDRIFT_DRIFT=%s)", config.drift)
+        return None, None, DriftInfo(False, why_off="ANTIDRIFT_DRIFT is off")
+    if coach is None:
+        return None, None, DriftInfo(False, why_off="there is no AI backend to judge with")
+    backend = coach.backend
+    cli = backend.argv[0] if isinstance(backend, ai.CommandBackend) else backend.name
+    settings = DriftSettings(
+        timedelta(seconds=config.drift_grace),
+        timedelta(seconds=config.drift_cooldown),
+        config.drift_max_calls,
+    )
+    log.info("drift guard on: %s judges the focused window's app and title", cli)
+    return ai.JudgeService(backend, timeout=config.ai_timeout), settings, DriftInfo(True, cli)
+
+
 def build_runtime(config: Config, *, clock: Clock | None = None) -> Runtime:
     """Real adapters for a real server."""
     clock = clock or SystemClock()
@@ -129,6 +157,7 @@ def build_runtime(config: Config, *, clock: Clock | None = None) -> Runtime:
         lock.release()
         raise
     coach, info = build_coach(config)
+    judge, drift, drift_info = build_drift(config, coach)
     probe = choose_probe(config.window_source, env=config.env)
     if probe is None and config.window_source == "off":
         log.info("built-in window sampler off (ANTIDRIFT_WINDOW_SOURCE=off)")
@@ -145,6 +174,8 @@ def build_runtime(config: Config, *, clock: Clock | None = None) -> Runtime:
         clock,
         coach=coach,
         notifier=notifier,
+        judge=judge,
+        drift=drift,
         coach_unavailable=_unavailable(info),
         exclude_titles=config.evidence_exclude,
     )
@@ -161,7 +192,9 @@ def build_runtime(config: Config, *, clock: Clock | None = None) -> Runtime:
         if probe
         else None
     )
-    return Runtime(controller, store, clock, info, sampler, notifier, lock=lock)
+    return Runtime(
+        controller, store, clock, info, sampler, notifier, lock=lock, drift_info=drift_info
+    )
 
 
 def _unavailable(info: CoachInfo) -> str:

@@ -58,7 +58,9 @@ def state():
 
 @bp.get("/history")
 def history():
-    return jsonify(history_json(_controller().history()))
+    controller = _controller()
+    items = controller.history()
+    return jsonify(history_json(items, controller.drift_summaries([c.id for c in items])))
 
 
 @bp.post("/planning")
@@ -119,3 +121,9 @@ def record_window():
     app, title = validate_window(data.get("app"), data.get("title"))
     recorded = _controller().record_window(app, title)
     return jsonify(recorded=recorded), 202
+
+
+@bp.post("/drift/ack")
+def acknowledge_drift():
+    _controller().acknowledge_drift(_payload().get("answer"))
+    return _done()

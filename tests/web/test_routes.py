@@ -33,6 +33,8 @@ HISTORY_KEYS = [
     "outcome",
     "note",
     "extended_secs",
+    "drift_count",
+    "on_task_share",
 ]
 PLAN = {
     "next_action": "Write the intro",
