@@ -15,7 +15,7 @@ from antidrift import bootstrap
 from antidrift.config import Config
 from antidrift.process import kill_all_running
 from antidrift.ticker import Ticker
-from antidrift.web import errors, routes, security, sockets
+from antidrift.web import errors, reflection, routes, security, sockets
 from antidrift.web.push import Hub
 from antidrift.web.render import Renderer
 
@@ -77,6 +77,7 @@ def create_app(
     security.install(app, config.allowed_hosts)
     errors.register(app)
     app.register_blueprint(routes.bp)
+    app.register_blueprint(reflection.bp)
     sockets.install(app)
 
     if start_background:

@@ -103,6 +103,11 @@ class FakeStore:
                 totals[share.app] = totals.get(share.app, 0.0) + share.seconds
         return totals
 
+    def entry(self, commitment_id: str) -> Commitment | None:
+        with self._lock:
+            c = self.commitments.get(commitment_id)
+            return c if c is not None and c.outcome is not None else None
+
     def correct(self, commitment_id: str, outcome: Outcome, note: str) -> Commitment | None:
         with self._lock:
             c = self.commitments.get(commitment_id)

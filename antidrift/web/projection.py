@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from antidrift.domain import Commitment
+from antidrift.insights import actual_secs
 from antidrift.session import CoachStatus, Snapshot
 
 
@@ -60,6 +61,10 @@ def history_json(items: list[Commitment]) -> list[dict[str, object]]:
             "outcome": c.outcome.value if c.outcome else None,
             "note": c.note,
             "extended_secs": c.extended_secs,
+            "actual_secs": actual_secs(c.started_at, c.ended_at, c.deadline),
+            # The drift guard's figures for the entry; 0 and null until its data is kept.
+            "drift_count": 0,
+            "on_task_share": None,
         }
         for c in items
     ]
