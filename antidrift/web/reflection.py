@@ -7,7 +7,7 @@ from urllib.parse import urlencode
 
 from flask import Blueprint, Response, current_app, jsonify, redirect, request
 
-from antidrift.domain import ValidationError
+from antidrift.domain import Commitment, ValidationError
 from antidrift.web import export, insights_view
 from antidrift.web.projection import history_json
 from antidrift.web.routes import _controller, _payload
@@ -40,7 +40,7 @@ def _before(value: str | None) -> str | None:
 def history():
     limit, before = _limit(request.args.get("limit")), _before(request.args.get("before"))
     items = _controller().history(limit, before)
-    response = jsonify(history_json(items))
+    response = jsonify(_rows(items))
     if limit is not None and len(items) == limit:
         query = urlencode({"limit": limit, "before": items[-1].id})
         response.headers["Link"] = f'</history?{query}>; rel="next"'
@@ -49,7 +49,7 @@ def history():
 
 @bp.get("/history.csv")
 def history_csv():
-    body = export.to_csv(history_json(_controller().history()))
+    body = export.to_csv(_rows(_controller().history()))
     return Response(
         body,
         mimetype="text/csv",
@@ -64,7 +64,7 @@ def history_csv():
 def correct(cid: str):
     data = _payload()
     fixed = _controller().correct(cid, data.get("outcome"), data.get("note"))
-    return _changed(history_json([fixed])[0])
+    return _changed(_rows([fixed])[0])
 
 
 @bp.post("/history/<cid>/delete")
@@ -93,6 +93,11 @@ def insights_page():
         before=before,
     )
     return _render("insights.html", view=view)
+
+
+def _rows(items: list[Commitment]) -> list[dict[str, object]]:
+    """/history rows, with the drift guard's figures for each entry."""
+    return history_json(items, _controller().drift_summaries([c.id for c in items]))
 
 
 def _render(template: str, **context: object) -> str:

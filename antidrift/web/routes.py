@@ -114,3 +114,9 @@ def record_window():
     app, title = validate_window(data.get("app"), data.get("title"))
     recorded = _controller().record_window(app, title)
     return jsonify(recorded=recorded), 202
+
+
+@bp.post("/drift/ack")
+def acknowledge_drift():
+    _controller().acknowledge_drift(_payload().get("answer"))
+    return _done()
