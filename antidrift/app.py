@@ -12,7 +12,7 @@ from jinja2 import Environment, FileSystemLoader, select_autoescape
 
 from antidrift import bootstrap
 from antidrift.config import Config
-from antidrift.web import errors, routes, security, sockets
+from antidrift.web import errors, reflection, routes, security, sockets
 from antidrift.web.push import Hub
 from antidrift.web.render import Renderer
 from antidrift.web.views import Views
@@ -79,6 +79,7 @@ def create_app(config: Config | None = None, *, runtime: bootstrap.Runtime | Non
     security.install(app, config.allowed_hosts)
     errors.register(app)
     app.register_blueprint(routes.bp)
+    app.register_blueprint(reflection.bp)
     sockets.install(app)
     return app
 

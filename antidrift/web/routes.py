@@ -8,7 +8,7 @@ from flask import Blueprint, current_app, jsonify, request
 
 from antidrift.domain import ValidationError, validate_window
 from antidrift.session import Controller
-from antidrift.web.projection import history_json, state_json
+from antidrift.web.projection import state_json
 
 bp = Blueprint("web", __name__)
 
@@ -54,13 +54,6 @@ def page():
 @bp.get("/state")
 def state():
     return jsonify(state_json(_controller().snapshot()))
-
-
-@bp.get("/history")
-def history():
-    controller = _controller()
-    items = controller.history()
-    return jsonify(history_json(items, controller.drift_summaries([c.id for c in items])))
 
 
 @bp.post("/planning")
