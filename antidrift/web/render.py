@@ -2,62 +2,14 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Mapping
 from datetime import datetime
-from urllib.parse import urlencode
 
 from jinja2 import Environment
 
-from antidrift.bootstrap import CoachInfo
-from antidrift.domain import RuntimeState
-from antidrift.session import CoachStatus, Controller, Snapshot
+from antidrift.web.views import CoachWidget, PageModel, Shows, Widget, clock_text, family
 
-
-@dataclass(frozen=True)
-class Shows:
-    """What one page shows: the state, its commitment, the proposal it has applied."""
-
-    state: str | None = None
-    commitment_id: str = ""
-    proposal_id: str = ""
-
-    @classmethod
-    def of(cls, snap: Snapshot) -> Shows:
-        coach = snap.coach
-        applied = coach.proposal_id if coach and coach.status == CoachStatus.READY else ""
-        return cls(snap.state.value, snap.commitment.id if snap.commitment else "", applied or "")
-
-    def query(self) -> str:
-        return urlencode({"view": self.state or "", "c": self.commitment_id, "p": self.proposal_id})
-
-
-def clock_text(seconds: int) -> str:
-    minutes, secs = divmod(max(0, seconds), 60)
-    hours, minutes = divmod(minutes, 60)
-    return f"{hours}:{minutes:02d}:{secs:02d}" if hours else f"{minutes:02d}:{secs:02d}"
-
-
-TITLE_ACTION_MAX = 60  # characters of the next action in the tab title
-
-
-def _short(text: str, limit: int) -> str:
-    return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"
-
-
-def title_text(snap: Snapshot) -> str:
-    """The document title for what the page shows: while active, the time left first."""
-    c = snap.commitment
-    if snap.state is RuntimeState.ACTIVE and c is not None:
-        return (
-            f"{clock_text(c.seconds_left(snap.now))} · {_short(c.next_action, TITLE_ACTION_MAX)}"
-            " · AntiDrift"
-        )
-    if snap.state is RuntimeState.REVIEW and c is not None:
-        head = "Time's up" if c.ran_out else "Review"
-        return f"{head} · {_short(c.next_action, TITLE_ACTION_MAX)} · AntiDrift"
-    if snap.state is RuntimeState.PLANNING:
-        return "Planning · AntiDrift"
-    return "No commitment · AntiDrift"
+__all__ = ["Renderer", "clock_text", "duration_text", "local_date", "local_time"]
 
 
 def duration_text(seconds: float) -> str:
@@ -79,12 +31,13 @@ def local_date(value: datetime | None) -> str:
 
 
 class Renderer:
-    """Renders partials from snapshots; the same partial serves page, response and push."""
+    """Turns view models into HTML; the same partial serves page, response and push.
 
-    def __init__(self, env: Environment, controller: Controller, coach_info: CoachInfo) -> None:
+    Pure: it takes data (antidrift.web.views) and returns HTML; it reads nothing else.
+    """
+
+    def __init__(self, env: Environment) -> None:
         self.env = env
-        self.controller = controller
-        self.coach_info = coach_info
         env.filters.update(
             clock=clock_text, duration=duration_text, hhmm=local_time, when=local_date
         )
@@ -92,42 +45,23 @@ class Renderer:
     def _render(self, template: str, **context: object) -> str:
         return self.env.get_template(template).render(**context)
 
-    def context(self, snap: Snapshot) -> dict[str, object]:
-        ctx: dict[str, object] = {
-            "snap": snap,
-            "state": snap.state.value,
-            "commitment": snap.commitment,
-            "coach": snap.coach,
-            "coach_info": self.coach_info,
-            "evidence": snap.evidence,
-            "shows": Shows.of(snap),
-            "title": title_text(snap),
-        }
-        if snap.state is RuntimeState.LOCKED:
-            ctx["history"] = self.controller.history(limit=20)
-        if snap.state is RuntimeState.REVIEW and snap.commitment:
-            # Summed by the store: a long commitment has tens of thousands of samples.
-            evidence = self.controller.window_time(snap.commitment, snap.now)
-            ctx["shares"], ctx["apps"], ctx["sample_count"] = (
-                evidence.windows,
-                evidence.apps,
-                evidence.sample_count,
-            )
-        if snap.commitment:
-            ctx["seconds_left"] = snap.commitment.seconds_left(snap.now)
-        if snap.coach:
-            ctx["elapsed"] = snap.coach.elapsed(snap.now)
-        return ctx
+    def page(self, model: PageModel) -> str:
+        return self._render("page.html", **model.context())
 
-    def page(self, snap: Snapshot) -> str:
-        return self._render("page.html", **self.context(snap))
+    def view(self, model: PageModel) -> str:
+        return self._render("_view.html", **model.context())
 
-    def view(self, snap: Snapshot) -> str:
-        return self._render("_view.html", **self.context(snap))
+    def widget(self, widget: Widget, widgets: Mapping[str, Widget] | None = None) -> str:
+        """One pushed widget (`_<name>.html`) from its object (and those inside it) alone."""
+        return self._render(f"_{widget.name}.html", **family(widget, widgets or {}))
 
-    def fragment(self, name: str, snap: Snapshot, **extra: object) -> str:
-        """A single widget (`_<name>.html`); pushed, htmx swaps it by its id."""
-        return self._render(f"_{name}.html", **self.context(snap), **extra)
+    def prefill(self, coach: CoachWidget, shows: Shows) -> str:
+        """The three plan inputs filled from a ready proposal, and the socket that records it."""
+        return self._render("_prefill.html", coach=coach, shows=shows)
+
+    def chime(self) -> str:
+        """The chime, pushed once to a page that saw its timebox run out."""
+        return self._render("_chime.html", chime=True)
 
     def error(self, message: str) -> str:
         return self._render("_message.html", message=message)
