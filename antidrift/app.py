@@ -12,8 +12,8 @@ from flask import Flask
 from jinja2 import Environment, FileSystemLoader, select_autoescape
 
 from antidrift import bootstrap
-from antidrift.ai import kill_all_running
 from antidrift.config import Config
+from antidrift.process import kill_all_running
 from antidrift.ticker import Ticker
 from antidrift.web import errors, routes, security, sockets
 from antidrift.web.push import Hub
@@ -95,6 +95,8 @@ def create_app(
             if runtime.sampler is not None:
                 runtime.sampler.stop()
             runtime.controller.shutdown()
+            if runtime.notifier is not None:
+                runtime.notifier.shutdown()
             kill_all_running()
 
         closed: list[bool] = []
@@ -105,6 +107,8 @@ def create_app(
             if not closed:
                 closed.append(True)
                 runtime.store.close()
+                if runtime.lock is not None:
+                    runtime.lock.release()
                 logging.getLogger("antidrift").info("stopped")
 
         app.extensions["antidrift.quiesce"] = quiesce

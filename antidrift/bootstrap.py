@@ -9,7 +9,9 @@ from dataclasses import dataclass, field
 from antidrift import ai
 from antidrift.clock import Clock, SystemClock
 from antidrift.config import Config
+from antidrift.datalock import DataDirLock, acquire
 from antidrift.domain import RuntimeState
+from antidrift.notify import Background, build_notifier
 from antidrift.sampler import WindowSampler, choose_probe
 from antidrift.session import Controller
 from antidrift.store import SQLiteStore, Store
@@ -42,7 +44,10 @@ class Runtime:
     clock: Clock
     coach_info: CoachInfo
     sampler: WindowSampler | None = None
+    notifier: Background | None = None  # the notifier port, for every role that speaks
     shutting_down: threading.Event = field(default_factory=threading.Event)
+    # Held for the process's life: one server per data directory, whatever the entry point.
+    lock: DataDirLock | None = None
 
 
 def build_coach(config: Config) -> tuple[ai.Service | None, CoachInfo]:
@@ -65,7 +70,12 @@ def build_coach(config: Config) -> tuple[ai.Service | None, CoachInfo]:
 def build_runtime(config: Config, *, clock: Clock | None = None) -> Runtime:
     """Real adapters for a real server."""
     clock = clock or SystemClock()
-    store = SQLiteStore(config.database)
+    lock = acquire(config.data_dir)  # before the database is even opened
+    try:
+        store = SQLiteStore(config.database)
+    except BaseException:
+        lock.release()
+        raise
     coach, info = build_coach(config)
     probe = choose_probe(config.window_source, env=config.env)
     holder: list[Controller] = []
@@ -89,16 +99,19 @@ def build_runtime(config: Config, *, clock: Clock | None = None) -> Runtime:
             " (and set DISPLAY), on macOS osascript is needed; or post samples to"
             " /evidence/window. Evidence shows as unavailable until then."
         )
+    # In the background: a notification daemon that hangs must never hold a transition.
+    notifier = Background(build_notifier(config.notify, config.notify_command, env=config.env))
     controller = Controller(
         store,
         clock,
         coach=coach,
+        notifier=notifier,
         coach_unavailable=_unavailable(info),
         exclude_titles=config.evidence_exclude,
         sampler_running=(lambda: sampler.running) if sampler else (lambda: False),
     )
     holder.append(controller)
-    return Runtime(controller, store, clock, info, sampler)
+    return Runtime(controller, store, clock, info, sampler, notifier, lock=lock)
 
 
 def _unavailable(info: CoachInfo) -> str:

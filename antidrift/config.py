@@ -37,6 +37,8 @@ class Config:
     evidence_exclude: re.Pattern[str] | None = None
     allowed_hosts: tuple[str, ...] = ()
     sample_interval: float = 5.0
+    notify: str = "auto"
+    notify_command: str = ""
     env: Mapping[str, str] = field(default_factory=dict, repr=False)
 
     @property
@@ -60,6 +62,8 @@ class Config:
             sample_interval=_seconds(
                 env.get("ANTIDRIFT_SAMPLE_INTERVAL", "5"), "ANTIDRIFT_SAMPLE_INTERVAL"
             ),
+            notify=env.get("ANTIDRIFT_NOTIFY", "auto").strip().lower() or "auto",
+            notify_command=env.get("ANTIDRIFT_NOTIFY_COMMAND", ""),
             env=dict(env),
             **overrides,
         )

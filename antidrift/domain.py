@@ -17,6 +17,7 @@ MAX_NOTE = 2000
 MAX_INTENT = 2000
 MIN_MINUTES = 1
 MAX_MINUTES = 480
+MAX_EXTEND_MINUTES = 120
 STALE_AFTER = timedelta(seconds=30)
 # A gap longer than this between two samples is not counted as time on the older window:
 # the watcher was probably asleep (laptop lid, crashed sampler).
@@ -62,6 +63,10 @@ class IllegalTransitionError(DomainError):
     """The transition does not exist from the current state: nothing changed."""
 
 
+class NotFound(DomainError):
+    """The request names something that is not there (e.g. a history entry): nothing changed."""
+
+
 class NotPlanning(DomainError):
     """The coach was asked for outside planning (a client error, not a conflict)."""
 
@@ -82,6 +87,8 @@ class Commitment:
     ended_at: datetime | None = None
     outcome: Outcome | None = None
     note: str = ""
+    # Time added after the start (extend); timebox_secs stays what was planned.
+    extended_secs: int = 0
 
     def ended(self, at: datetime, outcome: Outcome, note: str) -> Commitment:
         return replace(self, ended_at=at, outcome=outcome, note=note)
@@ -92,6 +99,28 @@ class Commitment:
 
     def seconds_left(self, now: datetime) -> int:
         return max(0, math.ceil((self.deadline - now).total_seconds()))
+
+    @property
+    def ran_out(self) -> bool:
+        """Stopped by its deadline rather than finished by hand."""
+        return self.ended_at is not None and self.ended_at >= self.deadline
+
+    def extend(self, minutes: int, now: datetime) -> Commitment:
+        """More time: a running deadline moves; a timebox that ran out restarts from now."""
+        total = (self.timebox_secs + self.extended_secs) // 60 + minutes
+        if total > MAX_MINUTES:
+            raise ValidationError(
+                f"That would make {total} minutes in all; a commitment runs at most {MAX_MINUTES}.",
+                "minutes",
+            )
+        step = timedelta(minutes=minutes)
+        running = self.ended_at is None and self.deadline > now
+        return replace(
+            self,
+            deadline=(self.deadline if running else now) + step,
+            ended_at=None,
+            extended_secs=self.extended_secs + minutes * 60,
+        )
 
 
 @dataclass(frozen=True)
@@ -154,6 +183,20 @@ def parse_minutes(value: object) -> int:
         raise ValidationError(message, field)
     if not MIN_MINUTES <= minutes <= MAX_MINUTES:
         raise ValidationError(message, field)
+    return minutes
+
+
+def parse_extend_minutes(value: object) -> int:
+    """Minutes to add to a commitment: a whole number within 1..120."""
+    try:
+        minutes = parse_minutes(value)
+    except ValidationError:
+        minutes = 0
+    if not MIN_MINUTES <= minutes <= MAX_EXTEND_MINUTES:
+        raise ValidationError(
+            f"Add a whole number of minutes from {MIN_MINUTES} to {MAX_EXTEND_MINUTES}.",
+            "minutes",
+        )
     return minutes
 
 

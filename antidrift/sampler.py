@@ -2,20 +2,18 @@
 
 from __future__ import annotations
 
-import contextlib
 import logging
 import os
 import re
-import selectors
 import shutil
-import signal
-import subprocess
 import sys
 import threading
 import time
 from collections.abc import Callable, Mapping
 from datetime import UTC, datetime
 from typing import Protocol
+
+from antidrift import process
 
 logger = logging.getLogger("antidrift.sampler")
 
@@ -43,49 +41,26 @@ class WindowProbe(Protocol):
 
 
 def _run(argv: list[str]) -> str:
-    """Run a tool without a shell: bounded time, bounded output, its whole group killed."""
+    """Run a tool through the one subprocess seam: bounded time and output, its whole
+    process group killed (grandchildren that keep the pipe open included)."""
     tool = argv[0]
     try:
-        proc = subprocess.Popen(
-            argv,
-            stdin=subprocess.DEVNULL,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            start_new_session=True,
-        )
-    except FileNotFoundError:
+        result = process.run(argv, timeout=TOOL_TIMEOUT, max_output=OUTPUT_CAP, name=tool)
+    except process.NotFound:
         raise ProbeError(f"{tool} is not installed") from None
-    except OSError as exc:
-        raise ProbeError(f"{tool} could not be started: {exc.strerror}") from None
-    out, err = bytearray(), bytearray()
-    deadline = time.monotonic() + TOOL_TIMEOUT
-    try:
-        with selectors.DefaultSelector() as sel:
-            sel.register(proc.stdout, selectors.EVENT_READ, out)
-            sel.register(proc.stderr, selectors.EVENT_READ, err)
-            while sel.get_map() and (left := deadline - time.monotonic()) > 0:
-                for key, _ in sel.select(left):
-                    chunk = os.read(key.fd, 65536)
-                    if not chunk:
-                        sel.unregister(key.fileobj)
-                    key.data.extend(chunk[: max(0, OUTPUT_CAP - len(key.data))])  # drop excess
-        rc = proc.wait(max(0.0, deadline - time.monotonic()))
-    except subprocess.TimeoutExpired:
-        rc = None
-    finally:
-        if proc.poll() is None:
-            with contextlib.suppress(ProcessLookupError):
-                os.killpg(proc.pid, signal.SIGKILL)
-            proc.wait()
-        proc.stdout.close()
-        proc.stderr.close()
-    if rc is None:
-        raise ProbeError(f"{tool} timed out after {TOOL_TIMEOUT:g} s")
-    if rc != 0:
+    except process.TimedOut:
+        raise ProbeError(f"{tool} timed out after {TOOL_TIMEOUT:g} s") from None
+    except process.TooLarge:
+        raise ProbeError(f"{tool} printed more than {OUTPUT_CAP // 1024} KiB") from None
+    except process.ProcessError as exc:
+        raise ProbeError(str(exc)) from None
+    if result.returncode != 0:
         what = " ".join(arg for arg in argv[:2] if not arg.startswith("-"))
-        detail = err.decode(errors="replace").strip().splitlines()
-        raise _ToolFailed(f"{what} failed: {detail[0] if detail else f'exit status {rc}'}")
-    return out.decode(errors="replace")
+        detail = result.stderr.strip().splitlines()
+        raise _ToolFailed(
+            f"{what} failed: {detail[0] if detail else f'exit status {result.returncode}'}"
+        )
+    return result.stdout
 
 
 def _window_id(text: str, what: str) -> int:

@@ -3,16 +3,18 @@
 from __future__ import annotations
 
 import argparse
+import errno
 import ipaddress
 import logging
 import os
 import signal
+import socket
 import sys
 from collections.abc import Sequence
 
 from gunicorn.app.base import BaseApplication
 
-from antidrift import ai
+from antidrift import ai, datalock
 from antidrift.config import DEFAULT_HOST, DEFAULT_PORT, DEFAULT_THREADS, Config, ConfigError
 from antidrift.store import StoreError
 
@@ -61,6 +63,53 @@ def refuse_more_workers(server) -> None:
         )
 
 
+def on_starting(server) -> None:
+    """Before gunicorn binds: one worker, the data directory ours, the port free.
+
+    `antidrift serve` has checked all this already (the lock is then simply kept); for
+    `gunicorn -c gunicorn.conf.py` this is where a second server is turned away in a line.
+    """
+    refuse_more_workers(server)
+    config = getattr(server.app, "antidrift_config", None)
+    try:
+        config = config or Config.from_env()
+        binds = list(server.cfg.bind)
+        datalock.acquire(config.data_dir, url=f"http://{binds[0]}/" if binds else None)
+    except (ConfigError, StoreError) as exc:
+        raise SystemExit(f"antidrift: {exc}") from None
+    for bind in binds:
+        host, _, port = bind.rpartition(":")
+        if port.isdigit() and (problem := port_problem(host.strip("[]"), int(port))):
+            raise SystemExit(f"antidrift: {problem}")
+
+
+def port_problem(host: str, port: int) -> str | None:
+    """Why gunicorn could not listen on host:port, in a sentence; None if it can.
+
+    gunicorn itself retries a taken port five times a second apart, then says "Can't
+    connect": a bind of our own, closed at once, answers in milliseconds.
+    """
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    try:
+        with socket.socket(family, socket.SOCK_STREAM) as probe:
+            probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # as gunicorn does
+            probe.bind((host, port))
+    except OSError as exc:
+        if exc.errno == errno.EADDRINUSE:
+            return (
+                f"Port {port} on {host} is already in use by another program."
+                f" Choose another with --port (for example --port {port + 1})."
+            )
+        if exc.errno == errno.EACCES:
+            return f"Port {port} needs privileges to listen on. Choose another with --port."
+        return f"Cannot listen on {host} port {port}: {exc.strerror}. Check --host and --port."
+    return None
+
+
+def url_of(host: str, port: int) -> str:
+    return f"http://[{host}]:{port}/" if ":" in host else f"http://{host}:{port}/"
+
+
 def gunicorn_options(host: str, port: int, threads: int = DEFAULT_THREADS) -> dict[str, object]:
     return {
         "bind": f"[{host}]:{port}" if ":" in host else f"{host}:{port}",
@@ -78,7 +127,7 @@ def gunicorn_options(host: str, port: int, threads: int = DEFAULT_THREADS) -> di
         "control_socket_disable": True,
         "post_worker_init": post_worker_init,
         "worker_exit": worker_exit,
-        "on_starting": refuse_more_workers,
+        "on_starting": on_starting,
     }
 
 
@@ -87,6 +136,7 @@ class Server(BaseApplication):
 
     def __init__(self, config: Config, options: dict[str, object]) -> None:
         self._config = config
+        self.antidrift_config = config  # read by on_starting
         self._options = options
         super().__init__()
 
@@ -129,16 +179,23 @@ def serve(args: argparse.Namespace) -> int:
             "listening on %s: anyone on that network can drive AntiDrift and your AI CLI",
             args.host,
         )
+    url = url_of(args.host, args.port)
     try:
         config = Config.from_env(data_dir=args.data_dir)
-        # Fail before gunicorn starts, with a sentence rather than a traceback.
+        # Fail before gunicorn starts, with a sentence rather than a traceback. The lock comes
+        # first: a second server must not even open the first one's database. It is kept for
+        # the life of this process; the gunicorn worker inherits it.
+        datalock.acquire(config.data_dir, url=url)
+        if problem := port_problem(args.host.strip("[]"), args.port):
+            print(f"antidrift: {problem}", file=sys.stderr)
+            return 2
         from antidrift.store import SQLiteStore
 
         SQLiteStore(config.database).close()
     except (ConfigError, StoreError) as exc:
         print(f"antidrift: {exc}", file=sys.stderr)
         return 2
-    log.info("AntiDrift on http://%s:%d/ (data in %s)", args.host, args.port, config.data_dir)
+    log.info("AntiDrift on %s (data in %s)", url, config.data_dir)
     Server(config, gunicorn_options(args.host, args.port, args.threads)).run()
     return 0
 

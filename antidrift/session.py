@@ -19,15 +19,19 @@ from antidrift.domain import (
     Commitment,
     Health,
     IllegalTransitionError,
+    NotFound,
     NotPlanning,
     RuntimeState,
     WindowSample,
     evidence_health,
+    parse_extend_minutes,
     redact,
     validate_intent,
     validate_plan,
     validate_review,
 )
+from antidrift.insights import Ended, WindowTime
+from antidrift.notify import Notifier
 from antidrift.store import Store
 
 log = logging.getLogger("antidrift.session")
@@ -96,6 +100,7 @@ class Controller:
         exclude_titles: re.Pattern[str] | None = None,
         sampler_running: Callable[[], bool] = lambda: False,
         coach_workers: int = 2,
+        notifier: Notifier | None = None,
     ) -> None:
         self._store = store
         self._clock = clock
@@ -104,6 +109,7 @@ class Controller:
         self._exclude = exclude_titles
         self._sampler_running = sampler_running
         self._version = 0
+        self._notifier = notifier
         persisted = store.load()
         self._state = persisted.state
         self._commitment = persisted.commitment
@@ -221,6 +227,25 @@ class Controller:
             self._to_review(self._clock.now())
         self._notify()
 
+    def extend(self, minutes: object) -> Commitment:
+        """Add minutes while active, or reopen a commitment whose timebox ran out."""
+        with self._lock:
+            current = self._commitment
+            if not (
+                self._state is RuntimeState.ACTIVE
+                or (self._state is RuntimeState.REVIEW and current.ran_out)
+            ):
+                raise IllegalTransitionError(
+                    "You can add time only while a commitment runs, or when its time ran out"
+                    f" (not after Finish): {_describe(self._state)}."
+                )
+            extended = current.extend(parse_extend_minutes(minutes), self._clock.now())
+            self._store.save(RuntimeState.ACTIVE, extended)
+            self._state, self._commitment = RuntimeState.ACTIVE, extended
+            self._changed()
+        self._notify()
+        return extended
+
     def expire_if_due(self) -> bool:
         """Move an active commitment whose deadline has passed to review."""
         with self._lock:
@@ -230,8 +255,18 @@ class Controller:
             ):
                 return False
             self._to_review(self._commitment.deadline)
+            ended = self._commitment
+        self._announce(*times_up(ended))
         self._notify()
         return True
+
+    def _announce(self, title: str, body: str) -> None:
+        """A desktop notification, after the lock (the notifier runs off this thread)."""
+        if self._notifier is not None:
+            try:
+                self._notifier.notify(title, body)
+            except Exception:  # a notifier must never undo or stall a transition
+                log.exception("notifier failed")
 
     def _to_review(self, at: datetime) -> None:
         stopped = self._commitment.stopped(at)
@@ -267,11 +302,46 @@ class Controller:
 
     # -- read models -------------------------------------------------------------------------
 
-    def history(self, limit: int | None = None) -> list[Commitment]:
-        return self._store.history(limit)
+    def history(self, limit: int | None = None, before: str | None = None) -> list[Commitment]:
+        """Ended commitments, newest first; `before` (an id) pages; NotFound if it is unknown."""
+        try:
+            return self._store.history(limit, before)
+        except KeyError:
+            raise NotFound("There is no such entry in the history to page from.") from None
 
     def samples(self, commitment_id: str) -> list[WindowSample]:
         return self._store.samples(commitment_id)
+
+    def window_time(self, commitment: Commitment, now: datetime, top: int = 12) -> WindowTime:
+        """Where a commitment's focus went, summed by the store (fast for long ones)."""
+        return self._store.window_time(commitment.id, commitment.ended_at or now, top)
+
+    def ended_figures(self) -> list[Ended]:
+        return self._store.ended_figures()
+
+    def app_totals(self) -> dict[str, float]:
+        return self._store.app_totals()
+
+    # -- corrections -------------------------------------------------------------------------
+
+    def correct(self, commitment_id: str, outcome: object, note: object = "") -> Commitment:
+        """Change an ended commitment's outcome and note (a mistaken "missed", a better note)."""
+        result, text = validate_review(outcome, note)
+        with self._lock:
+            fixed = self._store.correct(commitment_id, result, text)
+            if fixed is None:
+                raise NotFound("There is no such entry in the history.")
+            self._changed()  # the locked view lists the history
+        self._notify()
+        return fixed
+
+    def remove(self, commitment_id: str) -> None:
+        """Delete an ended commitment and its evidence from the history."""
+        with self._lock:
+            if not self._store.delete(commitment_id):
+                raise NotFound("There is no such entry in the history.")
+            self._changed()
+        self._notify()
 
     # -- the coach ---------------------------------------------------------------------------
 
@@ -349,6 +419,14 @@ class Controller:
             if self._coach_view.status == CoachStatus.PENDING:
                 self._coach_view = CoachView()
         self._executor.shutdown(wait=False, cancel_futures=True)
+
+
+def times_up(commitment: Commitment) -> tuple[str, str]:
+    """The notification when a timebox runs out: it names the next action."""
+    return (
+        "Time's up · AntiDrift",
+        f"{commitment.next_action}\nDone when: {commitment.success_condition}",
+    )
 
 
 def _describe(state: RuntimeState) -> str:

@@ -10,7 +10,14 @@ from datetime import datetime
 from pathlib import Path
 from typing import Protocol
 
-from antidrift.domain import Commitment, Outcome, RuntimeState, WindowSample
+from antidrift.domain import (
+    MAX_SAMPLE_SPAN,
+    Commitment,
+    Outcome,
+    RuntimeState,
+    WindowSample,
+)
+from antidrift.insights import Ended, WindowTime, actual_secs
 
 # Numbered migrations, applied in order and recorded in schema_migrations. Never edit one
 # that has shipped: add the next.
@@ -47,7 +54,76 @@ MIGRATIONS: list[tuple[int, str, str]] = [
         INSERT INTO runtime (id, state) VALUES (1, 'locked');
         """,
     ),
+    (
+        2,
+        "extended_secs",
+        # Time added by /extend; timebox_secs stays what was planned.
+        "ALTER TABLE commitments ADD COLUMN extended_secs INTEGER NOT NULL DEFAULT 0",
+    ),
+    (
+        4,
+        "reflection",
+        # Sample times as numbers, so time shares are summed in SQL without parsing text
+        # (a review of 20,000 samples), and each ended commitment's time per app kept
+        # beside it, so the insights page sums a few rows per commitment, not every sample.
+        f"""
+        ALTER TABLE samples ADD COLUMN at_epoch REAL;
+        UPDATE samples SET at_epoch = (julianday(at) - 2440587.5) * 86400.0;
+        CREATE INDEX samples_by_commitment_epoch ON samples(commitment_id, at_epoch, id);
+        CREATE TABLE app_time (
+            commitment_id TEXT NOT NULL REFERENCES commitments(id),
+            app TEXT NOT NULL,
+            secs REAL NOT NULL,
+            PRIMARY KEY (commitment_id, app)
+        ) WITHOUT ROWID;
+        INSERT INTO app_time (commitment_id, app, secs)
+            SELECT commitment_id, app, SUM(secs) FROM (
+                SELECT s.commitment_id, s.app, MIN(MAX(COALESCE(
+                    LEAD(s.at_epoch) OVER (PARTITION BY s.commitment_id ORDER BY s.at_epoch, s.id),
+                    (julianday(c.ended_at) - 2440587.5) * 86400.0) - s.at_epoch, 0),
+                    {MAX_SAMPLE_SPAN.total_seconds()}) AS secs
+                FROM samples s JOIN commitments c ON c.id = s.commitment_id
+                WHERE c.outcome IS NOT NULL)
+            GROUP BY commitment_id, app
+        """,
+    ),
 ]
+
+# Time per (app, title) of one commitment, as domain.time_shares defines it: each sample counts
+# until the next one (or :until), at most MAX_SAMPLE_SPAN. The top windows and the per-app
+# totals come back in one pass; the rows are few whatever the number of samples.
+_WINDOW_TIME = f"""
+WITH spans AS (
+    SELECT app, title,
+        MIN(MAX(COALESCE(LEAD(at_epoch) OVER w, :until) - at_epoch, 0),
+            {MAX_SAMPLE_SPAN.total_seconds()}) AS secs
+    FROM samples WHERE commitment_id = :cid
+    WINDOW w AS (ORDER BY at_epoch, id)
+),
+per AS MATERIALIZED (SELECT app, title, SUM(secs) AS secs, COUNT(*) AS n FROM spans
+    GROUP BY app, title)
+SELECT * FROM (SELECT 'window' AS kind, app, title, secs, n FROM per
+    ORDER BY secs DESC, app, title LIMIT :top)
+UNION ALL
+SELECT 'app', app, '', SUM(secs), SUM(n) FROM per GROUP BY app
+"""
+
+# Stored with each ended commitment (see migration 4): its time per app.
+_APP_TIME = f"""
+INSERT INTO app_time (commitment_id, app, secs)
+SELECT :cid, app, SUM(secs) FROM (
+    SELECT app, MIN(MAX(COALESCE(LEAD(at_epoch) OVER w, :until) - at_epoch, 0),
+        {MAX_SAMPLE_SPAN.total_seconds()}) AS secs
+    FROM samples WHERE commitment_id = :cid
+    WINDOW w AS (ORDER BY at_epoch, id))
+GROUP BY app
+"""
+
+_HISTORY_ORDER = " ORDER BY ended_at DESC, rowid DESC"
+
+# Tables whose rows belong to one commitment: removing an entry from the history removes
+# them too (new tables of that kind go here).
+_PER_COMMITMENT_TABLES = ("samples", "app_time")
 
 
 class StoreError(Exception):
@@ -69,8 +145,13 @@ class Store(Protocol):
     def load(self) -> Persisted: ...
     def save(self, state: RuntimeState, commitment: Commitment | None) -> None: ...
     def add_sample(self, commitment_id: str, sample: WindowSample) -> None: ...
-    def history(self, limit: int | None = None) -> list[Commitment]: ...
+    def history(self, limit: int | None = None, before: str | None = None) -> list[Commitment]: ...
     def samples(self, commitment_id: str) -> list[WindowSample]: ...
+    def window_time(self, commitment_id: str, until: datetime, top: int) -> WindowTime: ...
+    def ended_figures(self) -> list[Ended]: ...
+    def app_totals(self) -> dict[str, float]: ...
+    def correct(self, commitment_id: str, outcome: Outcome, note: str) -> Commitment | None: ...
+    def delete(self, commitment_id: str) -> bool: ...
     def close(self) -> None: ...
 
 
@@ -93,6 +174,7 @@ def _commitment(row: sqlite3.Row) -> Commitment:
         ended_at=_dt(row["ended_at"]),
         outcome=Outcome(row["outcome"]) if row["outcome"] else None,
         note=row["note"],
+        extended_secs=row["extended_secs"],
     )
 
 
@@ -102,7 +184,7 @@ class SQLiteStore:
     def __init__(self, path: str | Path) -> None:
         self.path = str(path)
         if self.path != ":memory:":
-            _prepare_directory(Path(self.path).parent)
+            prepare_directory(Path(self.path).parent)
         try:
             self._db = sqlite3.connect(
                 self.path, check_same_thread=False, isolation_level=None, timeout=2.0
@@ -173,10 +255,12 @@ class SQLiteStore:
                 if commitment is not None:
                     self._db.execute(
                         "INSERT INTO commitments (id, next_action, success_condition,"
-                        " timebox_secs, started_at, deadline, ended_at, outcome, note)"
-                        " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)"
+                        " timebox_secs, started_at, deadline, ended_at, outcome, note,"
+                        " extended_secs)"
+                        " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
                         " ON CONFLICT(id) DO UPDATE SET ended_at = excluded.ended_at,"
-                        " outcome = excluded.outcome, note = excluded.note",
+                        " outcome = excluded.outcome, note = excluded.note,"
+                        " deadline = excluded.deadline, extended_secs = excluded.extended_secs",
                         (
                             commitment.id,
                             commitment.next_action,
@@ -187,8 +271,11 @@ class SQLiteStore:
                             _iso(commitment.ended_at),
                             commitment.outcome.value if commitment.outcome else None,
                             commitment.note,
+                            commitment.extended_secs,
                         ),
                     )
+                if commitment is not None and commitment.outcome is not None:
+                    self._keep_app_time(commitment)
                 current = commitment.id if commitment and commitment.outcome is None else None
                 self._db.execute(
                     "UPDATE runtime SET state = ?, commitment_id = ? WHERE id = 1",
@@ -202,8 +289,9 @@ class SQLiteStore:
     def add_sample(self, commitment_id: str, sample: WindowSample) -> None:
         with self._lock:
             self._db.execute(
-                "INSERT INTO samples (commitment_id, app, title, at) VALUES (?, ?, ?, ?)",
-                (commitment_id, sample.app, sample.title, _iso(sample.at)),
+                "INSERT INTO samples (commitment_id, app, title, at, at_epoch)"
+                " VALUES (?, ?, ?, ?, ?)",
+                (commitment_id, sample.app, sample.title, _iso(sample.at), sample.at.timestamp()),
             )
 
     def samples(self, commitment_id: str) -> list[WindowSample]:
@@ -214,15 +302,100 @@ class SQLiteStore:
             ).fetchall()
         return [WindowSample(r["app"], r["title"], _dt(r["at"])) for r in rows]
 
-    def history(self, limit: int | None = None) -> list[Commitment]:
-        """Ended commitments, newest first; all of them unless limited."""
+    def _keep_app_time(self, commitment: Commitment) -> None:
+        """Inside save's transaction: the ended commitment's time per app, for insights."""
+        until = commitment.ended_at or commitment.deadline
+        self._db.execute("DELETE FROM app_time WHERE commitment_id = ?", (commitment.id,))
+        self._db.execute(_APP_TIME, {"cid": commitment.id, "until": until.timestamp()})
+
+    def history(self, limit: int | None = None, before: str | None = None) -> list[Commitment]:
+        """Ended commitments, newest first; all of them unless limited; `before` an id pages.
+
+        KeyError when `before` names no ended commitment."""
+        where, params = "outcome IS NOT NULL", []
         with self._lock:
+            if before is not None:
+                anchor = self._db.execute(
+                    "SELECT ended_at, rowid FROM commitments WHERE id = ? AND outcome IS NOT NULL",
+                    (before,),
+                ).fetchone()
+                if anchor is None:
+                    raise KeyError(before)
+                where += " AND (ended_at, rowid) < (?, ?)"
+                params += [anchor["ended_at"], anchor["rowid"]]
             rows = self._db.execute(
-                "SELECT * FROM commitments WHERE outcome IS NOT NULL"
-                " ORDER BY ended_at DESC, rowid DESC LIMIT ?",
-                (-1 if limit is None else limit,),
+                f"SELECT * FROM commitments WHERE {where}{_HISTORY_ORDER} LIMIT ?",
+                (*params, -1 if limit is None else limit),
             ).fetchall()
         return [_commitment(r) for r in rows]
+
+    def window_time(self, commitment_id: str, until: datetime, top: int = 12) -> WindowTime:
+        """Where one commitment's focus went: its top windows, every app, the sample count."""
+        with self._lock:
+            rows = self._db.execute(
+                _WINDOW_TIME, {"cid": commitment_id, "until": until.timestamp(), "top": top}
+            ).fetchall()
+        apps = [r for r in rows if r["kind"] == "app"]
+        whole = sum(r["secs"] for r in apps)
+        return WindowTime.of(
+            [(r["app"], r["title"], r["secs"]) for r in rows if r["kind"] == "window"],
+            [(r["app"], r["secs"]) for r in apps],
+            whole,
+            sum(r["n"] for r in apps),
+        )
+
+    def ended_figures(self) -> list[Ended]:
+        """Every ended commitment's planned and actual time and outcome, newest first."""
+        with self._lock:
+            rows = self._db.execute(
+                "SELECT timebox_secs, started_at, ended_at, deadline, outcome FROM commitments"
+                f" WHERE outcome IS NOT NULL{_HISTORY_ORDER}"
+            ).fetchall()
+        return [
+            Ended(
+                planned,
+                actual_secs(_dt(started), _dt(ended_at), _dt(deadline)),
+                Outcome(outcome),
+            )
+            for planned, started, ended_at, deadline, outcome in rows
+        ]
+
+    def app_totals(self) -> dict[str, float]:
+        """Seconds per app over every ended commitment."""
+        with self._lock:
+            rows = self._db.execute("SELECT app, SUM(secs) FROM app_time GROUP BY app").fetchall()
+        return {app: secs for app, secs in rows}
+
+    def correct(self, commitment_id: str, outcome: Outcome, note: str) -> Commitment | None:
+        """Set an ended commitment's outcome and note; None when no such entry is in history."""
+        with self._lock:
+            row = self._db.execute(
+                "UPDATE commitments SET outcome = ?, note = ?"
+                " WHERE id = ? AND outcome IS NOT NULL RETURNING *",
+                (outcome.value, note, commitment_id),
+            ).fetchone()
+        return _commitment(row) if row is not None else None
+
+    def delete(self, commitment_id: str) -> bool:
+        """Remove an ended commitment with everything recorded for it; False when unknown."""
+        with self._lock:
+            self._db.execute("BEGIN IMMEDIATE")
+            try:
+                found = self._db.execute(
+                    "SELECT 1 FROM commitments WHERE id = ? AND outcome IS NOT NULL",
+                    (commitment_id,),
+                ).fetchone()
+                if found:
+                    for table in _PER_COMMITMENT_TABLES:
+                        self._db.execute(
+                            f"DELETE FROM {table} WHERE commitment_id = ?", (commitment_id,)
+                        )
+                    self._db.execute("DELETE FROM commitments WHERE id = ?", (commitment_id,))
+                self._db.execute("COMMIT")
+            except BaseException:
+                self._db.execute("ROLLBACK")
+                raise
+        return found is not None
 
     def integrity_ok(self) -> bool:
         with self._lock:
@@ -236,7 +409,8 @@ class SQLiteStore:
             self._db.close()
 
 
-def _prepare_directory(directory: Path) -> None:
+def prepare_directory(directory: Path) -> None:
+    """Create the data directory and prove a file can be written there."""
     try:
         directory.mkdir(parents=True, exist_ok=True)
     except OSError as exc:

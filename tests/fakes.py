@@ -6,11 +6,13 @@ import copy
 import threading
 import time
 from collections import deque
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime, timedelta
 
+from antidrift import insights
 from antidrift.ai import Cancelled, CancelScope, Proposal
-from antidrift.domain import Commitment, RuntimeState, WindowSample
+from antidrift.domain import Commitment, Outcome, RuntimeState, WindowSample
+from antidrift.insights import WindowTime
 from antidrift.store import Persisted
 
 START = datetime(2026, 3, 2, 9, 0, 0, tzinfo=UTC)
@@ -73,10 +75,50 @@ class FakeStore:
         with self._lock:
             self.sample_rows.append((commitment_id, sample))
 
-    def history(self, limit: int | None = None) -> list[Commitment]:
+    def history(self, limit: int | None = None, before: str | None = None) -> list[Commitment]:
         with self._lock:
-            ended = [c for c in self.commitments.values() if c.outcome is not None]
-        return sorted(ended, key=lambda c: c.ended_at, reverse=True)[:limit]
+            ended = [
+                (c.ended_at, index, c)
+                for index, c in enumerate(self.commitments.values())
+                if c.outcome is not None
+            ]
+        ordered = [c for _, _, c in sorted(ended, key=lambda e: e[:2], reverse=True)]
+        if before is not None:
+            ids = [c.id for c in ordered]
+            if before not in ids:
+                raise KeyError(before)
+            ordered = ordered[ids.index(before) + 1 :]
+        return ordered[:limit]
+
+    def window_time(self, commitment_id: str, until: datetime, top: int = 12) -> WindowTime:
+        return insights.window_time(self.samples(commitment_id), until, top)
+
+    def ended_figures(self) -> list[insights.Ended]:
+        return [insights.ended(c) for c in self.history()]
+
+    def app_totals(self) -> dict[str, float]:
+        totals: dict[str, float] = {}
+        for c in self.history():
+            for share in insights.window_time(self.samples(c.id), c.ended_at).apps:
+                totals[share.app] = totals.get(share.app, 0.0) + share.seconds
+        return totals
+
+    def correct(self, commitment_id: str, outcome: Outcome, note: str) -> Commitment | None:
+        with self._lock:
+            c = self.commitments.get(commitment_id)
+            if c is None or c.outcome is None:
+                return None
+            self.commitments[commitment_id] = replace(c, outcome=outcome, note=note)
+            return self.commitments[commitment_id]
+
+    def delete(self, commitment_id: str) -> bool:
+        with self._lock:
+            c = self.commitments.get(commitment_id)
+            if c is None or c.outcome is None:
+                return False
+            del self.commitments[commitment_id]
+            self.sample_rows = [(cid, s) for cid, s in self.sample_rows if cid != commitment_id]
+            return True
 
     def samples(self, commitment_id: str) -> list[WindowSample]:
         with self._lock:
@@ -239,3 +281,20 @@ class Recorder:
     def statuses(self) -> list[str | None]:
         with self._lock:
             return [s.coach.status if s.coach else None for s in self.snapshots]
+
+
+class RecordingNotifier:
+    """The notifier port in memory: records each (title, body) it was asked to show."""
+
+    name = "recording"
+
+    def __init__(self, *, fail: BaseException | None = None) -> None:
+        self.shown: list[tuple[str, str]] = []
+        self.fail = fail
+        self._lock = threading.Lock()
+
+    def notify(self, title: str, body: str) -> None:
+        with self._lock:
+            self.shown.append((title, body))
+        if self.fail is not None:
+            raise self.fail

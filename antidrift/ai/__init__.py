@@ -1,4 +1,6 @@
-"""The AI planning coach: a leaf package that imports nothing else of the app."""
+"""The AI roles (coach, drift judge): import nothing of the app but its subprocess seam."""
+
+from antidrift.process import CancelScope
 
 from .backend import (
     BACKEND_NAMES,
@@ -9,6 +11,7 @@ from .backend import (
     CodexBackend,
     CommandBackend,
     new_backend,
+    run_cli,
 )
 from .coach import Coach, Proposal, Service, build_prompt, extract_json, parse_proposal
 from .errors import (
@@ -24,7 +27,14 @@ from .errors import (
     OutputTooLarge,
     UnknownBackend,
 )
-from .process import CancelScope, CLIResult, kill_all_running, run_cli
+from .judge import (
+    Judge,
+    JudgeError,
+    JudgeService,
+    Verdict,
+    build_judge_prompt,
+    parse_verdict,
+)
 
 __all__ = [
     "BACKEND_NAMES",
@@ -34,7 +44,6 @@ __all__ = [
     "CLIFailed",
     "CLINotFound",
     "CLINotLoggedIn",
-    "CLIResult",
     "CLITimeout",
     "CancelScope",
     "Cancelled",
@@ -45,15 +54,20 @@ __all__ = [
     "CommandBackend",
     "EmptyResponse",
     "InvalidProposal",
+    "Judge",
+    "JudgeError",
+    "JudgeService",
     "NoJSON",
     "OutputTooLarge",
     "Proposal",
     "Service",
     "UnknownBackend",
+    "Verdict",
+    "build_judge_prompt",
     "build_prompt",
     "extract_json",
-    "kill_all_running",
     "new_backend",
     "parse_proposal",
+    "parse_verdict",
     "run_cli",
 ]

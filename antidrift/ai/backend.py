@@ -12,7 +12,11 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Protocol
 
+from antidrift import process
+from antidrift.process import CancelScope, Result
+
 from .errors import (
+    Cancelled,
     CLIFailed,
     CLINotFound,
     CLINotLoggedIn,
@@ -22,7 +26,6 @@ from .errors import (
     OutputTooLarge,
     UnknownBackend,
 )
-from .process import CancelScope, CLIResult, run_cli
 
 log = logging.getLogger("antidrift.ai")
 
@@ -104,17 +107,54 @@ class Backend(Protocol):
         ...
 
 
+def run_cli(
+    argv: list[str],
+    prompt: str,
+    *,
+    timeout: float,
+    scope: CancelScope | None = None,
+    max_output: int = MAX_ANSWER,
+    env: Mapping[str, str] | None = None,
+    cwd: str | None = None,
+    name: str = "cli",
+) -> Result:
+    """One CLI call through the app's subprocess seam, its failures as coach errors."""
+    try:
+        return process.run(
+            argv,
+            prompt,
+            timeout=timeout,
+            scope=scope,
+            max_output=max_output,
+            env=None if env is None else dict(env),
+            cwd=cwd,
+            name=name,
+        )
+    except process.Cancelled as err:
+        raise Cancelled() from err
+    except process.NotFound as err:
+        raise CLINotFound(name) from err
+    except process.StartFailed as err:
+        raise CLIFailed(name) from err
+    except process.TooLarge as err:
+        log.warning("%s: stdout exceeded %d bytes; killed", name, err.limit)
+        raise OutputTooLarge(name, err.limit) from err
+    except process.TimedOut as err:
+        log.warning("%s: no answer within %g s; killed. stderr: %s", name, timeout, err.stderr)
+        raise CLITimeout(timeout) from err
+
+
 def _trim(text: str) -> str:
     return text if len(text) <= _LOG_LIMIT else text[:_LOG_LIMIT] + "…[trimmed]"
 
 
-def _looks_logged_out(result: CLIResult) -> bool:
+def _looks_logged_out(result: Result) -> bool:
     text = f"{result.stdout}\n{result.stderr}".lower()
     return any(marker in text for marker in _LOGGED_OUT_MARKERS)
 
 
 def _check(
-    name: str, result: CLIResult, login_fix: str, probe: Callable[[], bool] | None = None
+    name: str, result: Result, login_fix: str, probe: Callable[[], bool] | None = None
 ) -> None:
     """Raise for a non-zero exit (even with text on stdout), logging the raw output."""
     if result.returncode == 0:

@@ -8,9 +8,10 @@ import re
 from dataclasses import dataclass
 from typing import Protocol
 
+from antidrift.process import CancelScope
+
 from .backend import Backend
 from .errors import CLITimeout, EmptyResponse, InvalidProposal, NoJSON
-from .process import CancelScope
 
 MAX_TEXT = 500  # characters, the same bound the domain puts on a commitment's texts
 MAX_MINUTES = 480

@@ -7,7 +7,13 @@ import logging
 from flask import Flask, current_app, jsonify, request
 from werkzeug.exceptions import HTTPException
 
-from antidrift.domain import DomainError, IllegalTransitionError, NotPlanning, ValidationError
+from antidrift.domain import (
+    DomainError,
+    IllegalTransitionError,
+    NotFound,
+    NotPlanning,
+    ValidationError,
+)
 
 log = logging.getLogger("antidrift.web")
 
@@ -24,6 +30,7 @@ STATUS: dict[type[DomainError], int] = {
     ValidationError: 400,
     NotPlanning: 400,
     IllegalTransitionError: 409,
+    NotFound: 404,
 }
 
 # Plain words for the HTTP errors werkzeug raises on its own.

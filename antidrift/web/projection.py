@@ -24,6 +24,7 @@ def state_json(snap: Snapshot) -> dict[str, object]:
             "timebox_secs": c.timebox_secs,
             "started_at": _iso(c.started_at),
             "deadline": _iso(c.deadline),
+            "extended_secs": c.extended_secs,
         },
         "evidence": {
             "health": snap.evidence.health.value,
@@ -58,6 +59,7 @@ def history_json(items: list[Commitment]) -> list[dict[str, object]]:
             "ended_at": _iso(c.ended_at),
             "outcome": c.outcome.value if c.outcome else None,
             "note": c.note,
+            "extended_secs": c.extended_secs,
         }
         for c in items
     ]

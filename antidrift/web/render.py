@@ -9,7 +9,7 @@ from urllib.parse import urlencode
 from jinja2 import Environment
 
 from antidrift.bootstrap import CoachInfo
-from antidrift.domain import RuntimeState, app_shares, time_shares
+from antidrift.domain import RuntimeState
 from antidrift.session import CoachStatus, Controller, Snapshot
 
 
@@ -82,13 +82,12 @@ class Renderer:
         if snap.state is RuntimeState.LOCKED:
             ctx["history"] = self.controller.history(limit=20)
         if snap.state is RuntimeState.REVIEW and snap.commitment:
-            samples = self.controller.samples(snap.commitment.id)
-            until = snap.commitment.ended_at or snap.now
-            shares = time_shares(samples, until)
+            # Summed by the store: a long commitment has tens of thousands of samples.
+            evidence = self.controller.window_time(snap.commitment, snap.now)
             ctx["shares"], ctx["apps"], ctx["sample_count"] = (
-                shares,
-                app_shares(shares),
-                len(samples),
+                evidence.windows,
+                evidence.apps,
+                evidence.sample_count,
             )
         if snap.commitment:
             ctx["seconds_left"] = snap.commitment.seconds_left(snap.now)

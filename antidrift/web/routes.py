@@ -100,6 +100,12 @@ def finish():
     return _done()
 
 
+@bp.post("/extend")
+def extend():
+    _controller().extend(_payload().get("minutes"))
+    return _done()
+
+
 @bp.post("/end")
 def end():
     data = _payload()

@@ -20,6 +20,7 @@ from antidrift.sampler import (
     X11Probe,
     choose_probe,
 )
+from tests.support import procs
 
 # --- choose_probe -------------------------------------------------------------------------
 
@@ -431,27 +432,46 @@ def test_x11_probe_needs_display(fake_bin, monkeypatch):
         X11Probe().active_window()
 
 
-def test_a_hanging_tool_is_a_probe_error_within_the_timeout_and_is_killed(fake_bin, tmp_path):
-    pid_file = tmp_path / "pid"
+def test_a_hanging_tool_is_a_probe_error_and_its_whole_group_is_killed(fake_bin, tmp_path):
+    pids = tmp_path / "pids"
     fake_bin(
         "xdotool",
-        f"import os\nopen({str(pid_file)!r}, 'w').write(str(os.getpid()))\ntime.sleep(60)",
+        "import os, subprocess\n"
+        "child = subprocess.Popen([sys.executable, '-c', 'import time; time.sleep(60)'])\n"
+        f"open({str(pids)!r}, 'w').write(f'{{os.getpid()}} {{child.pid}}')\n"
+        "time.sleep(60)",
     )
-    started = time.monotonic()
     with pytest.raises(ProbeError, match="timed out"):
         X11Probe().active_window()
-    assert time.monotonic() - started < 2.5
-    with pytest.raises(ProcessLookupError):
-        os.kill(int(pid_file.read_text()), 0)
+    tool, grandchild = map(int, pids.read_text().split())
+    assert procs.wait_dead(tool)
+    assert procs.wait_dead(grandchild), "the tool's own child must die with it"
 
 
-def test_tool_output_is_capped(fake_bin):
+def test_a_tool_whose_child_keeps_stdout_open_answers_at_once_and_the_child_dies(
+    fake_bin, tmp_path
+):
+    """The tool exits; a grandchild it left behind still holds stdout. The probe must not
+    wait for the pipe to close (the old runner waited the whole timeout and then failed),
+    and the grandchild must not outlive the call."""
+    pid_file = tmp_path / "grandchild"
+    leave_child = (
+        "import subprocess\n"
+        "child = subprocess.Popen([sys.executable, '-c', 'import time; time.sleep(60)'])\n"
+        f"open({str(pid_file)!r}, 'w').write(str(child.pid))\n"
+    )
+    fake_bin("xdotool", leave_child + XDOTOOL_EWMH)
+    fake_bin("xprop", XPROP_FIREFOX)
+    assert X11Probe().active_window() == ("firefox", "Inbox — Mozilla Firefox")
+    assert procs.wait_dead(int(pid_file.read_text()))
+
+
+def test_a_tool_that_floods_its_output_is_stopped_at_the_cap(fake_bin):
     huge = 'sys.stdout.write("x" * 20_000_000 + "\\n")'
     fake_bin("xdotool", XDOTOOL_EWMH.replace('print("Inbox — Mozilla Firefox")', huge))
     fake_bin("xprop", XPROP_FIREFOX)
-    app, title = X11Probe().active_window()
-    assert app == "firefox"
-    assert 0 < len(title) <= 64 * 1024
+    with pytest.raises(ProbeError, match="more than 64 KiB"):
+        X11Probe().active_window()
 
 
 OSASCRIPT = """

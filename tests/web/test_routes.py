@@ -21,6 +21,7 @@ COMMITMENT_KEYS = [
     "timebox_secs",
     "started_at",
     "deadline",
+    "extended_secs",
 ]
 HISTORY_KEYS = [
     "id",
@@ -31,6 +32,7 @@ HISTORY_KEYS = [
     "ended_at",
     "outcome",
     "note",
+    "extended_secs",
 ]
 PLAN = {
     "next_action": "Write the intro",

@@ -1,12 +1,12 @@
-"""The same run_cli tests through the fallback that waits for the CLI's exit in a thread
+"""The same subprocess-seam tests through the fallback that waits for the CLI's exit in a thread
 (macOS, Linux before 5.3), since on Linux the pidfd path is the one the other file takes."""
 
 from __future__ import annotations
 
 import pytest
-from test_ai_process import *  # noqa: F403  (collect the same tests again, patched below)
+from test_process import *  # noqa: F403  (collect the same tests again, patched below)
 
-from antidrift.ai import process as process_module
+from antidrift import process as process_module
 
 _open_pidfd = process_module._open_pidfd
 
@@ -21,7 +21,7 @@ def test_the_fallback_is_the_path_taken(write_cli, monkeypatch):
     real = process_module._wait_exit
     monkeypatch.setattr(process_module, "_wait_exit", lambda *a: (seen.append(1), real(*a))[1])
     cli = write_cli("ok", "print('fine')\n")
-    assert process_module.run_cli([str(cli)], "", timeout=5).stdout == "fine\n"
+    assert process_module.run([str(cli)], "", timeout=5).stdout == "fine\n"
     assert seen == [1]
 
 
@@ -34,5 +34,5 @@ def test_linux_takes_the_pidfd_path(write_cli, monkeypatch):
     monkeypatch.setattr(process_module, "_wait_pidfd", lambda *a: (waited.append(1), real(*a))[1])
     monkeypatch.setattr(process_module, "_wait_exit", lambda *a: pytest.fail("waiter thread"))
     cli = write_cli("ok", "print('fine')\n")
-    assert process_module.run_cli([str(cli)], "", timeout=5).stdout == "fine\n"
+    assert process_module.run([str(cli)], "", timeout=5).stdout == "fine\n"
     assert waited == [1]

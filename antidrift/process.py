@@ -1,4 +1,9 @@
-"""The one subprocess seam: run a CLI in its own process group, bounded in time and output."""
+"""The one subprocess seam: every process AntiDrift starts (coach and judge CLIs, window
+probes, notifiers) runs here, in its own process group, bounded in time and output, killable
+through a cancel scope or all at once at shutdown.
+
+It imports nothing of the app: its errors say what happened to the process, and each caller
+(ai/, evidence, notify) turns them into sentences for people."""
 
 from __future__ import annotations
 
@@ -13,9 +18,53 @@ import threading
 import time
 from dataclasses import dataclass, field
 
-from .errors import Cancelled, CLIFailed, CLINotFound, CLITimeout, OutputTooLarge
+log = logging.getLogger("antidrift.process")
 
-log = logging.getLogger("antidrift.ai")
+
+class ProcessError(Exception):
+    """A process could not run to its end; `name` says which program."""
+
+    def __init__(self, name: str, message: str) -> None:
+        super().__init__(message)
+        self.name = name
+
+
+class NotFound(ProcessError):
+    """The program does not exist or may not be executed."""
+
+    def __init__(self, name: str) -> None:
+        super().__init__(name, f"{name} is not installed")
+
+
+class StartFailed(ProcessError):
+    """The program exists but could not be started (e.g. too many processes)."""
+
+    def __init__(self, name: str, reason: str = "") -> None:
+        super().__init__(name, f"{name} could not be started{': ' + reason if reason else ''}")
+
+
+class TimedOut(ProcessError):
+    """The program did not finish in time; its whole process group was killed."""
+
+    def __init__(self, name: str, seconds: float, stderr: str = "") -> None:
+        super().__init__(name, f"{name} timed out after {seconds:g} s")
+        self.seconds, self.stderr = seconds, stderr
+
+
+class TooLarge(ProcessError):
+    """The program wrote more than the cap to stdout; its whole process group was killed."""
+
+    def __init__(self, name: str, limit: int) -> None:
+        super().__init__(name, f"{name} wrote more than {limit} bytes")
+        self.limit = limit
+
+
+class Cancelled(ProcessError):
+    """The call was cancelled (its scope, or server shutdown); the process group was killed."""
+
+    def __init__(self, name: str = "process") -> None:
+        super().__init__(name, f"{name} was cancelled")
+
 
 _CHUNK = 64 * 1024
 # stderr is only ever logged, so a small cap is enough; it is still drained past the cap so
@@ -27,8 +76,8 @@ _READER_GRACE = 0.5
 
 
 @dataclass(frozen=True)
-class CLIResult:
-    """What a finished CLI left behind."""
+class Result:
+    """What a finished process left behind."""
 
     stdout: str
     stderr: str
@@ -63,7 +112,8 @@ def kill_all_running() -> int:
 
 
 class CancelScope:
-    """Cancels one coach call: kills every process attached to it, now and later."""
+    """Cancels one call (a Sharpen, a judge): kills every process attached to it, now and
+    later."""
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
@@ -203,10 +253,10 @@ def _spawn(argv, scope, env, cwd, name) -> tuple[subprocess.Popen, _Running]:
             )
         except (FileNotFoundError, PermissionError) as err:
             log.warning("%s: cannot execute %s: %s", name, argv[0], err)
-            raise CLINotFound(name) from err
+            raise NotFound(name) from err
         except OSError as err:
             log.warning("%s: cannot start %s: %s", name, argv[0], err)
-            raise CLIFailed(name) from err
+            raise StartFailed(name, err.strerror or "") from err
         entry = _Running(proc)
         _running[proc.pid] = entry
     if scope is not None and not scope._attach(proc):
@@ -214,9 +264,9 @@ def _spawn(argv, scope, env, cwd, name) -> tuple[subprocess.Popen, _Running]:
     return proc, entry
 
 
-def run_cli(
+def run(
     argv: list[str],
-    prompt: str,
+    stdin: str = "",
     *,
     timeout: float,
     scope: CancelScope | None = None,
@@ -224,11 +274,12 @@ def run_cli(
     env: dict | None = None,
     cwd: str | None = None,
     name: str = "cli",
-) -> CLIResult:
-    """Run argv (never a shell) with prompt on stdin; return its bounded, decoded output."""
+) -> Result:
+    """Run argv (never a shell) with `stdin` written to it and closed; return its bounded,
+    decoded output. Raises a ProcessError subclass; a non-zero exit is the caller's to judge."""
     if scope is not None and scope.cancelled:
-        raise Cancelled()
-    data = prompt.encode("utf-8", errors="replace")  # a lone surrogate must not crash us
+        raise Cancelled(name)
+    data = stdin.encode("utf-8", errors="replace")  # a lone surrogate must not crash us
     log.debug("%s: running %s", name, argv)
     proc, entry = _spawn(argv, scope, env, cwd, name)
     out = _Sink(max_output, kill_on_overflow=True)
@@ -263,11 +314,11 @@ def run_cli(
         thread.join(_READER_GRACE)
 
     if (scope is not None and scope.cancelled) or entry.stopped:
-        raise Cancelled()
+        raise Cancelled(name)
     if out.overflowed:
-        log.warning("%s: stdout exceeded %d bytes; killed", name, max_output)
-        raise OutputTooLarge(name, max_output)
+        log.debug("%s: stdout exceeded %d bytes; killed", name, max_output)
+        raise TooLarge(name, max_output)
     if timed_out:
-        log.warning("%s: no answer within %g s; killed. stderr: %s", name, timeout, err.text())
-        raise CLITimeout(timeout)
-    return CLIResult(out.text(), err.text(), returncode)
+        # Logged by the caller, which knows whether this is news (a probe times out often).
+        raise TimedOut(name, timeout, err.text())
+    return Result(out.text(), err.text(), returncode)

@@ -1,0 +1,86 @@
+"""One server per data directory: an flock on `<data-dir>/antidrift.lock`.
+
+The kernel drops an flock when the last descriptor of its open file closes, so a crash or
+`kill -9` never leaves a stale lock. A gunicorn worker inherits the master's descriptor:
+both hold the same lock, and neither may unlock it explicitly (that would free it for both).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import os
+from pathlib import Path
+
+from antidrift.store import StoreError, prepare_directory
+
+LOCK_NAME = "antidrift.lock"
+
+
+class AlreadyRunning(StoreError):
+    """Another AntiDrift holds this data directory."""
+
+
+class DataDirLock:
+    """A held lock on one data directory; `release()` closes this process's descriptor."""
+
+    def __init__(self, directory: Path, fd: int) -> None:
+        self.directory, self._fd = directory, fd
+
+    def describe(self, url: str | None) -> None:
+        """Say who holds the lock, so a second server can name the first one's page."""
+        text = f"pid {os.getpid()}\n" + (f"url {url}\n" if url else "")
+        with contextlib.suppress(OSError):  # a lock file we may only read still locks
+            os.ftruncate(self._fd, 0)
+            os.pwrite(self._fd, text.encode(), 0)
+
+    def release(self) -> None:
+        _held.pop(self.directory, None)
+        if self._fd >= 0:
+            os.close(self._fd)
+            self._fd = -1
+
+
+# Locks this process holds (or inherited from a gunicorn master across fork), by directory.
+_held: dict[Path, DataDirLock] = {}
+
+
+def acquire(directory: Path, *, url: str | None = None) -> DataDirLock:
+    """Hold the data directory for this process's life, or raise AlreadyRunning."""
+    key = Path(os.path.abspath(directory))
+    held = _held.get(key)
+    if held is not None:
+        if url:
+            held.describe(url)
+        return held
+    prepare_directory(key)
+    path = key / LOCK_NAME
+    try:
+        fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+    except PermissionError:  # made by another user: reading is enough to lock it
+        fd = os.open(path, os.O_RDONLY)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        holder = _holder(fd)
+        os.close(fd)
+        raise AlreadyRunning(
+            f"AntiDrift is already running on the data directory {key}{holder}."
+            " Use that one, stop it first, or choose another --data-dir."
+        ) from None
+    lock = DataDirLock(key, fd)
+    lock.describe(url)
+    _held[key] = lock
+    return lock
+
+
+def _holder(fd: int) -> str:
+    """' at http://… (pid N)' from the lock file, as far as its holder wrote it."""
+    try:
+        text = os.pread(fd, 4096, 0).decode(errors="replace")
+    except OSError:
+        return ""
+    fields = dict(line.split(" ", 1) for line in text.splitlines() if " " in line)
+    url, pid = fields.get("url", "").strip(), fields.get("pid", "").strip()
+    where = f" at {url}" if url else ""
+    return where + (f" (pid {pid})" if pid.isdigit() else "")

@@ -1,0 +1,321 @@
+"""The drift policy, pure: which window to judge, when drift becomes an episode, when to nudge.
+
+No threads, no I/O, no clock: the controller passes every time in, runs the judge calls this
+asks for, and persists what it hands back. Designed against what users of focus tools
+complain about: false positives (a tutorial can be the work: "this is on task" teaches it),
+nagging (a grace before an episode, a cooldown between nudges), cost (one call per distinct
+window per commitment, one at a time, a cap per hour) and privacy (excluded titles are judged
+by the app alone).
+"""
+
+from __future__ import annotations
+
+import re
+from collections import deque
+from dataclasses import dataclass, field, replace
+from datetime import datetime, timedelta
+from enum import StrEnum
+
+from antidrift.domain import EXCLUDED_TITLE, IllegalTransitionError
+
+TAUGHT_REASON = "you said this is on task"
+
+
+class DriftStatus(StrEnum):
+    OFF = "off"
+    UNKNOWN = "unknown"
+    ON_TASK = "on_task"
+    DRIFTING = "drifting"
+
+
+class Answer(StrEnum):
+    BACK = "back"
+    ON_TASK = "on_task"
+
+
+class NothingToAcknowledge(IllegalTransitionError):
+    """An ack with no drift banner showing: nothing changed."""
+
+    def __init__(self) -> None:
+        super().__init__("There is no drift to acknowledge.")
+
+
+@dataclass(frozen=True)
+class DriftSettings:
+    """ANTIDRIFT_DRIFT_GRACE, _COOLDOWN and _MAX_CALLS."""
+
+    grace: timedelta = timedelta(seconds=60)
+    cooldown: timedelta = timedelta(seconds=300)
+    max_calls: int = 30  # judge calls per hour, across commitments
+
+
+@dataclass(frozen=True)
+class Window:
+    """A focused window as stored (an excluded title is already the placeholder)."""
+
+    app: str
+    title: str
+
+
+@dataclass(frozen=True)
+class Judgement:
+    """A verdict on one window for one commitment (the judge's, or the user's)."""
+
+    on_task: bool
+    reason: str
+
+
+@dataclass(frozen=True)
+class JudgeCall:
+    """A judge call the controller must run; title None means judge by the app alone."""
+
+    ticket: int
+    window: Window
+    title: str | None
+
+
+@dataclass(frozen=True)
+class Episode:
+    """A drift episode: from the switch away to focus back on the task (or an answer)."""
+
+    number: int
+    started_at: datetime
+    nudged_at: datetime
+    app: str
+    title: str
+    reason: str
+    ended_at: datetime | None = None
+    answer: Answer | None = None
+
+    def seconds(self, now: datetime) -> float:
+        return max(0.0, ((self.ended_at or now) - self.started_at).total_seconds())
+
+
+@dataclass(frozen=True)
+class DriftView:
+    """The drift guard as /state and the page show it; banner is the episode to answer."""
+
+    status: DriftStatus
+    since: datetime | None = None
+    reason: str | None = None
+    banner: Episode | None = None
+
+
+OFF = DriftView(DriftStatus.OFF)
+
+
+@dataclass(frozen=True)
+class Effects:
+    """What the controller must do after one step: run, notify, persist."""
+
+    judge: JudgeCall | None = None
+    nudge: Episode | None = None
+    episodes: tuple[Episode, ...] = ()  # opened or changed: persist each
+    judgements: tuple[tuple[Window, Judgement], ...] = ()  # new: persist each
+
+    def __add__(self, other: Effects) -> Effects:
+        return Effects(
+            other.judge or self.judge,
+            other.nudge or self.nudge,
+            self.episodes + other.episodes,
+            self.judgements + other.judgements,
+        )
+
+
+class CallBudget:
+    """At most max_calls judge calls in any hour (it outlives commitments)."""
+
+    def __init__(self, max_calls: int) -> None:
+        self.max_calls = max_calls
+        self._starts: deque[datetime] = deque()
+
+    def _prune(self, now: datetime) -> None:
+        while self._starts and now - self._starts[0] >= timedelta(hours=1):
+            self._starts.popleft()
+
+    def available(self, now: datetime) -> bool:
+        self._prune(now)
+        return len(self._starts) < self.max_calls
+
+    def spend(self, now: datetime) -> None:
+        self._starts.append(now)
+
+    def used(self, now: datetime) -> int:
+        self._prune(now)
+        return len(self._starts)
+
+
+def judge_title(title: str, exclude: re.Pattern[str] | None) -> str | None:
+    """What the judge may see of a title: nothing when excluded (or the placeholder)."""
+    if not title or title == EXCLUDED_TITLE:
+        return None
+    if exclude is not None and exclude.search(title):
+        return None
+    return title
+
+
+@dataclass
+class DriftPolicy:
+    """One commitment's drift guard. Every method takes `now`; none blocks or does I/O."""
+
+    settings: DriftSettings
+    budget: CallBudget
+    exclude: re.Pattern[str] | None = None
+    judgements: dict[Window, Judgement] = field(default_factory=dict)
+    episodes: list[Episode] = field(default_factory=list)
+    current: Window | None = None
+    current_since: datetime | None = None
+    off_since: datetime | None = None  # focus has been off task since (None: it is not)
+    pending: JudgeCall | None = None
+    failure: str | None = None  # why the current window has no verdict
+    _tickets: int = 0
+
+    # -- inputs ------------------------------------------------------------------------------
+
+    def observe(self, app: str, title: str, now: datetime) -> Effects:
+        """A focus sample (title as stored, already redacted)."""
+        window = Window(app, title)
+        if window == self.current:
+            return self._next_judge(now) + self.tick(now)  # e.g. the hourly cap freed up
+        self.current, self.current_since, self.failure = window, now, None
+        return self._follow(now) + self._next_judge(now) + self.tick(now)
+
+    def settle(
+        self, ticket: int, verdict: Judgement | None, error: str | None, now: datetime
+    ) -> Effects:
+        """A judge call finished: its verdict (cached), or the error that makes it unknown."""
+        call = self.pending
+        if call is None or call.ticket != ticket:
+            return Effects()  # cancelled or superseded: nothing to do
+        self.pending = None
+        effects = Effects()
+        if verdict is not None and call.window not in self.judgements:
+            self.judgements[call.window] = verdict
+            effects = Effects(judgements=((call.window, verdict),))
+        elif verdict is None and call.window == self.current:
+            self.failure = error or "the judge failed"
+        return effects + self._follow(now) + self._next_judge(now) + self.tick(now)
+
+    def tick(self, now: datetime) -> Effects:
+        """Time passed: open an episode once drift outlasts the grace and the cooldown."""
+        verdict = self.judgements.get(self.current) if self.current else None
+        if verdict is None or verdict.on_task or self.off_since is None or self.open_episode:
+            return Effects()
+        if now - self.off_since < self.settings.grace:
+            return Effects()
+        last = self.episodes[-1].nudged_at if self.episodes else None
+        if last is not None and now - last < self.settings.cooldown:
+            return Effects()
+        episode = Episode(
+            number=len(self.episodes) + 1,
+            started_at=self.off_since,
+            nudged_at=now,
+            app=self.current.app,
+            title=self.current.title,
+            reason=verdict.reason,
+        )
+        self.episodes.append(episode)
+        return Effects(nudge=episode, episodes=(episode,))
+
+    def acknowledge(self, answer: object, now: datetime) -> Effects:
+        """The user's answer to the banner; NothingToAcknowledge without one."""
+        episode = self.open_episode
+        if episode is None:
+            raise NothingToAcknowledge()
+        choice = Answer(answer)  # the caller validated it
+        ended = self._close(replace(episode, answer=choice), now)
+        effects = Effects(episodes=(ended,))
+        if choice is Answer.ON_TASK:
+            window = Window(episode.app, episode.title)
+            taught = Judgement(True, TAUGHT_REASON)
+            self.judgements[window] = taught
+            effects += Effects(judgements=((window, taught),))
+        current = self.judgements.get(self.current) if self.current else None
+        # Still off task after answering: a new episode may follow, counted from now.
+        self.off_since = now if current is not None and not current.on_task else None
+        return effects
+
+    def stop(self, now: datetime) -> Effects:
+        """Leaving active: the running judge is abandoned and an open episode ends now."""
+        self.pending = None
+        episode = self.open_episode
+        if episode is None:
+            return Effects()
+        return Effects(episodes=(self._close(episode, now),))
+
+    # -- reading -----------------------------------------------------------------------------
+
+    @property
+    def open_episode(self) -> Episode | None:
+        last = self.episodes[-1] if self.episodes else None
+        return last if last is not None and last.ended_at is None else None
+
+    def view(self, now: datetime) -> DriftView:
+        banner = self.open_episode
+        if self.current is None:
+            return DriftView(DriftStatus.UNKNOWN, None, "no window seen yet", banner)
+        verdict = self.judgements.get(self.current)
+        if verdict is not None and verdict.on_task:
+            return DriftView(DriftStatus.ON_TASK, self.current_since, verdict.reason, banner)
+        if verdict is not None:
+            return DriftView(DriftStatus.DRIFTING, self.off_since, verdict.reason, banner)
+        if self.pending is not None and self.pending.window == self.current:
+            return DriftView(DriftStatus.UNKNOWN, self.current_since, "judging this window", banner)
+        if self.failure is not None:
+            return DriftView(DriftStatus.UNKNOWN, self.current_since, self.failure, banner)
+        if not self.budget.available(now):
+            reason = (
+                f"the hourly limit of {self.budget.max_calls} judge calls is used up;"
+                " new windows are not judged for now"
+            )
+            return DriftView(DriftStatus.UNKNOWN, self.current_since, reason, banner)
+        return DriftView(DriftStatus.UNKNOWN, self.current_since, "waiting for the judge", banner)
+
+    # -- internals ---------------------------------------------------------------------------
+
+    def _follow(self, now: datetime) -> Effects:
+        """Update the off-task streak for the current window's verdict."""
+        verdict = self.judgements.get(self.current)
+        if verdict is None:
+            if self.failure is not None:
+                self.off_since = None  # unknown never nudges
+            return Effects()  # not judged yet: the streak (if any) goes on
+        if not verdict.on_task:
+            if self.off_since is None:
+                self.off_since = self.current_since  # drift began at the switch
+            return Effects()
+        self.off_since = None
+        episode = self.open_episode
+        if episode is None:
+            return Effects()
+        # Focus back on the task ends the episode by itself, at the switch.
+        return Effects(
+            episodes=(self._close(episode, max(self.current_since, episode.started_at)),)
+        )
+
+    def _next_judge(self, now: datetime) -> Effects:
+        window = self.current
+        if window is None or self.pending is not None or window in self.judgements:
+            return Effects()
+        if self.failure is not None or not self.budget.available(now):
+            return Effects()
+        self.budget.spend(now)
+        self._tickets += 1
+        self.pending = JudgeCall(self._tickets, window, judge_title(window.title, self.exclude))
+        return Effects(judge=self.pending)
+
+    def _close(self, episode: Episode, at: datetime) -> Episode:
+        ended = replace(episode, ended_at=at)
+        self.episodes[-1] = ended
+        return ended
+
+
+def on_task_share(
+    seconds_by_window: dict[Window, float], judgements: dict[Window, Judgement]
+) -> float | None:
+    """Share of judged time spent on on-task windows: 0–1, or None without judged time."""
+    judged = {w: s for w, s in seconds_by_window.items() if w in judgements}
+    whole = sum(judged.values())
+    if whole <= 0:
+        return None
+    return sum(s for w, s in judged.items() if judgements[w].on_task) / whole

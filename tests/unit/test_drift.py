@@ -1,0 +1,354 @@
+"""The drift policy with a fake clock and a fake judge: grace, cooldown, cache, cap, answers."""
+
+from __future__ import annotations
+
+import re
+from datetime import timedelta
+
+import pytest
+
+from antidrift.domain import EXCLUDED_TITLE
+from antidrift.drift import (
+    Answer,
+    CallBudget,
+    DriftPolicy,
+    DriftSettings,
+    DriftStatus,
+    Effects,
+    Judgement,
+    NothingToAcknowledge,
+    Window,
+    judge_title,
+    on_task_share,
+)
+from tests.fakes import FakeClock
+
+EDITOR = ("code", "intro.md — notes")
+DOCS = ("firefox", "Python docs — Mozilla Firefox")
+VIDEO = ("firefox", "Cat videos — YouTube")
+FEED = ("firefox", "Home / X")
+
+
+class FakeJudge:
+    """Verdicts by window; calls are held until settled (auto=True settles at once)."""
+
+    def __init__(self, verdicts: dict[tuple[str, str], bool], *, auto: bool = True) -> None:
+        self.verdicts = verdicts
+        self.auto = auto
+        self.calls = []
+        self.held = []
+        self.fail_with: str | None = None
+
+
+class Harness:
+    """Drives one DriftPolicy the way the controller does."""
+
+    def __init__(self, judge: FakeJudge, budget: CallBudget | None = None, **settings) -> None:
+        self.clock = FakeClock()
+        self.judge = judge
+        grace = timedelta(seconds=settings.pop("grace", 60))
+        cooldown = timedelta(seconds=settings.pop("cooldown", 300))
+        self.settings = DriftSettings(grace, cooldown, settings.pop("max_calls", 30))
+        self.policy = DriftPolicy(
+            self.settings,
+            budget or CallBudget(self.settings.max_calls),
+            exclude=settings.pop("exclude", None),
+        )
+        self.nudges = []
+        self.persisted_episodes = []
+        self.persisted_judgements = []
+
+    @property
+    def now(self):
+        return self.clock.now()
+
+    def apply(self, effects: Effects) -> None:
+        if effects.nudge:
+            self.nudges.append(effects.nudge)
+        self.persisted_episodes.extend(effects.episodes)
+        self.persisted_judgements.extend(effects.judgements)
+        if effects.judge:
+            self.judge.calls.append(effects.judge)
+            if self.judge.auto:
+                self.settle(effects.judge)
+            else:
+                self.judge.held.append(effects.judge)
+
+    def settle(self, call, error: str | None = None) -> None:
+        error = error or self.judge.fail_with
+        verdict = None
+        if error is None:
+            on_task = self.judge.verdicts[(call.window.app, call.window.title)]
+            verdict = Judgement(on_task, "serves it" if on_task else "serves something else")
+        self.apply(self.policy.settle(call.ticket, verdict, error, self.now))
+
+    def release(self) -> None:
+        while self.judge.held:
+            self.settle(self.judge.held.pop(0))
+
+    def focus(self, window: tuple[str, str]) -> None:
+        self.apply(self.policy.observe(*window, self.now))
+
+    def wait(self, seconds: float, window: tuple[str, str] | None = None, step: float = 5) -> None:
+        """Let time pass in sampler-sized steps (re-observing window, if given)."""
+        end = self.now + timedelta(seconds=seconds)
+        while self.now < end:
+            self.clock.advance(min(step, (end - self.now).total_seconds()))
+            if window is not None:
+                self.focus(window)
+            self.apply(self.policy.tick(self.now))
+
+    @property
+    def status(self) -> DriftStatus:
+        return self.policy.view(self.now).status
+
+
+def verdicts() -> dict[tuple[str, str], bool]:
+    return {EDITOR: True, DOCS: True, VIDEO: False, FEED: False}
+
+
+def test_an_off_task_window_nudges_once_after_the_grace():
+    h = Harness(FakeJudge(verdicts()))
+    h.focus(EDITOR)
+    assert h.status is DriftStatus.ON_TASK
+    h.wait(30, EDITOR)
+    h.focus(VIDEO)
+    switched = h.now
+    assert h.status is DriftStatus.DRIFTING
+    h.wait(55, VIDEO)
+    assert h.nudges == [] and h.policy.view(h.now).banner is None
+    h.wait(10, VIDEO)
+    assert len(h.nudges) == 1
+    episode = h.nudges[0]
+    assert (episode.app, episode.title, episode.started_at) == (*VIDEO, switched)
+    assert episode.nudged_at - switched <= timedelta(seconds=65)
+    assert h.policy.view(h.now).banner == episode
+    h.wait(200, VIDEO)
+    assert len(h.nudges) == 1, "one nudge per episode"
+
+
+def test_switching_away_before_the_grace_is_not_an_episode():
+    h = Harness(FakeJudge(verdicts()))
+    for _ in range(5):
+        h.focus(VIDEO)
+        h.wait(40, VIDEO)
+        h.focus(EDITOR)
+        h.wait(20, EDITOR)
+    assert h.nudges == []
+
+
+def test_hopping_between_off_task_windows_counts_as_one_drift():
+    h = Harness(FakeJudge(verdicts()))
+    h.focus(EDITOR)
+    h.focus(VIDEO)
+    start = h.now
+    h.wait(30, VIDEO)
+    h.focus(FEED)
+    h.wait(35, FEED)
+    assert len(h.nudges) == 1 and h.nudges[0].started_at == start
+
+
+def test_verdicts_are_cached_per_window_one_call_each():
+    h = Harness(FakeJudge(verdicts()))
+    for _ in range(4):
+        for window in (EDITOR, DOCS, EDITOR, VIDEO):
+            h.focus(window)
+            h.wait(10, window)
+    assert sorted((c.window.app, c.window.title) for c in h.judge.calls) == sorted(
+        [EDITOR, DOCS, VIDEO]
+    )
+
+
+def test_one_judge_at_a_time_then_the_window_that_has_focus():
+    h = Harness(FakeJudge(verdicts(), auto=False))
+    h.focus(EDITOR)
+    h.focus(DOCS)
+    h.focus(VIDEO)
+    assert [c.window.title for c in h.judge.calls] == [EDITOR[1]]
+    h.release()  # EDITOR answered; VIDEO has focus now, DOCS was passed by
+    assert [c.window.title for c in h.judge.calls] == [EDITOR[1], VIDEO[1]]
+    h.release()
+    assert h.status is DriftStatus.DRIFTING
+    assert len(h.judge.calls) == 2
+
+
+def test_a_slow_verdict_counts_the_grace_from_the_switch():
+    h = Harness(FakeJudge(verdicts(), auto=False))
+    h.focus(VIDEO)
+    switched = h.now
+    h.wait(50, VIDEO)
+    assert h.status is DriftStatus.UNKNOWN
+    h.release()
+    h.wait(10, VIDEO)
+    assert len(h.nudges) == 1 and h.nudges[0].started_at == switched
+
+
+def test_cooldown_between_nudges():
+    h = Harness(FakeJudge(verdicts()), cooldown=300)
+    h.focus(VIDEO)
+    h.wait(60, VIDEO)
+    assert len(h.nudges) == 1
+    h.focus(EDITOR)  # back to work: the episode ends by itself
+    assert h.policy.open_episode is None and h.persisted_episodes[-1].ended_at == h.now
+    h.wait(10, EDITOR)
+    h.focus(FEED)
+    h.wait(150, FEED)
+    assert len(h.nudges) == 1, "a second nudge waits for the cooldown"
+    h.wait(150, FEED)
+    assert len(h.nudges) == 2
+    assert h.nudges[1].nudged_at - h.nudges[0].nudged_at >= timedelta(seconds=300)
+
+
+def test_focus_back_on_an_on_task_window_ends_the_episode_at_the_switch():
+    h = Harness(FakeJudge(verdicts()))
+    h.focus(VIDEO)
+    h.wait(70, VIDEO)
+    h.focus(DOCS)
+    back = h.now
+    h.wait(20, DOCS)
+    episode = h.persisted_episodes[-1]
+    assert episode.ended_at == back and episode.answer is None
+    assert h.policy.view(h.now).banner is None and h.status is DriftStatus.ON_TASK
+
+
+def test_on_task_answer_teaches_the_window_for_the_commitment():
+    h = Harness(FakeJudge(verdicts()), cooldown=0)
+    h.focus(VIDEO)
+    h.wait(60, VIDEO)
+    assert len(h.nudges) == 1
+    h.apply(h.policy.acknowledge("on_task", h.now))
+    assert h.persisted_episodes[-1].answer is Answer.ON_TASK
+    assert (Window(*VIDEO), Judgement(True, "you said this is on task")) in h.persisted_judgements
+    assert h.status is DriftStatus.ON_TASK
+    h.wait(600, VIDEO)
+    h.focus(EDITOR)
+    h.focus(VIDEO)
+    h.wait(600, VIDEO)
+    assert len(h.nudges) == 1, "no more nudges for a window the user called on task"
+    assert len(h.judge.calls) == 2  # VIDEO and EDITOR, once each
+
+
+def test_back_answer_closes_the_banner_and_a_new_nudge_waits_for_the_cooldown():
+    h = Harness(FakeJudge(verdicts()), cooldown=300)
+    h.focus(VIDEO)
+    h.wait(60, VIDEO)
+    h.apply(h.policy.acknowledge("back", h.now))
+    episode = h.persisted_episodes[-1]
+    assert episode.answer is Answer.BACK and episode.ended_at == h.now
+    assert h.policy.view(h.now).banner is None
+    h.wait(200, VIDEO)
+    assert len(h.nudges) == 1
+    h.wait(120, VIDEO)
+    assert len(h.nudges) == 2
+
+
+def test_acknowledging_without_a_banner_changes_nothing():
+    h = Harness(FakeJudge(verdicts()))
+    h.focus(VIDEO)
+    with pytest.raises(NothingToAcknowledge):
+        h.policy.acknowledge("back", h.now)
+    h.wait(60, VIDEO)
+    h.apply(h.policy.acknowledge("back", h.now))
+    with pytest.raises(NothingToAcknowledge):
+        h.policy.acknowledge("on_task", h.now)
+    assert len(h.persisted_episodes) == 2  # opened, answered; nothing more
+
+
+def test_a_failing_judge_is_unknown_with_its_reason_and_never_nudges():
+    judge = FakeJudge(verdicts())
+    judge.fail_with = "claude is not logged in — run `claude` once in a terminal"
+    h = Harness(judge)
+    h.focus(EDITOR)
+    h.focus(VIDEO)
+    h.wait(900, VIDEO)
+    view = h.policy.view(h.now)
+    assert view.status is DriftStatus.UNKNOWN and "not logged in" in view.reason
+    assert h.nudges == []
+    assert len(judge.calls) == 2, "a failed window is not retried while it keeps focus"
+    judge.fail_with = None
+    h.focus(EDITOR)
+    h.focus(VIDEO)
+    assert h.status is DriftStatus.DRIFTING, "focus coming back retries it"
+
+
+def test_failure_during_a_drift_stops_the_streak():
+    judge = FakeJudge(verdicts())
+    h = Harness(judge)
+    h.focus(VIDEO)
+    h.wait(30, VIDEO)
+    judge.fail_with = "the judge took longer than 60 s"
+    h.focus(FEED)
+    h.wait(120, FEED)
+    assert h.nudges == []
+    h.focus(VIDEO)  # judged before: known off task, but the unknown spell broke the streak
+    h.wait(30, VIDEO)
+    assert h.nudges == []
+    h.wait(30, VIDEO)
+    assert len(h.nudges) == 1
+
+
+def test_the_hourly_cap_stops_judging_and_says_so():
+    budget = CallBudget(3)
+    h = Harness(FakeJudge({(f"app{i}", ""): False for i in range(10)}), budget=budget, max_calls=3)
+    for i in range(6):
+        h.focus((f"app{i}", ""))
+        h.wait(5)
+    assert len(h.judge.calls) == 3
+    view = h.policy.view(h.now)
+    assert view.status is DriftStatus.UNKNOWN and "limit of 3 judge calls" in view.reason
+    h.wait(3600)
+    h.focus(("app5", ""))
+    assert len(h.judge.calls) == 4, "an hour later the cap has room again"
+
+
+def test_the_cap_is_shared_by_commitments():
+    budget = CallBudget(2)
+    first = Harness(FakeJudge(verdicts()), budget=budget, max_calls=2)
+    first.focus(EDITOR)
+    first.focus(VIDEO)
+    second = Harness(FakeJudge(verdicts()), budget=budget, max_calls=2)
+    second.focus(EDITOR)
+    assert second.judge.calls == []
+
+
+def test_excluded_titles_reach_the_judge_as_no_title():
+    h = Harness(
+        FakeJudge({("signal", EXCLUDED_TITLE): False, DOCS: True}),
+        exclude=re.compile("bank|signal", re.I),
+    )
+    h.focus(("signal", EXCLUDED_TITLE))
+    h.focus(DOCS)
+    titles = [c.title for c in h.judge.calls]
+    assert titles == [None, DOCS[1]]
+
+
+def test_judge_title_hides_placeholder_empty_and_matching_titles():
+    exclude = re.compile("bank", re.I)
+    assert judge_title(EXCLUDED_TITLE, None) is None
+    assert judge_title("", exclude) is None
+    assert judge_title("My Bank — statement", exclude) is None
+    assert judge_title("docs", exclude) == "docs"
+
+
+def test_stop_abandons_the_running_judge_and_ends_the_episode():
+    h = Harness(FakeJudge(verdicts()))
+    h.focus(VIDEO)
+    h.wait(60, VIDEO)
+    h.judge.auto = False
+    h.focus(FEED)
+    h.focus(("term", "x"))
+    call = h.policy.pending
+    assert call is not None
+    h.apply(h.policy.stop(h.now))
+    assert h.persisted_episodes[-1].ended_at == h.now
+    before = list(h.persisted_judgements)
+    h.apply(h.policy.settle(call.ticket, Judgement(True, "late"), None, h.now))
+    assert h.persisted_judgements == before, "a verdict after stop is dropped"
+
+
+def test_on_task_share_counts_judged_time_only():
+    judged = {Window(*EDITOR): Judgement(True, ""), Window(*VIDEO): Judgement(False, "")}
+    seconds = {Window(*EDITOR): 30.0, Window(*VIDEO): 10.0, Window(*DOCS): 100.0}
+    assert on_task_share(seconds, judged) == pytest.approx(0.75)
+    assert on_task_share({Window(*DOCS): 5.0}, judged) is None
+    assert on_task_share({}, {}) is None

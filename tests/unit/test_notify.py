@@ -1,0 +1,174 @@
+"""The notifier port and its adapters, against fake notifier scripts on a temp PATH."""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+
+import pytest
+
+from antidrift.notify import (
+    Background,
+    CommandNotifier,
+    NoNotifier,
+    build_notifier,
+)
+from tests.support import procs
+from tests.support.fake_notify import FakeNotifier
+
+TITLE = "Time's up · AntiDrift"
+BODY = "Write the intro\nDone when: it is in the doc"
+# Every character a shell would act on: if any of it reached a shell, a file would appear.
+NASTY = "$(touch {d}/pwned) `touch {d}/pwned2`; touch {d}/pwned3 && echo | cat > {d}/pwned4 'x\" \\"
+
+
+@pytest.fixture
+def bin_dir(tmp_path):
+    folder = tmp_path / "bin"
+    folder.mkdir()
+    return folder
+
+
+def test_auto_uses_notify_send_from_path_with_title_and_body_last(bin_dir):
+    fake = FakeNotifier(bin_dir)
+    notifier = build_notifier("auto", env={"PATH": str(bin_dir)}, platform="linux")
+    assert notifier.name == "notify-send"
+    notifier.notify(TITLE, BODY)
+    [argv] = fake.calls()
+    assert argv[-2:] == [TITLE, BODY]
+    # Options end before the texts, so a next action starting with "-" is not an option.
+    assert argv.index("--") == len(argv) - 3
+
+
+def test_a_title_that_looks_like_an_option_stays_text(bin_dir):
+    fake = FakeNotifier(bin_dir)
+    build_notifier("auto", env={"PATH": str(bin_dir)}, platform="linux").notify(
+        "--help", "-u critical"
+    )
+    assert fake.calls()[0][-3:] == ["--", "--help", "-u critical"]
+
+
+def test_shell_metacharacters_reach_the_notifier_literally(bin_dir, tmp_path):
+    fake = FakeNotifier(bin_dir)
+    nasty = NASTY.format(d=tmp_path)
+    build_notifier("auto", env={"PATH": str(bin_dir)}, platform="linux").notify(nasty, nasty)
+    assert fake.calls()[0][-2:] == [nasty, nasty]
+    assert not list(tmp_path.glob("pwned*"))
+
+
+def test_command_mode_splits_like_a_shell_and_appends_title_and_body(bin_dir, tmp_path):
+    fake = FakeNotifier(bin_dir, "my-notifier")
+    command = f"'{fake.path}' --urgency low 'two words' \"$(touch {tmp_path}/pwned)\""
+    notifier = build_notifier("command", command)
+    notifier.notify(TITLE, BODY)
+    assert fake.calls() == [
+        ["--urgency", "low", "two words", f"$(touch {tmp_path}/pwned)", TITLE, BODY]
+    ]
+    assert not list(tmp_path.glob("pwned*"))
+
+
+def test_osascript_passes_the_texts_as_arguments_never_inside_the_script(bin_dir):
+    fake = FakeNotifier(bin_dir, "osascript")
+    title = 'x" with title "owned'
+    notifier = build_notifier("auto", env={"PATH": str(bin_dir)}, platform="darwin")
+    assert notifier.name == "osascript"
+    notifier.notify(title, BODY)
+    [argv] = fake.calls()
+    assert argv[-3:] == ["--", title, BODY]
+    scripts = [argv[i + 1] for i, arg in enumerate(argv) if arg == "-e"]
+    assert scripts and not any("owned" in s or "Write the intro" in s for s in scripts)
+
+
+def test_a_hanging_notifier_is_killed_at_its_timeout(bin_dir):
+    fake = FakeNotifier(bin_dir)
+    fake.configure(delay=60)
+    notifier = build_notifier("auto", env={"PATH": str(bin_dir)}, platform="linux", timeout=0.5)
+    started = time.monotonic()
+    notifier.notify(TITLE, BODY)  # returns, does not raise
+    assert time.monotonic() - started < 5
+    [pid] = fake.pids()
+    assert procs.wait_dead(pid), "the hanging notifier was left running"
+
+
+@pytest.mark.parametrize("mode", ["auto", "command"])
+def test_a_missing_notifier_is_one_log_line_and_never_an_error(bin_dir, caplog, mode):
+    caplog.set_level(logging.INFO, logger="antidrift.notify")
+    notifier = build_notifier(mode, "", env={"PATH": str(bin_dir)}, platform="linux")
+    assert isinstance(notifier, NoNotifier)
+    notifier.notify(TITLE, BODY)
+    lines = [r for r in caplog.records if r.levelno >= logging.WARNING]
+    assert len(lines) == 1, [r.getMessage() for r in caplog.records]
+    expected = "notify-send" if mode == "auto" else "ANTIDRIFT_NOTIFY_COMMAND"
+    assert expected in lines[0].getMessage()
+
+
+def test_an_unknown_mode_is_logged_and_runs_without(caplog):
+    caplog.set_level(logging.WARNING, logger="antidrift.notify")
+    assert isinstance(build_notifier("loud"), NoNotifier)
+    assert "ANTIDRIFT_NOTIFY='loud'" in caplog.text
+
+
+def test_off_runs_nothing(bin_dir):
+    fake = FakeNotifier(bin_dir)
+    build_notifier("off", env={"PATH": str(bin_dir)}).notify(TITLE, BODY)
+    assert fake.calls() == []
+
+
+def test_a_failing_notifier_is_logged_not_raised(bin_dir, caplog):
+    fake = FakeNotifier(bin_dir)
+    fake.configure(exit=1, stderr="Could not connect: No such file or directory")
+    caplog.set_level(logging.WARNING, logger="antidrift.notify")
+    build_notifier("auto", env={"PATH": str(bin_dir)}, platform="linux").notify(TITLE, BODY)
+    assert "Could not connect" in caplog.text
+
+
+def test_a_command_that_vanished_is_logged_not_raised(tmp_path, caplog):
+    caplog.set_level(logging.WARNING, logger="antidrift.notify")
+    CommandNotifier([str(tmp_path / "gone")]).notify(TITLE, BODY)
+    assert "notification not shown" in caplog.text
+
+
+class _Gated:
+    """An inner notifier that holds each call until released."""
+
+    name = "gated"
+
+    def __init__(self) -> None:
+        self.release = threading.Event()
+        self.delivered: list[tuple[str, str]] = []
+
+    def notify(self, title: str, body: str) -> None:
+        self.release.wait(10)
+        self.delivered.append((title, body))
+
+
+def test_background_returns_at_once_while_the_notifier_is_stuck():
+    inner = _Gated()
+    notifier = Background(inner)
+    try:
+        started = time.monotonic()
+        notifier.notify(TITLE, BODY)
+        assert time.monotonic() - started < 0.5
+        assert inner.delivered == []
+        inner.release.set()
+        deadline = time.monotonic() + 5
+        while not inner.delivered and time.monotonic() < deadline:
+            time.sleep(0.01)
+        assert inner.delivered == [(TITLE, BODY)]
+    finally:
+        inner.release.set()
+        notifier.shutdown(wait=True)
+
+
+def test_background_drops_rather_than_queueing_without_end(caplog):
+    inner = _Gated()
+    notifier = Background(inner)
+    try:
+        for n in range(20):
+            notifier.notify(f"n{n}", BODY)
+        assert "notification dropped" in caplog.text
+    finally:
+        inner.release.set()
+        notifier.shutdown(wait=True)
+    assert 1 <= len(inner.delivered) <= 8

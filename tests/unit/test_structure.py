@@ -1,0 +1,53 @@
+"""The shape of the package, checked: one module starts processes."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+PACKAGE = Path(__file__).resolve().parents[2] / "antidrift"
+SEAM = PACKAGE / "process.py"
+SPAWNING_MODULES = {"subprocess", "pty", "multiprocessing", "concurrent.futures.process"}
+SPAWNING_OS_CALLS = {"system", "popen", "fork", "forkpty", "posix_spawn", "posix_spawnp"}
+SPAWNING_OS_PREFIXES = ("spawn", "exec")
+
+
+def _spawns(tree: ast.AST) -> list[str]:
+    found = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            found += [a.name for a in node.names if a.name in SPAWNING_MODULES]
+        elif isinstance(node, ast.ImportFrom) and node.module in SPAWNING_MODULES:
+            found.append(node.module)
+        elif isinstance(node, ast.ImportFrom) and node.module == "os":
+            found += [
+                f"os.{a.name}"
+                for a in node.names
+                if a.name in SPAWNING_OS_CALLS or a.name.startswith(SPAWNING_OS_PREFIXES)
+            ]
+        elif (
+            isinstance(node, ast.Attribute)
+            and isinstance(node.value, ast.Name)
+            and node.value.id == "os"
+            and (node.attr in SPAWNING_OS_CALLS or node.attr.startswith(SPAWNING_OS_PREFIXES))
+        ):
+            found.append(f"os.{node.attr}")
+        elif isinstance(node, ast.Attribute) and node.attr == "create_subprocess_exec":
+            found.append(node.attr)
+    return found
+
+
+def test_exactly_one_module_starts_processes():
+    offenders = {
+        str(path.relative_to(PACKAGE.parent)): spawns
+        for path in sorted(PACKAGE.rglob("*.py"))
+        if path != SEAM and (spawns := _spawns(ast.parse(path.read_text(), str(path))))
+    }
+    assert offenders == {}, "start processes through antidrift/process.py only"
+    assert "subprocess" in _spawns(ast.parse(SEAM.read_text()))
+
+
+def test_the_check_sees_a_module_that_starts_a_process():
+    assert _spawns(ast.parse("import subprocess\nsubprocess.run(['x'])")) == ["subprocess"]
+    assert _spawns(ast.parse("import os\nos.execvp('x', ['x'])")) == ["os.execvp"]
+    assert _spawns(ast.parse("from os import system")) == ["os.system"]
