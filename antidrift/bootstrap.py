@@ -3,16 +3,17 @@
 from __future__ import annotations
 
 import logging
+import os
 import threading
 from dataclasses import dataclass, field
 
-from antidrift import ai
+from antidrift import ai, evidence
 from antidrift.clock import Clock, SystemClock
 from antidrift.config import Config
 from antidrift.datalock import DataDirLock, acquire
 from antidrift.domain import RuntimeState
+from antidrift.evidence import WindowSampler
 from antidrift.notify import Background, build_notifier
-from antidrift.sampler import WindowSampler, choose_probe
 from antidrift.session import Controller
 from antidrift.store import SQLiteStore, Store
 
@@ -77,7 +78,7 @@ def build_runtime(config: Config, *, clock: Clock | None = None) -> Runtime:
         lock.release()
         raise
     coach, info = build_coach(config)
-    probe = choose_probe(config.window_source, env=config.env)
+    probe = choose_window_source(config).probe
     holder: list[Controller] = []
 
     def record(app: str, title: str, at) -> None:
@@ -91,14 +92,6 @@ def build_runtime(config: Config, *, clock: Clock | None = None) -> Runtime:
         if probe
         else None
     )
-    if probe is None and config.window_source == "off":
-        log.info("built-in window sampler off (ANTIDRIFT_WINDOW_SOURCE=off)")
-    elif probe is None:
-        log.warning(
-            "no built-in window sampler for this desktop: on X11 install xdotool and xprop"
-            " (and set DISPLAY), on macOS osascript is needed; or post samples to"
-            " /evidence/window. Evidence shows as unavailable until then."
-        )
     # In the background: a notification daemon that hangs must never hold a transition.
     notifier = Background(build_notifier(config.notify, config.notify_command, env=config.env))
     controller = Controller(
@@ -112,6 +105,27 @@ def build_runtime(config: Config, *, clock: Clock | None = None) -> Runtime:
     )
     holder.append(controller)
     return Runtime(controller, store, clock, info, sampler, notifier, lock=lock)
+
+
+def choose_window_source(config: Config) -> evidence.Choice:
+    """The evidence source for this session, said in the log with why and what would help."""
+    choice = evidence.choose(
+        config.window_source, env=config.env or os.environ, aw_url=config.aw_url, try_first=True
+    )
+    if choice.probe is None and config.window_source == "off":
+        log.info("built-in window sampler off (ANTIDRIFT_WINDOW_SOURCE=off)")
+    elif choice.probe is None:
+        log.warning(
+            "no window source for this session: %s. To get evidence: %s. Evidence shows as"
+            " unavailable until then.",
+            choice.reason,
+            choice.advice,
+        )
+    else:
+        log.info("window source: %s (%s)", choice.name, choice.reason)
+        if choice.advice:
+            log.warning("window source %s: %s", choice.name, choice.advice)
+    return choice
 
 
 def _unavailable(info: CoachInfo) -> str:
