@@ -33,8 +33,9 @@ class _NoRedirect(urllib.request.HTTPRedirectHandler):
         return None  # aw-server never redirects; following one could leave the loopback
 
 
-# No proxies (a proxy for a loopback address is always wrong), no redirects.
-_OPENER = urllib.request.build_opener(urllib.request.ProxyHandler({}), _NoRedirect())
+def _opener() -> urllib.request.OpenerDirector:
+    """No proxies (a proxy for a loopback address is always wrong), no redirects."""
+    return urllib.request.build_opener(urllib.request.ProxyHandler({}), _NoRedirect())
 
 
 def bucket_id(hostname: str) -> str:
@@ -93,6 +94,7 @@ class ActivityWatchProbe:
         self.url = url.rstrip("/")
         self.bucket = bucket_id(hostname or socket.gethostname())
         self._now, self._timeout = now, timeout
+        self._opener = _opener()
 
     def active_window(self) -> Window | None:
         path = f"/api/0/buckets/{urllib.parse.quote(self.bucket, safe='')}/events?limit=1"
@@ -109,7 +111,7 @@ class ActivityWatchProbe:
     def _get(self, path: str) -> str:
         request = urllib.request.Request(self.url + path, headers={"Accept": "application/json"})
         try:
-            with _OPENER.open(request, timeout=self._timeout) as response:
+            with self._opener.open(request, timeout=self._timeout) as response:
                 body = self._read(response)
         except urllib.error.HTTPError as exc:
             raise ProbeError(self._http_error(exc)) from None
@@ -133,7 +135,7 @@ class ActivityWatchProbe:
         while len(body) <= RESPONSE_CAP:
             if time.monotonic() > deadline:
                 raise TimeoutError
-            chunk = response.read(16 * 1024)
+            chunk = response.read1(16 * 1024)  # one socket read at most: the deadline holds
             if not chunk:
                 break
             body += chunk
