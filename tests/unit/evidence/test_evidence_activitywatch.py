@@ -3,61 +3,28 @@ misbehaves on purpose (the real aw-server is in tests/integration/test_evidence_
 
 from __future__ import annotations
 
-import json
 import socket
-import threading
 import time
 from datetime import UTC, datetime
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
 
 from antidrift.evidence.activitywatch import RESPONSE_CAP, ActivityWatchProbe
 from antidrift.evidence.probe import ProbeError
+from tests.support.http_standin import StandIn
 
 NOW = datetime(2026, 12, 3, 6, 45, tzinfo=UTC)
 EVENT = [{"id": 1, "timestamp": NOW.isoformat(), "duration": 1.0,
           "data": {"app": "Firefox", "title": "Inbox"}}]  # fmt: skip
 
 
-class StandIn:
-    """One loopback HTTP server; `answer` decides what each request gets."""
-
-    def __init__(self) -> None:
-        self.paths: list[str] = []
-        self.answer = lambda handler: handler.reply(200, EVENT)
-        stand_in = self
-
-        class Handler(BaseHTTPRequestHandler):
-            def do_GET(self) -> None:  # noqa: N802
-                stand_in.paths.append(self.path)
-                stand_in.answer(self)
-
-            def reply(self, status: int, body: object, headers: dict | None = None) -> None:
-                data = body if isinstance(body, bytes) else json.dumps(body).encode()
-                self.send_response(status)
-                for key, value in (headers or {}).items():
-                    self.send_header(key, value)
-                self.send_header("Content-Length", str(len(data)))
-                self.end_headers()
-                self.wfile.write(data)
-
-            def log_message(self, *args) -> None:
-                pass
-
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.server.daemon_threads = True
-        self.url = f"http://127.0.0.1:{self.server.server_port}"
-        threading.Thread(target=self.server.serve_forever, daemon=True).start()
-
-    def close(self) -> None:
-        self.server.shutdown()
-        self.server.server_close()
+def aw_stand_in() -> StandIn:
+    return StandIn(lambda handler: handler.reply(200, EVENT))
 
 
 @pytest.fixture
 def aw():
-    stand_in = StandIn()
+    stand_in = aw_stand_in()
     yield stand_in
     stand_in.close()
 
