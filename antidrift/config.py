@@ -41,6 +41,10 @@ class Config:
     sample_interval: float = 5.0
     notify: str = "auto"
     notify_command: str = ""
+    drift: str = "ai"  # ai | off (ai needs a coach backend)
+    drift_grace: float = 60.0
+    drift_cooldown: float = 300.0
+    drift_max_calls: int = 30
     env: Mapping[str, str] = field(default_factory=dict, repr=False)
 
     @property
@@ -67,6 +71,10 @@ class Config:
             ),
             notify=env.get("ANTIDRIFT_NOTIFY", "auto").strip().lower() or "auto",
             notify_command=env.get("ANTIDRIFT_NOTIFY_COMMAND", ""),
+            drift=env.get("ANTIDRIFT_DRIFT", "ai").strip().lower() or "ai",
+            drift_grace=_span(env, "ANTIDRIFT_DRIFT_GRACE", "60"),
+            drift_cooldown=_span(env, "ANTIDRIFT_DRIFT_COOLDOWN", "300"),
+            drift_max_calls=_count(env, "ANTIDRIFT_DRIFT_MAX_CALLS", "30"),
             env=dict(env),
             **overrides,
         )
@@ -107,6 +115,25 @@ def _aw_url(value: str) -> str:
             " (e.g. http://127.0.0.1:5600)."
         )
     return url
+
+
+def _span(env: Mapping[str, str], name: str, default: str) -> float:
+    """A drift guard period: 0 to a day, in seconds."""
+    value = env.get(name, default).strip() or default
+    try:
+        seconds = float(value)
+    except ValueError:
+        raise ConfigError(f"{name}={value!r} is not a number of seconds.") from None
+    if not 0 <= seconds <= 86400:
+        raise ConfigError(f"{name}={value!r} must be between 0 and 86400 seconds.")
+    return seconds
+
+
+def _count(env: Mapping[str, str], name: str, default: str) -> int:
+    value = env.get(name, default).strip() or default
+    if not value.isdigit() or not 1 <= int(value) <= 10000:
+        raise ConfigError(f"{name}={value!r} must be a whole number from 1 to 10000.")
+    return int(value)
 
 
 def _regex(value: str) -> re.Pattern[str] | None:

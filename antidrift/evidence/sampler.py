@@ -28,11 +28,16 @@ class WindowSampler:
         interval: float = 5.0,
         now: Callable[[], datetime] = lambda: datetime.now(UTC),
         wanted: Callable[[], bool] = lambda: True,
+        on_running: Callable[[bool], None] = lambda running: None,
     ) -> None:
         if interval <= 0:
             raise ValueError("interval must be positive")
         self.probe, self.interval = probe, interval
         self._record, self._now, self._wanted = record, now, wanted
+        # Told when `running` changes, so the consumer never has to call back into us (the
+        # controller shows evidence health from it: no sampler<->controller cycle).
+        self._on_running = on_running
+        self._told: bool | None = None
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
         self._failures = 0
@@ -45,12 +50,23 @@ class WindowSampler:
         self._stop.clear()
         self._thread = threading.Thread(target=self._loop, name="antidrift-sampler", daemon=True)
         self._thread.start()
+        self._tell()
 
     def stop(self, timeout: float = 2.0) -> None:
         """Wake the thread at once and wait for it to end."""
         self._stop.set()
         if self._thread is not None:
             self._thread.join(timeout)
+        self._tell()
+
+    def _tell(self) -> None:
+        running = self.running
+        if running != self._told:
+            self._told = running
+            try:
+                self._on_running(running)
+            except Exception as exc:
+                self._log_once(f"reporting the sampler's state failed: {exc!r}", exc)
 
     @property
     def running(self) -> bool:
@@ -67,10 +83,12 @@ class WindowSampler:
         except Exception as exc:
             self._failures += 1
             self._log_once(f"window probe {self.probe.name} failed: {exc}", exc)
+            self._tell()
             return
         if self._failures >= FAILURES_UNTIL_DOWN:
             logger.info("window probe %s works again", self.probe.name)
         self._failures = 0
+        self._tell()
         if window is None:
             return
         try:

@@ -54,7 +54,9 @@ def respond_error(status: int, message: str):
 def register(app: Flask) -> None:
     @app.errorhandler(DomainError)
     def domain_error(exc: DomainError):
-        return respond_error(STATUS.get(type(exc), 400), exc.message)
+        # By class hierarchy: a subclass (e.g. "nothing to acknowledge") keeps its parent's code.
+        status = next((STATUS[t] for t in type(exc).__mro__ if t in STATUS), 400)
+        return respond_error(status, exc.message)
 
     @app.errorhandler(Refused)
     def refused(exc: Refused):

@@ -116,7 +116,7 @@ class Live:
             self.controller, self.store, self.clock, CoachInfo("fake", None, self.coach)
         )
         self.runtime = runtime
-        self.app = create_app(Config(data_dir=tmp), runtime=runtime, start_background=False)
+        self.app = create_app(Config(data_dir=tmp), runtime=runtime)
         self.hub = self.app.extensions["antidrift.hub"]
         self.server = make_server("127.0.0.1", 0, self.app, threaded=True)
         self.base = f"http://127.0.0.1:{self.server.server_port}"
@@ -185,12 +185,10 @@ class Live:
         self.coach.reset()
 
     def stop(self) -> None:
-        self.runtime.shutting_down.set()
-        self.hub.close_all()
+        self.runtime.quiesce()
         for page in self.pages:
             page.close()
         self.server.shutdown()
-        self.controller.shutdown()
 
 
 @pytest.fixture(scope="module")

@@ -355,7 +355,7 @@ def test_a_missing_command_cli_names_the_setting_that_fixes_it(tmp_path, control
 
     info = CoachInfo("command", None, CommandBackend("surely-not-installed-xyz -m x"))
     runtime = Runtime(controller, store, clock, info)
-    app = create_app(Config(data_dir=tmp_path), runtime=runtime, start_background=False)
+    app = create_app(Config(data_dir=tmp_path), runtime=runtime)
     controller.enter_planning()
     page = app.test_client().get("/").get_data(as_text=True)
     assert "set ANTIDRIFT_AI_COMMAND" in page

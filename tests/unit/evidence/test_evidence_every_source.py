@@ -32,8 +32,8 @@ FAKE_TOOLS = {
 }  # fmt: skip
 
 
-def start_active(make_controller, **kwargs):
-    controller = make_controller(exclude_titles=re.compile("bank", re.IGNORECASE), **kwargs)
+def start_active(make_controller):
+    controller = make_controller(exclude_titles=re.compile("bank", re.IGNORECASE))
     controller.enter_planning()
     controller.start_manual_commitment("Write the intro", "Intro in the doc", 10)
     return controller
@@ -82,10 +82,13 @@ def test_a_failing_probe_degrades_health_and_never_the_commitment(
     probe = new_probe(source)
     with pytest.raises(ProbeError):
         probe.active_window()
-    samplers: list[WindowSampler] = []
-    controller = start_active(make_controller, sampler_running=lambda: samplers[0].running)
-    sampler = WindowSampler(probe, controller.record_window, wanted=lambda: True)
-    samplers.append(sampler)  # wired as bootstrap wires it
+    controller = start_active(make_controller)
+    sampler = WindowSampler(  # wired as bootstrap wires it
+        probe,
+        controller.record_window,
+        wanted=controller.wants_evidence,
+        on_running=controller.set_watcher,
+    )
     sampler.start()
     try:
         for _ in range(3):
