@@ -71,9 +71,12 @@ class GuardedConnection:
             if code is None:
                 raise
             raise self._failed(code, exc) from exc
-        if self._failing is not None and (sql == "COMMIT" or not self._db.in_transaction):
-            if sql.lstrip()[:6].upper() in ("INSERT", "UPDATE", "DELETE", "COMMIT"):
-                self._recovered()
+        if (
+            self._failing is not None
+            and not self._db.in_transaction  # a COMMIT, or a write in autocommit mode
+            and sql.lstrip()[:6].upper() in ("INSERT", "UPDATE", "DELETE", "COMMIT")
+        ):
+            self._recovered()
         return cursor
 
     def _failed(self, code: int, exc: sqlite3.Error) -> WriteFailed:
