@@ -62,7 +62,7 @@ def create_app(config: Config | None = None, *, runtime: bootstrap.Runtime | Non
         auto_reload=app.debug,
     )
     env.globals["static"] = lambda path: f"/static/{path}"
-    renderer = Renderer(env, runtime.controller, runtime.coach_info)
+    renderer = Renderer(env, runtime.controller, runtime.coach_info, runtime.drift_info)
     hub = Hub(runtime.controller.snapshot, renderer)
     runtime.attach(hub)
     app.extensions.update(

@@ -48,6 +48,7 @@ def _widgets(
                 None,
                 (snap.evidence.health, last.app if last else None, last.title if last else None),
             ),
+            "drift_guard": (None, snap.drift),
         }
     return {}
 

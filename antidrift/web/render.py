@@ -10,6 +10,7 @@ from jinja2 import Environment
 
 from antidrift.bootstrap import CoachInfo
 from antidrift.domain import RuntimeState
+from antidrift.guard import DriftInfo
 from antidrift.session import CoachStatus, Controller, Snapshot
 
 
@@ -58,10 +59,17 @@ def local_date(value: datetime | None) -> str:
 class Renderer:
     """Renders partials from snapshots; the same partial serves page, response and push."""
 
-    def __init__(self, env: Environment, controller: Controller, coach_info: CoachInfo) -> None:
+    def __init__(
+        self,
+        env: Environment,
+        controller: Controller,
+        coach_info: CoachInfo,
+        drift_info: DriftInfo | None = None,
+    ) -> None:
         self.env = env
         self.controller = controller
         self.coach_info = coach_info
+        self.drift_info = drift_info or DriftInfo(False, why_off="it is not configured")
         env.filters.update(
             clock=clock_text, duration=duration_text, hhmm=local_time, when=local_date
         )
@@ -76,6 +84,8 @@ class Renderer:
             "commitment": snap.commitment,
             "coach": snap.coach,
             "coach_info": self.coach_info,
+            "drift": snap.drift,
+            "drift_info": self.drift_info,
             "evidence": snap.evidence,
             "shows": Shows.of(snap),
         }
@@ -89,6 +99,10 @@ class Renderer:
                 evidence.apps,
                 evidence.sample_count,
             )
+        if snap.state is RuntimeState.REVIEW and snap.commitment:
+            cid = snap.commitment.id
+            ctx["drift_summary"] = self.controller.drift_summaries([cid]).get(cid)
+            ctx["drift_episodes"] = self.controller.drift_episodes(cid)
         if snap.commitment:
             ctx["seconds_left"] = snap.commitment.seconds_left(snap.now)
         if snap.coach:
