@@ -10,6 +10,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Protocol
 
+from antidrift import dbcheck
 from antidrift.domain import (
     MAX_SAMPLE_SPAN,
     Commitment,
@@ -232,6 +233,9 @@ class SQLiteStore:
         if self.path != ":memory:":
             prepare_directory(Path(self.path).parent)
         try:
+            if self.path != ":memory:":
+                # Read-only, before anything (even journal_mode) writes into the file.
+                dbcheck.inspect(Path(self.path), [version for version, _, _ in MIGRATIONS])
             self._db = sqlite3.connect(
                 self.path, check_same_thread=False, isolation_level=None, timeout=2.0
             )
@@ -247,6 +251,8 @@ class SQLiteStore:
             # program's exclusive transaction still lets us open and read the database.
             self._db.execute("BEGIN IMMEDIATE")
             self._db.execute("ROLLBACK")
+        except dbcheck.UnusableDatabase as exc:
+            raise StoreError(str(exc)) from None
         except sqlite3.OperationalError as exc:
             raise StoreError(_explain(self.path, exc)) from exc
         except sqlite3.DatabaseError as exc:
@@ -254,6 +260,9 @@ class SQLiteStore:
 
     def _migrate(self) -> None:
         with self._lock:
+            # Marked first, so a file we created is ours even if we stop half-way through.
+            if self._db.execute("PRAGMA application_id").fetchone()[0] != dbcheck.APPLICATION_ID:
+                self._db.execute(f"PRAGMA application_id = {dbcheck.APPLICATION_ID}")
             self._db.execute(
                 "CREATE TABLE IF NOT EXISTS schema_migrations"
                 " (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TEXT NOT NULL"
