@@ -19,24 +19,9 @@ from antidrift.sampler import WindowSampler, choose_probe
 from antidrift.session import Controller
 from antidrift.store import SQLiteStore, Store
 from antidrift.ticker import Ticker
+from antidrift.web.views import CoachInfo
 
 log = logging.getLogger("antidrift")
-
-
-@dataclass(frozen=True)
-class CoachInfo:
-    """What the page says about the coach: which backend, and how to fix it if missing."""
-
-    name: str | None
-    problem: str | None = None
-    backend: ai.Backend | None = field(default=None, compare=False, repr=False)
-
-    def binary_found(self) -> bool:
-        return self.backend is not None and self.backend.binary() is not None
-
-    @property
-    def env_var(self) -> str:
-        return self.backend.env_var if self.backend is not None else ""
 
 
 class Pages(Protocol):

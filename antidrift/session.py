@@ -398,6 +398,13 @@ class Controller:
     def samples(self, commitment_id: str) -> list[WindowSample]:
         return self._store.samples(commitment_id)
 
+    def entry(self, commitment_id: str) -> Commitment:
+        """One ended commitment; NotFound when the history has no such entry."""
+        found = self._store.entry(commitment_id)
+        if found is None:
+            raise NotFound("There is no such entry in the history.")
+        return found
+
     def window_time(self, commitment: Commitment, now: datetime, top: int = 12) -> WindowTime:
         """Where a commitment's focus went, summed by the store (fast for long ones)."""
         return self._store.window_time(commitment.id, commitment.ended_at or now, top)

@@ -106,6 +106,11 @@ class FakeStore:
                 totals[share.app] = totals.get(share.app, 0.0) + share.seconds
         return totals
 
+    def entry(self, commitment_id: str) -> Commitment | None:
+        with self._lock:
+            c = self.commitments.get(commitment_id)
+            return c if c is not None and c.outcome is not None else None
+
     def correct(self, commitment_id: str, outcome: Outcome, note: str) -> Commitment | None:
         with self._lock:
             c = self.commitments.get(commitment_id)
@@ -120,6 +125,10 @@ class FakeStore:
             if c is None or c.outcome is None:
                 return False
             del self.commitments[commitment_id]
+            self.summaries.pop(commitment_id, None)
+            self.drift_episodes = {
+                k: e for k, e in self.drift_episodes.items() if k[0] != commitment_id
+            }
             self.sample_rows = [(cid, s) for cid, s in self.sample_rows if cid != commitment_id]
             return True
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from antidrift.domain import Commitment, RuntimeState
+from antidrift.insights import actual_secs
 from antidrift.session import CoachStatus, Snapshot
 
 
@@ -73,6 +74,7 @@ def history_json(
             "outcome": c.outcome.value if c.outcome else None,
             "note": c.note,
             "extended_secs": c.extended_secs,
+            "actual_secs": actual_secs(c.started_at, c.ended_at, c.deadline),
             "drift_count": drift.get(c.id, (0, None))[0],
             "on_task_share": _share(drift.get(c.id, (0, None))[1]),
         }

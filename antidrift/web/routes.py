@@ -8,7 +8,7 @@ from flask import Blueprint, current_app, jsonify, request
 
 from antidrift.domain import ValidationError, validate_window
 from antidrift.session import Controller
-from antidrift.web.projection import history_json, state_json
+from antidrift.web.projection import state_json
 
 bp = Blueprint("web", __name__)
 
@@ -47,20 +47,13 @@ def _done():
 
 @bp.get("/")
 def page():
-    renderer = current_app.extensions["antidrift.renderer"]
-    return renderer.page(_controller().snapshot())
+    views = current_app.extensions["antidrift.views"]
+    return current_app.extensions["antidrift.renderer"].page(views.page(_controller().snapshot()))
 
 
 @bp.get("/state")
 def state():
     return jsonify(state_json(_controller().snapshot()))
-
-
-@bp.get("/history")
-def history():
-    controller = _controller()
-    items = controller.history()
-    return jsonify(history_json(items, controller.drift_summaries([c.id for c in items])))
 
 
 @bp.post("/planning")
