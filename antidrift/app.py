@@ -15,6 +15,7 @@ from antidrift.config import Config
 from antidrift.web import errors, reflection, routes, security, sockets
 from antidrift.web.push import Hub
 from antidrift.web.render import Renderer
+from antidrift.web.views import Views
 
 MAX_BODY = 64 * 1024
 
@@ -62,11 +63,17 @@ def create_app(config: Config | None = None, *, runtime: bootstrap.Runtime | Non
         auto_reload=app.debug,
     )
     env.globals["static"] = lambda path: f"/static/{path}"
-    renderer = Renderer(env, runtime.controller, runtime.coach_info)
-    hub = Hub(runtime.controller.snapshot, renderer)
+    renderer = Renderer(env)
+    views = Views(runtime.coach_info, runtime.controller, drift=runtime.drift_info)
+    hub = Hub(runtime.controller.snapshot, views, renderer)
     runtime.attach(hub)
     app.extensions.update(
-        {"antidrift.runtime": runtime, "antidrift.renderer": renderer, "antidrift.hub": hub}
+        {
+            "antidrift.runtime": runtime,
+            "antidrift.views": views,
+            "antidrift.renderer": renderer,
+            "antidrift.hub": hub,
+        }
     )
 
     security.install(app, config.allowed_hosts)

@@ -47,8 +47,8 @@ def _done():
 
 @bp.get("/")
 def page():
-    renderer = current_app.extensions["antidrift.renderer"]
-    return renderer.page(_controller().snapshot())
+    views = current_app.extensions["antidrift.views"]
+    return current_app.extensions["antidrift.renderer"].page(views.page(_controller().snapshot()))
 
 
 @bp.get("/state")
