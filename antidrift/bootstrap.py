@@ -144,7 +144,8 @@ def build_drift(
         config.drift_max_calls,
     )
     log.info("drift guard on: %s judges the focused window's app and title", cli)
-    return ai.JudgeService(backend, timeout=config.ai_timeout), settings, DriftInfo(True, cli)
+    info = DriftInfo(True, cli, titles_excluded=config.evidence_exclude is not None)
+    return ai.JudgeService(backend, timeout=config.ai_timeout), settings, info
 
 
 def build_runtime(config: Config, *, clock: Clock | None = None) -> Runtime:

@@ -18,7 +18,7 @@ from datetime import datetime
 
 from antidrift.ai import Cancelled, CoachError, Judge
 from antidrift.clock import Clock
-from antidrift.domain import Commitment, ValidationError, WindowSample, time_shares
+from antidrift.domain import Commitment, ValidationError, WindowSample
 from antidrift.drift import (
     OFF,
     Answer,
@@ -47,6 +47,7 @@ class DriftInfo:
     on: bool
     cli: str | None = None
     why_off: str | None = None
+    titles_excluded: bool = False  # ANTIDRIFT_EVIDENCE_EXCLUDE is set
 
 
 @dataclass
@@ -160,7 +161,8 @@ class DriftGuard:
         return self._policy.view(now) if self._policy is not None else OFF
 
     def _share(self, commitment: Commitment, judgements: dict, until: datetime) -> float | None:
-        shares = time_shares(self._store.samples(commitment.id), until)
+        # Every window (summed in SQL by the store): judged ones may be outside any top list.
+        shares = self._store.window_time(commitment.id, until, 1_000_000).windows
         return on_task_share({Window(s.app, s.title): s.seconds for s in shares}, judgements)
 
     def _apply(self, effects: Effects) -> After:

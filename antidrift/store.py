@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Protocol
 
 from antidrift import dbcheck
+from antidrift.dbguard import GuardedConnection
 from antidrift.domain import (
     MAX_SAMPLE_SPAN,
     Commitment,
@@ -252,6 +253,8 @@ class SQLiteStore:
             # program's exclusive transaction still lets us open and read the database.
             self._db.execute("BEGIN IMMEDIATE")
             self._db.execute("ROLLBACK")
+            # From here on a failed write is a WriteFailed naming its cause (HTTP 503).
+            self._db = GuardedConnection(self._db, self.path)
         except dbcheck.UnusableDatabase as exc:
             raise StoreError(str(exc)) from None
         except sqlite3.OperationalError as exc:

@@ -7,6 +7,7 @@ import logging
 from flask import Flask, current_app, jsonify, request
 from werkzeug.exceptions import HTTPException
 
+from antidrift.dbguard import WriteFailed
 from antidrift.domain import (
     DomainError,
     IllegalTransitionError,
@@ -61,6 +62,11 @@ def register(app: Flask) -> None:
     @app.errorhandler(Refused)
     def refused(exc: Refused):
         return respond_error(exc.status, exc.message)
+
+    @app.errorhandler(WriteFailed)
+    def write_failed(exc: WriteFailed):
+        # The store logged the cause once; the state is as it was before the request.
+        return respond_error(503, exc.message)
 
     @app.errorhandler(HTTPException)
     def http_error(exc: HTTPException):

@@ -29,6 +29,8 @@ from typing import ClassVar, Protocol
 from urllib.parse import urlencode
 
 from antidrift.domain import Commitment, Health, Plan, RuntimeState
+from antidrift.drift import DriftStatus, Episode
+from antidrift.guard import DriftInfo
 from antidrift.insights import WindowTime
 from antidrift.session import CoachStatus, Snapshot
 
@@ -129,6 +131,27 @@ class EvidenceWidget(Widget):
     title: str | None
 
 
+@dataclass(frozen=True)
+class DriftGuardWidget(Widget):
+    """The drift guard: its status line, what it discloses, and the banner (id="drift")."""
+
+    name = "drift_guard"
+    status: DriftStatus
+    reason: str | None
+    banner: Episode | None
+    next_action: str  # the banner names it
+    info: DriftInfo
+
+
+@dataclass(frozen=True)
+class DriftReview:
+    """The drift guard's evidence for one commitment in review."""
+
+    count: int
+    on_task_share: float | None
+    episodes: tuple[Episode, ...]
+
+
 # -- whole views ------------------------------------------------------------------------------
 
 
@@ -141,6 +164,7 @@ class PageModel:
     widgets: tuple[Widget, ...]
     history: tuple[Commitment, ...] = ()
     focus: WindowTime | None = None
+    drift: DriftReview | None = None
 
     def context(self) -> dict[str, object]:
         snap = self.snap
@@ -150,6 +174,7 @@ class PageModel:
             "commitment": snap.commitment,
             "shows": self.shows,
             "history": list(self.history),
+            "drift_review": self.drift,
         }
         if self.focus is not None:
             ctx["shares"], ctx["apps"], ctx["sample_count"] = (
@@ -168,6 +193,10 @@ class Reader(Protocol):
 
     def window_time(self, commitment: Commitment, now: datetime) -> WindowTime: ...
 
+    def drift_summaries(self, ids: list[str]) -> dict[str, tuple[int, float | None]]: ...
+
+    def drift_episodes(self, commitment_id: str) -> list[Episode]: ...
+
 
 class Views:
     """Builds view models from snapshots; the only place the web layer asks for more data."""
@@ -179,8 +208,10 @@ class Views:
         *,
         recheck: float = CLI_RECHECK,
         monotonic: Callable[[], float] = time.monotonic,
+        drift: DriftInfo | None = None,
     ) -> None:
         self.coach = coach
+        self.drift = drift or DriftInfo(False, why_off="it is not configured")
         self._reader = reader
         self._recheck, self._monotonic = recheck, monotonic
         self._lock = threading.Lock()
@@ -223,6 +254,13 @@ class Views:
                 EvidenceWidget(
                     snap.evidence.health, last.app if last else None, last.title if last else None
                 ),
+                DriftGuardWidget(
+                    snap.drift.status,
+                    snap.drift.reason,
+                    snap.drift.banner,
+                    snap.commitment.next_action,
+                    self.drift,
+                ),
             )
         return ()
 
@@ -231,13 +269,22 @@ class Views:
         if widgets is None:
             widgets = self.widgets(snap)
         history: tuple[Commitment, ...] = ()
-        focus = None
+        focus = drift = None
         if snap.state is RuntimeState.LOCKED:
             history = tuple(self._reader.history(limit=HISTORY_ON_PAGE))
         if snap.state is RuntimeState.REVIEW and snap.commitment is not None:
             # Summed by the store: a long commitment has tens of thousands of samples.
             focus = self._reader.window_time(snap.commitment, snap.now)
-        return PageModel(snap, Shows.of(snap), widgets, history, focus)
+            drift = self._drift_review(snap.commitment.id)
+        return PageModel(snap, Shows.of(snap), widgets, history, focus, drift)
+
+    def _drift_review(self, commitment_id: str) -> DriftReview | None:
+        """None when the guard did not watch this commitment (off, or an older one)."""
+        summary = self._reader.drift_summaries([commitment_id]).get(commitment_id)
+        if summary is None:
+            return None
+        episodes = tuple(self._reader.drift_episodes(commitment_id))
+        return DriftReview(summary[0], summary[1], episodes)
 
 
 def family(widget: Widget, widgets: Mapping[str, Widget]) -> dict[str, Widget]:
