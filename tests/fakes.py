@@ -190,7 +190,7 @@ class FakeStore:
             )
 
 
-DEFAULT_PROPOSAL = Proposal("Write the intro paragraph", "The intro is in the doc", 25 * 60)
+DEFAULT_PROPOSAL = Proposal("Write the intro paragraph", "The intro is in the doc", 25)
 
 
 @dataclass(eq=False)
