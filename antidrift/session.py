@@ -417,6 +417,9 @@ class Controller:
     def app_totals(self) -> dict[str, float]:
         return self._store.app_totals()
 
+    def export_rows(self) -> list[tuple]:
+        return self._store.export_rows()
+
     # -- corrections -------------------------------------------------------------------------
 
     def correct(self, commitment_id: str, outcome: object, note: object = "") -> Commitment:
