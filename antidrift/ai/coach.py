@@ -24,6 +24,20 @@ _SCAN_BUDGET = 16 * MAX_SCAN
 # Only a '{' followed by optional JSON whitespace and '"' or '}' can start an object, so
 # a flood of bare braces costs one regex pass, not one decode attempt each.
 _OBJECT_START = re.compile(r'\{[ \t\n\r]*["}]')
+# What a CLI with native structured output (claude --json-schema, codex --output-schema) is
+# held to. Types and keys only: codex's strict mode rejects schemas with more keywords than
+# it supports, and parse_proposal checks lengths and ranges anyway.
+PROPOSAL_SCHEMA: dict[str, object] = {
+    "type": "object",
+    "properties": {
+        "next_action": {"type": "string"},
+        "success_condition": {"type": "string"},
+        "timebox_minutes": {"type": "integer"},
+    },
+    "required": ["next_action", "success_condition", "timebox_minutes"],
+    "additionalProperties": False,
+}
+
 _MINUTES_TEXT = re.compile(r"[0-9]{1,6}(?:\.0*)?")
 _decoder = json.JSONDecoder()
 
@@ -154,9 +168,13 @@ class Service:
     def coach(self, intent: str, *, scope: CancelScope | None = None) -> Proposal:
         """Ask the backend for a proposal for intent; raise a CoachError on failure."""
         try:
-            raw = self.backend.run(build_prompt(intent), timeout=self.timeout, scope=scope)
+            raw = self.backend.run(
+                build_prompt(intent), timeout=self.timeout, scope=scope, schema=PROPOSAL_SCHEMA
+            )
         except CLITimeout as err:
             if err.seconds == self.timeout:
                 raise
             raise CLITimeout(self.timeout) from err  # the page names the configured limit
+        # The model may skip the schema (claude then prints its text answer), and command
+        # backends have none: the JSON is looked for in whatever came back.
         return parse_proposal(extract_json(raw))
