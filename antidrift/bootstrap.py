@@ -34,6 +34,12 @@ class CoachInfo:
     def env_var(self) -> str:
         return self.backend.env_var if self.backend is not None else ""
 
+    @property
+    def tuning(self) -> str:
+        """The model and effort the coach asks for ("haiku, low effort"); "" for a command."""
+        tuning = getattr(self.backend, "tuning", None)
+        return str(tuning) if tuning is not None else ""
+
 
 @dataclass
 class Runtime:
@@ -57,6 +63,9 @@ def build_coach(config: Config) -> tuple[ai.Service | None, CoachInfo]:
     except ai.UnknownBackend as exc:
         log.warning("running without a coach: %s", exc)
         return None, CoachInfo(None, f"{exc}")
+    tuning = getattr(backend, "tuning", None)
+    for warning in tuning.warnings if tuning is not None else ():
+        log.warning("%s", warning)
     if backend.binary() is None:
         log.warning(
             "the %s CLI was not found on PATH: Sharpen will say so until it is installed"

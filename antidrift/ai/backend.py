@@ -119,11 +119,26 @@ _LOGGED_OUT_MARKERS = (
 )
 
 
+@dataclass(frozen=True)
+class Tuning:
+    """The model and reasoning effort a coach call asks for; None leaves the CLI's choice."""
+
+    model: str | None = None
+    effort: str | None = DEFAULT_EFFORT
+    warnings: tuple[str, ...] = field(default=(), compare=False)
+
+    def __str__(self) -> str:
+        model = self.model or "default model"
+        effort = f"{self.effort} effort" if self.effort else "default effort"
+        return f"{model}, {effort}"
+
+
 class Backend(Protocol):
     """One way to reach an LLM: prompt in, raw answer text out."""
 
     name: str
     env_var: str  # the setting that points at the CLI (named in "not found" hints)
+    tuning: Tuning | None  # the model and effort asked for; None where the CLI has no such knobs
 
     def run(
         self,
@@ -144,20 +159,6 @@ class Backend(Protocol):
     def version(self) -> str | None:
         """`<bin> --version`, or None when that fails."""
         ...
-
-
-@dataclass(frozen=True)
-class Tuning:
-    """The model and reasoning effort a coach call asks for; None leaves the CLI's choice."""
-
-    model: str | None = None
-    effort: str | None = DEFAULT_EFFORT
-    warnings: tuple[str, ...] = field(default=(), compare=False)
-
-    def __str__(self) -> str:
-        model = self.model or "default model"
-        effort = f"{self.effort} effort" if self.effort else "default effort"
-        return f"{model}, {effort}"
 
 
 def tuning_from_env(env: Mapping[str, str], default_model: str | None) -> Tuning:
@@ -468,6 +469,7 @@ class CommandBackend:
 
     name = "command"
     env_var = "ANTIDRIFT_AI_COMMAND"
+    tuning = None  # the command names its own model, if any
 
     def __init__(self, command: str) -> None:
         self.command = command

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 import os
+import subprocess
+import sys
 import tempfile
 import time
 
@@ -133,3 +135,22 @@ def test_sharpen_on_a_running_server_fills_the_proposal(claude_bin, cli_env, sta
     }
     (body,) = stand_in.bodies(MESSAGES)
     assert '\\"plan the offsite\\"' in _request_text(body)
+
+
+def test_doctor_names_the_real_claude_its_model_and_effort_and_warns_of_a_bad_effort(
+    claude_bin, cli_env
+):
+    env = {**cli_env, "ANTIDRIFT_CLAUDE_BIN": claude_bin, "ANTIDRIFT_AI_EFFORT": "max"}
+    done = subprocess.run(
+        [sys.executable, "-m", "antidrift.serve", "doctor"],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert done.returncode == 0, done.stderr
+    lines = done.stdout.splitlines()
+    (claude,) = [line for line in lines if line.split()[:1] == ["claude"]]
+    assert claude_bin in claude and f"{real_cli.CLAUDE_VERSION} (Claude Code)" in claude
+    assert claude.endswith("(haiku, low effort)")
+    assert "warning: ANTIDRIFT_AI_EFFORT='max' is not one of low, medium, high" in done.stdout
