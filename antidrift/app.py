@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import atexit
-import logging
 import threading
 from importlib.resources import files
 from pathlib import Path
@@ -13,11 +12,10 @@ from jinja2 import Environment, FileSystemLoader, select_autoescape
 
 from antidrift import bootstrap
 from antidrift.config import Config
-from antidrift.process import kill_all_running
-from antidrift.ticker import Ticker
-from antidrift.web import errors, routes, security, sockets
+from antidrift.web import errors, reflection, routes, security, sockets
 from antidrift.web.push import Hub
 from antidrift.web.render import Renderer
+from antidrift.web.views import Views
 
 MAX_BODY = 64 * 1024
 
@@ -40,13 +38,11 @@ def resource_dir(name: str) -> Path:
     return Path(__file__).resolve().parent.parent / name
 
 
-def create_app(
-    config: Config | None = None,
-    *,
-    runtime: bootstrap.Runtime | None = None,
-    start_background: bool = True,
-) -> Flask:
-    """Build the app. Tests pass a runtime of fakes; a real server builds it from Config."""
+def create_app(config: Config | None = None, *, runtime: bootstrap.Runtime | None = None) -> Flask:
+    """Wire Flask around a runtime: routes, sockets, renderer, hub. Starts nothing.
+
+    Tests pass a runtime of fakes; without one it is built (not started) from Config.
+    """
     config = config or Config.from_env()
     runtime = runtime or bootstrap.build_runtime(config)
     static_dir = resource_dir("static")
@@ -67,51 +63,38 @@ def create_app(
         auto_reload=app.debug,
     )
     env.globals["static"] = lambda path: f"/static/{path}"
-    renderer = Renderer(env, runtime.controller, runtime.coach_info)
-    hub = Hub(runtime.controller.snapshot, renderer)
-    runtime.controller.subscribe(hub.refresh)
+    renderer = Renderer(env)
+    views = Views(runtime.coach_info, runtime.controller, drift=runtime.drift_info)
+    hub = Hub(runtime.controller.snapshot, views, renderer)
+    runtime.attach(hub)
     app.extensions.update(
-        {"antidrift.runtime": runtime, "antidrift.renderer": renderer, "antidrift.hub": hub}
+        {
+            "antidrift.runtime": runtime,
+            "antidrift.views": views,
+            "antidrift.renderer": renderer,
+            "antidrift.hub": hub,
+        }
     )
 
     security.install(app, config.allowed_hosts)
     errors.register(app)
     app.register_blueprint(routes.bp)
+    app.register_blueprint(reflection.bp)
     sockets.install(app)
+    return app
 
-    if start_background:
-        ticker = Ticker(runtime.controller.expire_if_due, hub.refresh)
-        ticker.start()
-        if runtime.sampler is not None:
-            runtime.sampler.start()
 
-        def quiesce() -> None:
-            """Close sockets (1012, so pages reconnect) and kill coach CLIs: on SIGTERM."""
-            if runtime.shutting_down.is_set():
-                return
-            runtime.shutting_down.set()
-            hub.close_all()
-            ticker.stop()
-            if runtime.sampler is not None:
-                runtime.sampler.stop()
-            runtime.controller.shutdown()
-            if runtime.notifier is not None:
-                runtime.notifier.shutdown()
-            kill_all_running()
+def runtime_of(app: Flask) -> bootstrap.Runtime:
+    """The runtime an app serves (gunicorn's hooks stop it through this)."""
+    return app.extensions["antidrift.runtime"]
 
-        closed: list[bool] = []
 
-        def stop() -> None:
-            """Quiesce, then flush and close the store: when the worker exits."""
-            quiesce()
-            if not closed:
-                closed.append(True)
-                runtime.store.close()
-                if runtime.lock is not None:
-                    runtime.lock.release()
-                logging.getLogger("antidrift").info("stopped")
-
-        app.extensions["antidrift.quiesce"] = quiesce
-        app.extensions["antidrift.stop"] = stop
-        atexit.register(stop)
+def serving_app(config: Config | None = None) -> Flask:
+    """The app a server runs (`antidrift:create_app()`, `flask --app antidrift run`): wired,
+    its runtime started, and stopped when the interpreter exits. Under gunicorn the hooks in
+    antidrift.serve stop it earlier: on SIGTERM and at worker exit."""
+    app = create_app(config)
+    runtime = runtime_of(app)
+    runtime.start()
+    atexit.register(runtime.stop)
     return app

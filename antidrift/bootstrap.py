@@ -3,47 +3,44 @@
 from __future__ import annotations
 
 import logging
+import os
 import threading
 from dataclasses import dataclass, field
+from datetime import timedelta
+from typing import Protocol
 
-from antidrift import ai
+from antidrift import ai, evidence
 from antidrift.clock import Clock, SystemClock
 from antidrift.config import Config
 from antidrift.datalock import DataDirLock, acquire
-from antidrift.domain import RuntimeState
+from antidrift.drift import DriftSettings
+from antidrift.evidence import WindowSampler
+from antidrift.guard import DriftInfo
 from antidrift.notify import Background, build_notifier
-from antidrift.sampler import WindowSampler, choose_probe
 from antidrift.session import Controller
 from antidrift.store import SQLiteStore, Store
+from antidrift.ticker import Ticker
+from antidrift.web.views import CoachInfo
 
 log = logging.getLogger("antidrift")
 
 
-@dataclass(frozen=True)
-class CoachInfo:
-    """What the page says about the coach: which backend, and how to fix it if missing."""
+class Pages(Protocol):
+    """The open pages (the web layer's websocket hub), as the runtime drives them."""
 
-    name: str | None
-    problem: str | None = None
-    backend: ai.Backend | None = field(default=None, compare=False, repr=False)
+    def refresh(self) -> None: ...
 
-    def binary_found(self) -> bool:
-        return self.backend is not None and self.backend.binary() is not None
-
-    @property
-    def env_var(self) -> str:
-        return self.backend.env_var if self.backend is not None else ""
-
-    @property
-    def tuning(self) -> str:
-        """The model and effort the coach asks for ("haiku, low effort"); "" for a command."""
-        tuning = getattr(self.backend, "tuning", None)
-        return str(tuning) if tuning is not None else ""
+    def close_all(self) -> None: ...
 
 
 @dataclass
 class Runtime:
-    """The long-lived collaborators the web layer serves."""
+    """The long-lived collaborators the web layer serves, and the one owner of their lifecycle.
+
+    `start()` starts the background work (ticker, window sampler); `quiesce()` stops it and
+    kills running coach CLIs (SIGTERM: requests in flight may still finish); `stop()` also
+    closes the store (worker exit). Each is idempotent and safe from any thread.
+    """
 
     controller: Controller
     store: Store
@@ -51,9 +48,65 @@ class Runtime:
     coach_info: CoachInfo
     sampler: WindowSampler | None = None
     notifier: Background | None = None  # the notifier port, for every role that speaks
+    pages: Pages | None = None
+    drift_info: DriftInfo = field(default_factory=lambda: DriftInfo(False, why_off="off"))
     shutting_down: threading.Event = field(default_factory=threading.Event)
     # Held for the process's life: one server per data directory, whatever the entry point.
     lock: DataDirLock | None = None
+    _ticker: Ticker | None = field(default=None, init=False, repr=False)
+    _stopped: bool = field(default=False, init=False, repr=False)
+    _lock: threading.Lock = field(default_factory=threading.Lock, init=False, repr=False)
+
+    def attach(self, pages: Pages) -> None:
+        """Keep the open pages in step: after every transition, and once a second."""
+        self.pages = pages
+        self.controller.subscribe(pages.refresh)
+
+    def start(self) -> None:
+        """Start the once-a-second tick and the window sampler."""
+        with self._lock:
+            if self._ticker is not None or self.shutting_down.is_set():
+                return
+            self._ticker = Ticker(
+                self.controller.expire_if_due, self.controller.drift_tick, self._refresh_pages
+            )
+            self._ticker.start()
+        if self.sampler is not None:
+            self.sampler.start()
+
+    def _refresh_pages(self) -> None:
+        if self.pages is not None:
+            self.pages.refresh()
+
+    def quiesce(self) -> None:
+        """Close sockets (pages reconnect), stop the background, kill the coach's CLI."""
+        with self._lock:
+            if self.shutting_down.is_set():
+                return
+            self.shutting_down.set()
+        if self.pages is not None:
+            self.pages.close_all()
+        if self._ticker is not None:
+            self._ticker.stop()
+        if self.sampler is not None:
+            self.sampler.stop()
+        # The one kill path: the controller cancels its coach call's scope, which kills the
+        # CLI's whole process group and refuses any later start in that scope.
+        self.controller.shutdown()
+        if self.notifier is not None:
+            self.notifier.shutdown()  # a running notification is bounded by its own timeout
+
+    def stop(self) -> None:
+        """Quiesce, then flush and close the store (once)."""
+        self.quiesce()
+        with self._lock:
+            if self._stopped:
+                return
+            self._stopped = True
+        self.store.close()
+        if self.lock is not None:
+            self.lock.release()
+        log.info("stopped")
 
 
 def build_coach(config: Config) -> tuple[ai.Service | None, CoachInfo]:
@@ -76,6 +129,29 @@ def build_coach(config: Config) -> tuple[ai.Service | None, CoachInfo]:
     return ai.Service(backend, timeout=config.ai_timeout), CoachInfo(backend.name, None, backend)
 
 
+def build_drift(
+    config: Config, coach: ai.Service | None
+) -> tuple[ai.JudgeService | None, DriftSettings | None, DriftInfo]:
+    """The drift judge on the coach's backend, or why the guard is off."""
+    if config.drift != "ai":
+        if config.drift != "off":
+            log.warning("ANTIDRIFT_DRIFT=%r is not ai or off: the drift guard is off", config.drift)
+        log.info("drift guard off (ANTIDRIFT_DRIFT=%s)", config.drift)
+        return None, None, DriftInfo(False, why_off="ANTIDRIFT_DRIFT is off")
+    if coach is None:
+        return None, None, DriftInfo(False, why_off="there is no AI backend to judge with")
+    backend = coach.backend
+    cli = backend.argv[0] if isinstance(backend, ai.CommandBackend) else backend.name
+    settings = DriftSettings(
+        timedelta(seconds=config.drift_grace),
+        timedelta(seconds=config.drift_cooldown),
+        config.drift_max_calls,
+    )
+    log.info("drift guard on: %s judges the focused window's app and title", cli)
+    info = DriftInfo(True, cli, titles_excluded=config.evidence_exclude is not None)
+    return ai.JudgeService(backend, timeout=config.ai_timeout), settings, info
+
+
 def build_runtime(config: Config, *, clock: Clock | None = None) -> Runtime:
     """Real adapters for a real server."""
     clock = clock or SystemClock()
@@ -86,28 +162,8 @@ def build_runtime(config: Config, *, clock: Clock | None = None) -> Runtime:
         lock.release()
         raise
     coach, info = build_coach(config)
-    probe = choose_probe(config.window_source, env=config.env)
-    holder: list[Controller] = []
-
-    def record(app: str, title: str, at) -> None:
-        holder[0].record_window(app, title, at)
-
-    def wanted() -> bool:
-        return holder[0].snapshot().state is RuntimeState.ACTIVE if holder else False
-
-    sampler = (
-        WindowSampler(probe, record, interval=config.sample_interval, wanted=wanted)
-        if probe
-        else None
-    )
-    if probe is None and config.window_source == "off":
-        log.info("built-in window sampler off (ANTIDRIFT_WINDOW_SOURCE=off)")
-    elif probe is None:
-        log.warning(
-            "no built-in window sampler for this desktop: on X11 install xdotool and xprop"
-            " (and set DISPLAY), on macOS osascript is needed; or post samples to"
-            " /evidence/window. Evidence shows as unavailable until then."
-        )
+    judge, drift, drift_info = build_drift(config, coach)
+    probe = choose_window_source(config).probe
     # In the background: a notification daemon that hangs must never hold a transition.
     notifier = Background(build_notifier(config.notify, config.notify_command, env=config.env))
     controller = Controller(
@@ -115,12 +171,48 @@ def build_runtime(config: Config, *, clock: Clock | None = None) -> Runtime:
         clock,
         coach=coach,
         notifier=notifier,
+        judge=judge,
+        drift=drift,
         coach_unavailable=_unavailable(info),
         exclude_titles=config.evidence_exclude,
-        sampler_running=(lambda: sampler.running) if sampler else (lambda: False),
     )
-    holder.append(controller)
-    return Runtime(controller, store, clock, info, sampler, notifier, lock=lock)
+    # The sampler feeds the controller and tells it whether it runs; the controller never
+    # calls the sampler, so there is no cycle to break.
+    sampler = (
+        WindowSampler(
+            probe,
+            controller.record_window,
+            interval=config.sample_interval,
+            wanted=controller.wants_evidence,
+            on_running=controller.set_watcher,
+        )
+        if probe
+        else None
+    )
+    return Runtime(
+        controller, store, clock, info, sampler, notifier, lock=lock, drift_info=drift_info
+    )
+
+
+def choose_window_source(config: Config) -> evidence.Choice:
+    """The evidence source for this session, said in the log with why and what would help."""
+    choice = evidence.choose(
+        config.window_source, env=config.env or os.environ, aw_url=config.aw_url, try_first=True
+    )
+    if choice.probe is None and config.window_source == "off":
+        log.info("built-in window sampler off (ANTIDRIFT_WINDOW_SOURCE=off)")
+    elif choice.probe is None:
+        log.warning(
+            "no window source for this session: %s. To get evidence: %s. Evidence shows as"
+            " unavailable until then.",
+            choice.reason,
+            choice.advice,
+        )
+    else:
+        log.info("window source: %s (%s)", choice.name, choice.reason)
+        if choice.advice:
+            log.warning("window source %s: %s", choice.name, choice.advice)
+    return choice
 
 
 def _unavailable(info: CoachInfo) -> str:

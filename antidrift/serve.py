@@ -35,7 +35,9 @@ def post_worker_init(worker) -> None:
 
     def on_term(signum, frame):
         # Requests in flight may still finish: the store closes in worker_exit.
-        _stop_app(worker, "antidrift.quiesce")
+        runtime = _runtime(worker)
+        if runtime is not None:
+            runtime.quiesce()
         if callable(previous):
             previous(signum, frame)
 
@@ -44,14 +46,16 @@ def post_worker_init(worker) -> None:
 
 
 def worker_exit(server, worker) -> None:
-    _stop_app(worker, "antidrift.stop")
+    runtime = _runtime(worker)
+    if runtime is not None:
+        runtime.stop()
 
 
-def _stop_app(worker, hook: str) -> None:
+def _runtime(worker):
+    """The runtime of the worker's app; None when the app never loaded."""
     app = getattr(worker, "wsgi", None)
-    stop = getattr(app, "extensions", {}).get(hook) if app is not None else None
-    if stop is not None:
-        stop()
+    extensions = getattr(app, "extensions", None) or {}
+    return extensions.get("antidrift.runtime")
 
 
 def refuse_more_workers(server) -> None:
@@ -145,10 +149,10 @@ class Server(BaseApplication):
             self.cfg.set(key, value)
 
     def load(self):
-        from antidrift.app import create_app
+        from antidrift.app import serving_app
 
         try:
-            return create_app(self._config)
+            return serving_app(self._config)
         except (StoreError, ConfigError, ValueError) as exc:
             log.error("%s", exc)
             sys.exit(3)

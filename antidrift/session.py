@@ -12,7 +12,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
-from antidrift.ai import Cancelled, CancelScope, Coach, CoachError, Proposal
+from antidrift.ai import Cancelled, CancelScope, Coach, CoachError, Judge, Proposal
 from antidrift.clock import Clock
 from antidrift.domain import (
     MAX_TEXT,
@@ -30,6 +30,8 @@ from antidrift.domain import (
     validate_plan,
     validate_review,
 )
+from antidrift.drift import OFF, DriftSettings, DriftView, Episode, Judgement, Window
+from antidrift.guard import DriftGuard
 from antidrift.insights import Ended, WindowTime
 from antidrift.notify import Notifier
 from antidrift.store import Store
@@ -79,6 +81,7 @@ class Snapshot:
     evidence: EvidenceView
     coach: CoachView | None
     now: datetime
+    drift: DriftView = OFF
 
 
 @dataclass
@@ -98,16 +101,17 @@ class Controller:
         coach: Coach | None = None,
         coach_unavailable: str = "coach unavailable",
         exclude_titles: re.Pattern[str] | None = None,
-        sampler_running: Callable[[], bool] = lambda: False,
         coach_workers: int = 2,
         notifier: Notifier | None = None,
+        judge: Judge | None = None,
+        drift: DriftSettings | None = None,
     ) -> None:
         self._store = store
         self._clock = clock
         self._lock = threading.RLock()
         self._listeners: list[Listener] = []
         self._exclude = exclude_titles
-        self._sampler_running = sampler_running
+        self._watcher_running = False  # told by the window sampler (set_watcher)
         self._version = 0
         self._notifier = notifier
         persisted = store.load()
@@ -127,7 +131,24 @@ class Controller:
             max_workers=coach_workers, thread_name_prefix="antidrift-coach"
         )
         self._closed = False
-        self.expire_if_due()
+        # The drift guard: judge calls on its own executor, under this controller's lock.
+        self._guard = DriftGuard(
+            judge=judge,
+            settings=drift,
+            store=store,
+            clock=clock,
+            lock=self._lock,
+            changed=self._changed,
+            notify=self._notify,
+            announce=self._announce,
+            exclude=exclude_titles,
+        )
+        after = None
+        if self._state is RuntimeState.ACTIVE:  # resumed after a restart: verdicts are kept
+            with self._lock:
+                after = self._guard.begin(self._commitment, self._last_sample)
+        if not self.expire_if_due() and after is not None:
+            after.run()
 
     # -- listeners ---------------------------------------------------------------------------
 
@@ -157,10 +178,11 @@ class Controller:
                 evidence=self._evidence(now),
                 coach=self._coach_view if self._state is RuntimeState.PLANNING else None,
                 now=now,
+                drift=self._guard.view(now) if self._state is RuntimeState.ACTIVE else OFF,
             )
 
     def _evidence(self, now: datetime) -> EvidenceView:
-        running = self._sampler_running()
+        running = self._watcher_running
         if self._state is not RuntimeState.ACTIVE:
             # Nothing is being watched for: say only whether a watcher is there.
             return EvidenceView(Health.HEALTHY if running else Health.UNAVAILABLE, None)
@@ -217,7 +239,9 @@ class Controller:
             self._store.save(RuntimeState.ACTIVE, commitment)
             self._state, self._commitment, self._last_sample = RuntimeState.ACTIVE, commitment, None
             self._reset_coach()
+            after = self._guard.begin(commitment)
             self._changed()
+        after.run()
         self._notify()
         return commitment
 
@@ -241,8 +265,12 @@ class Controller:
                 )
             extended = current.extend(parse_extend_minutes(minutes), self._clock.now())
             self._store.save(RuntimeState.ACTIVE, extended)
+            resumed = self._state is RuntimeState.REVIEW
             self._state, self._commitment = RuntimeState.ACTIVE, extended
+            after = self._guard.begin(extended, self._last_sample) if resumed else None
             self._changed()
+        if after is not None:
+            after.run()
         self._notify()
         return extended
 
@@ -272,6 +300,10 @@ class Controller:
         stopped = self._commitment.stopped(at)
         self._store.save(RuntimeState.REVIEW, stopped)
         self._state, self._commitment = RuntimeState.REVIEW, stopped
+        try:
+            self._guard.stop(stopped.ended_at)
+        except Exception:  # the transition has happened; drift figures are evidence, not state
+            log.exception("could not record the drift guard's figures")
         self._changed()
 
     def end(self, outcome: object, note: object = "") -> Commitment:
@@ -294,11 +326,65 @@ class Controller:
             app, title = app[:MAX_TEXT], redact(title, self._exclude)[:MAX_TEXT]
             sample = WindowSample(app, title, at or self._clock.now())
             self._store.add_sample(self._commitment.id, sample)
+            after = None
             if self._last_sample is None or sample.at >= self._last_sample.at:
                 self._last_sample = sample
+                after = self._guard.observe(sample.app, sample.title, sample.at)
             self._changed()
+        if after is not None:
+            after.run()
         self._notify()
         return True
+
+    def set_watcher(self, running: bool) -> None:
+        """A window watcher started, stopped, failed or recovered: evidence health says so."""
+        with self._lock:
+            if running == self._watcher_running:
+                return
+            self._watcher_running = running
+            self._changed()
+        self._notify()
+
+    def wants_evidence(self) -> bool:
+        """Whether a window sample would be kept now (only while a commitment is active)."""
+        with self._lock:
+            return self._state is RuntimeState.ACTIVE
+
+    # -- the drift guard ---------------------------------------------------------------------
+
+    def acknowledge_drift(self, answer: object) -> None:
+        """The user's answer to the drift banner: `back` or `on_task`."""
+        with self._lock:
+            self._require(RuntimeState.ACTIVE, action="answer the drift guard")
+            after = self._guard.acknowledge(answer, self._clock.now())
+            self._changed()
+        after.run()
+        self._notify()
+
+    def drift_tick(self) -> None:
+        """Once a second: a drift that outlasted its grace becomes an episode and a nudge."""
+        with self._lock:
+            if self._state is not RuntimeState.ACTIVE:
+                return
+            version = self._version
+            after = self._guard.tick(self._clock.now())
+            changed = self._version != version
+        after.run()
+        if changed:
+            self._notify()
+
+    @property
+    def drift_on(self) -> bool:
+        return self._guard.on
+
+    def drift_episodes(self, commitment_id: str) -> list[Episode]:
+        return self._store.episodes(commitment_id)
+
+    def drift_judgements(self, commitment_id: str) -> dict[Window, Judgement]:
+        return self._store.judgements(commitment_id)
+
+    def drift_summaries(self, ids: list[str]) -> dict[str, tuple[int, float | None]]:
+        return self._store.drift_summaries(ids)
 
     # -- read models -------------------------------------------------------------------------
 
@@ -311,6 +397,13 @@ class Controller:
 
     def samples(self, commitment_id: str) -> list[WindowSample]:
         return self._store.samples(commitment_id)
+
+    def entry(self, commitment_id: str) -> Commitment:
+        """One ended commitment; NotFound when the history has no such entry."""
+        found = self._store.entry(commitment_id)
+        if found is None:
+            raise NotFound("There is no such entry in the history.")
+        return found
 
     def window_time(self, commitment: Commitment, now: datetime, top: int = 12) -> WindowTime:
         """Where a commitment's focus went, summed by the store (fast for long ones)."""
@@ -419,6 +512,7 @@ class Controller:
             if self._coach_view.status == CoachStatus.PENDING:
                 self._coach_view = CoachView()
         self._executor.shutdown(wait=False, cancel_futures=True)
+        self._guard.shutdown()
 
 
 def times_up(commitment: Commitment) -> tuple[str, str]:

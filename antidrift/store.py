@@ -10,6 +10,8 @@ from datetime import datetime
 from pathlib import Path
 from typing import Protocol
 
+from antidrift import dbcheck
+from antidrift.dbguard import GuardedConnection
 from antidrift.domain import (
     MAX_SAMPLE_SPAN,
     Commitment,
@@ -17,6 +19,7 @@ from antidrift.domain import (
     RuntimeState,
     WindowSample,
 )
+from antidrift.drift import Answer, Episode, Judgement, Window
 from antidrift.insights import Ended, WindowTime, actual_secs
 
 # Numbered migrations, applied in order and recorded in schema_migrations. Never edit one
@@ -59,6 +62,37 @@ MIGRATIONS: list[tuple[int, str, str]] = [
         "extended_secs",
         # Time added by /extend; timebox_secs stays what was planned.
         "ALTER TABLE commitments ADD COLUMN extended_secs INTEGER NOT NULL DEFAULT 0",
+    ),
+    (
+        3,
+        "drift guard",
+        """
+        CREATE TABLE drift_judgements (
+            commitment_id TEXT NOT NULL REFERENCES commitments(id),
+            app TEXT NOT NULL,
+            title TEXT NOT NULL,
+            on_task INTEGER NOT NULL,
+            reason TEXT NOT NULL,
+            PRIMARY KEY (commitment_id, app, title)
+        );
+        CREATE TABLE drift_episodes (
+            commitment_id TEXT NOT NULL REFERENCES commitments(id),
+            number INTEGER NOT NULL,
+            started_at TEXT NOT NULL,
+            nudged_at TEXT NOT NULL,
+            ended_at TEXT,
+            app TEXT NOT NULL,
+            title TEXT NOT NULL,
+            reason TEXT NOT NULL,
+            answer TEXT,
+            PRIMARY KEY (commitment_id, number)
+        );
+        CREATE TABLE drift_summary (
+            commitment_id TEXT PRIMARY KEY REFERENCES commitments(id),
+            drift_count INTEGER NOT NULL,
+            on_task_share REAL
+        );
+        """,
     ),
     (
         4,
@@ -123,7 +157,13 @@ _HISTORY_ORDER = " ORDER BY ended_at DESC, rowid DESC"
 
 # Tables whose rows belong to one commitment: removing an entry from the history removes
 # them too (new tables of that kind go here).
-_PER_COMMITMENT_TABLES = ("samples", "app_time")
+_PER_COMMITMENT_TABLES = (
+    "samples",
+    "app_time",
+    "drift_judgements",
+    "drift_episodes",
+    "drift_summary",
+)
 
 
 class StoreError(Exception):
@@ -147,9 +187,18 @@ class Store(Protocol):
     def add_sample(self, commitment_id: str, sample: WindowSample) -> None: ...
     def history(self, limit: int | None = None, before: str | None = None) -> list[Commitment]: ...
     def samples(self, commitment_id: str) -> list[WindowSample]: ...
+    def save_judgement(self, commitment_id: str, window: Window, judgement: Judgement) -> None: ...
+    def judgements(self, commitment_id: str) -> dict[Window, Judgement]: ...
+    def save_episode(self, commitment_id: str, episode: Episode) -> None: ...
+    def episodes(self, commitment_id: str) -> list[Episode]: ...
+    def save_drift_summary(
+        self, commitment_id: str, drift_count: int, on_task_share: float | None
+    ) -> None: ...
+    def drift_summaries(self, ids: list[str]) -> dict[str, tuple[int, float | None]]: ...
     def window_time(self, commitment_id: str, until: datetime, top: int) -> WindowTime: ...
     def ended_figures(self) -> list[Ended]: ...
     def app_totals(self) -> dict[str, float]: ...
+    def entry(self, commitment_id: str) -> Commitment | None: ...
     def correct(self, commitment_id: str, outcome: Outcome, note: str) -> Commitment | None: ...
     def delete(self, commitment_id: str) -> bool: ...
     def close(self) -> None: ...
@@ -186,6 +235,9 @@ class SQLiteStore:
         if self.path != ":memory:":
             prepare_directory(Path(self.path).parent)
         try:
+            if self.path != ":memory:":
+                # Read-only, before anything (even journal_mode) writes into the file.
+                dbcheck.inspect(Path(self.path), [version for version, _, _ in MIGRATIONS])
             self._db = sqlite3.connect(
                 self.path, check_same_thread=False, isolation_level=None, timeout=2.0
             )
@@ -201,6 +253,10 @@ class SQLiteStore:
             # program's exclusive transaction still lets us open and read the database.
             self._db.execute("BEGIN IMMEDIATE")
             self._db.execute("ROLLBACK")
+            # From here on a failed write is a WriteFailed naming its cause (HTTP 503).
+            self._db = GuardedConnection(self._db, self.path)
+        except dbcheck.UnusableDatabase as exc:
+            raise StoreError(str(exc)) from None
         except sqlite3.OperationalError as exc:
             raise StoreError(_explain(self.path, exc)) from exc
         except sqlite3.DatabaseError as exc:
@@ -208,6 +264,9 @@ class SQLiteStore:
 
     def _migrate(self) -> None:
         with self._lock:
+            # Marked first, so a file we created is ours even if we stop half-way through.
+            if self._db.execute("PRAGMA application_id").fetchone()[0] != dbcheck.APPLICATION_ID:
+                self._db.execute(f"PRAGMA application_id = {dbcheck.APPLICATION_ID}")
             self._db.execute(
                 "CREATE TABLE IF NOT EXISTS schema_migrations"
                 " (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TEXT NOT NULL"
@@ -329,6 +388,96 @@ class SQLiteStore:
             ).fetchall()
         return [_commitment(r) for r in rows]
 
+    # -- the drift guard (migration 3) ----------------------------------------------------------
+
+    def save_judgement(self, commitment_id: str, window: Window, judgement: Judgement) -> None:
+        """One window's verdict for a commitment (the user's answer replaces the judge's)."""
+        with self._lock:
+            self._db.execute(
+                "INSERT INTO drift_judgements (commitment_id, app, title, on_task, reason)"
+                " VALUES (?, ?, ?, ?, ?) ON CONFLICT(commitment_id, app, title) DO UPDATE"
+                " SET on_task = excluded.on_task, reason = excluded.reason",
+                (commitment_id, window.app, window.title, int(judgement.on_task), judgement.reason),
+            )
+
+    def judgements(self, commitment_id: str) -> dict[Window, Judgement]:
+        with self._lock:
+            rows = self._db.execute(
+                "SELECT app, title, on_task, reason FROM drift_judgements WHERE commitment_id = ?",
+                (commitment_id,),
+            ).fetchall()
+        return {
+            Window(r["app"], r["title"]): Judgement(bool(r["on_task"]), r["reason"]) for r in rows
+        }
+
+    def save_episode(self, commitment_id: str, episode: Episode) -> None:
+        """Insert or update one drift episode (it is saved when it opens and when it ends)."""
+        with self._lock:
+            self._db.execute(
+                "INSERT INTO drift_episodes (commitment_id, number, started_at, nudged_at,"
+                " ended_at, app, title, reason, answer) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)"
+                " ON CONFLICT(commitment_id, number) DO UPDATE SET ended_at = excluded.ended_at,"
+                " answer = excluded.answer",
+                (
+                    commitment_id,
+                    episode.number,
+                    _iso(episode.started_at),
+                    _iso(episode.nudged_at),
+                    _iso(episode.ended_at),
+                    episode.app,
+                    episode.title,
+                    episode.reason,
+                    episode.answer.value if episode.answer else None,
+                ),
+            )
+
+    def episodes(self, commitment_id: str) -> list[Episode]:
+        with self._lock:
+            rows = self._db.execute(
+                "SELECT * FROM drift_episodes WHERE commitment_id = ? ORDER BY number",
+                (commitment_id,),
+            ).fetchall()
+        return [
+            Episode(
+                number=r["number"],
+                started_at=_dt(r["started_at"]),
+                nudged_at=_dt(r["nudged_at"]),
+                app=r["app"],
+                title=r["title"],
+                reason=r["reason"],
+                ended_at=_dt(r["ended_at"]),
+                answer=Answer(r["answer"]) if r["answer"] else None,
+            )
+            for r in rows
+        ]
+
+    def save_drift_summary(
+        self, commitment_id: str, drift_count: int, on_task_share: float | None
+    ) -> None:
+        """The figures /history shows, written when the commitment goes to review."""
+        with self._lock:
+            self._db.execute(
+                "INSERT INTO drift_summary (commitment_id, drift_count, on_task_share)"
+                " VALUES (?, ?, ?) ON CONFLICT(commitment_id) DO UPDATE"
+                " SET drift_count = excluded.drift_count, on_task_share = excluded.on_task_share",
+                (commitment_id, drift_count, on_task_share),
+            )
+
+    def drift_summaries(self, ids: list[str]) -> dict[str, tuple[int, float | None]]:
+        """(drift_count, on_task_share) per commitment id that has them."""
+        found: dict[str, tuple[int, float | None]] = {}
+        for start in range(0, len(ids), 500):  # SQLite bounds the number of parameters
+            chunk = ids[start : start + 500]
+            marks = ",".join("?" * len(chunk))
+            with self._lock:
+                rows = self._db.execute(
+                    "SELECT commitment_id, drift_count, on_task_share FROM drift_summary"
+                    f" WHERE commitment_id IN ({marks})",
+                    chunk,
+                ).fetchall()
+            found.update({r[0]: (r[1], r[2]) for r in rows})
+        return found
+
     def window_time(self, commitment_id: str, until: datetime, top: int = 12) -> WindowTime:
         """Where one commitment's focus went: its top windows, every app, the sample count."""
         with self._lock:
@@ -365,6 +514,14 @@ class SQLiteStore:
         with self._lock:
             rows = self._db.execute("SELECT app, SUM(secs) FROM app_time GROUP BY app").fetchall()
         return {app: secs for app, secs in rows}
+
+    def entry(self, commitment_id: str) -> Commitment | None:
+        """One ended commitment, or None."""
+        with self._lock:
+            row = self._db.execute(
+                "SELECT * FROM commitments WHERE id = ? AND outcome IS NOT NULL", (commitment_id,)
+            ).fetchone()
+        return _commitment(row) if row is not None else None
 
     def correct(self, commitment_id: str, outcome: Outcome, note: str) -> Commitment | None:
         """Set an ended commitment's outcome and note; None when no such entry is in history."""

@@ -32,5 +32,8 @@ class Ticker:
             for callback in self._callbacks:
                 try:
                     callback()
-                except Exception:  # the clock must keep running whatever one tick did
-                    log.exception("tick failed")
+                except Exception as exc:  # the clock must keep running whatever one tick did
+                    # A failure its source has logged (the disk is full) is not logged again
+                    # every second: the tick simply retries until it succeeds.
+                    if not getattr(exc, "logged", False):
+                        log.exception("tick failed")

@@ -63,7 +63,7 @@ def make_app(tmp_path, clock, store):
 
     def make(controller: Controller, coach=None):
         runtime = Runtime(controller, store, clock, coach_info_for(coach))
-        app = create_app(Config(data_dir=tmp_path), runtime=runtime, start_background=False)
+        app = create_app(Config(data_dir=tmp_path), runtime=runtime)
         app.config.update(TESTING=True)
         return app
 

@@ -10,7 +10,7 @@ from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime, timedelta
 
 from antidrift import insights
-from antidrift.ai import Cancelled, CancelScope, Proposal
+from antidrift.ai import Cancelled, CancelScope, Proposal, Verdict
 from antidrift.domain import Commitment, Outcome, RuntimeState, WindowSample
 from antidrift.insights import WindowTime
 from antidrift.store import Persisted
@@ -52,6 +52,9 @@ class FakeStore:
     saves: list[tuple[RuntimeState, Commitment | None]] = field(default_factory=list)
     closed: bool = False
     fail_saves: BaseException | None = None
+    drift_judgements: dict = field(default_factory=dict)
+    drift_episodes: dict = field(default_factory=dict)
+    summaries: dict = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         self._lock = threading.Lock()
@@ -103,6 +106,11 @@ class FakeStore:
                 totals[share.app] = totals.get(share.app, 0.0) + share.seconds
         return totals
 
+    def entry(self, commitment_id: str) -> Commitment | None:
+        with self._lock:
+            c = self.commitments.get(commitment_id)
+            return c if c is not None and c.outcome is not None else None
+
     def correct(self, commitment_id: str, outcome: Outcome, note: str) -> Commitment | None:
         with self._lock:
             c = self.commitments.get(commitment_id)
@@ -117,6 +125,10 @@ class FakeStore:
             if c is None or c.outcome is None:
                 return False
             del self.commitments[commitment_id]
+            self.summaries.pop(commitment_id, None)
+            self.drift_episodes = {
+                k: e for k, e in self.drift_episodes.items() if k[0] != commitment_id
+            }
             self.sample_rows = [(cid, s) for cid, s in self.sample_rows if cid != commitment_id]
             return True
 
@@ -124,6 +136,33 @@ class FakeStore:
         with self._lock:
             found = [s for cid, s in self.sample_rows if cid == commitment_id]
         return sorted(found, key=lambda s: s.at)
+
+    # -- the drift guard, in memory ----------------------------------------------------------
+
+    def save_judgement(self, commitment_id, window, judgement) -> None:
+        with self._lock:
+            self.drift_judgements[(commitment_id, window)] = judgement
+
+    def judgements(self, commitment_id: str) -> dict:
+        with self._lock:
+            return {w: j for (cid, w), j in self.drift_judgements.items() if cid == commitment_id}
+
+    def save_episode(self, commitment_id, episode) -> None:
+        with self._lock:
+            self.drift_episodes[(commitment_id, episode.number)] = episode
+
+    def episodes(self, commitment_id: str) -> list:
+        with self._lock:
+            found = [e for (cid, _), e in self.drift_episodes.items() if cid == commitment_id]
+        return sorted(found, key=lambda e: e.number)
+
+    def save_drift_summary(self, commitment_id, drift_count, on_task_share) -> None:
+        with self._lock:
+            self.summaries[commitment_id] = (drift_count, on_task_share)
+
+    def drift_summaries(self, ids: list[str]) -> dict:
+        with self._lock:
+            return {i: self.summaries[i] for i in ids if i in self.summaries}
 
     def close(self) -> None:
         self.closed = True
@@ -298,3 +337,68 @@ class RecordingNotifier:
             self.shown.append((title, body))
         if self.fail is not None:
             raise self.fail
+
+
+@dataclass(eq=False)
+class JudgeCallRecord:
+    """One call that reached the fake judge."""
+
+    app: str
+    title: str | None
+    scope: CancelScope | None
+    gate: threading.Event = field(default_factory=threading.Event)
+    finished: threading.Event = field(default_factory=threading.Event)
+    outcome: str = "running"  # running | returned | raised | cancelled
+
+
+class FakeJudge:
+    """A Judge answering from a table by app (False when absent); calls can be gated.
+
+    A gated call waits for `release()` and honours its CancelScope meanwhile, as the real
+    JudgeService does when its CLI is killed."""
+
+    name = "fakejudge"
+
+    def __init__(self, on_task_apps: set[str] | None = None, *, gated: bool = False) -> None:
+        self.on_task_apps = set(on_task_apps or ())
+        self.gated = gated
+        self.fail: BaseException | None = None
+        self.calls: list[JudgeCallRecord] = []
+        self._cond = threading.Condition()
+
+    def wait_calls(self, count: int, timeout: float = 5.0) -> list[JudgeCallRecord]:
+        with self._cond:
+            if not self._cond.wait_for(lambda: len(self.calls) >= count, timeout):
+                raise AssertionError(f"expected {count} judge calls, saw {len(self.calls)}")
+            return list(self.calls)
+
+    def release_all(self) -> None:
+        with self._cond:
+            self.gated = False
+            for call in self.calls:
+                call.gate.set()
+
+    def judge(self, next_action, success_condition, app, title, *, scope=None):
+        with self._cond:
+            call = JudgeCallRecord(app, title, scope)
+            self.calls.append(call)
+            gated, fail = self.gated, self.fail
+            self._cond.notify_all()
+        try:
+            while gated and not call.gate.is_set():
+                if scope is not None and scope.cancelled:
+                    raise Cancelled()
+                call.gate.wait(0.005)
+            if scope is not None and scope.cancelled:
+                raise Cancelled()
+            if fail is not None:
+                call.outcome = "raised"
+                raise fail
+            call.outcome = "returned"
+            on_task = app in self.on_task_apps
+            return Verdict(on_task, f"{app} {'serves' if on_task else 'does not serve'} it")
+        except Cancelled:
+            call.outcome = "cancelled"
+            raise
+        finally:
+            call.finished.set()

@@ -7,6 +7,7 @@ import logging
 from flask import Flask, current_app, jsonify, request
 from werkzeug.exceptions import HTTPException
 
+from antidrift.dbguard import WriteFailed
 from antidrift.domain import (
     DomainError,
     IllegalTransitionError,
@@ -54,11 +55,18 @@ def respond_error(status: int, message: str):
 def register(app: Flask) -> None:
     @app.errorhandler(DomainError)
     def domain_error(exc: DomainError):
-        return respond_error(STATUS.get(type(exc), 400), exc.message)
+        # By class hierarchy: a subclass (e.g. "nothing to acknowledge") keeps its parent's code.
+        status = next((STATUS[t] for t in type(exc).__mro__ if t in STATUS), 400)
+        return respond_error(status, exc.message)
 
     @app.errorhandler(Refused)
     def refused(exc: Refused):
         return respond_error(exc.status, exc.message)
+
+    @app.errorhandler(WriteFailed)
+    def write_failed(exc: WriteFailed):
+        # The store logged the cause once; the state is as it was before the request.
+        return respond_error(503, exc.message)
 
     @app.errorhandler(HTTPException)
     def http_error(exc: HTTPException):

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
-from antidrift.domain import Commitment
+from collections.abc import Mapping
+
+from antidrift.domain import Commitment, RuntimeState
+from antidrift.insights import actual_secs
 from antidrift.session import CoachStatus, Snapshot
 
 
@@ -45,10 +48,21 @@ def state_json(snap: Snapshot) -> dict[str, object]:
         if snap.coach.status == CoachStatus.ERROR:
             coach["error"] = snap.coach.error
         body["coach"] = coach
+    if snap.state is RuntimeState.ACTIVE:
+        drift = snap.drift
+        body["drift"] = {
+            "status": drift.status.value,
+            "since": _iso(drift.since),
+            "reason": drift.reason,
+        }
     return body
 
 
-def history_json(items: list[Commitment]) -> list[dict[str, object]]:
+def history_json(
+    items: list[Commitment], drift: Mapping[str, tuple[int, float | None]] | None = None
+) -> list[dict[str, object]]:
+    """Ended commitments; drift maps an id to its (drift_count, on_task_share)."""
+    drift = drift or {}
     return [
         {
             "id": c.id,
@@ -60,6 +74,13 @@ def history_json(items: list[Commitment]) -> list[dict[str, object]]:
             "outcome": c.outcome.value if c.outcome else None,
             "note": c.note,
             "extended_secs": c.extended_secs,
+            "actual_secs": actual_secs(c.started_at, c.ended_at, c.deadline),
+            "drift_count": drift.get(c.id, (0, None))[0],
+            "on_task_share": _share(drift.get(c.id, (0, None))[1]),
         }
         for c in items
     ]
+
+
+def _share(value: float | None) -> float | None:
+    return None if value is None else round(min(max(value, 0.0), 1.0), 4)

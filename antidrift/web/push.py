@@ -5,8 +5,8 @@ by id. After every change the hub takes one snapshot, renders each widget at mos
 all pages, and gives each connection what differs from what its page already shows:
 
 * a different state (or commitment) → the whole view;
-* the same view → only the widgets whose content changed (coach, elapsed seconds, time
-  left, evidence), never an input;
+* the same view → only the widgets whose view model changed (coach, elapsed seconds, time
+  left, evidence: antidrift/web/views.py; the model object is the key), never an input;
 * a ready proposal the page has not applied → the three plan inputs, once, with a new socket
   URL that records it as applied (so a reconnect or a second push cannot apply it again).
 """
@@ -20,36 +20,13 @@ import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from antidrift.domain import RuntimeState
 from antidrift.session import Snapshot
-from antidrift.web.render import Renderer, Shows
+from antidrift.web.render import Renderer
+from antidrift.web.views import CoachWidget, Shows, Views, Widget
 
 log = logging.getLogger("antidrift.push")
 
 QUEUE_LIMIT = 64
-
-
-# Widget name → (parent widget or None, what its content depends on). A widget is re-sent
-# only when its key changes; a parent's render already contains its children.
-def _widgets(
-    snap: Snapshot, coach_source: Callable[[], object]
-) -> dict[str, tuple[str | None, object]]:
-    if snap.state is RuntimeState.PLANNING and snap.coach is not None:
-        coach = snap.coach
-        return {
-            "coach": (None, (coach.status, coach.proposal, coach.error, coach_source())),
-            "coach_elapsed": ("coach", coach.elapsed(snap.now)),
-        }
-    if snap.state is RuntimeState.ACTIVE and snap.commitment is not None:
-        last = snap.evidence.last
-        return {
-            "time_left": (None, snap.commitment.seconds_left(snap.now)),
-            "evidence": (
-                None,
-                (snap.evidence.health, last.app if last else None, last.title if last else None),
-            ),
-        }
-    return {}
 
 
 @dataclass(eq=False)
@@ -57,7 +34,7 @@ class Connection:
     """One open page: what it shows, what it was sent, and its outbox."""
 
     shows: Shows
-    sent: dict[str, object] = field(default_factory=dict)
+    sent: dict[str, Widget] = field(default_factory=dict)
     outbox: queue.Queue[str | None] = field(default_factory=lambda: queue.Queue(QUEUE_LIMIT))
     dead: bool = False
 
@@ -79,12 +56,12 @@ class Connection:
 class _Frame:
     """One snapshot, with each piece rendered at most once for every connection."""
 
-    def __init__(
-        self, snap: Snapshot, renderer: Renderer, coach_source: Callable[[], object]
-    ) -> None:
+    def __init__(self, snap: Snapshot, views: Views, renderer: Renderer) -> None:
         self.snap = snap
         self.shows = Shows.of(snap)
-        self.widgets = _widgets(snap, coach_source)
+        # Each widget's view model is its own change key (see antidrift/web/views.py).
+        self.widgets: dict[str, Widget] = {w.name: w for w in views.widgets(snap)}
+        self._views = views
         self._renderer = renderer
         self._cache: dict[str, str] = {}
 
@@ -94,20 +71,23 @@ class _Frame:
         return self._cache[name]
 
     def view(self) -> str:
-        return self._once("view", lambda: self._renderer.view(self.snap))
+        widgets = tuple(self.widgets.values())
+        return self._once("view", lambda: self._renderer.view(self._views.page(self.snap, widgets)))
 
     def widget(self, name: str) -> str:
-        return self._once(name, lambda: self._renderer.fragment(name, self.snap))
+        return self._once(name, lambda: self._renderer.widget(self.widgets[name], self.widgets))
 
     def prefill(self) -> str:
-        return self._once("prefill", lambda: self._renderer.fragment("prefill", self.snap))
+        coach = self.widgets[CoachWidget.name]
+        return self._once("prefill", lambda: self._renderer.prefill(coach, self.shows))
 
 
 class Hub:
     """Keeps every open page in step with the controller."""
 
-    def __init__(self, snapshot: Callable[[], Snapshot], renderer: Renderer) -> None:
+    def __init__(self, snapshot: Callable[[], Snapshot], views: Views, renderer: Renderer) -> None:
         self._snapshot = snapshot
+        self._views = views
         self._renderer = renderer
         self._lock = threading.Lock()
         self._connections: set[Connection] = set()
@@ -118,13 +98,7 @@ class Hub:
     def _frame(self) -> _Frame:
         # Taken under the hub lock, so pushes leave in snapshot order: a slow older push can
         # never overwrite a newer one on the page.
-        info = self._renderer.coach_info
-
-        def source() -> object:
-            # Whether the CLI is on PATH shows on the coach widget: looked up only while planning.
-            return (info.name, info.binary_found())
-
-        return _Frame(self._snapshot(), self._renderer, source)
+        return _Frame(self._snapshot(), self._views, self._renderer)
 
     def connect(self, shows: Shows | None) -> Connection:
         """Register a page; bring it up to date at once (a page that says nothing gets all)."""
@@ -167,15 +141,15 @@ class Hub:
         if not same_view:
             parts.append(frame.view())
             conn.shows = current
-            conn.sent = {name: key for name, (_, key) in frame.widgets.items()}
+            conn.sent = dict(frame.widgets)
         else:
             resent: set[str] = set()
-            for name, (parent, key) in frame.widgets.items():
-                if parent in resent:
-                    conn.sent[name] = key
-                elif first or conn.sent.get(name, _MISSING) != key:
+            for name, model in frame.widgets.items():
+                if model.parent in resent:
+                    conn.sent[name] = model  # its parent's render already contains it
+                elif first or conn.sent.get(name, _MISSING) != model:
                     parts.append(frame.widget(name))
-                    conn.sent[name] = key
+                    conn.sent[name] = model
                     resent.add(name)
             proposal = current.proposal_id
             if proposal and proposal != conn.shows.proposal_id:

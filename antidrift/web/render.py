@@ -2,33 +2,12 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Mapping
 from datetime import datetime
-from urllib.parse import urlencode
 
 from jinja2 import Environment
 
-from antidrift.bootstrap import CoachInfo
-from antidrift.domain import RuntimeState
-from antidrift.session import CoachStatus, Controller, Snapshot
-
-
-@dataclass(frozen=True)
-class Shows:
-    """What one page shows: the state, its commitment, the proposal it has applied."""
-
-    state: str | None = None
-    commitment_id: str = ""
-    proposal_id: str = ""
-
-    @classmethod
-    def of(cls, snap: Snapshot) -> Shows:
-        coach = snap.coach
-        applied = coach.proposal_id if coach and coach.status == CoachStatus.READY else ""
-        return cls(snap.state.value, snap.commitment.id if snap.commitment else "", applied or "")
-
-    def query(self) -> str:
-        return urlencode({"view": self.state or "", "c": self.commitment_id, "p": self.proposal_id})
+from antidrift.web.views import CoachWidget, PageModel, Shows, Widget, family
 
 
 def clock_text(seconds: int) -> str:
@@ -56,12 +35,13 @@ def local_date(value: datetime | None) -> str:
 
 
 class Renderer:
-    """Renders partials from snapshots; the same partial serves page, response and push."""
+    """Turns view models into HTML; the same partial serves page, response and push.
 
-    def __init__(self, env: Environment, controller: Controller, coach_info: CoachInfo) -> None:
+    Pure: it takes data (antidrift.web.views) and returns HTML; it reads nothing else.
+    """
+
+    def __init__(self, env: Environment) -> None:
         self.env = env
-        self.controller = controller
-        self.coach_info = coach_info
         env.filters.update(
             clock=clock_text, duration=duration_text, hhmm=local_time, when=local_date
         )
@@ -69,41 +49,19 @@ class Renderer:
     def _render(self, template: str, **context: object) -> str:
         return self.env.get_template(template).render(**context)
 
-    def context(self, snap: Snapshot) -> dict[str, object]:
-        ctx: dict[str, object] = {
-            "snap": snap,
-            "state": snap.state.value,
-            "commitment": snap.commitment,
-            "coach": snap.coach,
-            "coach_info": self.coach_info,
-            "evidence": snap.evidence,
-            "shows": Shows.of(snap),
-        }
-        if snap.state is RuntimeState.LOCKED:
-            ctx["history"] = self.controller.history(limit=20)
-        if snap.state is RuntimeState.REVIEW and snap.commitment:
-            # Summed by the store: a long commitment has tens of thousands of samples.
-            evidence = self.controller.window_time(snap.commitment, snap.now)
-            ctx["shares"], ctx["apps"], ctx["sample_count"] = (
-                evidence.windows,
-                evidence.apps,
-                evidence.sample_count,
-            )
-        if snap.commitment:
-            ctx["seconds_left"] = snap.commitment.seconds_left(snap.now)
-        if snap.coach:
-            ctx["elapsed"] = snap.coach.elapsed(snap.now)
-        return ctx
+    def page(self, model: PageModel) -> str:
+        return self._render("page.html", **model.context())
 
-    def page(self, snap: Snapshot) -> str:
-        return self._render("page.html", **self.context(snap))
+    def view(self, model: PageModel) -> str:
+        return self._render("_view.html", **model.context())
 
-    def view(self, snap: Snapshot) -> str:
-        return self._render("_view.html", **self.context(snap))
+    def widget(self, widget: Widget, widgets: Mapping[str, Widget] | None = None) -> str:
+        """One pushed widget (`_<name>.html`) from its object (and those inside it) alone."""
+        return self._render(f"_{widget.name}.html", **family(widget, widgets or {}))
 
-    def fragment(self, name: str, snap: Snapshot) -> str:
-        """A single widget (`_<name>.html`); pushed, htmx swaps it by its id."""
-        return self._render(f"_{name}.html", **self.context(snap))
+    def prefill(self, coach: CoachWidget, shows: Shows) -> str:
+        """The three plan inputs filled from a ready proposal, and the socket that records it."""
+        return self._render("_prefill.html", coach=coach, shows=shows)
 
     def error(self, message: str) -> str:
         return self._render("_message.html", message=message)

@@ -8,7 +8,7 @@ from flask import Blueprint, current_app, jsonify, request
 
 from antidrift.domain import ValidationError, validate_window
 from antidrift.session import Controller
-from antidrift.web.projection import history_json, state_json
+from antidrift.web.projection import state_json
 
 bp = Blueprint("web", __name__)
 
@@ -47,18 +47,13 @@ def _done():
 
 @bp.get("/")
 def page():
-    renderer = current_app.extensions["antidrift.renderer"]
-    return renderer.page(_controller().snapshot())
+    views = current_app.extensions["antidrift.views"]
+    return current_app.extensions["antidrift.renderer"].page(views.page(_controller().snapshot()))
 
 
 @bp.get("/state")
 def state():
     return jsonify(state_json(_controller().snapshot()))
-
-
-@bp.get("/history")
-def history():
-    return jsonify(history_json(_controller().history()))
 
 
 @bp.post("/planning")
@@ -119,3 +114,9 @@ def record_window():
     app, title = validate_window(data.get("app"), data.get("title"))
     recorded = _controller().record_window(app, title)
     return jsonify(recorded=recorded), 202
+
+
+@bp.post("/drift/ack")
+def acknowledge_drift():
+    _controller().acknowledge_drift(_payload().get("answer"))
+    return _done()

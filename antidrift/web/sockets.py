@@ -11,7 +11,7 @@ from flask_sock import Sock
 from simple_websocket import ConnectionClosed
 
 from antidrift.web.push import Connection
-from antidrift.web.render import Shows
+from antidrift.web.views import Shows
 
 log = logging.getLogger("antidrift.ws")
 SERVER_RESTART = 1012  # htmx's extension reconnects on 1012; it would not on 1000/1001

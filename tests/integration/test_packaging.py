@@ -11,9 +11,9 @@ REPO = Path(__file__).resolve().parents[2]
 
 CHECK = """
 import os, sys, antidrift
-from antidrift import create_app
+from antidrift.app import create_app
 assert antidrift.__file__.startswith(sys.argv[1]), antidrift.__file__
-client = create_app(start_background=False).test_client()
+client = create_app().test_client()
 page = client.get("/")
 assert page.status_code == 200 and b'id="view"' in page.data, page.status_code
 for path in ("/static/style.css", "/static/vendor/htmx-2.0.11.min.js",

@@ -116,7 +116,7 @@ class Live:
             self.controller, self.store, self.clock, CoachInfo("fake", None, self.coach)
         )
         self.runtime = runtime
-        self.app = create_app(Config(data_dir=tmp), runtime=runtime, start_background=False)
+        self.app = create_app(Config(data_dir=tmp), runtime=runtime)
         self.hub = self.app.extensions["antidrift.hub"]
         self.server = make_server("127.0.0.1", 0, self.app, threaded=True)
         self.base = f"http://127.0.0.1:{self.server.server_port}"
@@ -185,12 +185,10 @@ class Live:
         self.coach.reset()
 
     def stop(self) -> None:
-        self.runtime.shutting_down.set()
-        self.hub.close_all()
+        self.runtime.quiesce()
         for page in self.pages:
             page.close()
         self.server.shutdown()
-        self.controller.shutdown()
 
 
 @pytest.fixture(scope="module")
@@ -228,7 +226,7 @@ def test_a_page_showing_the_current_active_view_gets_only_its_widgets(srv):
     srv.to("active")
     cid = srv.state()["commitment"]["id"]
     page = srv.open(view="active", c=cid, p="")
-    assert ids(page.recv()) == ["time-left", "evidence"]
+    assert ids(page.recv()) == ["time-left", "evidence", "drift-guard"]
 
 
 def test_a_page_showing_the_current_locked_view_gets_nothing(srv):
@@ -431,6 +429,21 @@ def test_active_pushes_time_left_as_the_clock_moves_and_evidence_when_it_arrives
     stale = page.recv()
     assert ids(stale) == ["time-left", "evidence"]
     assert roots(stale)["evidence"].get("data-health") == "stale"
+
+
+def test_a_window_switch_within_one_app_reaches_the_page(srv):
+    """Same app, new title: the evidence widget is pushed (its view model is its key)."""
+    srv.to("active")
+    cid = srv.state()["commitment"]["id"]
+    page = srv.open(view="active", c=cid, p="")
+    page.recv()
+    assert srv.post("/evidence/window", {"app": "firefox", "title": "Docs"})[0] == 202
+    assert "Docs" in roots(page.recv())["evidence"].text()
+    assert srv.post("/evidence/window", {"app": "firefox", "title": "Inbox"})[0] == 202
+    message = page.recv()
+    assert ids(message) == ["evidence"]
+    text = roots(message)["evidence"].text()
+    assert "firefox" in text and "Inbox" in text and "Docs" not in text
 
 
 def test_the_timebox_ending_pushes_the_review_view(srv):

@@ -59,7 +59,7 @@ def app_and_controller(tmp_path_factory):
     store, clock = SQLiteStore(data / "antidrift.sqlite3"), SystemClock()
     controller = Controller(store, clock, coach=None)
     runtime = Runtime(controller, store, clock, CoachInfo(None, "no coach in this test."))
-    app = create_app(Config(data_dir=data), runtime=runtime, start_background=False)
+    app = create_app(Config(data_dir=data), runtime=runtime)
     yield app, controller
     controller.shutdown()
     store.close()

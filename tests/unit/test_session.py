@@ -396,7 +396,8 @@ def test_evidence_health_follows_the_newest_sample(controller, clock):
 
 
 def test_a_running_sampler_is_healthy_during_its_grace_then_stale(make_controller, clock):
-    controller = make_controller(sampler_running=lambda: True)
+    controller = make_controller()
+    controller.set_watcher(True)
     drive(controller, ACTIVE)
     assert controller.snapshot().evidence.health is Health.HEALTHY
     clock.advance(31)
@@ -480,7 +481,8 @@ def test_evidence_recorded_from_many_threads_during_transitions_keeps_the_invari
 
 @pytest.mark.parametrize("running, health", [(True, "healthy"), (False, "unavailable")])
 def test_outside_active_health_only_says_whether_a_watcher_runs(make_controller, running, health):
-    controller = make_controller(sampler_running=lambda: running)
+    controller = make_controller()
+    controller.set_watcher(running)
     assert controller.snapshot().evidence.health.value == health
     controller.enter_planning()
     assert controller.snapshot().evidence.health.value == health

@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 from antidrift import insights
 from antidrift import store as store_module
 from antidrift.domain import Commitment, Outcome, RuntimeState, WindowSample
+from antidrift.drift import Episode, Judgement, Window
 from antidrift.store import MIGRATIONS, SQLiteStore
 from tests.fakes import START
 
@@ -87,12 +88,17 @@ def test_correcting_an_unknown_or_running_commitment_finds_nothing(db):
 def test_deleting_an_entry_removes_it_with_its_samples_and_app_time(db, tmp_path):
     run(db, "gone", samples=[("code", "a.py", 0), ("mail", "x", 30)])
     run(db, "kept", samples=[("code", "b.py", 0)])
+    for cid in ("gone", "kept"):
+        db.save_judgement(cid, Window("mail", "x"), Judgement(False, "mail"))
+        db.save_episode(cid, Episode(1, START, START, "mail", "x", "mail"))
+        db.save_drift_summary(cid, 1, 0.5)
     assert db.delete("gone") is True
     assert [c.id for c in db.history()] == ["kept"]
     assert db.samples("gone") == [] and len(db.samples("kept")) == 1
     assert db.app_totals() == {"code": 60.0}
     raw = sqlite3.connect(tmp_path / "antidrift.sqlite3")
-    for table in ("commitments", "samples", "app_time"):
+    tables = ("commitments", "samples", "app_time", "drift_judgements", "drift_episodes")
+    for table in (*tables, "drift_summary"):
         ids = {
             r[0]
             for r in raw.execute(
@@ -101,6 +107,7 @@ def test_deleting_an_entry_removes_it_with_its_samples_and_app_time(db, tmp_path
         }  # noqa: E501
         assert "gone" not in ids
     raw.close()
+    assert db.drift_summaries(["gone", "kept"]) == {"kept": (1, 0.5)}
 
 
 def test_deleting_an_unknown_or_running_commitment_changes_nothing(db):

@@ -12,6 +12,7 @@ import pytest
 from antidrift.ai import Proposal
 from antidrift.app import resource_dir
 from antidrift.web.render import clock_text, duration_text
+from antidrift.web.views import Shows
 from tests.fakes import FakeCoach, wait_until
 from tests.support.html import Node, parse, top_level
 
@@ -27,6 +28,15 @@ def page(client) -> Node:
 
 def renderer(app):
     return app.extensions["antidrift.renderer"]
+
+
+def fragment(app, name: str) -> str:
+    """A widget (or the prefill) as a push renders it: from its view model alone."""
+    snap = app.extensions["antidrift.runtime"].controller.snapshot()
+    widgets = {w.name: w for w in app.extensions["antidrift.views"].widgets(snap)}
+    if name == "prefill":
+        return renderer(app).prefill(widgets["coach"], Shows.of(snap))
+    return renderer(app).widget(widgets[name], widgets)
 
 
 def ws_query(tree: Node) -> dict[str, str]:
@@ -231,9 +241,7 @@ def test_ai_text_with_markup_is_escaped_in_the_page_and_the_inputs(make_controll
     assert_no_custom_script(tree)
     assert tree.find_all("img") == []
     assert tree.by_id("next_action").get("value") == EVIL  # the text survives, inert
-    prefill = renderer(client.application).fragment(
-        "prefill", client.application.extensions["antidrift.runtime"].controller.snapshot()
-    )
+    prefill = fragment(client.application, "prefill")
     assert "<script" not in prefill and parse(prefill).find_all("img") == []
 
 
@@ -277,7 +285,7 @@ def test_the_error_fragment_escapes_its_message(app):
 
 WIDGETS = {
     "planning": {"coach": "coach", "coach_elapsed": "coach-elapsed"},
-    "active": {"time_left": "time-left", "evidence": "evidence"},
+    "active": {"time_left": "time-left", "evidence": "evidence", "drift_guard": "drift-guard"},
 }
 
 
@@ -286,8 +294,7 @@ WIDGETS = {
 )
 def test_each_pushed_widget_is_one_root_element_with_its_id(client, app, where, name, ident):
     to(client, where)
-    snap = app.extensions["antidrift.runtime"].controller.snapshot()
-    roots = top_level(renderer(app).fragment(name, snap))
+    roots = top_level(fragment(app, name))
     assert [r.id for r in roots] == [ident]
     assert roots[0].find_all("input") == []
 
@@ -302,7 +309,7 @@ def test_the_prefill_fragment_is_the_three_inputs_and_the_socket_never_the_inten
     client.post("/coach", data={"intent": "x"})
     wait_until(lambda: client.get("/state").get_json()["coach"]["status"] == "ready")
     snap = app.extensions["antidrift.runtime"].controller.snapshot()
-    roots = top_level(renderer(app).fragment("prefill", snap))
+    roots = top_level(fragment(app, "prefill"))
     inputs = [r.id for r in roots if r.tag == "input"]
     assert inputs == list(PLAN_INPUTS)
     assert roots[-1].id == "ws" and f"p={snap.coach.proposal_id}" in roots[-1].get("ws-connect")
@@ -355,7 +362,7 @@ def test_a_missing_command_cli_names_the_setting_that_fixes_it(tmp_path, control
 
     info = CoachInfo("command", None, CommandBackend("surely-not-installed-xyz -m x"))
     runtime = Runtime(controller, store, clock, info)
-    app = create_app(Config(data_dir=tmp_path), runtime=runtime, start_background=False)
+    app = create_app(Config(data_dir=tmp_path), runtime=runtime)
     controller.enter_planning()
     page = app.test_client().get("/").get_data(as_text=True)
     assert "set ANTIDRIFT_AI_COMMAND" in page

@@ -33,6 +33,9 @@ HISTORY_KEYS = [
     "outcome",
     "note",
     "extended_secs",
+    "actual_secs",
+    "drift_count",
+    "on_task_share",
 ]
 PLAN = {
     "next_action": "Write the intro",
@@ -133,6 +136,7 @@ def test_history_lists_ended_commitments_newest_first_with_every_field(client, c
     assert list(first) == HISTORY_KEYS
     assert (first["outcome"], first["note"], first["timebox_secs"]) == ("missed", "note 1", 1200)
     assert iso(first["ended_at"]) - iso(first["started_at"]) == timedelta(seconds=90)
+    assert first["actual_secs"] == 90
     assert first["id"] != items[1]["id"]
 
 

@@ -1,0 +1,115 @@
+"""What a database file is, found out read-only before the store writes a byte into it.
+
+AntiDrift marks its files with `PRAGMA application_id`. A 0.2 file (id 0) is recognised by
+its first migration and marked when opened; anything else is someone else's and is never
+migrated. A file from a newer AntiDrift, a damaged file and one we may not write are refused
+too: each with a sentence saying where the file is and what to do.
+"""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+from collections.abc import Collection
+from pathlib import Path
+from urllib.parse import quote
+
+APPLICATION_ID = 0x41447269  # "ADri"
+MOVE_ASIDE = "move it aside (rename it) to start afresh, or choose another --data-dir"
+
+
+class UnusableDatabase(Exception):
+    """The file must not be opened for writing; the message says what to do."""
+
+
+def inspect(path: Path, known_versions: Collection[int]) -> None:
+    """Refuse (UnusableDatabase) a file that is not ours, newer, damaged or read-only.
+
+    sqlite3.OperationalError (a lock held by another program) is left to the caller.
+    """
+    if not path.exists() or path.stat().st_size == 0:
+        return  # a new database
+    try:
+        with path.open("rb") as f:
+            if f.read(16) != b"SQLite format 3\x00":
+                raise UnusableDatabase(_foreign(path, "it is not an SQLite database"))
+        db = sqlite3.connect(f"file:{quote(str(path))}?mode=ro", uri=True, timeout=2.0)
+    except OSError as exc:
+        raise UnusableDatabase(f"Cannot read the database {path}: {exc.strerror}.") from exc
+    try:
+        _identify(db, path, known_versions)
+        problems = [row[0] for row in db.execute("PRAGMA quick_check(5)")]
+        if problems != ["ok"]:
+            raise UnusableDatabase(_damaged(path, problems[0]))
+    except sqlite3.OperationalError as exc:
+        if "locked" in str(exc) or "busy" in str(exc):
+            raise
+        raise UnusableDatabase(_damaged(path, str(exc))) from exc
+    except sqlite3.DatabaseError as exc:
+        if "malformed" in str(exc) or "corrupt" in str(exc):
+            raise UnusableDatabase(_damaged(path, str(exc))) from exc
+        raise UnusableDatabase(_foreign(path, str(exc))) from exc
+    finally:
+        db.close()
+    _require_writable(path)
+
+
+def _identify(db: sqlite3.Connection, path: Path, known_versions: Collection[int]) -> None:
+    """Return if the file is AntiDrift's (marked, or 0.2's unmarked), else raise."""
+    app_id = db.execute("PRAGMA application_id").fetchone()[0]
+    tables = {r[0] for r in db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+    if app_id not in (0, APPLICATION_ID):
+        raise UnusableDatabase(_foreign(path, f"it belongs to another program, id {app_id:#x}"))
+    if app_id == 0 and not tables:
+        return  # an empty SQLite file: nothing in it to lose
+    if app_id == 0 and not _is_antidrift_02(db, tables):
+        raise UnusableDatabase(_foreign(path, "its tables are not AntiDrift's"))
+    versions = {r[0] for r in db.execute("SELECT version FROM schema_migrations")}
+    unknown = versions - set(known_versions)
+    if unknown:
+        raise UnusableDatabase(
+            f"The database {path} was made by a newer AntiDrift (schema version"
+            f" {max(unknown)}; this one knows up to {max(known_versions)}). Upgrade AntiDrift,"
+            f" or {MOVE_ASIDE}; this version will not change it."
+        )
+
+
+def _is_antidrift_02(db: sqlite3.Connection, tables: set[str]) -> bool:
+    """AntiDrift 0.2 wrote no application_id; its first migration is its signature."""
+    if not {"schema_migrations", "runtime", "commitments", "samples"} <= tables:
+        return False
+    try:
+        row = db.execute("SELECT name FROM schema_migrations WHERE version = 1").fetchone()
+    except sqlite3.DatabaseError:
+        return False
+    return row is not None and row[0] == "initial"
+
+
+def _require_writable(path: Path) -> None:
+    """Opened without write access SQLite falls back to read-only and fails at the first
+    transition; say so now. (Root passes this; the store's write probe still runs.)"""
+    for part in (path, Path(f"{path}-wal"), Path(f"{path}-shm")):
+        if part.exists() and not os.access(part, os.W_OK, effective_ids=_effective()):
+            raise UnusableDatabase(
+                f"Cannot write the database {part}: permission denied (was it made by another"
+                " user, with sudo?). Give it back to yourself (chown), or"
+                f" {MOVE_ASIDE}."
+            )
+
+
+def _effective() -> bool:
+    return os.access in os.supports_effective_ids
+
+
+def _foreign(path: Path, why: str) -> str:
+    return (
+        f"{path} is not an AntiDrift database ({why}). AntiDrift never writes into a file"
+        f" it did not make: {MOVE_ASIDE}."
+    )
+
+
+def _damaged(path: Path, problem: str) -> str:
+    return (
+        f"The database {path} is damaged (quick_check: {problem}). Keep it (the sqlite3"
+        f" tool's .recover may save its history), and {MOVE_ASIDE}."
+    )

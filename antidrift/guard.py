@@ -1,0 +1,239 @@
+"""The drift guard's running part: the pure policy fed by the controller, judge calls on an
+executor, episodes and verdicts persisted, nudges sent through the notifier port.
+
+The controller calls every method below (but the judge's worker) with its lock held; each
+returns an `After` that the controller runs once the lock is released, so a judge call or a
+notification never blocks a transition or a push.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+import threading
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from datetime import datetime
+
+from antidrift.ai import Cancelled, CoachError, Judge
+from antidrift.clock import Clock
+from antidrift.domain import Commitment, ValidationError, WindowSample
+from antidrift.drift import (
+    OFF,
+    Answer,
+    CallBudget,
+    DriftPolicy,
+    DriftSettings,
+    DriftView,
+    Effects,
+    Episode,
+    JudgeCall,
+    Judgement,
+    NothingToAcknowledge,
+    Window,
+    on_task_share,
+)
+from antidrift.process import CancelScope
+from antidrift.store import Store
+
+log = logging.getLogger("antidrift.drift")
+
+
+@dataclass(frozen=True)
+class DriftInfo:
+    """What the page says about the guard: on or off (and why), which CLI judges."""
+
+    on: bool
+    cli: str | None = None
+    why_off: str | None = None
+    titles_excluded: bool = False  # ANTIDRIFT_EVIDENCE_EXCLUDE is set
+
+
+@dataclass
+class After:
+    """Work for after the lock: start a judge call, show a nudge."""
+
+    start: Callable[[], None] | None = None
+    nudge: tuple[str, str] | None = None
+    announce: Callable[[str, str], None] | None = field(default=None, repr=False)
+
+    def run(self) -> None:
+        if self.start is not None:
+            self.start()
+        if self.nudge is not None and self.announce is not None:
+            self.announce(*self.nudge)
+
+
+def nudge_text(commitment: Commitment, episode: Episode) -> tuple[str, str]:
+    """The drift notification: it names the next action (and never a window title)."""
+    why = f"{episode.app}: {episode.reason}" if episode.reason else episode.app
+    return "Drifting? · AntiDrift", f"Back to: {commitment.next_action}\n{why}"
+
+
+def validate_answer(answer: object) -> Answer:
+    if answer not in (Answer.BACK.value, Answer.ON_TASK.value):
+        raise ValidationError("Answer back or on_task.", "answer")
+    return Answer(answer)
+
+
+class DriftGuard:
+    """One per controller; a DriftPolicy per active commitment."""
+
+    def __init__(
+        self,
+        *,
+        judge: Judge | None,
+        settings: DriftSettings | None,
+        store: Store,
+        clock: Clock,
+        lock: threading.RLock,
+        changed: Callable[[], None],
+        notify: Callable[[], None],
+        announce: Callable[[str, str], None],
+        exclude: re.Pattern[str] | None = None,
+    ) -> None:
+        self.on = judge is not None and settings is not None
+        self._judge = judge
+        self._settings = settings or DriftSettings()
+        self._store = store
+        self._clock = clock
+        self._lock = lock
+        self._changed = changed
+        self._notify = notify
+        self._announce = announce
+        self._exclude = exclude
+        self._budget = CallBudget(self._settings.max_calls)
+        self._policy: DriftPolicy | None = None
+        self._commitment: Commitment | None = None
+        self._scope: CancelScope | None = None
+        self._closed = False
+        self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="antidrift-judge")
+
+    # -- called under the controller's lock ---------------------------------------------------
+
+    def begin(self, commitment: Commitment, last: WindowSample | None = None) -> After:
+        """A commitment became active (started, resumed after a restart, or extended)."""
+        self._stop_judge()
+        self._commitment = commitment
+        if not self.on:
+            self._policy = None
+            return After()
+        self._policy = DriftPolicy(
+            self._settings,
+            self._budget,
+            exclude=self._exclude,
+            judgements=self._store.judgements(commitment.id),
+            episodes=self._store.episodes(commitment.id),
+        )
+        if last is None:
+            return After()
+        return self.observe(last.app, last.title, last.at)
+
+    def observe(self, app: str, title: str, at: datetime) -> After:
+        if self._policy is None:
+            return After()
+        return self._apply(self._policy.observe(app, title, at))
+
+    def tick(self, now: datetime) -> After:
+        if self._policy is None:
+            return After()
+        return self._apply(self._policy.tick(now))
+
+    def acknowledge(self, answer: object, now: datetime) -> After:
+        if self._policy is None or self._policy.open_episode is None:
+            raise NothingToAcknowledge()
+        return self._apply(self._policy.acknowledge(validate_answer(answer), now))
+
+    def stop(self, now: datetime) -> None:
+        """Leaving active: kill a running judge, end an open episode, write the figures."""
+        self._stop_judge()
+        policy, commitment = self._policy, self._commitment
+        self._policy = None
+        if policy is None or commitment is None:
+            return
+        self._apply(policy.stop(now))
+        self._store.save_drift_summary(
+            commitment.id, len(policy.episodes), self._share(commitment, policy.judgements, now)
+        )
+
+    def view(self, now: datetime) -> DriftView:
+        return self._policy.view(now) if self._policy is not None else OFF
+
+    def _share(self, commitment: Commitment, judgements: dict, until: datetime) -> float | None:
+        # Every window (summed in SQL by the store): judged ones may be outside any top list.
+        shares = self._store.window_time(commitment.id, until, 1_000_000).windows
+        return on_task_share({Window(s.app, s.title): s.seconds for s in shares}, judgements)
+
+    def _apply(self, effects: Effects) -> After:
+        commitment = self._commitment
+        for episode in effects.episodes:
+            self._store.save_episode(commitment.id, episode)
+        for window, judgement in effects.judgements:
+            self._store.save_judgement(commitment.id, window, judgement)
+        if effects.episodes or effects.judgements or effects.judge or effects.nudge:
+            self._changed()
+        after = After(announce=self._announce)
+        if effects.nudge is not None:
+            after.nudge = nudge_text(commitment, effects.nudge)
+        if effects.judge is not None:
+            scope = CancelScope()
+            self._scope = scope
+            call, policy = effects.judge, self._policy
+            after.start = lambda: self._submit(call, scope, policy, commitment)
+        return after
+
+    def _stop_judge(self) -> None:
+        if self._scope is not None:
+            self._scope.cancel()  # kills the judge's CLI (its whole process group)
+            self._scope = None
+
+    # -- the judge, off the lock -------------------------------------------------------------
+
+    def _submit(self, call: JudgeCall, scope: CancelScope, policy, commitment) -> None:
+        if self._closed:
+            scope.cancel()
+            return
+        try:
+            self._executor.submit(self._run, call, scope, policy, commitment)
+        except RuntimeError:  # shutting down with the server
+            scope.cancel()
+
+    def _run(self, call: JudgeCall, scope: CancelScope, policy, commitment: Commitment) -> None:
+        if scope.cancelled:
+            return  # left active while queued: the CLI never starts
+        verdict, error = None, None
+        try:
+            found = self._judge.judge(
+                commitment.next_action,
+                commitment.success_condition,
+                call.window.app,
+                call.title,
+                scope=scope,
+            )
+            verdict = Judgement(found.on_task, found.reason)
+        except Cancelled:
+            return
+        except CoachError as exc:
+            error = str(exc)
+        except Exception:
+            log.exception("judge call failed unexpectedly")
+            error = "the judge failed unexpectedly; see the log"
+        with self._lock:
+            if policy is not self._policy or scope is not self._scope:
+                return  # the commitment left active (or restarted): drop it
+            self._scope = None
+            try:
+                after = self._apply(policy.settle(call.ticket, verdict, error, self._clock.now()))
+            except Exception:  # e.g. the disk is full: the verdict is lost, the guard goes on
+                log.exception("could not record the judge's verdict")
+                return
+        after.run()
+        self._notify()
+
+    def shutdown(self) -> None:
+        """Kill a running judge and refuse new ones (server stop)."""
+        with self._lock:
+            self._closed = True
+            self._stop_judge()
+        self._executor.shutdown(wait=False, cancel_futures=True)

@@ -1,0 +1,119 @@
+"""Reflection routes: the history (paged, as CSV), corrections, removals, the insights page."""
+
+from __future__ import annotations
+
+import re
+from urllib.parse import urlencode
+
+from flask import Blueprint, Response, current_app, jsonify, redirect, request
+
+from antidrift.domain import Commitment, ValidationError
+from antidrift.web import export, insights_view
+from antidrift.web.projection import history_json
+from antidrift.web.routes import _controller, _payload
+
+bp = Blueprint("reflection", __name__)
+
+MAX_LIMIT = 1000
+_LIMIT = re.compile(r"[0-9]{1,4}")
+# Where a correction made from the insights page returns to: that page, nothing else.
+_BACK = re.compile(r"/insights(?:\?before=[A-Za-z0-9-]{1,64})?")
+
+
+def _limit(value: str | None) -> int | None:
+    if value is None:
+        return None
+    if not _LIMIT.fullmatch(value) or not 1 <= int(value) <= MAX_LIMIT:
+        raise ValidationError(f"limit must be a whole number from 1 to {MAX_LIMIT}.", "limit")
+    return int(value)
+
+
+def _before(value: str | None) -> str | None:
+    if value is None or value == "":
+        return None
+    if len(value) > 64:
+        raise ValidationError("before must be the id of a history entry.", "before")
+    return value
+
+
+@bp.get("/history")
+def history():
+    limit, before = _limit(request.args.get("limit")), _before(request.args.get("before"))
+    items = _controller().history(limit, before)
+    response = jsonify(_rows(items))
+    if limit is not None and len(items) == limit:
+        query = urlencode({"limit": limit, "before": items[-1].id})
+        response.headers["Link"] = f'</history?{query}>; rel="next"'
+    return response
+
+
+@bp.get("/history.csv")
+def history_csv():
+    body = export.to_csv(_rows(_controller().history()))
+    return Response(
+        body,
+        mimetype="text/csv",
+        headers={
+            "Content-Disposition": 'attachment; filename="antidrift-history.csv"',
+            "Cache-Control": "no-store",
+        },
+    )
+
+
+@bp.post("/history/<cid>")
+def correct(cid: str):
+    data = _payload()
+    fixed = _controller().correct(cid, data.get("outcome"), data.get("note"))
+    return _changed(_rows([fixed])[0])
+
+
+@bp.post("/history/<cid>/delete")
+def delete(cid: str):
+    _controller().remove(cid)
+    return _changed({"deleted": cid})
+
+
+@bp.get("/history/<cid>/delete")
+def confirm_delete(cid: str):
+    """The confirmation step, a page of its own: removing needs two deliberate clicks."""
+    entry = _controller().entry(cid)
+    back = _back(request.args.get("back"))
+    return _render("confirm_delete.html", entry=entry, back=back)
+
+
+@bp.get("/insights")
+def insights_page():
+    before = _before(request.args.get("before"))
+    controller = _controller()
+    view = insights_view.build(
+        controller.ended_figures(),
+        controller.history(insights_view.CHART_COMMITMENTS),
+        controller.app_totals(),
+        controller.history(insights_view.PAGE_SIZE + 1, before),
+        before=before,
+    )
+    return _render("insights.html", view=view)
+
+
+def _rows(items: list[Commitment]) -> list[dict[str, object]]:
+    """/history rows, with the drift guard's figures for each entry."""
+    return history_json(items, _controller().drift_summaries([c.id for c in items]))
+
+
+def _render(template: str, **context: object) -> str:
+    env = current_app.extensions["antidrift.renderer"].env
+    return env.get_template(template).render(**context)
+
+
+def _back(value: object) -> str:
+    return value if isinstance(value, str) and _BACK.fullmatch(value) else "/insights"
+
+
+def _changed(body: dict[str, object]):
+    """htmx follows HX-Redirect; a plain browser form gets a 303 back; API clients JSON."""
+    back = _back(request.form.get("back"))
+    if request.headers.get("HX-Request") == "true":
+        return "", 200, {"HX-Redirect": back, "Content-Type": "text/html; charset=utf-8"}
+    if request.accept_mimetypes.best_match(["application/json", "text/html"]) == "text/html":
+        return redirect(back, 303)
+    return jsonify(body)

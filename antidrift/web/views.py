@@ -1,0 +1,313 @@
+"""View models: the frozen data each template renders, built from a snapshot before rendering.
+
+The renderer only turns these into HTML; nothing here renders, and nothing in the renderer
+reads the controller. Pushed widgets are small frozen dataclasses, and the hub uses each
+object itself as its change key: a widget is re-sent exactly when its object changes.
+
+How to add a pushed widget (one frozen dataclass, one partial):
+
+1. Write `templates/_<name>.html`: ONE root element with a fixed id, rendering only from
+   the variable `<name>` (plus, if it includes other pushed widgets, their variables).
+2. Add `@dataclass(frozen=True) class ...(Widget)` below with `name = "<name>"` (and
+   `parent = "<other name>"` if it sits inside another pushed widget), holding every value
+   the partial shows and nothing else.
+3. Build it in `Views.widgets()` for the states in which it is on the page.
+
+A field you add is pushed without anyone remembering a key. A partial that reads anything
+outside its object would not be pushed when that changes: pushes render each widget from its
+object alone, so such a partial shows up as blank in its test (tests/web/test_views.py).
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import ClassVar, Protocol
+from urllib.parse import urlencode
+
+from antidrift.domain import Commitment, Health, RuntimeState
+from antidrift.drift import DriftStatus, Episode
+from antidrift.guard import DriftInfo
+from antidrift.insights import WindowTime
+from antidrift.session import CoachStatus, Snapshot
+
+HISTORY_ON_PAGE = 20
+CLI_RECHECK = 5.0  # seconds a "CLI found on PATH" answer is trusted while planning
+
+
+class HasBinary(Protocol):
+    env_var: str
+
+    def binary(self) -> str | None: ...
+
+
+@dataclass(frozen=True)
+class CoachInfo:
+    """What the page says about the coach: which backend, and how to fix it if missing."""
+
+    name: str | None
+    problem: str | None = None
+    backend: HasBinary | None = field(default=None, compare=False, repr=False)
+
+    def binary_found(self) -> bool:
+        """Looks the CLI up on PATH now (Views caches it: never call this per tick)."""
+        return self.backend is not None and self.backend.binary() is not None
+
+    @property
+    def env_var(self) -> str:
+        return getattr(self.backend, "env_var", "") or ""
+
+    @property
+    def tuning(self) -> str:
+        """The model and effort the coach asks for ("haiku, low effort"); "" for a command."""
+        tuning = getattr(self.backend, "tuning", None)
+        return str(tuning) if tuning is not None else ""
+
+
+@dataclass(frozen=True)
+class Shows:
+    """What one page shows: the state, its commitment, the proposal it has applied."""
+
+    state: str | None = None
+    commitment_id: str = ""
+    proposal_id: str = ""
+
+    @classmethod
+    def of(cls, snap: Snapshot) -> Shows:
+        coach = snap.coach
+        applied = coach.proposal_id if coach and coach.status == CoachStatus.READY else ""
+        return cls(snap.state.value, snap.commitment.id if snap.commitment else "", applied or "")
+
+    def query(self) -> str:
+        return urlencode({"view": self.state or "", "c": self.commitment_id, "p": self.proposal_id})
+
+
+# -- pushed widgets ---------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Widget:
+    """A pushed widget: `_<name>.html` rendered from this object, re-sent when it changes."""
+
+    name: ClassVar[str]
+    parent: ClassVar[str | None] = None  # a widget whose partial includes this one
+
+
+@dataclass(frozen=True)
+class CoachSource:
+    """Which coach answers Sharpen, and whether its CLI is there."""
+
+    name: str | None
+    problem: str | None
+    env_var: str
+    found: bool
+    tuning: str = ""  # the model and effort asked for, e.g. "haiku, low effort"
+
+
+@dataclass(frozen=True)
+class Proposed:
+    """A ready proposal as the plan inputs show it."""
+
+    next_action: str
+    success_condition: str
+    timebox_secs: int
+
+
+@dataclass(frozen=True)
+class CoachWidget(Widget):
+    name = "coach"
+    status: str
+    error: str | None
+    proposal: Proposed | None
+    source: CoachSource
+
+
+@dataclass(frozen=True)
+class CoachElapsed(Widget):
+    name = "coach_elapsed"
+    parent = "coach"
+    seconds: int
+
+
+@dataclass(frozen=True)
+class TimeLeft(Widget):
+    name = "time_left"
+    seconds: int
+    timebox_secs: int
+
+
+@dataclass(frozen=True)
+class EvidenceWidget(Widget):
+    name = "evidence"
+    health: Health
+    app: str | None
+    title: str | None
+
+
+@dataclass(frozen=True)
+class DriftGuardWidget(Widget):
+    """The drift guard: its status line, what it discloses, and the banner (id="drift")."""
+
+    name = "drift_guard"
+    status: DriftStatus
+    reason: str | None
+    banner: Episode | None
+    next_action: str  # the banner names it
+    info: DriftInfo
+
+
+@dataclass(frozen=True)
+class DriftReview:
+    """The drift guard's evidence for one commitment in review."""
+
+    count: int
+    on_task_share: float | None
+    episodes: tuple[Episode, ...]
+
+
+# -- whole views ------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class PageModel:
+    """Everything one view renders: the snapshot's facts, its widgets, what the store adds."""
+
+    snap: Snapshot
+    shows: Shows
+    widgets: tuple[Widget, ...]
+    history: tuple[Commitment, ...] = ()
+    focus: WindowTime | None = None
+    drift: DriftReview | None = None
+
+    def context(self) -> dict[str, object]:
+        snap = self.snap
+        ctx: dict[str, object] = {
+            "snap": snap,
+            "state": snap.state.value,
+            "commitment": snap.commitment,
+            "shows": self.shows,
+            "history": list(self.history),
+            "drift_review": self.drift,
+        }
+        if self.focus is not None:
+            ctx["shares"], ctx["apps"], ctx["sample_count"] = (
+                self.focus.windows,
+                self.focus.apps,
+                self.focus.sample_count,
+            )
+        ctx.update((w.name, w) for w in self.widgets)
+        return ctx
+
+
+class Reader(Protocol):
+    """What the locked and review views read beyond the snapshot (the controller)."""
+
+    def history(self, limit: int | None = None) -> list[Commitment]: ...
+
+    def window_time(self, commitment: Commitment, now: datetime) -> WindowTime: ...
+
+    def drift_summaries(self, ids: list[str]) -> dict[str, tuple[int, float | None]]: ...
+
+    def drift_episodes(self, commitment_id: str) -> list[Episode]: ...
+
+
+class Views:
+    """Builds view models from snapshots; the only place the web layer asks for more data."""
+
+    def __init__(
+        self,
+        coach: CoachInfo,
+        reader: Reader,
+        *,
+        recheck: float = CLI_RECHECK,
+        monotonic: Callable[[], float] = time.monotonic,
+        drift: DriftInfo | None = None,
+    ) -> None:
+        self.coach = coach
+        self.drift = drift or DriftInfo(False, why_off="it is not configured")
+        self._reader = reader
+        self._recheck, self._monotonic = recheck, monotonic
+        self._lock = threading.Lock()
+        self._found: bool | None = None
+        self._looked_at = 0.0
+        self._was_planning = False
+
+    def _cli_found(self, snap: Snapshot) -> bool:
+        """Whether the coach's CLI is on PATH: looked up on entering planning, then at most
+        every few seconds (someone may install it while the page is open), never per tick."""
+        with self._lock:
+            now = self._monotonic()
+            planning = snap.state is RuntimeState.PLANNING
+            entered, self._was_planning = planning and not self._was_planning, planning
+            if planning and (
+                self._found is None or entered or now - self._looked_at >= self._recheck
+            ):
+                self._found = self.coach.binary_found()
+                self._looked_at = now
+            return bool(self._found)
+
+    def widgets(self, snap: Snapshot) -> tuple[Widget, ...]:
+        """The pushed widgets of the snapshot's view, parents before their children."""
+        found = self._cli_found(snap)
+        if snap.state is RuntimeState.PLANNING and snap.coach is not None:
+            coach, info = snap.coach, self.coach
+            p = coach.proposal
+            return (
+                CoachWidget(
+                    coach.status,
+                    coach.error,
+                    Proposed(p.next_action, p.success_condition, p.timebox_secs) if p else None,
+                    CoachSource(info.name, info.problem, info.env_var, found, info.tuning),
+                ),
+                CoachElapsed(coach.elapsed(snap.now) or 0),
+            )
+        if snap.state is RuntimeState.ACTIVE and snap.commitment is not None:
+            last = snap.evidence.last
+            return (
+                TimeLeft(snap.commitment.seconds_left(snap.now), snap.commitment.timebox_secs),
+                EvidenceWidget(
+                    snap.evidence.health, last.app if last else None, last.title if last else None
+                ),
+                DriftGuardWidget(
+                    snap.drift.status,
+                    snap.drift.reason,
+                    snap.drift.banner,
+                    snap.commitment.next_action,
+                    self.drift,
+                ),
+            )
+        return ()
+
+    def page(self, snap: Snapshot, widgets: tuple[Widget, ...] | None = None) -> PageModel:
+        """The whole view: its widgets, and the history or focus summary it lists."""
+        if widgets is None:
+            widgets = self.widgets(snap)
+        history: tuple[Commitment, ...] = ()
+        focus = drift = None
+        if snap.state is RuntimeState.LOCKED:
+            history = tuple(self._reader.history(limit=HISTORY_ON_PAGE))
+        if snap.state is RuntimeState.REVIEW and snap.commitment is not None:
+            # Summed by the store: a long commitment has tens of thousands of samples.
+            focus = self._reader.window_time(snap.commitment, snap.now)
+            drift = self._drift_review(snap.commitment.id)
+        return PageModel(snap, Shows.of(snap), widgets, history, focus, drift)
+
+    def _drift_review(self, commitment_id: str) -> DriftReview | None:
+        """None when the guard did not watch this commitment (off, or an older one)."""
+        summary = self._reader.drift_summaries([commitment_id]).get(commitment_id)
+        if summary is None:
+            return None
+        episodes = tuple(self._reader.drift_episodes(commitment_id))
+        return DriftReview(summary[0], summary[1], episodes)
+
+
+def family(widget: Widget, widgets: Mapping[str, Widget]) -> dict[str, Widget]:
+    """A widget and every pushed widget inside it: all its partial may read."""
+    found = {widget.name: widget}
+    for other in widgets.values():
+        if other.parent in found:
+            found[other.name] = other
+    return found

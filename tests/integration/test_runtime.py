@@ -1,0 +1,190 @@
+"""The runtime owns the lifecycle: create_app wires only; start() and stop() do the rest."""
+
+from __future__ import annotations
+
+import os
+import signal
+import threading
+import time
+from datetime import timedelta
+
+import pytest
+
+from antidrift import ai
+from antidrift.app import create_app, runtime_of
+from antidrift.bootstrap import CoachInfo, Runtime
+from antidrift.config import Config
+from antidrift.domain import Health, RuntimeState
+from antidrift.evidence import WindowSampler
+from antidrift.serve import worker_exit
+from antidrift.session import CoachStatus, Controller
+from tests.fakes import FakeClock, FakeStore, wait_until
+from tests.support.fake_cli import FakeCLI
+from tests.support.procs import alive, wait_dead
+
+BACKGROUND = ("antidrift-ticker", "antidrift-sampler")
+
+
+class Probe:
+    name = "fake"
+
+    def active_window(self) -> tuple[str, str]:
+        return ("Editor", "notes.txt")
+
+
+class Pages:
+    """Stands in for the websocket hub: counts what the runtime asks of it."""
+
+    def __init__(self) -> None:
+        self.refreshes = 0
+        self.closed = 0
+
+    def refresh(self) -> None:
+        self.refreshes += 1
+
+    def close_all(self) -> None:
+        self.closed += 1
+
+
+def background() -> list[str]:
+    return [t.name for t in threading.enumerate() if t.name in BACKGROUND and t.is_alive()]
+
+
+@pytest.fixture
+def parts():
+    clock, store = FakeClock(), FakeStore()
+    controller = Controller(store, clock)
+    sampler = WindowSampler(
+        Probe(),
+        controller.record_window,
+        interval=0.05,
+        wanted=controller.wants_evidence,
+        on_running=controller.set_watcher,
+    )
+    runtime = Runtime(controller, store, clock, CoachInfo(None, "none here."), sampler)
+    yield runtime
+    runtime.stop()
+
+
+def test_create_app_starts_no_thread_and_the_runtime_starts_and_stops_them(parts, tmp_path):
+    assert background() == []
+    app = create_app(Config(data_dir=tmp_path), runtime=parts)
+    assert background() == []  # wiring Flask starts nothing
+    assert runtime_of(app) is parts
+    parts.start()
+    parts.start()  # idempotent: still one of each
+    assert sorted(background()) == sorted(BACKGROUND)
+    parts.stop()
+    wait_until(lambda: background() == [], message="a background thread outlived stop()")
+    assert parts.store.closed and parts.shutting_down.is_set()
+
+
+def test_the_tick_ends_an_expired_timebox_and_refreshes_the_pages(parts):
+    pages = Pages()
+    parts.attach(pages)
+    controller, clock = parts.controller, parts.clock
+    controller.enter_planning()
+    controller.start_manual_commitment("Write", "Done", "5")
+    clock.advance(timedelta(minutes=6))
+    parts.start()
+    wait_until(lambda: controller.snapshot().state is RuntimeState.REVIEW, timeout=5)
+    before = pages.refreshes
+    wait_until(lambda: pages.refreshes > before, timeout=5, message="no tick reached the pages")
+
+
+def test_the_sampler_tells_the_controller_whether_it_runs(parts):
+    controller = parts.controller
+    assert controller.snapshot().evidence.health is Health.UNAVAILABLE
+    parts.start()
+    assert controller.snapshot().evidence.health is Health.HEALTHY
+    controller.enter_planning()
+    controller.start_manual_commitment("Write", "Done", "5")
+    wait_until(lambda: controller.snapshot().evidence.last is not None)
+    assert controller.snapshot().evidence.last.title == "notes.txt"
+    parts.quiesce()
+    assert not parts.sampler.running
+    controller.finish()
+    assert controller.snapshot().evidence.health is Health.UNAVAILABLE
+
+
+def test_stop_closes_pages_and_store_once_whoever_calls_it(parts, tmp_path):
+    pages = Pages()
+    parts.attach(pages)
+    parts.start()
+    closes: list[int] = []
+    parts.store.close = lambda: closes.append(1)
+    parts.quiesce()
+    assert pages.closed == 1 and closes == []  # SIGTERM: requests in flight may finish
+    threads = [threading.Thread(target=parts.stop) for _ in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(5)
+    assert pages.closed == 1 and closes == [1]
+
+
+def test_gunicorns_worker_exit_hook_stops_the_apps_runtime(parts, tmp_path):
+    app = create_app(Config(data_dir=tmp_path), runtime=parts)
+    parts.start()
+
+    class Worker:
+        wsgi = app
+
+    worker_exit(None, Worker())
+    assert parts.store.closed
+    wait_until(lambda: background() == [])
+    worker_exit(None, type("Unloaded", (), {"wsgi": None})())  # an app that never loaded
+
+
+def test_stop_kills_a_running_coach_cli_and_its_group_at_once(tmp_path, monkeypatch):
+    """The one kill path: stopping the runtime kills the CLI of the call in flight."""
+    cli = FakeCLI(tmp_path / "bin", "slowcoach")
+    pidfile = tmp_path / "pids"
+    cli.configure(delay=30, pidfile=str(pidfile))
+    monkeypatch.setenv("PATH", str(cli.folder))
+    backend = ai.CommandBackend("slowcoach")
+    clock, store = FakeClock(), FakeStore()
+    controller = Controller(store, clock, coach=ai.Service(backend, timeout=60))
+    runtime = Runtime(controller, store, clock, CoachInfo("command", None, backend))
+    runtime.start()
+    controller.enter_planning()
+    controller.request_coach("write the intro")
+    pid = int(wait_until(lambda: pidfile.exists() and pidfile.read_text().strip(), timeout=10))
+    try:
+        assert alive(pid)
+        started = time.monotonic()
+        runtime.stop()
+        assert wait_dead(pid, within=2.0), "the coach CLI outlived the runtime"
+        assert time.monotonic() - started < 5
+        assert controller.snapshot().coach.status == CoachStatus.IDLE
+        assert store.closed
+    finally:
+        if alive(pid):
+            os.killpg(pid, signal.SIGKILL)
+
+
+def test_a_failing_probe_shows_as_no_watcher_until_it_recovers(make_controller):
+    controller = make_controller()
+    failing = threading.Event()
+    failing.set()
+
+    class Flaky:
+        name = "flaky"
+
+        def active_window(self):
+            if failing.is_set():
+                raise RuntimeError("no display")
+            return ("Editor", "x")
+
+    sampler = WindowSampler(Flaky(), controller.record_window, on_running=controller.set_watcher)
+    sampler.start()  # the first probe runs at once; the interval (5 s) does not matter here
+    try:
+        for _ in range(3):
+            sampler.sample_once()
+        assert controller.snapshot().evidence.health is Health.UNAVAILABLE
+        failing.clear()
+        sampler.sample_once()
+        assert controller.snapshot().evidence.health is Health.HEALTHY
+    finally:
+        sampler.stop()
+    assert controller.snapshot().evidence.health is Health.UNAVAILABLE

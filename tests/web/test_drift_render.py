@@ -1,0 +1,102 @@
+"""The drift guard on the page: the banner and its buttons, what the page discloses, review."""
+
+from __future__ import annotations
+
+import json
+from datetime import timedelta
+
+import pytest
+
+from antidrift.app import create_app
+from antidrift.bootstrap import Runtime
+from antidrift.config import Config
+from antidrift.drift import DriftSettings
+from antidrift.guard import DriftInfo
+from tests.conftest import coach_info_for
+from tests.fakes import FakeJudge, RecordingNotifier, wait_until
+from tests.support.html import parse
+
+NOW = DriftSettings(timedelta(0), timedelta(0), 30)
+PLAN = {
+    "next_action": "Write the <b>intro</b>",
+    "success_condition": "Intro in the doc",
+    "timebox_minutes": "20",
+}
+
+
+@pytest.fixture
+def judge():
+    judge = FakeJudge({"code"})
+    yield judge
+    judge.release_all()
+
+
+@pytest.fixture
+def page(make_controller, judge, store, clock, tmp_path):
+    def make(info: DriftInfo, **kwargs):
+        controller = make_controller(judge=judge, notifier=RecordingNotifier(), **kwargs)
+        runtime = Runtime(controller, store, clock, coach_info_for(None), drift_info=info)
+        app = create_app(Config(data_dir=tmp_path), runtime=runtime)
+        client = app.test_client()
+        client.post("/planning")
+        client.post("/commitment", data=PLAN)
+        return controller, client
+
+    return make
+
+
+def _drifting(controller, client, title="Cat <i>videos</i>"):
+    client.post("/evidence/window", json={"app": "firefox", "title": title})
+    wait_until(lambda: controller.snapshot().drift.status.value == "drifting")
+    controller.drift_tick()
+
+
+def test_the_banner_appears_with_two_answer_buttons_and_goes_on_answer(page):
+    controller, client = page(DriftInfo(True, "claude"), drift=NOW)
+    doc = parse(client.get("/").get_data(as_text=True))
+    assert doc.by_id("drift") is None and doc.by_id("drift-guard") is not None
+    _drifting(controller, client)
+    html = client.get("/").get_data(as_text=True)
+    banner = parse(html).by_id("drift")
+    assert banner is not None
+    buttons = banner.find_all("button")
+    assert [b.text().strip() for b in buttons] == ["Back to it", "This is on task"]
+    assert [b.get("hx-post") for b in buttons] == ["/drift/ack", "/drift/ack"]
+    assert [json.loads(b.get("hx-vals"))["answer"] for b in buttons] == ["back", "on_task"]
+    assert "Write the <b>intro</b>" in banner.text()  # the next action, as text
+    assert "<i>videos" not in html and "<b>intro" not in html
+    client.post("/drift/ack", data={"answer": "back"}, headers={"HX-Request": "true"})
+    assert parse(client.get("/").get_data(as_text=True)).by_id("drift") is None
+
+
+def test_the_page_says_the_guard_is_on_which_cli_judges_and_that_titles_go_to_it(page):
+    controller, client = page(DriftInfo(True, "codex", titles_excluded=True), drift=NOW)
+    text = parse(client.get("/").get_data(as_text=True)).by_id("drift-guard").text()
+    assert "Drift guard on" in text and "codex" in text and "title" in text
+    assert "ANTIDRIFT_EVIDENCE_EXCLUDE" in text and "ANTIDRIFT_DRIFT=off" in text
+
+
+def test_the_page_says_when_the_guard_is_off(page):
+    controller, client = page(DriftInfo(False, why_off="ANTIDRIFT_DRIFT is off"))
+    text = parse(client.get("/").get_data(as_text=True)).by_id("drift-guard").text()
+    assert "Drift guard off" in text and "ANTIDRIFT_DRIFT is off" in text
+    assert controller.snapshot().drift.status.value == "off"
+
+
+def test_review_shows_the_on_task_share_and_each_episode(page, clock):
+    controller, client = page(DriftInfo(True, "claude"), drift=NOW)
+    client.post("/evidence/window", json={"app": "code", "title": "intro.md"})
+    wait_until(lambda: controller.snapshot().drift.status.value == "on_task")
+    clock.advance(45)
+    _drifting(controller, client, "Feed")
+    clock.advance(15)
+    client.post("/drift/ack", json={"answer": "back"})
+    client.post("/finish")
+    section = parse(client.get("/").get_data(as_text=True)).find_all(
+        "section", class_="drift-review"
+    )[0]
+    text = " ".join(section.text().split())
+    assert "On task 75% of the judged time" in text, text
+    assert "1 drift episode" in text
+    assert "firefox — Feed" in text and "15 s" in text and "you said: back to it" in text
+    assert "The judge: firefox does not serve it" in text
