@@ -173,18 +173,6 @@ def test_an_unusable_model_or_effort_is_a_warning_and_ignored(name, value):
     assert not any(value in arg for arg in ClaudeBackend(tuning=tuning).args("claude"))
 
 
-@pytest.mark.parametrize(
-    "argv",
-    [
-        ClaudeBackend().args("claude"),
-        CodexBackend().args("codex", "/t/a"),
-        CommandBackend("llm").args("llm"),
-    ],
-)
-def test_the_prompt_is_never_in_argv(argv):
-    assert not any("focus coach" in arg or "INTENT" in arg for arg in argv)
-
-
 def test_missing_binary_is_none_and_version_is_none(monkeypatch, tmp_path):
     monkeypatch.setenv("PATH", str(tmp_path))
     for backend in (ClaudeBackend(), CodexBackend(), CommandBackend("nosuchllm -m x")):
