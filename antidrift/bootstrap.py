@@ -3,19 +3,20 @@
 from __future__ import annotations
 
 import logging
+import os
 import threading
 from dataclasses import dataclass, field
 from datetime import timedelta
 from typing import Protocol
 
-from antidrift import ai
+from antidrift import ai, evidence
 from antidrift.clock import Clock, SystemClock
 from antidrift.config import Config
 from antidrift.datalock import DataDirLock, acquire
 from antidrift.drift import DriftSettings
+from antidrift.evidence import WindowSampler
 from antidrift.guard import DriftInfo
 from antidrift.notify import Background, build_notifier
-from antidrift.sampler import WindowSampler, choose_probe
 from antidrift.session import Controller
 from antidrift.store import SQLiteStore, Store
 from antidrift.ticker import Ticker
@@ -159,15 +160,7 @@ def build_runtime(config: Config, *, clock: Clock | None = None) -> Runtime:
         raise
     coach, info = build_coach(config)
     judge, drift, drift_info = build_drift(config, coach)
-    probe = choose_probe(config.window_source, env=config.env)
-    if probe is None and config.window_source == "off":
-        log.info("built-in window sampler off (ANTIDRIFT_WINDOW_SOURCE=off)")
-    elif probe is None:
-        log.warning(
-            "no built-in window sampler for this desktop: on X11 install xdotool and xprop"
-            " (and set DISPLAY), on macOS osascript is needed; or post samples to"
-            " /evidence/window. Evidence shows as unavailable until then."
-        )
+    probe = choose_window_source(config).probe
     # In the background: a notification daemon that hangs must never hold a transition.
     notifier = Background(build_notifier(config.notify, config.notify_command, env=config.env))
     controller = Controller(
@@ -197,6 +190,27 @@ def build_runtime(config: Config, *, clock: Clock | None = None) -> Runtime:
     return Runtime(
         controller, store, clock, info, sampler, notifier, lock=lock, drift_info=drift_info
     )
+
+
+def choose_window_source(config: Config) -> evidence.Choice:
+    """The evidence source for this session, said in the log with why and what would help."""
+    choice = evidence.choose(
+        config.window_source, env=config.env or os.environ, aw_url=config.aw_url, try_first=True
+    )
+    if choice.probe is None and config.window_source == "off":
+        log.info("built-in window sampler off (ANTIDRIFT_WINDOW_SOURCE=off)")
+    elif choice.probe is None:
+        log.warning(
+            "no window source for this session: %s. To get evidence: %s. Evidence shows as"
+            " unavailable until then.",
+            choice.reason,
+            choice.advice,
+        )
+    else:
+        log.info("window source: %s (%s)", choice.name, choice.reason)
+        if choice.advice:
+            log.warning("window source %s: %s", choice.name, choice.advice)
+    return choice
 
 
 def _unavailable(info: CoachInfo) -> str:

@@ -8,6 +8,7 @@ import sys
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
+from urllib.parse import urlsplit
 
 DEFAULT_HOST = "127.0.0.1"
 DEFAULT_PORT = 7717
@@ -34,6 +35,7 @@ class Config:
     ai_backend: str = "claude"
     ai_timeout: float = 60.0
     window_source: str = "auto"
+    aw_url: str = "http://127.0.0.1:5600"
     evidence_exclude: re.Pattern[str] | None = None
     allowed_hosts: tuple[str, ...] = ()
     sample_interval: float = 5.0
@@ -56,7 +58,8 @@ class Config:
             data_dir=Path(data_dir).expanduser() if data_dir else default_data_dir(env),
             ai_backend=env.get("ANTIDRIFT_AI_BACKEND", "claude").strip().lower() or "claude",
             ai_timeout=_seconds(env.get("ANTIDRIFT_AI_TIMEOUT", "60")),
-            window_source=env.get("ANTIDRIFT_WINDOW_SOURCE", "auto").strip().lower() or "auto",
+            window_source=_window_source(env.get("ANTIDRIFT_WINDOW_SOURCE", "")),
+            aw_url=_aw_url(env.get("ANTIDRIFT_AW_URL", "")),
             evidence_exclude=_regex(env.get("ANTIDRIFT_EVIDENCE_EXCLUDE", "")),
             allowed_hosts=tuple(
                 h.strip().lower()
@@ -85,6 +88,33 @@ def _seconds(value: str, name: str = "ANTIDRIFT_AI_TIMEOUT") -> float:
     if not 0 < seconds <= 3600:
         raise ConfigError(f"{name}={value!r} must be between 0 and 3600 seconds.")
     return seconds
+
+
+def _window_source(value: str) -> str:
+    from antidrift.evidence.choose import MODES  # the probes' own list of names
+
+    mode = value.strip().lower() or "auto"
+    if mode not in MODES:
+        raise ConfigError(
+            f"ANTIDRIFT_WINDOW_SOURCE={value!r} is not a window source: use one of"
+            f" {', '.join(MODES)}."
+        )
+    return mode
+
+
+def _aw_url(value: str) -> str:
+    url = value.strip().rstrip("/") or "http://127.0.0.1:5600"
+    try:
+        parts = urlsplit(url)
+        parts.port  # noqa: B018 — a port that is no number raises here
+    except ValueError:
+        parts = urlsplit("")
+    if parts.scheme not in ("http", "https") or not parts.hostname or parts.query:
+        raise ConfigError(
+            f"ANTIDRIFT_AW_URL={value!r} is not an http URL of aw-server"
+            " (e.g. http://127.0.0.1:5600)."
+        )
+    return url
 
 
 def _span(env: Mapping[str, str], name: str, default: str) -> float:

@@ -15,7 +15,7 @@ from antidrift.app import create_app, runtime_of
 from antidrift.bootstrap import CoachInfo, Runtime
 from antidrift.config import Config
 from antidrift.domain import Health, RuntimeState
-from antidrift.sampler import WindowSampler
+from antidrift.evidence import WindowSampler
 from antidrift.serve import worker_exit
 from antidrift.session import CoachStatus, Controller
 from tests.fakes import FakeClock, FakeStore, wait_until

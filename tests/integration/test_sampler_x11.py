@@ -10,7 +10,7 @@ import time
 
 import pytest
 
-from antidrift.sampler import X11Probe
+from antidrift.evidence.x11 import X11Probe
 
 TITLE = "AntiDrift test window"
 WINDOW_PROGRAM = next((p for p in ("xmessage", "xterm") if shutil.which(p)), "xmessage")

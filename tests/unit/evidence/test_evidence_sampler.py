@@ -1,81 +1,20 @@
-"""The window sampler: probe choice, the sampling thread, and the X11/macOS probes on fake tools."""
+"""The sampling thread, and the X11/macOS probes on fake tools."""
 
 from __future__ import annotations
 
 import logging
-import os
-import sys
 import threading
 import time
 from collections import deque
 from datetime import UTC, datetime, timedelta
-from pathlib import Path
 
 import pytest
 
-from antidrift.sampler import (
-    MacOSProbe,
-    ProbeError,
-    WindowSampler,
-    X11Probe,
-    choose_probe,
-)
+from antidrift.evidence.macos import MacOSProbe
+from antidrift.evidence.probe import OUTPUT_CAP, ProbeError
+from antidrift.evidence.sampler import WindowSampler
+from antidrift.evidence.x11 import X11Probe
 from tests.support import procs
-
-# --- choose_probe -------------------------------------------------------------------------
-
-
-def tools(*present: str):
-    """A fake shutil.which that finds exactly the given tools."""
-    return lambda name: f"/usr/bin/{name}" if name in present else None
-
-
-X = {"DISPLAY": ":0"}
-
-
-@pytest.mark.parametrize(
-    ("mode", "platform", "env", "which", "expected"),
-    [
-        ("auto", "darwin", {}, tools("osascript"), MacOSProbe),
-        ("auto", "darwin", X, tools("osascript", "xdotool"), MacOSProbe),
-        ("auto", "darwin", X, tools("xdotool"), X11Probe),  # XQuartz without osascript
-        ("auto", "darwin", {}, tools(), None),
-        ("auto", "linux", X, tools("xdotool"), X11Probe),
-        ("auto", "linux", X, tools("xdotool", "osascript"), X11Probe),
-        ("auto", "linux", {}, tools("xdotool"), None),
-        ("auto", "linux", {"DISPLAY": ""}, tools("xdotool"), None),
-        ("auto", "linux", X, tools(), None),
-        ("auto", "linux", {}, tools("osascript"), None),
-        ("auto", "win32", X, tools(), None),
-        ("x11", "linux", X, tools("xdotool"), X11Probe),
-        ("x11", "linux", {}, tools(), X11Probe),  # forced: fails later, reported not running
-        ("x11", "darwin", {}, tools("osascript"), X11Probe),
-        ("macos", "darwin", {}, tools("osascript"), MacOSProbe),
-        ("macos", "linux", X, tools("xdotool"), MacOSProbe),
-        ("off", "darwin", {}, tools("osascript"), None),
-        ("off", "linux", X, tools("xdotool"), None),
-        (" Auto ", "linux", X, tools("xdotool"), X11Probe),
-        ("OFF", "linux", X, tools("xdotool"), None),
-    ],
-)
-def test_choose_probe_picks_the_probe_for_mode_platform_and_environment(
-    mode, platform, env, which, expected
-):
-    probe = choose_probe(mode, env=env, which=which, platform=platform)
-    if expected is None:
-        assert probe is None
-    else:
-        assert type(probe) is expected
-        assert probe.name == {X11Probe: "x11", MacOSProbe: "macos"}[expected]
-
-
-@pytest.mark.parametrize("mode", ["wayland", "", "x12", "none"])
-def test_choose_probe_rejects_an_unknown_mode_listing_the_valid_ones(mode):
-    with pytest.raises(ValueError) as raised:
-        choose_probe(mode, env=X, which=tools("xdotool"), platform="linux")
-    for valid in ("auto", "x11", "macos", "off"):
-        assert valid in str(raised.value)
-
 
 # --- WindowSampler ------------------------------------------------------------------------
 
@@ -297,24 +236,6 @@ def test_a_non_positive_interval_is_refused():
 # --- probes on fake tools -----------------------------------------------------------------
 
 
-@pytest.fixture
-def fake_bin(tmp_path, monkeypatch):
-    """Write fake tools (python scripts) into a directory that comes first on PATH."""
-    bin_dir = tmp_path / "bin"
-    bin_dir.mkdir()
-    monkeypatch.setenv("PATH", f"{bin_dir}{os.pathsep}{os.environ.get('PATH', '')}")
-    monkeypatch.setenv("DISPLAY", ":99")
-
-    def install(name: str, body: str) -> Path:
-        path = bin_dir / name
-        path.write_text(f"#!{sys.executable}\nimport sys, time\nargs = sys.argv[1:]\n{body}\n")
-        path.chmod(0o755)
-        return path
-
-    install.dir = bin_dir
-    return install
-
-
 def only_fake_tools(fake_bin, monkeypatch):
     monkeypatch.setenv("PATH", str(fake_bin.dir))
 
@@ -470,7 +391,7 @@ def test_a_tool_that_floods_its_output_is_stopped_at_the_cap(fake_bin):
     huge = 'sys.stdout.write("x" * 20_000_000 + "\\n")'
     fake_bin("xdotool", XDOTOOL_EWMH.replace('print("Inbox — Mozilla Firefox")', huge))
     fake_bin("xprop", XPROP_FIREFOX)
-    with pytest.raises(ProbeError, match="more than 64 KiB"):
+    with pytest.raises(ProbeError, match=f"more than {OUTPUT_CAP // 1024} KiB"):
         X11Probe().active_window()
 
 

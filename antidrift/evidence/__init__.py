@@ -1,0 +1,12 @@
+"""Evidence: which window has focus, from the desktop's own tool or from ActivityWatch.
+
+Modules: `probe` (the protocol, its error, the one way a probe runs a tool), one module per
+source (`x11`, `macos`, `sway`, `hyprland`, `kde`, `gnome`, `activitywatch`), `choose` (the
+source for ANTIDRIFT_WINDOW_SOURCE, `auto` included) and `sampler` (the thread). Probes never
+import the sampler."""
+
+from antidrift.evidence.choose import MODES, Choice, choose, new_probe
+from antidrift.evidence.probe import ProbeError, WindowProbe
+from antidrift.evidence.sampler import WindowSampler
+
+__all__ = ["MODES", "Choice", "ProbeError", "WindowProbe", "WindowSampler", "choose", "new_probe"]

@@ -1,0 +1,113 @@
+"""GNOME Shell: the "Focused Window D-Bus" extension, called through gdbus.
+
+The extension (focused-window-dbus@flexagoon.com) exports a method `Get` that returns the
+focused window as a JSON string (`title`, `wm_class`, `wm_class_instance`, `pid`, …; `{}` when
+nothing has focus). Its README names the object path /org/gnome/Shell/Extensions/FocusedWindow
+and interface org.gnome.Shell.Extensions.FocusedWindow, while its code exports
+/org/gnome/shell/extensions/FocusedWindow with interface org.gnome.shell.extensions.FocusedWindow
+(D-Bus names are case-sensitive): the code's first, then the README's, and the one that
+answered is kept.
+
+gdbus (GLib 2.74) prints the reply as a GVariant text tuple: `('<json>',)`, or `("<json>",)`
+when the string holds a `'`; inside, `\\`, the quote and unprintable characters are
+backslash-escaped (tests/fixtures/evidence/gdbus-*.txt, recorded from a real gdbus).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+
+from antidrift.evidence.probe import ProbeError, ToolFailed, Window, run_tool
+
+OBJECTS = (
+    ("/org/gnome/shell/extensions/FocusedWindow", "org.gnome.shell.extensions.FocusedWindow"),
+    ("/org/gnome/Shell/Extensions/FocusedWindow", "org.gnome.Shell.Extensions.FocusedWindow"),
+)
+EXTENSION = 'the "Focused Window D-Bus" GNOME Shell extension (focused-window-dbus@flexagoon.com)'
+_NOT_THERE = ("UnknownMethod", "UnknownObject", "UnknownInterface")
+_ESCAPES = {"a": "\a", "b": "\b", "f": "\f", "n": "\n", "r": "\r", "t": "\t", "v": "\v"}
+
+
+def argv(path: str, interface: str) -> list[str]:
+    """The gdbus call of the extension's Get method at one object path."""
+    return [
+        "gdbus", "call", "--session", "--dest", "org.gnome.Shell",
+        "--object-path", path, "--method", f"{interface}.Get",
+    ]  # fmt: skip
+
+
+def gvariant_string(text: str) -> str:
+    """The string inside gdbus's `('…',)` answer, its escapes undone."""
+    text = text.strip()
+    if not (text.startswith("(") and text.endswith(",)")) or len(text) < 5:
+        raise ProbeError("gdbus printed no string reply")
+    quoted = text[1:-2]
+    quote = quoted[0]
+    if quote not in "'\"" or quoted[-1] != quote:
+        raise ProbeError("gdbus printed no string reply")
+    out: list[str] = []
+    body, i = quoted[1:-1], 0
+    while i < len(body):
+        char = body[i]
+        if char != "\\":
+            out.append(char)
+            i += 1
+            continue
+        code = body[i + 1 : i + 2]
+        width = {"u": 4, "U": 8}.get(code)
+        if width:
+            try:
+                out.append(chr(int(body[i + 2 : i + 2 + width], 16)))
+            except ValueError:
+                raise ProbeError("gdbus printed a malformed escape") from None
+            i += 2 + width
+        else:
+            out.append(_ESCAPES.get(code, code))
+            i += 2
+    return "".join(out)
+
+
+def _text(value: object) -> str:
+    return value if isinstance(value, str) else ""
+
+
+def parse(text: str) -> Window | None:
+    """gdbus's reply → (wm_class, title); None for `{}`."""
+    try:
+        window = json.loads(gvariant_string(text))
+    except (ValueError, RecursionError):
+        raise ProbeError(f"{EXTENSION} answered no JSON") from None
+    if not isinstance(window, dict):
+        raise ProbeError(f"{EXTENSION} answered no window object")
+    app = _text(window.get("wm_class")) or _text(window.get("wm_class_instance"))
+    title = _text(window.get("title"))
+    return (app, title) if app or title else None
+
+
+class GnomeProbe:
+    """Asks GNOME Shell over the session bus."""
+
+    name = "gnome"
+
+    def __init__(self, env: Mapping[str, str] | None = None) -> None:
+        self._env = env
+        self._objects = list(OBJECTS)  # the one that answered moves to the front
+
+    def active_window(self) -> Window | None:
+        missing: ToolFailed | None = None
+        for index, (path, interface) in enumerate(self._objects):
+            try:
+                out = run_tool(argv(path, interface), env=self._env).stdout
+            except ToolFailed as exc:
+                if not any(name in str(exc) for name in _NOT_THERE):
+                    raise  # e.g. no GNOME Shell on the bus: the other path will not help
+                missing = exc
+                continue
+            if index:
+                self._objects.insert(0, self._objects.pop(index))
+            return parse(out)
+        raise ProbeError(
+            f"GNOME Shell does not offer the focused window: install and enable {EXTENSION}"
+            f" ({missing})"
+        )

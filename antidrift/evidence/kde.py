@@ -1,0 +1,40 @@
+"""KDE Plasma: kdotool, an xdotool for KWin (Wayland and X11).
+
+Format from kdotool 0.2's source (src/main.rs, src/templates.rs;
+tests/fixtures/evidence/kdotool-active.txt): commands chain like xdotool's, and each query
+prints one line, in order. `kdotool getactivewindow getwindowclassname getwindowname` prints
+the window's `resourceClass`, then its `caption`. With no active window the generated KWin
+script stops early and nothing is printed. Errors go to stderr (`ERROR: …`, `Error: …`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from antidrift.evidence.probe import ProbeError, Window, failure_detail, run_tool
+
+ARGV = ["kdotool", "getactivewindow", "getwindowclassname", "getwindowname"]
+
+
+def parse(text: str) -> Window | None:
+    """Class on the first line, the caption after it; None when nothing was printed."""
+    lines = text.rstrip("\n").split("\n")
+    app, title = lines[0].strip(), " ".join(lines[1:]).strip()
+    return (app, title) if app or title else None
+
+
+class KdeProbe:
+    """Asks KWin through kdotool."""
+
+    name = "kde"
+
+    def __init__(self, env: Mapping[str, str] | None = None) -> None:
+        self._env = env
+
+    def active_window(self) -> Window | None:
+        result = run_tool(ARGV, env=self._env)
+        window = parse(result.stdout)
+        if window is None and result.stderr.strip():
+            # kdotool reports a failed KWin script on stderr and still exits 0.
+            raise ProbeError(f"kdotool failed: {failure_detail(result)}")
+        return window

@@ -1,0 +1,72 @@
+"""What every window probe is: a name and one call that answers the focused window."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from typing import Protocol
+
+from antidrift import process
+
+# (app, title) of the focused window.
+Window = tuple[str, str]
+
+TOOL_TIMEOUT = 2.0  # seconds per tool run: a sample must never stall the sampler for long
+OUTPUT_CAP = 1 << 20  # bytes of stdout; a sway tree of a hundred windows is ~100 KB
+_LOG_PREFIX = re.compile(r"^\d\d:\d\d:\d\d\.\d+ \[\w+\] \[[^\]]*\] ")  # sway's log lines
+
+
+class ProbeError(Exception):
+    """The window source failed; the message is a sentence for people (never a title)."""
+
+
+class ToolFailed(ProbeError):
+    """The tool ran and exited non-zero (as opposed to missing or hanging)."""
+
+
+class WindowProbe(Protocol):
+    name: str
+
+    def active_window(self) -> Window | None:
+        """(app, title) of the focused window, None when nothing has focus."""
+        ...
+
+
+def run_tool(
+    argv: list[str],
+    *,
+    env: Mapping[str, str] | None = None,
+    timeout: float = TOOL_TIMEOUT,
+    max_output: int = OUTPUT_CAP,
+) -> process.Result:
+    """Run a window tool through the one subprocess seam; a failure becomes a ProbeError."""
+    tool = argv[0]
+    try:
+        result = process.run(
+            argv,
+            timeout=timeout,
+            max_output=max_output,
+            env=dict(env) if env is not None else None,
+            name=tool,
+        )
+    except process.NotFound:
+        raise ProbeError(f"{tool} is not installed") from None
+    except process.TimedOut:
+        raise ProbeError(f"{tool} timed out after {timeout:g} s") from None
+    except process.TooLarge:
+        raise ProbeError(f"{tool} printed more than {max_output // 1024} KiB") from None
+    except process.ProcessError as exc:
+        raise ProbeError(str(exc)) from None
+    if result.returncode != 0:
+        what = " ".join(arg for arg in argv[:2] if not arg.startswith("-"))
+        raise ToolFailed(f"{what} failed: {failure_detail(result)}")
+    return result
+
+
+def failure_detail(result: process.Result) -> str:
+    """The first line a failing tool printed: stderr, else stdout (hyprctl), else the status."""
+    for stream in (result.stderr, result.stdout):
+        for line in stream.splitlines():
+            if line.strip():
+                return _LOG_PREFIX.sub("", line.strip())[:200]
+    return f"exit status {result.returncode}"

@@ -1,0 +1,67 @@
+"""sway: the focused node of `swaymsg -t get_tree`.
+
+Recorded with sway 1.7 (tests/fixtures/evidence/sway-get_tree*.json). The tree nests outputs,
+workspaces and containers under `nodes` and `floating_nodes`; exactly one node has
+`"focused": true`. A window is a node of type `con` or `floating_con`: a Wayland-native one
+names its app in `app_id`, an XWayland one has `app_id` null and `window_properties.class`.
+When an empty workspace has focus, the focused node is the workspace: no window.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+
+from antidrift.evidence.probe import ProbeError, Window, run_tool
+
+WINDOW_TYPES = ("con", "floating_con")
+
+
+def _text(value: object) -> str:
+    return value if isinstance(value, str) else ""
+
+
+def focused_window(tree: object) -> Window | None:
+    """The focused window of a get_tree answer, None when no window has focus."""
+    stack = [tree]
+    while stack:
+        node = stack.pop()
+        if not isinstance(node, dict):
+            continue
+        if node.get("focused") is True:
+            if node.get("type") not in WINDOW_TYPES:
+                return None  # a workspace or an output has focus
+            props = node.get("window_properties")
+            props = props if isinstance(props, dict) else {}
+            app = _text(node.get("app_id")) or _text(props.get("class"))
+            app = app or _text(props.get("instance"))
+            title = _text(node.get("name")) or _text(props.get("title"))
+            return (app, title) if app or title else None
+        for key in ("nodes", "floating_nodes"):
+            children = node.get(key)
+            if isinstance(children, list):
+                stack.extend(children)
+    return None
+
+
+def parse(text: str) -> Window | None:
+    """swaymsg's JSON tree → the focused window."""
+    try:
+        tree = json.loads(text)
+    except (ValueError, RecursionError):
+        raise ProbeError("swaymsg -t get_tree printed no JSON tree") from None
+    if not isinstance(tree, dict):
+        raise ProbeError("swaymsg -t get_tree printed no JSON tree")
+    return focused_window(tree)
+
+
+class SwayProbe:
+    """Asks sway over its IPC socket (SWAYSOCK) through swaymsg."""
+
+    name = "sway"
+
+    def __init__(self, env: Mapping[str, str] | None = None) -> None:
+        self._env = env
+
+    def active_window(self) -> Window | None:
+        return parse(run_tool(["swaymsg", "-t", "get_tree"], env=self._env).stdout)

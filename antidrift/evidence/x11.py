@@ -1,0 +1,68 @@
+"""X11: the focused window through xdotool (EWMH active window, else input focus) and xprop."""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Mapping
+
+from antidrift.evidence.probe import ProbeError, ToolFailed, Window, run_tool
+
+NO_WINDOW_IDS = (0, 1)  # X11 None and PointerRoot: nothing has focus
+_QUOTED = re.compile(r'"((?:[^"\\]|\\.)*)"')
+_TITLE_APP = re.compile(r".*\s[-–—]\s(.+)$")  # "Inbox — Mozilla Firefox" -> "Mozilla Firefox"
+
+
+def _window_id(text: str, what: str) -> int:
+    try:
+        return int(text.strip())
+    except ValueError:
+        raise ProbeError(f"{what} printed no window id") from None
+
+
+class X11Probe:
+    """Asks the X server via xdotool and xprop."""
+
+    name = "x11"
+
+    def __init__(self, env: Mapping[str, str] | None = None) -> None:
+        self._env = env
+
+    def active_window(self) -> Window | None:
+        env = self._env if self._env is not None else os.environ
+        if not env.get("DISPLAY"):
+            raise ProbeError("DISPLAY is not set: no X11 session to sample")
+        window = self._focused_window()
+        if window is None:
+            return None
+        title = self._out(["xdotool", "getwindowname", str(window)]).rstrip("\n")
+        try:
+            classes = _QUOTED.findall(self._out(["xprop", "-id", str(window), "WM_CLASS"]))
+        except ProbeError:
+            classes = []  # a missing xprop or WM_CLASS is not worth losing the sample for
+        if classes:
+            app = classes[-1]
+        else:
+            match = _TITLE_APP.match(title)
+            app = match.group(1).strip() if match else title
+        return (app, title) if app or title else None
+
+    def _out(self, argv: list[str]) -> str:
+        return run_tool(argv, env=self._env).stdout
+
+    def _focused_window(self) -> int | None:
+        try:
+            window = _window_id(self._out(["xdotool", "getactivewindow"]), "xdotool")
+        except ToolFailed as ewmh_error:
+            # No EWMH window manager, or it reports no active window: ask for the input focus.
+            try:
+                raw = _window_id(self._out(["xdotool", "getwindowfocus", "-f"]), "xdotool")
+            except ProbeError:
+                raise ewmh_error from None
+            if raw in NO_WINDOW_IDS:
+                return None
+            try:  # without -f xdotool walks up to the top-level window carrying WM_CLASS
+                window = _window_id(self._out(["xdotool", "getwindowfocus"]), "xdotool")
+            except ProbeError:
+                return None  # focus is on the root or a window no application owns
+        return None if window in NO_WINDOW_IDS else window
