@@ -1,0 +1,125 @@
+"""The drift banner in Chromium: it appears by push, its buttons work by htmx alone, and it
+clobbers nothing (focus, the clock); screenshots of the banner and of the review's episodes."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+
+from tests.browser.conftest import App
+from tests.support.fake_cli import path_with
+from tests.support.fake_judge import FakeJudgeCLI
+from tests.support.fake_notify import FakeNotifier
+from tests.support.server import RunningServer
+
+ACTION = "Write the intro paragraph of the quarterly report"
+SIZES = {"desktop": (1280, 800), "phone": (390, 844)}
+
+
+@pytest.fixture(scope="module")
+def app(tmp_path_factory, _chromium_available) -> Iterator[App]:
+    """This module's server: a fake claude that also judges, a fake notify-send, short grace."""
+    tmp = tmp_path_factory.mktemp("browser-drift")
+    fake = FakeJudgeCLI(tmp / "bin")
+    notifier = FakeNotifier(tmp / "bin")
+    env = {
+        "PATH": path_with(tmp / "bin"),
+        "ANTIDRIFT_AI_BACKEND": "claude",
+        "ANTIDRIFT_NOTIFY": "auto",
+        "ANTIDRIFT_DRIFT_GRACE": "1",
+        "ANTIDRIFT_DRIFT_COOLDOWN": "1",
+    }
+    server = RunningServer(tmp / "data", env=env)
+    server.env.pop("ANTIDRIFT_CLAUDE_BIN", None)
+    server.env.pop("ANTIDRIFT_DRIFT", None)
+    server.start()
+    app = App(server, fake, tmp)
+    app.notifier = notifier
+    try:
+        yield app
+    finally:
+        server.stop()
+
+
+def _start(app: App) -> None:
+    app.server.post("/planning")
+    status, _ = app.server.post(
+        "/commitment",
+        {"next_action": ACTION, "success_condition": "Three paragraphs", "timebox_minutes": 45},
+    )
+    assert status == 200
+
+
+def _window(app: App, name: str, title: str) -> None:
+    assert app.server.post("/evidence/window", {"app": name, "title": title})[0] == 202
+
+
+def _no_sideways_scroll(page) -> bool:
+    return page.evaluate("document.documentElement.scrollWidth <= window.innerWidth")
+
+
+def _snap_all(browser, app: App, ui, name: str) -> None:
+    for size, (width, height) in SIZES.items():
+        for scheme in ("light", "dark"):
+            context = browser.new_context(
+                viewport={"width": width, "height": height}, color_scheme=scheme
+            )
+            try:
+                page = context.new_page()
+                page.goto(app.base + "/")
+                page.wait_for_load_state("networkidle")
+                assert _no_sideways_scroll(page), f"{name} scrolls sideways at {width} px"
+                ui.snap(page, f"{name}-{size}-{scheme}")
+            finally:
+                context.close()
+
+
+def test_the_banner_appears_and_its_buttons_work_without_clobbering(app, page, watch, ui, browser):
+    expect = ui.expect
+    _start(app)
+    page.reload()
+    guard = page.locator("#drift-guard")
+    expect(guard).to_contain_text("Drift guard on: claude")
+    _window(app, "code", "intro.md — report")
+    expect(guard).to_have_attribute("data-status", "on_task")
+
+    finish = page.get_by_role("button", name="Finish")
+    finish.focus()
+    clock = page.locator(".time-left-clock")
+    before = clock.text_content()
+    _window(app, "firefox", "Cat videos — YouTube")
+    banner = page.locator("#drift")
+    expect(banner).to_be_visible()
+    expect(banner).to_contain_text(ACTION)
+    expect(banner).to_contain_text("Cat videos")
+    focused = page.evaluate("document.activeElement.textContent.trim()")
+    assert focused == "Finish", "the banner's push took the focus away"
+    expect(clock).not_to_have_text(before)  # the clock still runs beside the banner
+    ui.wait_until(page, lambda: app.notifier.calls(), what="the drift notification")
+    _snap_all(browser, app, ui, "active-drift")
+
+    page.get_by_role("button", name="This is on task").click()
+    expect(banner).to_have_count(0)
+    expect(guard).to_have_attribute("data-status", "on_task")
+    expect(page.locator("#active-message")).to_be_empty()
+    page.wait_for_timeout(2500)  # past grace and cooldown: the taught window never nudges
+    _window(app, "firefox", "Cat videos — YouTube")
+    page.wait_for_timeout(1500)
+    expect(banner).to_have_count(0)
+    assert len([c for c in app.notifier.calls() if any("Drifting" in a for a in c)]) == 1
+
+    _window(app, "firefox", "Home / YouTube shorts")
+    expect(banner).to_be_visible()
+    page.get_by_role("button", name="Back to it").click()
+    expect(banner).to_have_count(0)
+    _window(app, "code", "intro.md — report")
+    expect(guard).to_have_attribute("data-status", "on_task")
+
+    page.get_by_role("button", name="Finish").click()
+    episodes = page.locator(".episodes .episode")
+    expect(episodes).to_have_count(2)
+    expect(page.locator(".drift-review")).to_contain_text("you said: on task")
+    expect(page.locator(".drift-review")).to_contain_text("you said: back to it")
+    _snap_all(browser, app, ui, "review-drift")
+    assert watch.errors == [] and watch.csp_violations() == []
