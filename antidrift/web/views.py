@@ -60,6 +60,12 @@ class CoachInfo:
     def env_var(self) -> str:
         return getattr(self.backend, "env_var", "") or ""
 
+    @property
+    def tuning(self) -> str:
+        """The model and effort the coach asks for ("haiku, low effort"); "" for a command."""
+        tuning = getattr(self.backend, "tuning", None)
+        return str(tuning) if tuning is not None else ""
+
 
 @dataclass(frozen=True)
 class Shows:
@@ -98,6 +104,7 @@ class CoachSource:
     problem: str | None
     env_var: str
     found: bool
+    tuning: str = ""  # the model and effort asked for, e.g. "haiku, low effort"
 
 
 @dataclass(frozen=True)
@@ -243,7 +250,7 @@ class Views:
                     coach.status,
                     coach.error,
                     coach.proposal,
-                    CoachSource(info.name, info.problem, info.env_var, found),
+                    CoachSource(info.name, info.problem, info.env_var, found, info.tuning),
                 ),
                 CoachElapsed(coach.elapsed(snap.now) or 0),
             )
