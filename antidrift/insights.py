@@ -10,6 +10,7 @@ from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
+from typing import NamedTuple
 
 from antidrift.domain import (
     Commitment,
@@ -28,9 +29,10 @@ TRACK_RECORD_LINES = 5
 OTHER_APPS = "other apps"
 
 
-@dataclass(frozen=True)
-class Ended:
-    """One ended commitment as the figures see it: what was planned, what it took."""
+class Ended(NamedTuple):
+    """One ended commitment as the figures see it: what was planned, what it took.
+
+    A NamedTuple, not a dataclass: the insights page builds one per commitment ever ended."""
 
     planned_secs: int
     actual_secs: int

@@ -12,7 +12,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
-from antidrift.ai import Cancelled, CancelScope, Coach, CoachError, Judge, Proposal
+from antidrift.ai import Cancelled, CancelScope, Coach, CoachError, Judge
 from antidrift.clock import Clock
 from antidrift.domain import (
     MAX_TEXT,
@@ -21,7 +21,9 @@ from antidrift.domain import (
     IllegalTransitionError,
     NotFound,
     NotPlanning,
+    Plan,
     RuntimeState,
+    ValidationError,
     WindowSample,
     evidence_health,
     parse_extend_minutes,
@@ -53,7 +55,7 @@ class CoachView:
     """The coach as the page shows it; exists only while planning."""
 
     status: str = CoachStatus.IDLE
-    proposal: Proposal | None = None
+    proposal: Plan | None = None  # validated by the domain, like a typed plan
     proposal_id: str | None = None
     error: str | None = None
     pending_since: datetime | None = None
@@ -415,6 +417,9 @@ class Controller:
     def app_totals(self) -> dict[str, float]:
         return self._store.app_totals()
 
+    def export_rows(self) -> list[tuple]:
+        return self._store.export_rows()
+
     # -- corrections -------------------------------------------------------------------------
 
     def correct(self, commitment_id: str, outcome: object, note: object = "") -> Commitment:
@@ -476,13 +481,17 @@ class Controller:
             return  # superseded while queued: a stale call never starts its CLI
         try:
             proposal = coach.coach(intent, scope=call.scope)
-            view = CoachView(
-                CoachStatus.READY, proposal, proposal_id=f"{self._boot}-{call.generation}"
+            # The one plan validator: what the coach proposes meets a typed plan's rules.
+            plan = validate_plan(
+                proposal.next_action, proposal.success_condition, proposal.timebox_minutes
             )
+            view = CoachView(CoachStatus.READY, plan, proposal_id=f"{self._boot}-{call.generation}")
         except Cancelled:
             return
         except CoachError as exc:
             view = CoachView(CoachStatus.ERROR, error=str(exc))
+        except ValidationError as exc:
+            view = CoachView(CoachStatus.ERROR, error=unusable_proposal(exc))
         except Exception:
             log.exception("coach call failed unexpectedly")
             view = CoachView(CoachStatus.ERROR, error="The coach failed unexpectedly; see the log.")
@@ -521,6 +530,11 @@ def times_up(commitment: Commitment) -> tuple[str, str]:
         "Time's up · AntiDrift",
         f"{commitment.next_action}\nDone when: {commitment.success_condition}",
     )
+
+
+def unusable_proposal(exc: ValidationError) -> str:
+    """The coach page's sentence for a proposal the domain refused."""
+    return f"The coach's proposal can't be used ({exc.message.rstrip('.')}) — try again."
 
 
 def _describe(state: RuntimeState) -> str:

@@ -22,6 +22,19 @@ from antidrift.domain import (
 from antidrift.drift import Answer, Episode, Judgement, Window
 from antidrift.insights import Ended, WindowTime, actual_secs
 
+# Every ended commitment's time per app, from its samples (migration 4 and bulk imports).
+_ALL_APP_TIME = f"""
+INSERT INTO app_time (commitment_id, app, secs)
+SELECT commitment_id, app, SUM(secs) FROM (
+    SELECT s.commitment_id, s.app, MIN(MAX(COALESCE(
+        LEAD(s.at_epoch) OVER (PARTITION BY s.commitment_id ORDER BY s.at_epoch, s.id),
+        (julianday(c.ended_at) - 2440587.5) * 86400.0) - s.at_epoch, 0),
+        {MAX_SAMPLE_SPAN.total_seconds()}) AS secs
+    FROM samples s JOIN commitments c ON c.id = s.commitment_id
+    WHERE c.outcome IS NOT NULL)
+GROUP BY commitment_id, app
+"""
+
 # Numbered migrations, applied in order and recorded in schema_migrations. Never edit one
 # that has shipped: add the next.
 MIGRATIONS: list[tuple[int, str, str]] = [
@@ -98,9 +111,13 @@ MIGRATIONS: list[tuple[int, str, str]] = [
         4,
         "reflection",
         # Sample times as numbers, so time shares are summed in SQL without parsing text
-        # (a review of 20,000 samples), and each ended commitment's time per app kept
-        # beside it, so the insights page sums a few rows per commitment, not every sample.
+        # (a review of 20,000 samples); each ended commitment's actual time and time per app
+        # kept with it, so insights and the CSV read a few numbers per commitment.
         f"""
+        ALTER TABLE commitments ADD COLUMN actual_secs INTEGER;
+        UPDATE commitments SET actual_secs = MAX(0, CAST(ROUND(
+            (julianday(ended_at) - julianday(started_at)) * 86400) AS INTEGER))
+            WHERE ended_at IS NOT NULL AND outcome IS NOT NULL;
         ALTER TABLE samples ADD COLUMN at_epoch REAL;
         UPDATE samples SET at_epoch = (julianday(at) - 2440587.5) * 86400.0;
         CREATE INDEX samples_by_commitment_epoch ON samples(commitment_id, at_epoch, id);
@@ -110,15 +127,7 @@ MIGRATIONS: list[tuple[int, str, str]] = [
             secs REAL NOT NULL,
             PRIMARY KEY (commitment_id, app)
         ) WITHOUT ROWID;
-        INSERT INTO app_time (commitment_id, app, secs)
-            SELECT commitment_id, app, SUM(secs) FROM (
-                SELECT s.commitment_id, s.app, MIN(MAX(COALESCE(
-                    LEAD(s.at_epoch) OVER (PARTITION BY s.commitment_id ORDER BY s.at_epoch, s.id),
-                    (julianday(c.ended_at) - 2440587.5) * 86400.0) - s.at_epoch, 0),
-                    {MAX_SAMPLE_SPAN.total_seconds()}) AS secs
-                FROM samples s JOIN commitments c ON c.id = s.commitment_id
-                WHERE c.outcome IS NOT NULL)
-            GROUP BY commitment_id, app
+        {_ALL_APP_TIME}
         """,
     ),
 ]
@@ -154,6 +163,22 @@ GROUP BY app
 """
 
 _HISTORY_ORDER = " ORDER BY ended_at DESC, rowid DESC"
+
+# The columns of export_rows, the same names and order as a /history row's keys.
+EXPORT_COLUMNS = (
+    "id",
+    "next_action",
+    "success_condition",
+    "timebox_secs",
+    "started_at",
+    "ended_at",
+    "outcome",
+    "note",
+    "extended_secs",
+    "actual_secs",
+    "drift_count",
+    "on_task_share",
+)
 
 # Tables whose rows belong to one commitment: removing an entry from the history removes
 # them too (new tables of that kind go here).
@@ -197,6 +222,7 @@ class Store(Protocol):
     def drift_summaries(self, ids: list[str]) -> dict[str, tuple[int, float | None]]: ...
     def window_time(self, commitment_id: str, until: datetime, top: int) -> WindowTime: ...
     def ended_figures(self) -> list[Ended]: ...
+    def export_rows(self) -> list[tuple]: ...
     def app_totals(self) -> dict[str, float]: ...
     def entry(self, commitment_id: str) -> Commitment | None: ...
     def correct(self, commitment_id: str, outcome: Outcome, note: str) -> Commitment | None: ...
@@ -362,10 +388,29 @@ class SQLiteStore:
         return [WindowSample(r["app"], r["title"], _dt(r["at"])) for r in rows]
 
     def _keep_app_time(self, commitment: Commitment) -> None:
-        """Inside save's transaction: the ended commitment's time per app, for insights."""
+        """Inside save's transaction: the ended commitment's actual time and time per app."""
         until = commitment.ended_at or commitment.deadline
+        self._db.execute(
+            "UPDATE commitments SET actual_secs = ? WHERE id = ?",
+            (
+                actual_secs(commitment.started_at, commitment.ended_at, commitment.deadline),
+                commitment.id,
+            ),
+        )
         self._db.execute("DELETE FROM app_time WHERE commitment_id = ?", (commitment.id,))
         self._db.execute(_APP_TIME, {"cid": commitment.id, "until": until.timestamp()})
+
+    def rebuild_app_time(self) -> None:
+        """Recompute every ended commitment's time per app (after a bulk import)."""
+        with self._lock:
+            self._db.execute("BEGIN IMMEDIATE")
+            try:
+                self._db.execute("DELETE FROM app_time")
+                self._db.execute(_ALL_APP_TIME)
+                self._db.execute("COMMIT")
+            except BaseException:
+                self._db.execute("ROLLBACK")
+                raise
 
     def history(self, limit: int | None = None, before: str | None = None) -> list[Commitment]:
         """Ended commitments, newest first; all of them unless limited; `before` an id pages.
@@ -497,17 +542,24 @@ class SQLiteStore:
         """Every ended commitment's planned and actual time and outcome, newest first."""
         with self._lock:
             rows = self._db.execute(
-                "SELECT timebox_secs, started_at, ended_at, deadline, outcome FROM commitments"
+                "SELECT timebox_secs, actual_secs, outcome FROM commitments"
                 f" WHERE outcome IS NOT NULL{_HISTORY_ORDER}"
             ).fetchall()
-        return [
-            Ended(
-                planned,
-                actual_secs(_dt(started), _dt(ended_at), _dt(deadline)),
-                Outcome(outcome),
-            )
-            for planned, started, ended_at, deadline, outcome in rows
-        ]
+        outcomes = {o.value: o for o in Outcome}
+        return [Ended(planned, actual or 0, outcomes[outcome]) for planned, actual, outcome in rows]
+
+    def export_rows(self) -> list[tuple]:
+        """Every ended commitment as plain values in EXPORT_COLUMNS order, newest first (the
+        CSV of 10,000 entries skips building a Commitment for each)."""
+        with self._lock:
+            return self._db.execute(
+                "SELECT c.id, c.next_action, c.success_condition, c.timebox_secs, c.started_at,"
+                " c.ended_at, c.outcome, c.note, c.extended_secs, c.actual_secs,"
+                " COALESCE(d.drift_count, 0),"
+                " ROUND(MIN(MAX(d.on_task_share, 0.0), 1.0), 4)"
+                " FROM commitments c LEFT JOIN drift_summary d ON d.commitment_id = c.id"
+                " WHERE c.outcome IS NOT NULL ORDER BY c.ended_at DESC, c.rowid DESC"
+            ).fetchall()
 
     def app_totals(self) -> dict[str, float]:
         """Seconds per app over every ended commitment."""

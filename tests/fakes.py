@@ -99,6 +99,17 @@ class FakeStore:
     def ended_figures(self) -> list[insights.Ended]:
         return [insights.ended(c) for c in self.history()]
 
+    def export_rows(self) -> list[tuple]:
+        rows = []
+        for c in self.history():
+            count, share = self.summaries.get(c.id, (0, None))
+            rows.append(
+                (c.id, c.next_action, c.success_condition, c.timebox_secs)
+                + (c.started_at.isoformat(), c.ended_at.isoformat(), c.outcome.value, c.note)
+                + (c.extended_secs, insights.ended(c).actual_secs, count, share)
+            )
+        return rows
+
     def app_totals(self) -> dict[str, float]:
         totals: dict[str, float] = {}
         for c in self.history():
@@ -179,7 +190,7 @@ class FakeStore:
             )
 
 
-DEFAULT_PROPOSAL = Proposal("Write the intro paragraph", "The intro is in the doc", 25 * 60)
+DEFAULT_PROPOSAL = Proposal("Write the intro paragraph", "The intro is in the doc", 25)
 
 
 @dataclass(eq=False)

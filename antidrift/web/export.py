@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import csv
 import io
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Sequence
 
 # A cell starting with one of these is run as a formula by Excel, LibreOffice and Sheets
 # (CSV injection: `=HYPERLINK(...)`, `@SUM(...)`); a leading apostrophe makes it text.
@@ -18,29 +18,10 @@ def neutralise(value: object) -> object:
     return value
 
 
-def to_csv(rows: Sequence[Mapping[str, object]], columns: Sequence[str] | None = None) -> str:
+def to_csv(columns: Sequence[str], rows: Iterable[Sequence[object]]) -> str:
     """A header row, then one line per row; CRLF line ends and quoting as RFC 4180 says."""
-    columns = list(columns or (rows[0].keys() if rows else HISTORY_COLUMNS))
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\r\n", quoting=csv.QUOTE_MINIMAL)
     writer.writerow(columns)
-    for row in rows:
-        writer.writerow(["" if row[c] is None else neutralise(row[c]) for c in columns])
+    writer.writerows(["" if v is None else neutralise(v) for v in row] for row in rows)
     return out.getvalue()
-
-
-# The columns of an empty history (the same keys /history rows carry).
-HISTORY_COLUMNS = (
-    "id",
-    "next_action",
-    "success_condition",
-    "timebox_secs",
-    "started_at",
-    "ended_at",
-    "outcome",
-    "note",
-    "extended_secs",
-    "actual_secs",
-    "drift_count",
-    "on_task_share",
-)

@@ -16,7 +16,7 @@ from antidrift.domain import Commitment, Share
 PAGE_SIZE = 50
 CHART_COMMITMENTS = 20
 # The planned-against-actual chart's drawing box (SVG user units); CSS scales it.
-CHART_W, CHART_H = 320, 150
+CHART_W, CHART_H = 400, 150
 CHART_LEFT, CHART_BOTTOM, CHART_TOP = 30, 18, 8
 
 
@@ -143,8 +143,9 @@ def chart(oldest_first: Sequence[Commitment]) -> Chart:
 
 
 def nice_ceiling(minutes: float) -> int:
-    """A round top for the axis: 10, 15, 30, 60, then whole hours."""
+    """A round top for the axis: 10, 15, 30, 60, then half hours up to 4 h, then hours."""
     for step in (10, 15, 30, 60):
         if minutes <= step:
             return step
-    return 60 * math.ceil(minutes / 60)
+    unit = 30 if minutes <= 240 else 60
+    return unit * math.ceil(minutes / unit)

@@ -8,6 +8,7 @@ from urllib.parse import urlencode
 from flask import Blueprint, Response, current_app, jsonify, redirect, request
 
 from antidrift.domain import Commitment, ValidationError
+from antidrift.store import EXPORT_COLUMNS
 from antidrift.web import export, insights_view
 from antidrift.web.projection import history_json
 from antidrift.web.routes import _controller, _payload
@@ -49,7 +50,7 @@ def history():
 
 @bp.get("/history.csv")
 def history_csv():
-    body = export.to_csv(_rows(_controller().history()))
+    body = export.to_csv(EXPORT_COLUMNS, _controller().export_rows())
     return Response(
         body,
         mimetype="text/csv",

@@ -28,7 +28,7 @@ from datetime import datetime
 from typing import ClassVar, Protocol
 from urllib.parse import urlencode
 
-from antidrift.domain import Commitment, Health, RuntimeState
+from antidrift.domain import Commitment, Health, Plan, RuntimeState
 from antidrift.drift import DriftStatus, Episode
 from antidrift.guard import DriftInfo
 from antidrift.insights import WindowTime
@@ -101,20 +101,11 @@ class CoachSource:
 
 
 @dataclass(frozen=True)
-class Proposed:
-    """A ready proposal as the plan inputs show it."""
-
-    next_action: str
-    success_condition: str
-    timebox_secs: int
-
-
-@dataclass(frozen=True)
 class CoachWidget(Widget):
     name = "coach"
     status: str
     error: str | None
-    proposal: Proposed | None
+    proposal: Plan | None  # the plan inputs show it (planning view, prefill)
     source: CoachSource
 
 
@@ -247,12 +238,11 @@ class Views:
         found = self._cli_found(snap)
         if snap.state is RuntimeState.PLANNING and snap.coach is not None:
             coach, info = snap.coach, self.coach
-            p = coach.proposal
             return (
                 CoachWidget(
                     coach.status,
                     coach.error,
-                    Proposed(p.next_action, p.success_condition, p.timebox_secs) if p else None,
+                    coach.proposal,
                     CoachSource(info.name, info.problem, info.env_var, found),
                 ),
                 CoachElapsed(coach.elapsed(snap.now) or 0),

@@ -31,7 +31,7 @@ from tests.support.server import RunningServer
 
 PLAN_INPUTS = ["next_action", "success_condition", "timebox_minutes"]
 PLAN = {"next_action": "Write the intro", "success_condition": "Intro done", "timebox_minutes": 20}
-PROPOSAL = Proposal("Outline the report", "Five headings in the doc", 35 * 60)
+PROPOSAL = Proposal("Outline the report", "Five headings in the doc", 35)
 
 
 class Page:
@@ -374,7 +374,7 @@ def test_a_new_proposal_prefills_again_once(srv):
     srv.to("planning")
     page = srv.open(**planning_view(srv))
     page.recv()
-    srv.coach.enqueue(PROPOSAL, Proposal("Second idea", "Second check", 600))
+    srv.coach.enqueue(PROPOSAL, Proposal("Second idea", "Second check", 10))
     srv.post("/coach", {"intent": "one"})
     page.recv_until(lambda m: bool(inputs(m)))
     srv.post("/coach", {"intent": "two"})

@@ -8,13 +8,24 @@ import time
 import pytest
 
 from antidrift.ai import CLITimeout, Proposal
-from antidrift.domain import IllegalTransitionError, NotPlanning, RuntimeState, ValidationError
+from antidrift.domain import (
+    IllegalTransitionError,
+    NotPlanning,
+    Plan,
+    RuntimeState,
+    ValidationError,
+)
 from antidrift.session import CoachStatus
 from antidrift.store import Persisted
-from tests.fakes import DEFAULT_PROPOSAL, FakeCoach, Recorder, wait_until
+from tests.fakes import FakeCoach, Recorder, wait_until
 
-P1 = Proposal("Outline the report", "Five headings in the doc", 30 * 60)
-P2 = Proposal("Draft the summary", "Three paragraphs written", 45 * 60)
+P1 = Proposal("Outline the report", "Five headings in the doc", 30)
+P2 = Proposal("Draft the summary", "Three paragraphs written", 45)
+
+
+def plan(p: Proposal) -> Plan:
+    """The plan the controller offers for a proposal (the domain validated it)."""
+    return Plan(p.next_action, p.success_condition, p.timebox_minutes * 60)
 
 
 def planning(controller) -> Recorder:
@@ -52,7 +63,7 @@ def test_request_goes_pending_then_ready_and_notifies_twice(make_controller):
     settle()
     assert rec.statuses == [CoachStatus.PENDING, CoachStatus.READY]
     ready = controller.snapshot().coach
-    assert ready.proposal == P1
+    assert ready.proposal == plan(P1)
     assert ready.proposal_id and ready.error is None
     assert controller.snapshot().state is RuntimeState.PLANNING
 
@@ -184,7 +195,7 @@ def test_a_superseded_call_is_cancelled_and_only_the_newest_result_is_projected(
     coach.release(0)
     assert first.finished.wait(2)
     settle()
-    assert controller.snapshot().coach.proposal == P2
+    assert controller.snapshot().coach.proposal == plan(P2)
     assert rec.statuses == [CoachStatus.PENDING, CoachStatus.PENDING, CoachStatus.READY]
 
 
@@ -202,12 +213,12 @@ def test_a_stale_result_arriving_while_the_newer_call_runs_is_discarded(make_con
     assert status(controller) == CoachStatus.PENDING
     coach.release(1)
     wait_until(lambda: status(controller) == CoachStatus.READY)
-    assert controller.snapshot().coach.proposal == P2
+    assert controller.snapshot().coach.proposal == plan(P2)
     assert rec.statuses == [CoachStatus.PENDING, CoachStatus.PENDING, CoachStatus.READY]
 
 
 def test_ten_quick_requests_start_the_coach_at_most_twice_and_project_the_last(make_controller):
-    results = [Proposal(f"Step {i}", f"Done {i}", (i + 1) * 60) for i in range(10)]
+    results = [Proposal(f"Step {i}", f"Done {i}", i + 1) for i in range(10)]
     coach = FakeCoach(*results, gated=True, poll=0.2)  # slow to notice: workers stay busy
     controller = make_controller(coach)
     planning(controller)
@@ -228,7 +239,7 @@ def test_ten_quick_requests_start_the_coach_at_most_twice_and_project_the_last(m
     assert all(c.scope.cancelled for c in coach.calls[:-1])
     proposal = controller.snapshot().coach.proposal
     # Results are handed out in call order, so the last call got the next queued answer.
-    assert proposal == results[len(started) - 1]
+    assert proposal == plan(results[len(started) - 1])
     assert controller.snapshot().coach.status == CoachStatus.READY
 
 
@@ -345,9 +356,10 @@ def test_coach_activity_writes_nothing_to_the_store(make_controller, store):
 def test_saved_records_carry_no_coach_fields(make_controller, store):
     controller = make_controller(FakeCoach(P1))
     planning(controller)
-    controller.request_coach("write")
+    controller.request_coach("INTENT-7f3a the quarterly report")
     wait_until(lambda: status(controller) == CoachStatus.READY)
-    controller.start_manual_commitment("a", "b", 5)
+    proposal_id = controller.snapshot().coach.proposal_id
+    controller.start_manual_commitment("a", "b", 5)  # the user typed their own plan
     fields = {f.name for f in dataclasses.fields(Persisted)}
     assert fields == {"state", "commitment", "samples"}
     for state, commitment in store.saves:
@@ -355,7 +367,10 @@ def test_saved_records_carry_no_coach_fields(make_controller, store):
         if commitment is not None:
             names = {f.name for f in dataclasses.fields(commitment)}
             assert not {n for n in names if "coach" in n or "proposal" in n or "intent" in n}
-            assert P1.next_action not in (commitment.next_action, commitment.note)
+    # Neither the intent, nor the proposal the user did not take, nor its id, is stored.
+    stored = repr((store.snapshot(), store.saves))
+    for secret in ("INTENT-7f3a", P1.next_action, P1.success_condition, proposal_id):
+        assert secret not in stored, secret
 
 
 def test_a_restart_during_ready_comes_back_idle(make_controller, store):
@@ -370,13 +385,13 @@ def test_a_restart_during_ready_comes_back_idle(make_controller, store):
     assert snap.coach.status == CoachStatus.IDLE and snap.coach.proposal is None
 
 
-def test_default_fake_proposal_is_usable_as_a_plan(make_controller):
-    """The coach's proposal fits the domain's own limits, so a page can start it as is."""
-    controller = make_controller(FakeCoach())
+@pytest.mark.parametrize("minutes", [1, 480])
+def test_a_proposal_at_the_domains_bounds_is_ready_and_starts_as_is(make_controller, minutes):
+    """What the page submits from a ready proposal is a plan the domain takes unchanged."""
+    controller = make_controller(FakeCoach(Proposal("Write", "Done", minutes)))
     planning(controller)
     controller.request_coach("write")
     wait_until(lambda: status(controller) == CoachStatus.READY)
     p = controller.snapshot().coach.proposal
-    assert p == DEFAULT_PROPOSAL
     c = controller.start_manual_commitment(p.next_action, p.success_condition, p.timebox_secs // 60)
-    assert c.timebox_secs == p.timebox_secs
+    assert (c.next_action, c.success_condition, c.timebox_secs) == ("Write", "Done", minutes * 60)

@@ -13,7 +13,8 @@ from antidrift import insights
 from antidrift import store as store_module
 from antidrift.domain import Commitment, Outcome, RuntimeState, WindowSample
 from antidrift.drift import Episode, Judgement, Window
-from antidrift.store import MIGRATIONS, SQLiteStore
+from antidrift.store import EXPORT_COLUMNS, MIGRATIONS, SQLiteStore
+from antidrift.web.projection import history_json
 from tests.fakes import START
 
 ACTIVE, REVIEW, LOCKED = RuntimeState.ACTIVE, RuntimeState.REVIEW, RuntimeState.LOCKED
@@ -214,5 +215,15 @@ def test_migration_4_fills_sample_times_and_app_time_for_an_existing_history(tmp
         assert new.app_totals() == pytest.approx({"code": 45.0 + 30.0, "mail": 45.0})
         got = new.window_time("c", START + timedelta(seconds=120))
         assert got.sample_count == 3 and got.apps[0].app == "code"
+        assert new.ended_figures() == [insights.Ended(600, 120, MET)]
     finally:
         new.close()
+
+
+def test_export_rows_are_the_history_rows_in_their_column_order(db):
+    run(db, "a", minutes=30, took=12, outcome=MISSED, note='say "hi", =1+1')
+    run(db, "b", start=START + timedelta(hours=1), samples=[("code", "x", 0)])
+    db.save_drift_summary("b", 2, 0.123456)
+    items = db.history()
+    want = history_json(items, db.drift_summaries([c.id for c in items]))
+    assert [dict(zip(EXPORT_COLUMNS, row, strict=True)) for row in db.export_rows()] == want

@@ -154,7 +154,7 @@ def test_pending_coach_shows_elapsed_seconds_and_a_cancel_button(make_controller
 
 
 def test_a_ready_proposal_fills_the_inputs_on_a_fresh_page(make_controller, make_app):
-    coach = FakeCoach(Proposal("Outline the report", "Five headings", 35 * 60))
+    coach = FakeCoach(Proposal("Outline the report", "Five headings", 35))
     client = make_app(make_controller(coach), coach).test_client()
     to(client, "planning")
     client.post("/coach", data={"intent": "report"})
@@ -230,7 +230,7 @@ def test_review_without_samples_says_so(client):
 
 
 def test_ai_text_with_markup_is_escaped_in_the_page_and_the_inputs(make_controller, make_app):
-    coach = FakeCoach(Proposal(EVIL, EVIL, 600))
+    coach = FakeCoach(Proposal(EVIL, EVIL, 10))
     client = make_app(make_controller(coach), coach).test_client()
     to(client, "planning")
     client.post("/coach", data={"intent": "x"})

@@ -316,7 +316,7 @@ def test_a_body_over_the_limit_is_413_and_changes_nothing(client):
 def test_post_coach_in_planning_is_200_and_the_state_goes_pending_then_ready(
     make_controller, make_app
 ):
-    coach = FakeCoach(Proposal("Outline", "Five headings", 1800), gated=True)
+    coach = FakeCoach(Proposal("Outline", "Five headings", 30), gated=True)
     client = make_app(make_controller(coach), coach).test_client()
     to(client, "planning")
     response = client.post("/coach", data={"intent": "the report"})

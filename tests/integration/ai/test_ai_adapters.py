@@ -52,7 +52,7 @@ if sys.argv[1:] != expected:
 def test_claude_gets_the_verified_argv_and_the_prompt_on_stdin(write_cli):
     write_cli("claude", FAKE_CLAUDE)
     proposal = Service(ClaudeBackend()).coach("write the Q3 report")
-    assert proposal == Proposal("Start: write the Q3 report", "done", 1800)
+    assert proposal == Proposal("Start: write the Q3 report", "done", 30)
 
 
 def test_claude_runs_outside_the_servers_cwd(write_cli, tmp_path):
@@ -133,7 +133,7 @@ def test_invalid_utf8_answer_is_a_clear_error_not_a_crash(write_cli):
 def test_invalid_utf8_around_a_valid_answer_still_works(write_cli):
     answer = json.dumps({"next_action": "a", "success_condition": "b", "timebox_minutes": 5})
     write_cli("claude", f"sys.stdout.buffer.write(b'\\xff ' + {answer.encode()!r} + b' \\xfe')\n")
-    assert Service(ClaudeBackend()).coach("x").timebox_secs == 300
+    assert Service(ClaudeBackend()).coach("x").timebox_minutes == 5
 
 
 def test_claude_flood_is_output_too_large(write_cli):
@@ -186,7 +186,7 @@ def test_codex_answer_comes_from_the_o_file_which_is_removed(write_cli, tmp_path
     record = tmp_path / "record.json"
     write_cli("codex", _fake_codex(record, CODEX_ANSWERS))
     proposal = Service(CodexBackend()).coach("plan the sprint")
-    assert proposal == Proposal("Codex: plan the sprint", "ok", 2700)
+    assert proposal == Proposal("Codex: plan the sprint", "ok", "45")
     seen = json.loads(record.read_text())
     assert Path(seen["out"]).parent.resolve() == Path(seen["cwd"]).resolve()
     assert not os.path.exists(seen["out"])

@@ -26,7 +26,7 @@ def test_a_sharpen_reaches_the_stand_in_and_comes_back_as_a_proposal(claude_bin,
     assert proposal == Proposal(
         DEFAULT_PROPOSAL["next_action"],
         DEFAULT_PROPOSAL["success_condition"],
-        DEFAULT_PROPOSAL["timebox_minutes"] * 60,
+        DEFAULT_PROPOSAL["timebox_minutes"],
     )
     (body,) = stand_in.bodies(MESSAGES)
     assert '\\"write the Q3 report\\"' in _request_text(body)

@@ -20,7 +20,7 @@ def test_a_sharpen_reaches_the_stand_in_and_comes_back_as_a_proposal(codex_bin, 
     assert proposal == Proposal(
         DEFAULT_PROPOSAL["next_action"],
         DEFAULT_PROPOSAL["success_condition"],
-        DEFAULT_PROPOSAL["timebox_minutes"] * 60,
+        DEFAULT_PROPOSAL["timebox_minutes"],
     )
     (body,) = stand_in.bodies(RESPONSES)
     assert '\\"write the Q3 report\\"' in json.dumps(body["input"], ensure_ascii=False)

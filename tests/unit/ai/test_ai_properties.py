@@ -1,4 +1,4 @@
-"""Properties: the parser never raises anything but CoachError, and valid answers round-trip."""
+"""Properties: the parser never raises anything but CoachError, and hands fields back as given."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 from antidrift.ai import CoachError, Proposal, extract_json, parse_proposal
 
 json_values = st.recursive(
-    st.none() | st.booleans() | st.integers() | st.floats() | st.text(max_size=20),
+    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=20),
     lambda inner: (
         st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=10), inner, max_size=4)
     ),
@@ -33,33 +33,10 @@ def test_parse_proposal_raises_only_coach_errors(text):
         parse_proposal(text)
 
 
-@given(proposal_like)
-def test_parse_proposal_on_proposal_shaped_objects_raises_only_coach_errors(data):
-    try:
-        proposal = parse_proposal(json.dumps(data))
-    except CoachError:
-        return
-    assert 60 <= proposal.timebox_secs <= 480 * 60
-
-
-texts = st.text(min_size=1, max_size=500).filter(lambda t: t.strip())
-minutes = st.integers(min_value=1, max_value=480)
-minute_forms = st.sampled_from([int, float, str, lambda m: f" {m} "])
-
-
-@given(
-    next_action=texts,
-    success_condition=texts,
-    m=minutes,
-    form=minute_forms,
-    before=st.text().filter(lambda t: "{" not in t),
-    after=st.text(),
-)
-def test_valid_proposal_in_chatter_round_trips(
-    next_action, success_condition, m, form, before, after
-):
-    data = {"next_action": next_action, "success_condition": success_condition}
-    data["timebox_minutes"] = form(m)
+@given(proposal_like, st.text().filter(lambda t: "{" not in t), st.text())
+def test_any_object_in_chatter_comes_back_field_for_field(data, before, after):
     answer = before + json.dumps(data) + after
-    expected = Proposal(next_action.strip(), success_condition.strip(), m * 60)
+    expected = Proposal(
+        data.get("next_action"), data.get("success_condition"), data.get("timebox_minutes")
+    )
     assert parse_proposal(extract_json(answer)) == expected

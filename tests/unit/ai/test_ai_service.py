@@ -1,4 +1,4 @@
-"""Service: prompt → backend → extract → validate, over a FakeBackend."""
+"""Service: prompt → backend → extract, over a FakeBackend (the domain validates)."""
 
 from __future__ import annotations
 
@@ -9,9 +9,7 @@ import pytest
 from antidrift.ai import (
     CancelScope,
     CLINotLoggedIn,
-    CLITimeout,
     EmptyResponse,
-    InvalidProposal,
     NoJSON,
     Proposal,
     Service,
@@ -25,10 +23,10 @@ GOOD = {
 }
 
 
-def test_success_returns_the_validated_proposal(fake_backend):
+def test_success_returns_the_proposed_fields(fake_backend):
     fake_backend.enqueue(json.dumps(GOOD))
     proposal = Service(fake_backend).coach("work on the quarterly report")
-    assert proposal == Proposal("Draft the summary", "3 paragraphs", 1800)
+    assert proposal == Proposal("Draft the summary", "3 paragraphs", 30)
 
 
 def test_the_prompt_carries_the_intent_and_the_timeout(fake_backend):
@@ -43,7 +41,7 @@ def test_the_prompt_carries_the_intent_and_the_timeout(fake_backend):
 
 def test_chatty_answer_still_works(fake_backend):
     fake_backend.enqueue(f"Sure thing! {{like this}}\n```json\n{json.dumps(GOOD)}\n```\nEnjoy.")
-    assert Service(fake_backend).coach("x").timebox_secs == 1800
+    assert Service(fake_backend).coach("x").timebox_minutes == 30
 
 
 @pytest.mark.parametrize(
@@ -51,8 +49,7 @@ def test_chatty_answer_still_works(fake_backend):
     [
         ("", EmptyResponse),
         ("I'd rather not.", NoJSON),
-        ('{"next_action": "x"}', InvalidProposal),
-        (json.dumps({**GOOD, "timebox_minutes": 0}), InvalidProposal),
+        ("[1, 2]", NoJSON),
     ],
 )
 def test_malformed_answers_raise_coach_errors(fake_backend, answer, error):
@@ -69,25 +66,11 @@ def test_backend_errors_pass_through(fake_backend):
     assert err.value is failure
 
 
-def test_timeout_message_names_the_configured_seconds(fake_backend):
-    fake_backend.enqueue(CLITimeout(3))
-    with pytest.raises(CLITimeout) as err:
-        Service(fake_backend, timeout=45).coach("x")
-    assert str(err.value) == "the coach took longer than 45 s"
-
-
-def test_name_is_the_backends(fake_backend):
-    service = Service(fake_backend)
-    assert service.name == "fake"
-    assert service.backend is fake_backend
-
-
 def test_prompt_asks_for_only_json_with_the_three_keys():
     prompt = build_prompt("anything")
     for key in ("next_action", "success_condition", "timebox_minutes"):
         assert key in prompt
     assert "ONLY a JSON object" in prompt
-    assert "5 to 480" in prompt
 
 
 def test_prompt_quotes_a_hostile_intent_as_one_json_string():

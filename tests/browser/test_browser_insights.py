@@ -1,0 +1,132 @@
+"""The insights page in a real Chromium: desktop and phone, light and dark, corrections and
+removals by clicking (no script of our own), paging, and the way there from the locked view."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+
+from tests.browser.conftest import App
+from tests.support.fake_cli import FakeCLI, path_with
+from tests.support.history import seed_history
+from tests.support.server import RunningServer
+
+pytestmark = pytest.mark.browser
+
+SIZES = {"desktop": (1280, 800), "phone": (390, 844)}
+ENTRIES = 60  # more than one page of 50
+
+
+@pytest.fixture(scope="module")
+def app(tmp_path_factory, _chromium_available) -> Iterator[App]:
+    """A real server over a database that already holds a history of ENTRIES commitments."""
+    tmp = tmp_path_factory.mktemp("insights")
+    seed_history(tmp / "data" / "antidrift.sqlite3", ENTRIES)
+    fake = FakeCLI(tmp / "bin")
+    server = RunningServer(tmp / "data", env={"PATH": path_with(tmp / "bin")})
+    server.start()
+    try:
+        yield App(server, fake, tmp)
+    finally:
+        server.stop()
+
+
+def no_sideways_scroll(page) -> bool:
+    return page.evaluate(
+        "() => document.documentElement.scrollWidth <= document.documentElement.clientWidth"
+    )
+
+
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+@pytest.mark.parametrize("size", list(SIZES))
+def test_insights_fits_every_screen_with_accessible_charts(browser, app, ui, size, scheme):
+    width, height = SIZES[size]
+    context = browser.new_context(viewport={"width": width, "height": height}, color_scheme=scheme)
+    try:
+        page = context.new_page()
+        console: list[str] = []
+        page.on("console", lambda m: console.append(f"{m.type}: {m.text}"))
+        page.goto(app.base + "/insights")
+        ui.expect(page.get_by_role("heading", name="How your commitments went")).to_be_visible()
+        chart = page.get_by_role("img", name="Planned against actual minutes", exact=False)
+        ui.expect(chart).to_be_visible()
+        assert page.locator("svg.chart > title").count() == 1
+        assert page.locator("svg.chart > desc").text_content().count("planned") == 20
+        ui.expect(page.get_by_text("The chart as a table")).to_be_visible()
+        assert page.locator(".app-time tbody tr").count() >= 3
+        assert page.locator(".history-item").count() == 50
+        assert no_sideways_scroll(page), f"{size}/{scheme} scrolls sideways"
+        # The chart is drawn at a readable size, not squashed into a corner.
+        box = chart.bounding_box()
+        assert box["width"] >= min(width, 640) * 0.6 and box["height"] > 100
+        assert [c for c in console if "error" in c or "Refused" in c] == []
+        ui.snap(page, f"insights-{size}-{scheme}")
+    finally:
+        context.close()
+
+
+def test_an_entry_is_corrected_by_clicking(tabs, app, ui):
+    page, _ = tabs.open("/insights")
+    newest = app.server.get("/history?limit=1")[0]
+    entry = page.locator(f"#entry-{newest['id']}")
+    entry.locator("summary").click()
+    flipped = "missed" if newest["outcome"] == "met" else "met"
+    entry.locator(f"label[for='{flipped}-{newest['id']}']").click()
+    entry.get_by_label("Note").fill("Corrected in the browser")
+    entry.get_by_role("button", name="Save").click()
+    ui.expect(page.locator(f"#entry-{newest['id']} .history-note")).to_have_text(
+        "Corrected in the browser"
+    )
+    row = app.server.get("/history?limit=1")[0]
+    assert (row["outcome"], row["note"]) == (flipped, "Corrected in the browser")
+
+
+def test_a_bad_correction_shows_its_message_in_place(tabs, app, ui):
+    page, _ = tabs.open("/insights")
+    newest = app.server.get("/history?limit=1")[0]
+    entry = page.locator(f"#entry-{newest['id']}")
+    entry.locator("summary").click()
+    entry.get_by_label("Note").fill("x" * 2001)  # over the limit; maxlength is not a defence
+    page.evaluate(
+        "id => document.getElementById('note-' + id).removeAttribute('maxlength')", newest["id"]
+    )
+    entry.get_by_label("Note").fill("x" * 2001)
+    entry.get_by_role("button", name="Save").click()
+    ui.expect(page.locator(f"#msg-{newest['id']}")).to_contain_text("too long")
+    assert app.server.get("/history?limit=1")[0]["note"] == newest["note"]
+
+
+def test_an_entry_is_removed_only_after_the_confirmation_page(tabs, app, ui):
+    page, _ = tabs.open("/insights")
+    before = app.server.get("/history")
+    victim = before[1]
+    entry = page.locator(f"#entry-{victim['id']}")
+    entry.locator("summary").click()
+    entry.get_by_role("link", name="Remove from history").click()
+    ui.expect(page.get_by_role("heading", name="Remove this entry?")).to_be_visible()
+    assert len(app.server.get("/history")) == len(before)  # nothing removed yet
+    page.get_by_role("button", name="Remove").click()
+    ui.expect(page.get_by_role("heading", name="How your commitments went")).to_be_visible()
+    ui.expect(page.locator(f"#entry-{victim['id']}")).to_have_count(0)
+    assert victim["id"] not in [r["id"] for r in app.server.get("/history")]
+
+
+def test_keep_it_on_the_confirmation_page_removes_nothing(tabs, app, ui):
+    victim = app.server.get("/history?limit=1")[0]
+    page, _ = tabs.open(f"/history/{victim['id']}/delete")
+    page.get_by_role("link", name="Keep it").click()
+    ui.expect(page.get_by_role("heading", name="How your commitments went")).to_be_visible()
+    assert app.server.get("/history?limit=1")[0]["id"] == victim["id"]
+
+
+def test_older_pages_and_the_way_there_from_the_locked_view(tabs, app, ui):
+    page, _ = tabs.open("/")
+    page.get_by_role("link", name="Insights and all history").click()
+    ui.expect(page.get_by_role("heading", name="All history")).to_be_visible()
+    page.get_by_role("link", name="Older →").click()
+    ui.expect(page.get_by_role("heading", name="Older history")).to_be_visible()
+    total = len(app.server.get("/history"))
+    assert page.locator(".history-item").count() == total - 50
+    page.get_by_role("link", name="← Newest").click()
+    ui.expect(page.get_by_role("heading", name="All history")).to_be_visible()
