@@ -16,6 +16,7 @@ from gunicorn.app.base import BaseApplication
 
 from antidrift import ai, datalock
 from antidrift.config import DEFAULT_HOST, DEFAULT_PORT, DEFAULT_THREADS, Config, ConfigError
+from antidrift.evidence.report import doctor_lines
 from antidrift.store import StoreError
 
 log = logging.getLogger("antidrift")
@@ -205,7 +206,7 @@ def serve(args: argparse.Namespace) -> int:
 
 
 def doctor(_: argparse.Namespace) -> int:
-    """Which coach CLIs are installed, and their versions."""
+    """Which coach CLIs are installed (and their versions), and which window source works."""
     selected = os.environ.get("ANTIDRIFT_AI_BACKEND", "claude") or "claude"
     print(f"ANTIDRIFT_AI_BACKEND={selected}")
     for name in ("claude", "codex", "command"):
@@ -219,7 +220,17 @@ def doctor(_: argparse.Namespace) -> int:
             print(f"  {name:8} not found on PATH")
         else:
             print(f"  {name:8} {path}  {backend.version() or 'version unknown'}")
+    print("\n" + "\n".join(_evidence_lines()))  # a blank line between the sections
     return 0
+
+
+def _evidence_lines() -> list[str]:
+    """The window source this session would get, and why."""
+    try:
+        config = Config.from_env()
+    except ConfigError as exc:
+        return [f"evidence: {exc}"]
+    return doctor_lines(config.window_source, os.environ, config.aw_url)
 
 
 COMMANDS = ("serve", "doctor")
@@ -234,7 +245,7 @@ def parser() -> argparse.ArgumentParser:
     run.add_argument("--data-dir", help="where the database lives (ANTIDRIFT_DATA_DIR)")
     run.add_argument("--threads", type=int, default=DEFAULT_THREADS, help=argparse.SUPPRESS)
     run.add_argument("--allow-remote", action="store_true", help="allow a non-loopback --host")
-    sub.add_parser("doctor", help="check the coach CLIs")
+    sub.add_parser("doctor", help="check the coach CLIs and the window source")
     return top
 
 

@@ -52,6 +52,7 @@ class FakeStore:
     saves: list[tuple[RuntimeState, Commitment | None]] = field(default_factory=list)
     closed: bool = False
     fail_saves: BaseException | None = None
+    fail_samples: BaseException | None = None  # add_sample raises it (a full disk, say)
     drift_judgements: dict = field(default_factory=dict)
     drift_episodes: dict = field(default_factory=dict)
     summaries: dict = field(default_factory=dict)
@@ -76,6 +77,8 @@ class FakeStore:
 
     def add_sample(self, commitment_id: str, sample: WindowSample) -> None:
         with self._lock:
+            if self.fail_samples is not None:
+                raise self.fail_samples
             self.sample_rows.append((commitment_id, sample))
 
     def history(self, limit: int | None = None, before: str | None = None) -> list[Commitment]:

@@ -25,6 +25,7 @@ from antidrift.ai import (
     OutputTooLarge,
     Proposal,
     Service,
+    build_prompt,
     new_backend,
 )
 
@@ -268,3 +269,38 @@ def test_command_backend_missing_program_names_the_setting(fake_bin):
     with pytest.raises(CLINotFound) as err:
         CommandBackend("nosuchllm -m x").run("p", timeout=5)
     assert str(err.value) == "nosuchllm is not installed — install it, or fix ANTIDRIFT_AI_COMMAND"
+
+
+# A CLI that records its argv and its stdin, then answers (codex: into its -o file).
+RECORDER = """
+record = {record!r}
+args = sys.argv[1:]
+if args in (["--version"], ["login", "status"]):
+    sys.exit(0)
+prompt = sys.stdin.read()
+with open(record, "w") as f:
+    json.dump({{"argv": args, "stdin": prompt}}, f)
+answer = json.dumps({{"next_action": "a", "success_condition": "b", "timebox_minutes": 5}})
+if "-o" in args:
+    open(args[args.index("-o") + 1], "w").write(answer)
+else:
+    print(answer)
+"""
+
+
+@pytest.mark.parametrize(
+    ("program", "make"),
+    [
+        ("claude", lambda: ClaudeBackend()),
+        ("codex", lambda: CodexBackend()),
+        ("recorder", lambda: CommandBackend("recorder --flag")),
+    ],
+)
+def test_the_prompt_goes_to_stdin_and_never_into_argv(write_cli, tmp_path, program, make):
+    record = tmp_path / "seen.json"
+    write_cli(program, RECORDER.format(record=str(record)))
+    intent = "MARKER-91c2 --help; rm -rf ~"
+    assert Service(make()).coach(intent) == Proposal("a", "b", 5)
+    seen = json.loads(record.read_text())
+    assert seen["stdin"] == build_prompt(intent)
+    assert not any("MARKER-91c2" in arg or "focus coach" in arg for arg in seen["argv"])
