@@ -209,6 +209,7 @@ def doctor(_: argparse.Namespace) -> int:
     """Which coach CLIs are installed (and their versions), and which window source works."""
     selected = os.environ.get("ANTIDRIFT_AI_BACKEND", "claude") or "claude"
     print(f"ANTIDRIFT_AI_BACKEND={selected}")
+    warnings: dict[str, None] = {}
     for name in ("claude", "codex", "command"):
         try:
             backend = ai.new_backend(name, os.environ)
@@ -216,10 +217,13 @@ def doctor(_: argparse.Namespace) -> int:
             print(f"  {name:8} not configured: {exc}")
             continue
         path = backend.binary()
-        if path is None:
-            print(f"  {name:8} not found on PATH")
-        else:
-            print(f"  {name:8} {path}  {backend.version() or 'version unknown'}")
+        found = f"{path}  {backend.version() or 'version unknown'}" if path else "not found on PATH"
+        # The model and effort a coach call asks for (ANTIDRIFT_AI_MODEL, ANTIDRIFT_AI_EFFORT).
+        tuning = f"  ({backend.tuning})" if backend.tuning is not None else ""
+        print(f"  {name:8} {found}{tuning}")
+        warnings.update(dict.fromkeys(backend.tuning.warnings if backend.tuning else ()))
+    for warning in warnings:
+        print(f"warning: {warning}")
     print("\n" + "\n".join(_evidence_lines()))  # a blank line between the sections
     return 0
 
