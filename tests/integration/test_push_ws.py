@@ -26,12 +26,16 @@ from antidrift.config import Config
 from antidrift.session import Controller
 from tests.fakes import FakeClock, FakeCoach, FakeStore, wait_until
 from tests.support.fake_cli import FakeCLI, path_with
-from tests.support.html import Node, parse, top_level
+from tests.support.html import Node, parse, top_ids, top_level
 from tests.support.server import RunningServer
 
 PLAN_INPUTS = ["next_action", "success_condition", "timebox_minutes"]
 PLAN = {"next_action": "Write the intro", "success_condition": "Intro done", "timebox_minutes": 20}
 PROPOSAL = Proposal("Outline the report", "Five headings in the doc", 35)
+# Widgets outside the view (title, offline notice, chime) ride along with pushes; the tests
+# here are about the view's widgets, so they look past those (test_push_page_widgets.py
+# checks them).
+PAGE_LEVEL = {"page-title", "offline", "chime"}
 
 
 class Page:
@@ -40,13 +44,19 @@ class Page:
     def __init__(self, url: str) -> None:
         self.ws = websocket.create_connection(url, timeout=5)
         self.received: list[str] = []
+        self.page_level: list[str] = []  # messages of page-level widgets only
         self.conn = None  # the hub's Connection, for the in-process server
 
     def recv(self, timeout: float = 3.0) -> str:
-        self.ws.settimeout(timeout)
-        message = self.ws.recv()
-        self.received.append(message)
-        return message
+        """The next message that carries a view widget."""
+        deadline = time.monotonic() + timeout
+        while True:
+            self.ws.settimeout(max(deadline - time.monotonic(), 0.001))
+            message = self.ws.recv()
+            if not set(top_ids(message)) <= PAGE_LEVEL:
+                self.received.append(message)
+                return message
+            self.page_level.append(message)
 
     def recv_until(self, predicate, timeout: float = 5.0) -> list[str]:
         """Messages up to and including the first one for which predicate(message) holds."""
@@ -81,7 +91,7 @@ class Page:
 
 
 def ids(message: str) -> list[str | None]:
-    return [n.id for n in top_level(message)]
+    return [n.id for n in top_level(message) if n.id not in PAGE_LEVEL]
 
 
 def inputs(message: str) -> list[Node]:
