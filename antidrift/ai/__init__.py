@@ -13,7 +13,15 @@ from .backend import (
     new_backend,
     run_cli,
 )
-from .coach import Coach, Proposal, Service, build_prompt, extract_json, parse_proposal
+from .coach import (
+    Coach,
+    PastCommitment,
+    Proposal,
+    Service,
+    build_prompt,
+    extract_json,
+    parse_proposal,
+)
 from .errors import (
     Cancelled,
     CLIFailed,
@@ -59,6 +67,7 @@ __all__ = [
     "JudgeService",
     "NoJSON",
     "OutputTooLarge",
+    "PastCommitment",
     "Proposal",
     "Service",
     "UnknownBackend",
