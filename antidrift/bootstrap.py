@@ -116,6 +116,9 @@ def build_coach(config: Config) -> tuple[ai.Service | None, CoachInfo]:
     except ai.UnknownBackend as exc:
         log.warning("running without a coach: %s", exc)
         return None, CoachInfo(None, f"{exc}")
+    tuning = getattr(backend, "tuning", None)
+    for warning in tuning.warnings if tuning is not None else ():
+        log.warning("%s", warning)
     if backend.binary() is None:
         log.warning(
             "the %s CLI was not found on PATH: Sharpen will say so until it is installed"
@@ -182,6 +185,7 @@ def build_runtime(config: Config, *, clock: Clock | None = None) -> Runtime:
             interval=config.sample_interval,
             wanted=controller.wants_evidence,
             on_running=controller.set_watcher,
+            now=controller.now,  # the controller's steady time, not the jumpy wall clock
         )
         if probe
         else None

@@ -16,6 +16,7 @@ from gunicorn.app.base import BaseApplication
 
 from antidrift import ai, datalock
 from antidrift.config import DEFAULT_HOST, DEFAULT_PORT, DEFAULT_THREADS, Config, ConfigError
+from antidrift.evidence.report import doctor_lines
 from antidrift.store import StoreError
 
 log = logging.getLogger("antidrift")
@@ -205,9 +206,10 @@ def serve(args: argparse.Namespace) -> int:
 
 
 def doctor(_: argparse.Namespace) -> int:
-    """Which coach CLIs are installed, and their versions."""
+    """Which coach CLIs are installed (and their versions), and which window source works."""
     selected = os.environ.get("ANTIDRIFT_AI_BACKEND", "claude") or "claude"
     print(f"ANTIDRIFT_AI_BACKEND={selected}")
+    warnings: dict[str, None] = {}
     for name in ("claude", "codex", "command"):
         try:
             backend = ai.new_backend(name, os.environ)
@@ -215,11 +217,24 @@ def doctor(_: argparse.Namespace) -> int:
             print(f"  {name:8} not configured: {exc}")
             continue
         path = backend.binary()
-        if path is None:
-            print(f"  {name:8} not found on PATH")
-        else:
-            print(f"  {name:8} {path}  {backend.version() or 'version unknown'}")
+        found = f"{path}  {backend.version() or 'version unknown'}" if path else "not found on PATH"
+        # The model and effort a coach call asks for (ANTIDRIFT_AI_MODEL, ANTIDRIFT_AI_EFFORT).
+        tuning = f"  ({backend.tuning})" if backend.tuning is not None else ""
+        print(f"  {name:8} {found}{tuning}")
+        warnings.update(dict.fromkeys(backend.tuning.warnings if backend.tuning else ()))
+    for warning in warnings:
+        print(f"warning: {warning}")
+    print("\n" + "\n".join(_evidence_lines()))  # a blank line between the sections
     return 0
+
+
+def _evidence_lines() -> list[str]:
+    """The window source this session would get, and why."""
+    try:
+        config = Config.from_env()
+    except ConfigError as exc:
+        return [f"evidence: {exc}"]
+    return doctor_lines(config.window_source, os.environ, config.aw_url)
 
 
 COMMANDS = ("serve", "doctor")
@@ -234,7 +249,7 @@ def parser() -> argparse.ArgumentParser:
     run.add_argument("--data-dir", help="where the database lives (ANTIDRIFT_DATA_DIR)")
     run.add_argument("--threads", type=int, default=DEFAULT_THREADS, help=argparse.SUPPRESS)
     run.add_argument("--allow-remote", action="store_true", help="allow a non-loopback --host")
-    sub.add_parser("doctor", help="check the coach CLIs")
+    sub.add_parser("doctor", help="check the coach CLIs and the window source")
     return top
 
 

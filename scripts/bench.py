@@ -48,6 +48,10 @@ from tests.support import procs  # noqa: E402
 from tests.support.fake_cli import FakeCLI, path_with  # noqa: E402
 from tests.support.server import RunningServer, free_port  # noqa: E402
 
+sys.path.insert(0, str(REPO / "scripts"))
+from bench_drift import GOAL as GOAL_D1  # noqa: E402
+from bench_drift import bench_d1  # noqa: E402
+
 INTENT = "work on the quarterly report"
 PLANNING_QUERY = "view=planning&c=&p="
 PENDING = 'data-status="pending"'
@@ -62,6 +66,7 @@ GOALS = {
     "P5": "≤ 30 KiB",
     "P6": "≤ 1.5 s",
     "P7": "exactly one CLI run completes",
+    "D1": GOAL_D1,
 }
 
 
@@ -681,6 +686,8 @@ def run(trials: Trials, *, quick: bool, profile: Path | None, only: set[str]) ->
             rig.server.stop()
         if want("P6"):
             figures["P6"] = bench_p6(root, trials)
+        if want("D1"):
+            figures["D1"] = bench_d1(root)
     for key, figure in figures.items():
         figure["goal"] = GOALS[key]
     return {
@@ -702,6 +709,10 @@ def table(result: dict) -> str:
             median, p95 = f"{f['median']:g} {unit}", f"{f['p95']:g} {unit}"
         elif key == "P7":
             median, p95 = f"completed {f['completed']}", f"started {f['started']}"
+        elif key == "D1":
+            hour, srv = f["hour"], f["server"]
+            median = f"{hour['calls']} calls/h, {hour['distinct_windows']} windows"
+            p95 = f"nudge {srv['nudge_latency_s']:g} s (grace {srv['grace_s']:g} s)"
         else:
             median, p95 = f"{f['value']:g} {unit}" if unit != "ratio" else f"{f['value']:.3f}", ""
             if key == "P2":

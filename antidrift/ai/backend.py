@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
+import json
 import logging
 import os
+import re
 import shlex
 import shutil
 import stat
 import tempfile
 from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Protocol
 
@@ -18,8 +21,10 @@ from antidrift.process import CancelScope, Result
 from .errors import (
     Cancelled,
     CLIFailed,
+    CLINoKey,
     CLINotFound,
     CLINotLoggedIn,
+    CLIOffline,
     CLITimeout,
     CoachError,
     EmptyResponse,
@@ -33,16 +38,18 @@ VERSION_TIMEOUT = 5.0
 MAX_ANSWER = 1 << 20  # bytes read from a CLI's answer (stdout or codex's -o file)
 _LOG_LIMIT = 4000  # raw output in the log is trimmed; it is for diagnosis, not archiving
 
-# claude, verified against @anthropic-ai/claude-code 2.1.197 (`2.1.197 (Claude Code)`), logged
-# out, throwaway HOME, no network:
+# claude, verified against @anthropic-ai/claude-code 2.1.332 (`2.1.332 (Claude Code)`) driven
+# against a loopback stand-in of its API (docs/CLI-VERIFIED.md has the details):
 #   --print, --tools <tools...>, --no-session-persistence, --output-format text all parse
 #   (an unknown option exits 1 with "error: unknown option '…'" on stderr). `--tools ""`
-#   disables every tool (its debug log then reports "Tool search disabled"); the next flag
-#   ends the variadic list, and with the prompt on stdin nothing positional follows it.
-#   The prompt is read from stdin up to EOF ("Input must be provided either through stdin or
-#   as a prompt argument when using --print" when stdin is empty).
-#   Logged out it prints "Not logged in · Please run /login" on STDOUT, nothing on stderr,
-#   exit code 1, at once (no retries).
+#   disables every tool (the request then carries `"tools": []`); the next flag ends the
+#   variadic list, and with the prompt on stdin nothing positional follows it.
+#   The prompt is read from stdin up to EOF.
+#   `--setting-sources ""` loads no settings file: the user's hooks, plugins, MCP servers and
+#   every CLAUDE.md (~/.claude and the parents of the working directory) stay out of a coach
+#   call — without it they run in it and reach the model. `--strict-mcp-config` also keeps
+#   out MCP servers from anywhere but --mcp-config. The OAuth login still works with both.
+#   Logged out it prints "Not logged in · Please run /login" on STDOUT, exit code 1, at once.
 #   Not --bare: it ignores the OAuth login and requires ANTHROPIC_API_KEY.
 CLAUDE_ARGS: tuple[str, ...] = (
     "--print",
@@ -51,7 +58,18 @@ CLAUDE_ARGS: tuple[str, ...] = (
     "--no-session-persistence",
     "--output-format",
     "text",
+    "--setting-sources",
+    "",
+    "--strict-mcp-config",
 )
+# Added to the environment of every claude call. No side traffic (2.1.332 otherwise probes
+# the API host before the call, ~0.5 s). Two retries, not ten: offline then fails in about
+# 2 s ("API Error: Connection refused …") instead of after more than a minute.
+CLAUDE_ENV: dict[str, str] = {
+    "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1",
+    "CLAUDE_CODE_MAX_RETRIES": "2",
+}
+CLAUDE_MODEL = "haiku"  # a three-field answer needs no bigger model
 
 # codex, verified against @openai/codex 0.171.0 (`codex-cli 0.171.0`), logged out, throwaway
 # HOME, no network:
@@ -75,6 +93,19 @@ CODEX_ARGS: tuple[str, ...] = (
 )
 CODEX_LOGIN_STATUS: tuple[str, ...] = ("login", "status")
 
+EFFORTS = ("low", "medium", "high")
+DEFAULT_EFFORT = "low"
+# A model name is one argv word; anything else (a leading dash above all) could read as a flag.
+_MODEL_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._:/@\[\]-]{0,99}")
+
+# What a CLI prints when it cannot reach its service (claude 2.1.332, on stdout): DNS failing
+# ("… check your internet or DNS (EAI_AGAIN)") or the connection refused ("… (ECONNREFUSED)").
+_OFFLINE_MARKERS = ("api error: can't reach the api server", "api error: connection refused")
+# llm 0.36 without a key: "Error: No key found - add one using 'llm keys set openai' or set
+# the OPENAI_API_KEY environment variable" on stderr, exit 1.
+_NO_KEY_MARKER = "no key found"
+_LLM_KEYS_SET = re.compile(r"llm keys set ([A-Za-z0-9][A-Za-z0-9._-]{0,40})")
+
 # What logged-out (or de-authorised) CLIs print; matched only when the exit code is non-zero.
 _LOGGED_OUT_MARKERS = (
     "not logged in",
@@ -88,14 +119,37 @@ _LOGGED_OUT_MARKERS = (
 )
 
 
+@dataclass(frozen=True)
+class Tuning:
+    """The model and reasoning effort a coach call asks for; None leaves the CLI's choice."""
+
+    model: str | None = None
+    effort: str | None = DEFAULT_EFFORT
+    warnings: tuple[str, ...] = field(default=(), compare=False)
+
+    def __str__(self) -> str:
+        model = self.model or "default model"
+        effort = f"{self.effort} effort" if self.effort else "default effort"
+        return f"{model}, {effort}"
+
+
 class Backend(Protocol):
     """One way to reach an LLM: prompt in, raw answer text out."""
 
     name: str
     env_var: str  # the setting that points at the CLI (named in "not found" hints)
+    tuning: Tuning | None  # the model and effort asked for; None where the CLI has no such knobs
 
-    def run(self, prompt: str, *, timeout: float, scope: CancelScope | None = None) -> str:
-        """Send prompt, return the raw answer; raise a CoachError on failure."""
+    def run(
+        self,
+        prompt: str,
+        *,
+        timeout: float,
+        scope: CancelScope | None = None,
+        schema: Mapping[str, object] | None = None,
+    ) -> str:
+        """Send prompt, return the raw answer; raise a CoachError on failure. A backend whose
+        CLI can constrain its answer to a JSON schema passes `schema` on; others ignore it."""
         ...
 
     def binary(self) -> str | None:
@@ -105,6 +159,34 @@ class Backend(Protocol):
     def version(self) -> str | None:
         """`<bin> --version`, or None when that fails."""
         ...
+
+
+def tuning_from_env(env: Mapping[str, str], default_model: str | None) -> Tuning:
+    """ANTIDRIFT_AI_MODEL and ANTIDRIFT_AI_EFFORT; an unusable value is a warning, ignored."""
+    warnings = []
+    model_text = (env.get("ANTIDRIFT_AI_MODEL") or "").strip()
+    model = default_model
+    if model_text.lower() == "default":
+        model = None
+    elif _MODEL_NAME.fullmatch(model_text):
+        model = model_text
+    elif model_text:
+        warnings.append(
+            f"ANTIDRIFT_AI_MODEL={model_text!r} is not a model name — ignored"
+            f" (using {default_model or 'the CLI default'})"
+        )
+    effort_text = (env.get("ANTIDRIFT_AI_EFFORT") or "").strip().lower()
+    effort: str | None = DEFAULT_EFFORT
+    if effort_text == "default":
+        effort = None
+    elif effort_text in EFFORTS:
+        effort = effort_text
+    elif effort_text:
+        warnings.append(
+            f"ANTIDRIFT_AI_EFFORT={effort_text!r} is not one of {', '.join(EFFORTS)} or"
+            f" default — ignored (using {DEFAULT_EFFORT})"
+        )
+    return Tuning(model, effort, tuple(warnings))
 
 
 def run_cli(
@@ -167,6 +249,12 @@ def _check(
         _trim(result.stdout),
         _trim(result.stderr),
     )
+    text = f"{result.stdout}\n{result.stderr}".lower()
+    if any(marker in text for marker in _OFFLINE_MARKERS):
+        raise CLIOffline(name)
+    if _NO_KEY_MARKER in text:
+        found = _LLM_KEYS_SET.search(f"{result.stdout}\n{result.stderr}")
+        raise CLINoKey(name, found.group(1) if found else None)
     if _looks_logged_out(result) or (probe is not None and probe()):
         raise CLINotLoggedIn(name, login_fix)
     raise CLIFailed(name, result.returncode)
@@ -233,27 +321,53 @@ def _neutral_cwd() -> str:
 _FALLBACK_CWD: str | None = None
 
 
+def _schema_text(schema: Mapping[str, object]) -> str:
+    return json.dumps(schema, separators=(",", ":"), ensure_ascii=False)
+
+
 class ClaudeBackend(_BinaryBackend):
-    """Claude Code in print mode, tools off, prompt on stdin, answer on stdout."""
+    """Claude Code in print mode, isolated from the user's setup, tools off, prompt on stdin,
+    answer on stdout."""
 
     name = "claude"
     default_bin = "claude"
     env_var = "ANTIDRIFT_CLAUDE_BIN"
     login_fix = "run `claude` once in a terminal"
 
-    def args(self, binary: str) -> list[str]:
-        """The argv for one call; the prompt goes to stdin, never here."""
-        return [binary, *CLAUDE_ARGS]
+    def __init__(self, bin: str | None = None, tuning: Tuning | None = None) -> None:
+        super().__init__(bin)
+        self.tuning = tuning or Tuning(CLAUDE_MODEL, DEFAULT_EFFORT)
 
-    def run(self, prompt: str, *, timeout: float, scope: CancelScope | None = None) -> str:
+    def args(self, binary: str, schema: Mapping[str, object] | None = None) -> list[str]:
+        """The argv for one call; the prompt goes to stdin, never here."""
+        argv = [binary, *CLAUDE_ARGS]
+        if self.tuning.model:
+            argv += ["--model", self.tuning.model]
+        if self.tuning.effort:
+            argv += ["--effort", self.tuning.effort]
+        if schema is not None:
+            # claude offers the model a StructuredOutput tool with this schema; with
+            # --output-format text it then prints exactly the compact JSON object.
+            argv += ["--json-schema", _schema_text(schema)]
+        return argv
+
+    def run(
+        self,
+        prompt: str,
+        *,
+        timeout: float,
+        scope: CancelScope | None = None,
+        schema: Mapping[str, object] | None = None,
+    ) -> str:
         """Ask claude; its answer is exactly stdout."""
         binary = self._require_binary()
         result = run_cli(
-            self.args(binary),
+            self.args(binary, schema),
             prompt,
             timeout=timeout,
             scope=scope,
             max_output=MAX_ANSWER,
+            env={**os.environ, **CLAUDE_ENV},
             cwd=_neutral_cwd(),
             name=self.name,
         )
@@ -269,19 +383,42 @@ class CodexBackend(_BinaryBackend):
     env_var = "ANTIDRIFT_CODEX_BIN"
     login_fix = "run `codex login` in a terminal"
 
-    def args(self, binary: str, output_path: str) -> list[str]:
-        """The argv for one call writing its last message to output_path; prompt on stdin."""
-        return [binary, *CODEX_ARGS, "-o", output_path, "-"]
+    def __init__(self, bin: str | None = None, tuning: Tuning | None = None) -> None:
+        super().__init__(bin)
+        self.tuning = tuning or Tuning(None, DEFAULT_EFFORT)
 
-    def run(self, prompt: str, *, timeout: float, scope: CancelScope | None = None) -> str:
-        """Ask codex in a fresh temp dir; the dir (and the -o file in it) is always removed."""
+    def args(self, binary: str, output_path: str, schema_path: str | None = None) -> list[str]:
+        """The argv for one call writing its last message to output_path; prompt on stdin."""
+        argv = [binary, *CODEX_ARGS]
+        if self.tuning.model:
+            argv += ["-m", self.tuning.model]
+        if self.tuning.effort:
+            argv += ["-c", f"model_reasoning_effort={self.tuning.effort}"]
+        if schema_path is not None:
+            argv += ["--output-schema", schema_path]  # sent as text.format, strict
+        return [*argv, "-o", output_path, "-"]
+
+    def run(
+        self,
+        prompt: str,
+        *,
+        timeout: float,
+        scope: CancelScope | None = None,
+        schema: Mapping[str, object] | None = None,
+    ) -> str:
+        """Ask codex in a fresh temp dir; the dir (and the files in it) is always removed."""
         binary = self._require_binary()
         workdir = tempfile.mkdtemp(prefix="antidrift-codex-")
         try:
             answer_path = os.path.join(workdir, "answer.txt")
+            schema_path = None
+            if schema is not None:
+                schema_path = os.path.join(workdir, "schema.json")
+                with open(schema_path, "w", encoding="utf-8") as f:
+                    f.write(_schema_text(schema))
             try:
                 result = run_cli(
-                    self.args(binary, answer_path),
+                    self.args(binary, answer_path, schema_path),
                     prompt,
                     timeout=timeout,
                     scope=scope,
@@ -332,6 +469,7 @@ class CommandBackend:
 
     name = "command"
     env_var = "ANTIDRIFT_AI_COMMAND"
+    tuning = None  # the command names its own model, if any
 
     def __init__(self, command: str) -> None:
         self.command = command
@@ -353,8 +491,16 @@ class CommandBackend:
         """`<program> --version`, or None when that fails."""
         return _version(self.binary(), self.argv[0])
 
-    def run(self, prompt: str, *, timeout: float, scope: CancelScope | None = None) -> str:
-        """Run the command with prompt on stdin; its stdout is the answer."""
+    def run(
+        self,
+        prompt: str,
+        *,
+        timeout: float,
+        scope: CancelScope | None = None,
+        schema: Mapping[str, object] | None = None,
+    ) -> str:
+        """Run the command with prompt on stdin; its stdout is the answer (no schema: any
+        command may be named, so the prompt alone asks for the JSON)."""
         program = self.argv[0]
         binary = self.binary()
         if binary is None:
@@ -378,9 +524,11 @@ def new_backend(name: str, env: Mapping[str, str] = os.environ) -> Backend:
     """The backend ANTIDRIFT_AI_BACKEND names ("" means claude); UnknownBackend otherwise."""
     key = (name or "").strip().lower()
     if key in ("", "claude"):
-        return ClaudeBackend(env.get("ANTIDRIFT_CLAUDE_BIN") or None)
+        return ClaudeBackend(
+            env.get("ANTIDRIFT_CLAUDE_BIN") or None, tuning_from_env(env, CLAUDE_MODEL)
+        )
     if key == "codex":
-        return CodexBackend(env.get("ANTIDRIFT_CODEX_BIN") or None)
+        return CodexBackend(env.get("ANTIDRIFT_CODEX_BIN") or None, tuning_from_env(env, None))
     if key == "command":
         command = (env.get("ANTIDRIFT_AI_COMMAND") or "").strip()
         if not command:

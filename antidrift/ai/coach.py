@@ -29,6 +29,20 @@ _SCAN_BUDGET = 16 * MAX_SCAN
 # Only a '{' followed by optional JSON whitespace and '"' or '}' can start an object, so
 # a flood of bare braces costs one regex pass, not one decode attempt each.
 _OBJECT_START = re.compile(r'\{[ \t\n\r]*["}]')
+# What a CLI with native structured output (claude --json-schema, codex --output-schema) is
+# held to. Types and keys only: codex's strict mode rejects schemas with more keywords than
+# it supports, and the domain validates lengths and ranges anyway.
+PROPOSAL_SCHEMA: dict[str, object] = {
+    "type": "object",
+    "properties": {
+        "next_action": {"type": "string"},
+        "success_condition": {"type": "string"},
+        "timebox_minutes": {"type": "integer"},
+    },
+    "required": ["next_action", "success_condition", "timebox_minutes"],
+    "additionalProperties": False,
+}
+
 _decoder = json.JSONDecoder()
 
 
@@ -165,6 +179,12 @@ class Service:
         track_record: Sequence[PastCommitment] = (),
     ) -> Proposal:
         """Ask the backend for a proposal for intent; raise a CoachError on failure."""
-        prompt = build_prompt(intent, track_record)
-        raw = self.backend.run(prompt, timeout=self.timeout, scope=scope)
+        raw = self.backend.run(
+            build_prompt(intent, track_record),
+            timeout=self.timeout,
+            scope=scope,
+            schema=PROPOSAL_SCHEMA,
+        )
+        # The model may skip the schema (claude then prints its text answer), and command
+        # backends have none: the JSON is looked for in whatever came back.
         return parse_proposal(extract_json(raw))

@@ -52,6 +52,28 @@ class CLINotLoggedIn(CoachError):
         super().__init__(f"{cli} is not logged in — {fix}")
 
 
+class CLIOffline(CoachError):
+    """The CLI runs but cannot reach its service (no network, DNS, a firewall)."""
+
+    def __init__(self, cli: str = "claude") -> None:
+        self.cli = cli
+        super().__init__(f"{cli} can't reach its service — check your connection")
+
+
+class CLINoKey(CoachError):
+    """The CLI has no API key to call its model with (llm: "No key found")."""
+
+    def __init__(self, cli: str = "llm", provider: str | None = None) -> None:
+        self.cli = cli
+        if provider:
+            how = f"set one with `llm keys set {provider}`"
+        elif cli == "llm":
+            how = "set one, e.g. with `llm keys set openai`"
+        else:
+            how = f"set the key {cli} needs"
+        super().__init__(f"{cli} has no API key — {how}")
+
+
 def _seconds(seconds: float) -> str:
     return f"{seconds:g} s"
 

@@ -8,7 +8,10 @@ all pages, and gives each connection what differs from what its page already sho
 * the same view → only the widgets whose view model changed (coach, elapsed seconds, time
   left, evidence: antidrift/web/views.py; the model object is the key), never an input;
 * a ready proposal the page has not applied → the three plan inputs, once, with a new socket
-  URL that records it as applied (so a reconnect or a second push cannot apply it again).
+  URL that records it as applied (so a reconnect or a second push cannot apply it again);
+* in every state, outside the view: the document title when its text changes, a fresh
+  offline notice every second (its CSS delay shows it only when pushes stop), and a chime
+  once when the page sees its timebox run out.
 """
 
 from __future__ import annotations
@@ -20,6 +23,7 @@ import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
+from antidrift.domain import RuntimeState
 from antidrift.session import Snapshot
 from antidrift.web.render import Renderer
 from antidrift.web.views import CoachWidget, Shows, Views, Widget
@@ -81,6 +85,9 @@ class _Frame:
         coach = self.widgets[CoachWidget.name]
         return self._once("prefill", lambda: self._renderer.prefill(coach, self.shows))
 
+    def chime(self) -> str:
+        return self._once("chime", self._renderer.chime)
+
 
 class Hub:
     """Keeps every open page in step with the controller."""
@@ -140,6 +147,9 @@ class Hub:
         )
         if not same_view:
             parts.append(frame.view())
+            parts += [frame.widget(n) for n, w in frame.widgets.items() if w.outside_view]
+            if _ran_out_under(conn.shows, frame.snap):
+                parts.append(frame.chime())
             conn.shows = current
             conn.sent = dict(frame.widgets)
         else:
@@ -160,3 +170,15 @@ class Hub:
 
 
 _MISSING = object()
+
+
+def _ran_out_under(shows: Shows, snap: Snapshot) -> bool:
+    """Whether this page showed the commitment running that has now run out."""
+    c = snap.commitment
+    return (
+        shows.state == RuntimeState.ACTIVE.value
+        and snap.state is RuntimeState.REVIEW
+        and c is not None
+        and shows.commitment_id == c.id
+        and c.ran_out
+    )

@@ -7,13 +7,9 @@ from datetime import datetime
 
 from jinja2 import Environment
 
-from antidrift.web.views import CoachWidget, PageModel, Shows, Widget, family
+from antidrift.web.views import CoachWidget, PageModel, Shows, Widget, clock_text, family
 
-
-def clock_text(seconds: int) -> str:
-    minutes, secs = divmod(max(0, seconds), 60)
-    hours, minutes = divmod(minutes, 60)
-    return f"{hours}:{minutes:02d}:{secs:02d}" if hours else f"{minutes:02d}:{secs:02d}"
+__all__ = ["Renderer", "clock_text", "duration_text", "local_date", "local_time"]
 
 
 def duration_text(seconds: float) -> str:
@@ -62,6 +58,10 @@ class Renderer:
     def prefill(self, coach: CoachWidget, shows: Shows) -> str:
         """The three plan inputs filled from a ready proposal, and the socket that records it."""
         return self._render("_prefill.html", coach=coach, shows=shows)
+
+    def chime(self) -> str:
+        """The chime, pushed once to a page that saw its timebox run out."""
+        return self._render("_chime.html", chime=True)
 
     def error(self, message: str) -> str:
         return self._render("_message.html", message=message)

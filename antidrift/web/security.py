@@ -17,7 +17,8 @@ SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
 
 CSP = (
     "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:;"
-    " connect-src 'self'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'"
+    " media-src 'self'; connect-src 'self'; form-action 'self'; base-uri 'none';"
+    " frame-ancestors 'none'"
 )
 
 

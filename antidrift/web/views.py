@@ -60,6 +60,12 @@ class CoachInfo:
     def env_var(self) -> str:
         return getattr(self.backend, "env_var", "") or ""
 
+    @property
+    def tuning(self) -> str:
+        """The model and effort the coach asks for ("haiku, low effort"); "" for a command."""
+        tuning = getattr(self.backend, "tuning", None)
+        return str(tuning) if tuning is not None else ""
+
 
 @dataclass(frozen=True)
 class Shows:
@@ -88,6 +94,9 @@ class Widget:
 
     name: ClassVar[str]
     parent: ClassVar[str | None] = None  # a widget whose partial includes this one
+    # Outside the view (the title, the offline notice): a whole view does not contain it,
+    # so it is pushed beside every whole view as well.
+    outside_view: ClassVar[bool] = False
 
 
 @dataclass(frozen=True)
@@ -98,6 +107,7 @@ class CoachSource:
     problem: str | None
     env_var: str
     found: bool
+    tuning: str = ""  # the model and effort asked for, e.g. "haiku, low effort"
 
 
 @dataclass(frozen=True)
@@ -121,6 +131,14 @@ class TimeLeft(Widget):
     name = "time_left"
     seconds: int
     timebox_secs: int
+    extended_secs: int = 0
+    deadline: datetime | None = None
+    span_secs: int = 0  # start to deadline: what the progress bar measures
+
+    @classmethod
+    def of(cls, c: Commitment, now: datetime) -> TimeLeft:
+        span = int((c.deadline - c.started_at).total_seconds())
+        return cls(c.seconds_left(now), c.timebox_secs, c.extended_secs, c.deadline, span)
 
 
 @dataclass(frozen=True)
@@ -129,6 +147,52 @@ class EvidenceWidget(Widget):
     health: Health
     app: str | None
     title: str | None
+
+
+@dataclass(frozen=True)
+class Title(Widget):
+    """The document title: always the view's; while active the time left comes first."""
+
+    name = "title"
+    outside_view = True
+    text: str
+
+    @classmethod
+    def of(cls, snap: Snapshot) -> Title:
+        c = snap.commitment
+        if snap.state is RuntimeState.ACTIVE and c is not None:
+            clock = clock_text(c.seconds_left(snap.now))
+            return cls(f"{clock} · {_short(c.next_action, TITLE_ACTION_MAX)} · AntiDrift")
+        if snap.state is RuntimeState.REVIEW and c is not None:
+            head = "Time's up" if c.ran_out else "Review"
+            return cls(f"{head} · {_short(c.next_action, TITLE_ACTION_MAX)} · AntiDrift")
+        if snap.state is RuntimeState.PLANNING:
+            return cls("Planning · AntiDrift")
+        return cls("No commitment · AntiDrift")
+
+
+@dataclass(frozen=True)
+class Offline(Widget):
+    """The offline notice. A new second is a new object, so it is re-sent at every tick,
+    restarting the CSS delay that reveals it once pushes stop."""
+
+    name = "offline"
+    outside_view = True
+    second: datetime
+
+
+TITLE_ACTION_MAX = 60  # characters of the next action in the tab title
+
+
+def _short(text: str, limit: int) -> str:
+    return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"
+
+
+def clock_text(seconds: int) -> str:
+    """MM:SS, or H:MM:SS from an hour up."""
+    minutes, secs = divmod(max(0, seconds), 60)
+    hours, minutes = divmod(minutes, 60)
+    return f"{hours}:{minutes:02d}:{secs:02d}" if hours else f"{minutes:02d}:{secs:02d}"
 
 
 @dataclass(frozen=True)
@@ -238,7 +302,12 @@ class Views:
             return bool(self._found)
 
     def widgets(self, snap: Snapshot) -> tuple[Widget, ...]:
-        """The pushed widgets of the snapshot's view, parents before their children."""
+        """The pushed widgets of the snapshot's view (parents before their children), then
+        those outside the view."""
+        outside = (Title.of(snap), Offline(snap.now.replace(microsecond=0)))
+        return self._view_widgets(snap) + outside
+
+    def _view_widgets(self, snap: Snapshot) -> tuple[Widget, ...]:
         found = self._cli_found(snap)
         if snap.state is RuntimeState.PLANNING and snap.coach is not None:
             coach, info = snap.coach, self.coach
@@ -247,14 +316,14 @@ class Views:
                     coach.status,
                     coach.error,
                     coach.proposal,
-                    CoachSource(info.name, info.problem, info.env_var, found),
+                    CoachSource(info.name, info.problem, info.env_var, found, info.tuning),
                 ),
                 CoachElapsed(coach.elapsed(snap.now) or 0),
             )
         if snap.state is RuntimeState.ACTIVE and snap.commitment is not None:
             last = snap.evidence.last
             return (
-                TimeLeft(snap.commitment.seconds_left(snap.now), snap.commitment.timebox_secs),
+                TimeLeft.of(snap.commitment, snap.now),
                 EvidenceWidget(
                     snap.evidence.health, last.app if last else None, last.title if last else None
                 ),

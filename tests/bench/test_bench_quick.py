@@ -23,14 +23,14 @@ def test_quick_bench_reports_every_figure(tmp_path):
         cwd=REPO,
     )
     assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-4000:]
-    for key in ("P1", "P2", "P3", "P4", "P5", "P6", "P7"):
+    for key in ("P1", "P2", "P3", "P4", "P5", "P6", "P7", "D1"):
         assert key in done.stdout
 
     result = json.loads(out.read_text())
     assert result["mode"] == "quick"
     assert result["machine"]["nproc"] >= 1 and result["machine"]["python"]
     f = result["figures"]
-    assert set(f) == {"P1", "P2", "P3", "P4", "P5", "P6", "P7"}
+    assert set(f) == {"P1", "P2", "P3", "P4", "P5", "P6", "P7", "D1"}
     for key, figure in f.items():
         assert figure["goal"] and isinstance(figure["met"], bool), key
 
@@ -55,3 +55,9 @@ def test_quick_bench_reports_every_figure(tmp_path):
     # promise itself is tested in tests/unit/test_session_coach.py and reported as `met`).
     assert f["P7"]["completed"] and all(1 <= c <= 10 for c in f["P7"]["completed"])
     assert all(0 <= s <= 10 for s in f["P7"]["started"])
+    # D1: the drift guard's judge calls are counted, never more than one per window.
+    hour, server = f["D1"]["hour"], f["D1"]["server"]
+    assert 0 < hour["calls"] <= hour["distinct_windows"] < hour["switches"]
+    assert hour["repeat_calls"] == 0 and server["second_tour_calls"] == 0
+    assert server["tour_calls"] == [1, 1, 1, 1]
+    assert server["grace_s"] <= server["nudge_latency_s"] < 60

@@ -220,19 +220,22 @@ def test_doctor_prints_each_backend(tmp_path):
         [str(ANTIDRIFT), "doctor"], env=env, capture_output=True, text=True, timeout=30
     )
     assert result.returncode == 0, result.stderr
-    lines = {line.split()[0]: line for line in result.stdout.splitlines()[1:] if line.strip()}
+    coach = result.stdout.split("\n\n")[0]  # the evidence section follows a blank line
+    lines = {line.split()[0]: line for line in coach.splitlines()[1:] if line.strip()}
     assert set(lines) == {"claude", "codex", "command"}
     assert str(cli.path) in lines["claude"] and "2.1.197" in lines["claude"]
     codex = shutil.which("codex", path=env["PATH"])
     assert (codex in lines["codex"]) if codex else ("not found on PATH" in lines["codex"])
     assert "ANTIDRIFT_AI_COMMAND" in lines["command"]
     assert result.stdout.splitlines()[0] == "ANTIDRIFT_AI_BACKEND=claude"
+    assert "ANTIDRIFT_WINDOW_SOURCE=auto" in result.stdout.split("\n\n")[1]
 
     env["ANTIDRIFT_AI_COMMAND"] = "claude --model x"
     env["ANTIDRIFT_AI_BACKEND"] = "command"
     result = subprocess.run(
         [str(ANTIDRIFT), "doctor"], env=env, capture_output=True, text=True, timeout=30
     )
-    lines = {line.split()[0]: line for line in result.stdout.splitlines()[1:] if line.strip()}
+    coach = result.stdout.split("\n\n")[0]  # the evidence section follows a blank line
+    lines = {line.split()[0]: line for line in coach.splitlines()[1:] if line.strip()}
     assert str(cli.path) in lines["command"]
     assert result.stdout.splitlines()[0] == "ANTIDRIFT_AI_BACKEND=command"

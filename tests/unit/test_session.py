@@ -313,6 +313,23 @@ def test_a_failing_listener_does_not_undo_the_transition_or_starve_others(contro
     assert calls == ["second"]
 
 
+def test_a_sample_the_store_refuses_changes_nothing_and_notifies_nobody(controller, store):
+    drive(controller, ACTIVE)
+    controller.record_window("code", "first")
+    before = controller.snapshot()
+    rec = Recorder(controller)
+    controller.subscribe(rec)
+    store.fail_samples = OSError("disk full")
+    with pytest.raises(OSError):
+        controller.record_window("browser", "second")
+    after = controller.snapshot()
+    assert after.evidence.last == before.evidence.last and after.version == before.version
+    assert len(rec) == 0
+    store.fail_samples = None
+    assert controller.record_window("browser", "second")  # recorded once the disk is back
+    assert controller.snapshot().evidence.last.title == "second" and len(rec) == 1
+
+
 @pytest.mark.parametrize("state", [LOCKED, PLANNING, ACTIVE, REVIEW])
 def test_a_transition_whose_save_fails_changes_nothing_and_notifies_nobody(
     controller, store, state

@@ -11,12 +11,14 @@ from pathlib import Path
 import pytest
 
 from antidrift.ai import (
-    CLAUDE_ARGS,
     CODEX_ARGS,
+    PROPOSAL_SCHEMA,
     ClaudeBackend,
     CLIFailed,
+    CLINoKey,
     CLINotFound,
     CLINotLoggedIn,
+    CLIOffline,
     CLITimeout,
     CodexBackend,
     CommandBackend,
@@ -25,6 +27,7 @@ from antidrift.ai import (
     OutputTooLarge,
     Proposal,
     Service,
+    build_prompt,
     new_backend,
 )
 
@@ -38,7 +41,7 @@ print("Here you go:\\n```json\\n" + json.dumps(answer) + "\\n```")
 """
 
 FAKE_CLAUDE = f"""
-expected = {list(CLAUDE_ARGS)!r}
+expected = {ClaudeBackend().args("claude", PROPOSAL_SCHEMA)[1:]!r}
 if sys.argv[1:] == ["--version"]:
     print("2.1.197 (Claude Code)")
     sys.exit(0)
@@ -53,6 +56,41 @@ def test_claude_gets_the_verified_argv_and_the_prompt_on_stdin(write_cli):
     write_cli("claude", FAKE_CLAUDE)
     proposal = Service(ClaudeBackend()).coach("write the Q3 report")
     assert proposal == Proposal("Start: write the Q3 report", "done", 30)
+
+
+def test_claude_runs_with_no_side_traffic_and_bounded_retries(write_cli, tmp_path):
+    record = tmp_path / "env.json"
+    write_cli("claude", f"open({str(record)!r}, 'w').write(json.dumps(dict(os.environ)))\n")
+    ClaudeBackend().run("p", timeout=5)
+    env = json.loads(record.read_text())
+    assert env["CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC"] == "1"
+    assert 0 <= int(env["CLAUDE_CODE_MAX_RETRIES"]) <= 2
+    assert env["PATH"] == os.environ["PATH"]  # the rest of the environment is inherited
+
+
+@pytest.mark.parametrize(
+    "said",
+    [
+        "API Error: Connection refused — a firewall or proxy may be blocking it (ECONNREFUSED)",
+        "API Error: Can't reach the API server — check your internet or DNS (EAI_AGAIN)",
+    ],
+)
+def test_claude_offline_says_it_cannot_reach_its_service(write_cli, said):
+    write_cli("claude", f"print({said!r})\nsys.exit(1)\n")
+    with pytest.raises(CLIOffline) as err:
+        Service(ClaudeBackend()).coach("x")
+    assert str(err.value) == "claude can't reach its service — check your connection"
+
+
+def test_llm_without_a_key_says_how_to_set_one(write_cli):
+    said = (
+        "Error: No key found - add one using 'llm keys set openai' or set the OPENAI_API_KEY"
+        " environment variable"
+    )
+    write_cli("llm", f"sys.stdin.read()\nprint({said!r}, file=sys.stderr)\nsys.exit(1)\n")
+    with pytest.raises(CLINoKey) as err:
+        Service(CommandBackend("llm -m gpt-4o-mini")).coach("x")
+    assert str(err.value) == "llm has no API key — set one with `llm keys set openai`"
 
 
 def test_claude_runs_outside_the_servers_cwd(write_cli, tmp_path):
@@ -163,11 +201,14 @@ if sys.argv[1:] == ["--version"]:
     sys.exit(0)
 args = sys.argv[1:]
 expected = {list(CODEX_ARGS)!r}
-if args[:-3] != expected or args[-3] != "-o" or args[-1] != "-":
+if args[:len(expected)] != expected or args[-3] != "-o" or args[-1] != "-":
     print("unexpected argv: %r" % args, file=sys.stderr)
     sys.exit(64)
 out = args[-2]
-open({str(record)!r}, "w").write(json.dumps({{"out": out, "cwd": os.getcwd()}}))
+schema = args[args.index("--output-schema") + 1] if "--output-schema" in args else None
+seen = {{"out": out, "cwd": os.getcwd(), "schema": schema}}
+seen["schema_text"] = open(schema).read() if schema else None
+open({str(record)!r}, "w").write(json.dumps(seen))
 {body}
 """
 
@@ -191,6 +232,8 @@ def test_codex_answer_comes_from_the_o_file_which_is_removed(write_cli, tmp_path
     assert Path(seen["out"]).parent.resolve() == Path(seen["cwd"]).resolve()
     assert not os.path.exists(seen["out"])
     assert not os.path.exists(seen["cwd"])  # the fresh temp cwd is gone too
+    assert Path(seen["schema"]).parent.resolve() == Path(seen["cwd"]).resolve()
+    assert json.loads(seen["schema_text"]) == PROPOSAL_SCHEMA
 
 
 def test_codex_temp_file_is_removed_on_timeout(write_cli, tmp_path):
@@ -268,3 +311,38 @@ def test_command_backend_missing_program_names_the_setting(fake_bin):
     with pytest.raises(CLINotFound) as err:
         CommandBackend("nosuchllm -m x").run("p", timeout=5)
     assert str(err.value) == "nosuchllm is not installed — install it, or fix ANTIDRIFT_AI_COMMAND"
+
+
+# A CLI that records its argv and its stdin, then answers (codex: into its -o file).
+RECORDER = """
+record = {record!r}
+args = sys.argv[1:]
+if args in (["--version"], ["login", "status"]):
+    sys.exit(0)
+prompt = sys.stdin.read()
+with open(record, "w") as f:
+    json.dump({{"argv": args, "stdin": prompt}}, f)
+answer = json.dumps({{"next_action": "a", "success_condition": "b", "timebox_minutes": 5}})
+if "-o" in args:
+    open(args[args.index("-o") + 1], "w").write(answer)
+else:
+    print(answer)
+"""
+
+
+@pytest.mark.parametrize(
+    ("program", "make"),
+    [
+        ("claude", lambda: ClaudeBackend()),
+        ("codex", lambda: CodexBackend()),
+        ("recorder", lambda: CommandBackend("recorder --flag")),
+    ],
+)
+def test_the_prompt_goes_to_stdin_and_never_into_argv(write_cli, tmp_path, program, make):
+    record = tmp_path / "seen.json"
+    write_cli(program, RECORDER.format(record=str(record)))
+    intent = "MARKER-91c2 --help; rm -rf ~"
+    assert Service(make()).coach(intent) == Proposal("a", "b", 5)
+    seen = json.loads(record.read_text())
+    assert seen["stdin"] == build_prompt(intent)
+    assert not any("MARKER-91c2" in arg or "focus coach" in arg for arg in seen["argv"])

@@ -4,6 +4,7 @@ every other way out to the network refused."""
 from __future__ import annotations
 
 import os
+import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -29,7 +30,7 @@ def dead_port() -> Iterator[int]:
 
 
 @pytest.fixture
-def cli_env(tmp_path, monkeypatch, stand_in, dead_port) -> dict[str, str]:
+def cli_env(tmp_path, monkeypatch, stand_in, dead_port) -> Iterator[dict[str, str]]:
     """This process's environment, as the real CLIs should see it (the backends inherit it)."""
     env = real_cli.isolated_env(tmp_path / "home", dead_port)
     env.update(
@@ -42,7 +43,9 @@ def cli_env(tmp_path, monkeypatch, stand_in, dead_port) -> dict[str, str]:
             monkeypatch.delenv(key)
     for key, value in env.items():
         monkeypatch.setenv(key, value)
-    return env
+    yield env
+    # urllib's default opener keeps the proxies it saw first: drop it with the dead proxy.
+    urllib.request.install_opener(None)
 
 
 @pytest.fixture

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 
-from antidrift.ai import CodexBackend, Proposal, Service
+from antidrift.ai import PROPOSAL_SCHEMA, CodexBackend, Proposal, Service, new_backend
 from tests.support import real_cli
 from tests.support.fake_cli import DEFAULT_PROPOSAL
 
@@ -24,3 +24,26 @@ def test_a_sharpen_reaches_the_stand_in_and_comes_back_as_a_proposal(codex_bin, 
     )
     (body,) = stand_in.bodies(RESPONSES)
     assert '\\"write the Q3 report\\"' in json.dumps(body["input"], ensure_ascii=False)
+    # Native structured output: --output-schema travels as a strict text.format.
+    assert body["text"]["format"]["type"] == "json_schema"
+    assert body["text"]["format"]["schema"] == PROPOSAL_SCHEMA
+
+
+def test_codex_keeps_its_model_at_low_effort_by_default(codex_bin, stand_in):
+    argv = new_backend("codex", {"ANTIDRIFT_CODEX_BIN": codex_bin}).args(codex_bin, "/o")
+    assert "-m" not in argv and "model_reasoning_effort=low" in argv
+    Service(new_backend("codex", {"ANTIDRIFT_CODEX_BIN": codex_bin})).coach("x")
+    (body,) = stand_in.bodies(RESPONSES)
+    assert body["reasoning"]["effort"] == "low"
+
+
+def test_the_chosen_model_and_effort_reach_the_request(codex_bin, stand_in):
+    env = {
+        "ANTIDRIFT_CODEX_BIN": codex_bin,
+        "ANTIDRIFT_AI_MODEL": "gpt-5.5",
+        "ANTIDRIFT_AI_EFFORT": "medium",
+    }
+    Service(new_backend("codex", env)).coach("x")
+    (body,) = stand_in.bodies(RESPONSES)
+    assert body["model"] == "gpt-5.5"
+    assert body["reasoning"]["effort"] == "medium"

@@ -17,15 +17,24 @@ class FakeBackend:
         self.prompts: list[str] = []
         self.timeouts: list[float] = []
         self.scopes: list[CancelScope | None] = []
+        self.schemas: list[object] = []
 
     def enqueue(self, answer: str | BaseException) -> FakeBackend:
         """Queue the next answer; an exception instance is raised instead of returned."""
         self.answers.append(answer)
         return self
 
-    def run(self, prompt: str, *, timeout: float, scope: CancelScope | None = None) -> str:
+    def run(
+        self,
+        prompt: str,
+        *,
+        timeout: float,
+        scope: CancelScope | None = None,
+        schema: object = None,
+    ) -> str:
         """Record the call and hand out the next queued answer."""
         self.prompts.append(prompt)
+        self.schemas.append(schema)
         self.timeouts.append(timeout)
         self.scopes.append(scope)
         if not self.answers:

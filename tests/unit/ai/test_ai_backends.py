@@ -2,25 +2,31 @@
 
 from __future__ import annotations
 
+import json
 import os
 
 import pytest
 
 from antidrift.ai import (
+    PROPOSAL_SCHEMA,
     Cancelled,
     CancelScope,
     ClaudeBackend,
     CLIFailed,
+    CLINoKey,
     CLINotFound,
     CLINotLoggedIn,
+    CLIOffline,
     CLITimeout,
     CoachError,
     CodexBackend,
     CommandBackend,
     OutputTooLarge,
+    Tuning,
     UnknownBackend,
     new_backend,
     run_cli,
+    tuning_from_env,
 )
 
 PROMPT = "You are a focus coach. INTENT: write the report"
@@ -81,7 +87,20 @@ def test_claude_argv_is_the_verified_one():
         "--no-session-persistence",
         "--output-format",
         "text",
+        "--setting-sources",
+        "",
+        "--strict-mcp-config",
+        "--model",
+        "haiku",
+        "--effort",
+        "low",
     ]
+
+
+def test_claude_gets_the_schema_as_one_compact_json_word():
+    argv = ClaudeBackend(tuning=Tuning(None, None)).args("/x/claude", PROPOSAL_SCHEMA)
+    assert argv[-2:] == ["--json-schema", json.dumps(PROPOSAL_SCHEMA, separators=(",", ":"))]
+    assert "--model" not in argv and "--effort" not in argv
 
 
 def test_codex_argv_is_the_verified_one_with_the_output_file():
@@ -95,6 +114,8 @@ def test_codex_argv_is_the_verified_one_with_the_output_file():
         "-s",
         "read-only",
         "--ephemeral",
+        "-c",
+        "model_reasoning_effort=low",
         "-o",
         "/tmp/run1/answer.txt",
         "-",
@@ -103,16 +124,53 @@ def test_codex_argv_is_the_verified_one_with_the_output_file():
     assert "-a" not in argv  # codex exec rejects it
 
 
+def test_codex_model_and_schema_file_when_asked():
+    argv = CodexBackend(tuning=Tuning("gpt-5.5", "high")).args("/x/codex", "/t/a", "/t/s.json")
+    assert argv[8:] == [
+        "-m",
+        "gpt-5.5",
+        "-c",
+        "model_reasoning_effort=high",
+        "--output-schema",
+        "/t/s.json",
+        "-o",
+        "/t/a",
+        "-",
+    ]
+
+
 @pytest.mark.parametrize(
-    "argv",
+    ("env", "claude", "codex"),
     [
-        ClaudeBackend().args("claude"),
-        CodexBackend().args("codex", "/t/a"),
-        CommandBackend("llm").args("llm"),
+        ({}, "haiku, low effort", "default model, low effort"),
+        ({"ANTIDRIFT_AI_MODEL": "sonnet"}, "sonnet, low effort", "sonnet, low effort"),
+        ({"ANTIDRIFT_AI_MODEL": "Default"}, "default model, low effort", None),
+        ({"ANTIDRIFT_AI_EFFORT": " HIGH "}, "haiku, high effort", "default model, high effort"),
+        ({"ANTIDRIFT_AI_EFFORT": "default"}, "haiku, default effort", None),
     ],
 )
-def test_the_prompt_is_never_in_argv(argv):
-    assert not any("focus coach" in arg or "INTENT" in arg for arg in argv)
+def test_model_and_effort_come_from_the_environment(env, claude, codex):
+    assert str(new_backend("claude", env=env).tuning) == claude
+    if codex:
+        assert str(new_backend("codex", env=env).tuning) == codex
+    assert new_backend("claude", env=env).tuning.warnings == ()
+
+
+@pytest.mark.parametrize(
+    ("name", "value"),
+    [
+        ("ANTIDRIFT_AI_EFFORT", "max"),
+        ("ANTIDRIFT_AI_EFFORT", "lowest"),
+        ("ANTIDRIFT_AI_MODEL", "--dangerously-skip-permissions"),
+        ("ANTIDRIFT_AI_MODEL", "haiku sonnet"),
+    ],
+)
+def test_an_unusable_model_or_effort_is_a_warning_and_ignored(name, value):
+    tuning = tuning_from_env({name: value}, "haiku")
+    assert tuning == Tuning("haiku", "low")
+    (warning,) = tuning.warnings
+    assert warning.startswith(f"{name}=") and "ignored" in warning
+    assert not any(value in arg for arg in ClaudeBackend(tuning=tuning).args("claude"))
 
 
 def test_missing_binary_is_none_and_version_is_none(monkeypatch, tmp_path):
@@ -129,8 +187,13 @@ def test_errors_are_coach_errors_with_page_ready_messages():
     assert str(CLITimeout(60.0)) == "the coach took longer than 60 s"
     assert str(CLITimeout(2.5)) == "the coach took longer than 2.5 s"
     assert str(CLIFailed("codex", 2)) == "codex failed (exit code 2)"
+    assert str(CLIOffline()) == "claude can't reach its service — check your connection"
+    assert str(CLINoKey("llm", "anthropic")) == (
+        "llm has no API key — set one with `llm keys set anthropic`"
+    )
+    assert str(CLINoKey("llm")) == "llm has no API key — set one, e.g. with `llm keys set openai`"
     assert "1 MiB" in str(OutputTooLarge("claude", 1 << 20))
-    for err in (CLINotFound(), CLITimeout(1), CLIFailed("x", 1), OutputTooLarge(), Cancelled()):
+    for err in (CLINotFound(), CLITimeout(1), CLIFailed("x", 1), CLIOffline(), CLINoKey()):
         assert isinstance(err, CoachError)
         assert err.message == str(err)
 

@@ -1,0 +1,51 @@
+"""What `antidrift doctor` says about evidence: the source `auto` (or the setting) picks and
+why, one sample from it, each source's tool, and what to install where none works."""
+
+from __future__ import annotations
+
+import shutil
+import sys
+from collections.abc import Callable, Mapping
+
+from antidrift.evidence.activitywatch import ActivityWatchProbe
+from antidrift.evidence.choose import INSTALL, TOOLS, choose
+from antidrift.evidence.probe import ProbeError
+
+
+def doctor_lines(
+    mode: str,
+    env: Mapping[str, str],
+    aw_url: str,
+    *,
+    which: Callable[[str], str | None] | None = None,
+    platform: str = sys.platform,
+    aw_answers: Callable[[str], bool] | None = None,
+) -> list[str]:
+    """Lines for people; a sample names the app only (titles stay private)."""
+    answers = aw_answers or (lambda url: ActivityWatchProbe(url, timeout=1.0).answers())
+    path = env.get("PATH")
+    find = which or (lambda tool: shutil.which(tool, path=path))
+    choice = choose(
+        mode, env=env, aw_url=aw_url, which=find, platform=platform, aw_answers=answers,
+        try_first=True,
+    )  # fmt: skip
+    lines = [f"ANTIDRIFT_WINDOW_SOURCE={mode}", f"  picked    {choice.name}: {choice.reason}"]
+    if choice.probe is not None:
+        try:
+            window = choice.probe.active_window()
+        except ProbeError as exc:
+            lines.append(f"  sample    failed: {exc}")
+        else:
+            lines.append(
+                f"  sample    ok: the focused app is {window[0]!r}" if window
+                else "  sample    ok: no window has focus"
+            )  # fmt: skip
+    if choice.advice:
+        lines.append(f"  to fix    {choice.advice}")
+    for name, tool in TOOLS.items():
+        found = find(tool)
+        state = f"{tool}: {found}" if found else f"{tool} not found: {INSTALL[name]}"
+        lines.append(f"  {name:9} {state}")
+    aw_state = "answers" if answers(aw_url) else "does not answer"
+    lines.append(f"  {'activitywatch':9} aw-server {aw_state} at {aw_url} (ANTIDRIFT_AW_URL)")
+    return lines

@@ -1,0 +1,160 @@
+"""Widgets outside the view, over a real websocket: the document title (every state, every
+second while active), the offline notice's heartbeat, and the chime once when time runs out."""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+import websocket
+
+from tests.integration.test_push_ws import PLAN, Live
+from tests.support.html import parse, top_level
+
+
+class RawPage:
+    """A socket whose every message is kept, page-level widgets included."""
+
+    def __init__(self, url: str) -> None:
+        self.ws = websocket.create_connection(url, timeout=5)
+
+    def messages(self, seconds: float = 0.4) -> list[str]:
+        got: list[str] = []
+        deadline = time.monotonic() + seconds
+        while (left := deadline - time.monotonic()) > 0:
+            self.ws.settimeout(left)
+            try:
+                got.append(self.ws.recv())
+            except websocket.WebSocketTimeoutException:
+                break
+        return got
+
+    def close(self) -> None:
+        self.ws.close()
+
+
+def titles(messages: list[str]) -> list[str]:
+    found = []
+    for message in messages:
+        for node in top_level(message):
+            if node.id == "page-title":
+                assert node.get("hx-swap-oob") == "innerHTML:title"
+                found.append(node.text())
+    return found
+
+
+def count(messages: list[str], wanted: str) -> int:
+    return sum(1 for m in messages for n in top_level(m) if n.id == wanted)
+
+
+@pytest.fixture(scope="module")
+def live(tmp_path_factory):
+    server = Live(tmp_path_factory.mktemp("live-page"))
+    yield server
+    server.stop()
+
+
+@pytest.fixture
+def srv(live):
+    live.reset()
+    opened: list[RawPage] = []
+
+    def open_page(**query: str) -> RawPage:
+        from urllib.parse import urlencode
+
+        page = RawPage(live.ws_base + (f"?{urlencode(query)}" if query else ""))
+        opened.append(page)
+        return page
+
+    live.open_raw = open_page
+    yield live
+    for page in opened:
+        page.close()
+
+
+def test_every_state_change_carries_the_title_of_the_new_view(srv):
+    page = srv.open_raw()
+    assert titles(page.messages()) == ["No commitment · AntiDrift"]
+    srv.post("/planning")
+    assert titles(page.messages()) == ["Planning · AntiDrift"]
+    srv.post("/commitment", PLAN)
+    assert titles(page.messages()) == ["20:00 · Write the intro · AntiDrift"]
+    srv.post("/finish")
+    assert titles(page.messages()) == ["Review · Write the intro · AntiDrift"]
+
+
+def test_while_active_the_title_counts_down_every_second(srv):
+    srv.to("active")
+    page = srv.open_raw()
+    page.messages()
+    seen = []
+    for _ in range(3):
+        srv.clock.advance(1)
+        srv.hub.refresh()
+        seen += titles(page.messages(0.3))
+    assert seen == [
+        "19:59 · Write the intro · AntiDrift",
+        "19:58 · Write the intro · AntiDrift",
+        "19:57 · Write the intro · AntiDrift",
+    ]
+
+
+def test_over_an_hour_the_title_shows_hours(srv):
+    srv.to("planning")
+    srv.post("/commitment", {**PLAN, "timebox_minutes": 90})
+    page = srv.open_raw()
+    assert titles(page.messages())[0].startswith("1:30:00 · ")
+
+
+def test_a_timebox_that_ran_out_says_times_up_and_chimes_once(srv):
+    srv.to("active")
+    cid = srv.state()["commitment"]["id"]
+    page = srv.open_raw(view="active", c=cid, p="")
+    page.messages()
+    srv.clock.advance(20 * 60)
+    assert srv.controller.expire_if_due()
+    got = page.messages()
+    assert titles(got) == ["Time's up · Write the intro · AntiDrift"]
+    [chime] = [n for m in got for n in top_level(m) if n.id == "chime"]
+    audio = chime.find_all("audio")
+    assert len(audio) == 1 and "autoplay" in audio[0].attrs
+    srv.clock.advance(1)
+    srv.hub.refresh()
+    assert count(page.messages(), "chime") == 0  # once, not every tick
+    # A page opened later, or reloaded, does not chime again.
+    later = srv.open_raw()
+    assert count(later.messages(), "chime") == 0
+
+
+def test_finishing_by_hand_does_not_chime(srv):
+    srv.to("active")
+    cid = srv.state()["commitment"]["id"]
+    page = srv.open_raw(view="active", c=cid, p="")
+    page.messages()
+    srv.post("/finish")
+    assert count(page.messages(), "chime") == 0
+
+
+@pytest.mark.parametrize("where", ["locked", "planning", "active", "review"])
+def test_the_offline_notice_is_renewed_at_every_tick_in_every_state(srv, where):
+    srv.to(where)
+    page = srv.open_raw()
+    assert count(page.messages(), "offline") == 1  # on connect
+    for _ in range(3):
+        srv.clock.advance(1)
+        srv.hub.refresh()
+        got = page.messages(0.3)
+        assert count(got, "offline") == 1
+        [notice] = [n for m in got for n in top_level(m) if n.id == "offline"]
+        assert "reconnecting" in notice.text()
+
+
+def test_the_page_has_the_title_and_a_hidden_offline_notice(srv):
+    import urllib.request
+
+    srv.to("active")
+    with urllib.request.urlopen(srv.base + "/", timeout=5) as resp:
+        tree = parse(resp.read().decode())
+    assert tree.find_all("title")[0].text() == "20:00 · Write the intro · AntiDrift"
+    assert tree.by_id("offline") is not None
+    assert tree.by_id("chime").find_all("audio") == []

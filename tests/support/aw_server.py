@@ -1,0 +1,96 @@
+"""A real aw-server (ActivityWatch 0.12.0, from its own venv .venv-aw made by
+scripts/aw-server-venv) on a loopback port, in testing mode with in-memory storage, and the
+heartbeats a window watcher would send it."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import socket
+import subprocess
+import time
+import urllib.error
+import urllib.request
+from datetime import UTC, datetime
+from pathlib import Path
+
+from tests.support.server import REPO, free_port
+
+INSTALL = "scripts/aw-server-venv (makes .venv-aw with aw-server 0.12.0; .ci/run runs it)"
+
+
+def binary() -> str | None:
+    """The aw-server to test against: ANTIDRIFT_TEST_AW_SERVER, .venv-aw, or PATH."""
+    named = os.environ.get("ANTIDRIFT_TEST_AW_SERVER")
+    if named:
+        return named if os.access(named, os.X_OK) else None
+    local = REPO / ".venv-aw" / "bin" / "aw-server"
+    return str(local) if local.exists() else shutil.which("aw-server")
+
+
+def _call(method: str, url: str, body: object | None = None) -> object:
+    data = None if body is None else json.dumps(body).encode()
+    request = urllib.request.Request(
+        url, data=data, method=method, headers={"Content-Type": "application/json"}
+    )
+    opener = urllib.request.build_opener(urllib.request.ProxyHandler({}))
+    with opener.open(request, timeout=10) as response:
+        return json.loads(response.read() or b"null")
+
+
+class AwServer:
+    """One aw-server process; `heartbeat()` plays aw-watcher-window."""
+
+    def __init__(self, home: Path, executable: str) -> None:
+        self.port = free_port()
+        self.url = f"http://127.0.0.1:{self.port}"
+        self.host = socket.gethostname()
+        self.bucket = f"aw-watcher-window_{self.host}"
+        home.mkdir(parents=True, exist_ok=True)
+        env = {  # its config, logs and caches go to the test's directory, never to ~
+            "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
+            "HOME": str(home),
+            "XDG_DATA_HOME": str(home / "data"),
+            "XDG_CONFIG_HOME": str(home / "config"),
+            "XDG_CACHE_HOME": str(home / "cache"),
+            "XDG_STATE_HOME": str(home / "state"),
+        }
+        self.log = open(home / "aw-server.log", "wb")  # noqa: SIM115 — open while it runs
+        argv = [executable, "--testing", "--host", "127.0.0.1", "--port", str(self.port),
+                "--storage", "memory"]  # fmt: skip
+        self.proc = subprocess.Popen(argv, env=env, stdout=self.log, stderr=subprocess.STDOUT)
+
+    def wait_ready(self, timeout: float = 60.0) -> AwServer:
+        deadline = time.monotonic() + timeout
+        while True:
+            try:
+                info = _call("GET", f"{self.url}/api/0/info")
+                assert info["testing"] is True
+                return self
+            except (urllib.error.URLError, OSError):
+                if self.proc.poll() is not None or time.monotonic() > deadline:
+                    raise RuntimeError("aw-server did not start: see aw-server.log") from None
+                time.sleep(0.2)
+
+    def create_window_bucket(self) -> None:
+        _call("POST", f"{self.url}/api/0/buckets/{self.bucket}", {
+            "client": "aw-watcher-window", "type": "currentwindow", "hostname": self.host,
+        })  # fmt: skip
+
+    def heartbeat(self, app: str, title: str, pulsetime: float = 10.0) -> None:
+        """What aw-watcher-window sends every second for the focused window."""
+        event = {"timestamp": datetime.now(UTC).isoformat(), "duration": 0,
+                 "data": {"app": app, "title": title}}  # fmt: skip
+        url = f"{self.url}/api/0/buckets/{self.bucket}/heartbeat?pulsetime={pulsetime}"
+        _call("POST", url, event)
+
+    def stop(self) -> None:
+        if self.proc.poll() is None:
+            self.proc.terminate()
+            try:
+                self.proc.wait(10)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait()
+        self.log.close()
