@@ -19,26 +19,40 @@ START = datetime(2026, 3, 2, 9, 0, 0, tzinfo=UTC)
 
 
 class FakeClock:
-    """A clock that only moves when a test says so."""
+    """A clock that only moves when a test says so: wall and monotonic time move together
+    (time passing) unless `jump_wall` moves the wall clock alone (NTP, a changed date)."""
 
     def __init__(self, start: datetime = START) -> None:
         self._now = start
+        self._mono = 1000.0
         self._lock = threading.Lock()
 
     def now(self) -> datetime:
         with self._lock:
             return self._now
 
+    def monotonic(self) -> float:
+        with self._lock:
+            return self._mono
+
     def advance(self, seconds: float | timedelta) -> datetime:
         """Move time forward; returns the new now."""
         step = seconds if isinstance(seconds, timedelta) else timedelta(seconds=seconds)
         with self._lock:
             self._now += step
+            self._mono += step.total_seconds()
             return self._now
 
     def set(self, when: datetime) -> None:
+        """Let time pass until `when` (setting it earlier moves only the wall clock)."""
         with self._lock:
+            self._mono += max(0.0, (when - self._now).total_seconds())
             self._now = when
+
+    def jump_wall(self, seconds: float) -> None:
+        """The wall clock alone jumps; no time passes."""
+        with self._lock:
+            self._now += timedelta(seconds=seconds)
 
 
 @dataclass
