@@ -23,14 +23,14 @@ def test_quick_bench_reports_every_figure(tmp_path):
         cwd=REPO,
     )
     assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-4000:]
-    for key in ("P1", "P2", "P3", "P4", "P5", "P6", "P7", "D1"):
+    for key in ("P1", "P2", "P3", "P4", "P5", "P6", "P7", "D1", "R1", "R2", "R3"):
         assert key in done.stdout
 
     result = json.loads(out.read_text())
     assert result["mode"] == "quick"
     assert result["machine"]["nproc"] >= 1 and result["machine"]["python"]
     f = result["figures"]
-    assert set(f) == {"P1", "P2", "P3", "P4", "P5", "P6", "P7", "D1"}
+    assert set(f) == {"P1", "P2", "P3", "P4", "P5", "P6", "P7", "D1", "R1", "R2", "R3"}
     for key, figure in f.items():
         assert figure["goal"] and isinstance(figure["met"], bool), key
 
@@ -61,3 +61,8 @@ def test_quick_bench_reports_every_figure(tmp_path):
     assert hour["repeat_calls"] == 0 and server["second_tour_calls"] == 0
     assert server["tour_calls"] == [1, 1, 1, 1]
     assert server["grace_s"] <= server["nudge_latency_s"] < 60
+    # R1-R3: reflection at scale answered, in a time a working server could take.
+    for key in ("R1", "R2", "R3"):
+        assert 0 < f[key]["median"] < 30_000, key
+    assert f["R2"]["bytes"] > 10_000 * 100  # every one of the 10,000 entries is in the CSV
+    assert set(f["R3"]["cases"]) == {"91", "18091"}
