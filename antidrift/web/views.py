@@ -229,6 +229,7 @@ class PageModel:
     history: tuple[Commitment, ...] = ()
     focus: WindowTime | None = None
     drift: DriftReview | None = None
+    drift_on: bool = False  # the planning form offers to turn the guard off for one commitment
 
     def context(self) -> dict[str, object]:
         snap = self.snap
@@ -239,6 +240,7 @@ class PageModel:
             "shows": self.shows,
             "history": list(self.history),
             "drift_review": self.drift,
+            "drift_on": self.drift_on,
         }
         if self.focus is not None:
             ctx["shares"], ctx["apps"], ctx["sample_count"] = (
@@ -345,7 +347,7 @@ class Views:
             # Summed by the store: a long commitment has tens of thousands of samples.
             focus = self._reader.window_time(snap.commitment, snap.now)
             drift = self._drift_review(snap.commitment.id)
-        return PageModel(snap, Shows.of(snap), widgets, history, focus, drift)
+        return PageModel(snap, Shows.of(snap), widgets, history, focus, drift, self.drift.on)
 
     def _drift_review(self, commitment_id: str) -> DriftReview | None:
         """None when the guard did not watch this commitment (off, or an older one)."""
