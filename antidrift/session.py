@@ -12,6 +12,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
+from antidrift import insights
 from antidrift.ai import Cancelled, CancelScope, Coach, CoachError, Judge
 from antidrift.clock import Clock, SteadyClock
 from antidrift.domain import (
@@ -502,7 +503,7 @@ class Controller:
         if call.scope.cancelled:
             return  # superseded while queued: a stale call never starts its CLI
         try:
-            proposal = coach.coach(intent, scope=call.scope)
+            proposal = coach.coach(intent, scope=call.scope, track_record=self._track_record())
             # The one plan validator: what the coach proposes meets a typed plan's rules.
             plan = validate_plan(
                 proposal.next_action, proposal.success_condition, proposal.timebox_minutes
@@ -524,6 +525,19 @@ class Controller:
             self._coach_call = None
             self._changed()
         self._notify()
+
+    def _track_record(self) -> list[insights.TrackRecordLine]:
+        """The user's recent plans for the coach (none before three have ended); a store that
+        cannot be read costs the coach its calibration, never the call."""
+        try:
+            return insights.track_record(self._store.ended_figures(insights.TRACK_RECORD_LINES))
+        except Exception:
+            log.exception("could not read the track record for the coach")
+            return []
+
+    def calibration(self) -> insights.Calibration | None:
+        """How long the user's plans really take (the planning view says it beside Minutes)."""
+        return insights.calibration(self._store.ended_figures(insights.CALIBRATION_WINDOW))
 
     def _cancel_call(self) -> None:
         if self._coach_call is not None:

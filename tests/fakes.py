@@ -113,8 +113,8 @@ class FakeStore:
     def window_time(self, commitment_id: str, until: datetime, top: int = 12) -> WindowTime:
         return insights.window_time(self.samples(commitment_id), until, top)
 
-    def ended_figures(self) -> list[insights.Ended]:
-        return [insights.ended(c) for c in self.history()]
+    def ended_figures(self, limit: int | None = None) -> list[insights.Ended]:
+        return [insights.ended(c) for c in self.history(limit)]
 
     def export_rows(self) -> list[tuple]:
         rows = []
@@ -216,6 +216,7 @@ class CoachCall:
 
     intent: str
     scope: CancelScope | None
+    track_record: tuple = ()
     gate: threading.Event = field(default_factory=threading.Event)
     finished: threading.Event = field(default_factory=threading.Event)
     outcome: str = "running"  # running | returned | raised | cancelled
@@ -289,9 +290,9 @@ class FakeCoach:
     def binary(self) -> str | None:
         return "/fake/bin/fake"
 
-    def coach(self, intent: str, *, scope: CancelScope | None = None) -> Proposal:
+    def coach(self, intent: str, *, scope: CancelScope | None = None, track_record=()) -> Proposal:
         with self._cond:
-            call = CoachCall(intent, scope)
+            call = CoachCall(intent, scope, tuple(track_record))
             result = self._results.popleft() if self._results else DEFAULT_PROPOSAL
             gated = self.gated
             self.calls.append(call)
