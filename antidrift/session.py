@@ -33,7 +33,7 @@ from antidrift.domain import (
     validate_plan,
     validate_review,
 )
-from antidrift.drift import OFF, DriftSettings, DriftView, Episode, Judgement, Window
+from antidrift.drift import OFF, DriftSettings, DriftView, Episode, Judgement, Window, parse_choice
 from antidrift.guard import DriftGuard
 from antidrift.insights import Ended, WindowTime
 from antidrift.notify import Notifier
@@ -243,12 +243,18 @@ class Controller:
         self._notify()
 
     def start_manual_commitment(
-        self, next_action: object, success_condition: object, timebox_minutes: object
+        self,
+        next_action: object,
+        success_condition: object,
+        timebox_minutes: object,
+        drift: object = None,
     ) -> Commitment:
+        """drift: "off" turns the drift guard off for this commitment alone."""
         with self._lock:
             # The state first: a client in the wrong state must hear 409, not "fix your body".
             self._require(RuntimeState.PLANNING, action="start a commitment")
             plan = validate_plan(next_action, success_condition, timebox_minutes)
+            watch = parse_choice(drift)
             now = self._now()
             commitment = Commitment(
                 id=str(uuid.uuid4()),
@@ -261,7 +267,7 @@ class Controller:
             self._store.save(RuntimeState.ACTIVE, commitment)
             self._state, self._commitment, self._last_sample = RuntimeState.ACTIVE, commitment, None
             self._reset_coach()
-            after = self._guard.begin(commitment)
+            after = self._guard.begin(commitment, watch=watch)
             self._changed()
         after.run()
         self._notify()
