@@ -185,6 +185,7 @@ def build_runtime(config: Config, *, clock: Clock | None = None) -> Runtime:
             interval=config.sample_interval,
             wanted=controller.wants_evidence,
             on_running=controller.set_watcher,
+            now=controller.now,  # the controller's steady time, not the jumpy wall clock
         )
         if probe
         else None

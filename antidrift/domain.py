@@ -98,10 +98,17 @@ class Commitment:
 
     def stopped(self, at: datetime) -> Commitment:
         """The commitment as it stands when it moves to review (early finish or deadline)."""
-        return replace(self, ended_at=min(at, self.deadline))
+        return replace(self, ended_at=min(max(at, self.started_at), self.deadline))
+
+    @property
+    def total_secs(self) -> int:
+        """The timebox as it stands: planned plus extended."""
+        return self.timebox_secs + self.extended_secs
 
     def seconds_left(self, now: datetime) -> int:
-        return max(0, math.ceil((self.deadline - now).total_seconds()))
+        """Never negative, never more than the timebox, whatever `now` says."""
+        left = math.ceil((self.deadline - now).total_seconds())
+        return min(self.total_secs, max(0, left))
 
     @property
     def ran_out(self) -> bool:

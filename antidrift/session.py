@@ -12,8 +12,10 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
+from antidrift import insights
 from antidrift.ai import Cancelled, CancelScope, Coach, CoachError, Judge
-from antidrift.clock import Clock
+from antidrift.clock import Clock, SteadyClock
+from antidrift.dbguard import WriteFailed
 from antidrift.domain import (
     MAX_TEXT,
     Commitment,
@@ -32,7 +34,7 @@ from antidrift.domain import (
     validate_plan,
     validate_review,
 )
-from antidrift.drift import OFF, DriftSettings, DriftView, Episode, Judgement, Window
+from antidrift.drift import OFF, DriftSettings, DriftView, Episode, Judgement, Window, parse_choice
 from antidrift.guard import DriftGuard
 from antidrift.insights import Ended, WindowTime
 from antidrift.notify import Notifier
@@ -109,7 +111,9 @@ class Controller:
         drift: DriftSettings | None = None,
     ) -> None:
         self._store = store
-        self._clock = clock
+        # Within a run time comes from the monotonic clock: a wall-clock jump can neither
+        # end a timebox early nor stretch it, nor make a duration negative.
+        self._clock = SteadyClock(clock)
         self._lock = threading.RLock()
         self._listeners: list[Listener] = []
         self._exclude = exclude_titles
@@ -119,6 +123,11 @@ class Controller:
         persisted = store.load()
         self._state = persisted.state
         self._commitment = persisted.commitment
+        if self._state is RuntimeState.ACTIVE and self._commitment is not None:
+            # The time left is derived once from the stored wall-clock deadline, and never
+            # more than the timebox (the wall clock may have gone back while we were down).
+            c = self._commitment
+            self._clock.resync(not_before=c.deadline - timedelta(seconds=c.total_secs))
         self._last_sample = persisted.samples[-1] if persisted.samples else None
         # Coach state: ephemeral by design.
         self._coach = coach
@@ -138,7 +147,7 @@ class Controller:
             judge=judge,
             settings=drift,
             store=store,
-            clock=clock,
+            clock=self._clock,
             lock=self._lock,
             changed=self._changed,
             notify=self._notify,
@@ -149,7 +158,11 @@ class Controller:
         if self._state is RuntimeState.ACTIVE:  # resumed after a restart: verdicts are kept
             with self._lock:
                 after = self._guard.begin(self._commitment, self._last_sample)
-        if not self.expire_if_due() and after is not None:
+        try:
+            expired = self.expire_if_due()
+        except WriteFailed:  # the disk is full: logged once; the ticker retries every second
+            expired = False
+        if not expired and after is not None:
             after.run()
 
     # -- listeners ---------------------------------------------------------------------------
@@ -168,11 +181,23 @@ class Controller:
         """Called under the lock after a mutation."""
         self._version += 1
 
+    # -- time --------------------------------------------------------------------------------
+
+    def now(self) -> datetime:
+        """The controller's time: steady while a timebox runs, the wall clock otherwise."""
+        with self._lock:
+            return self._now()
+
+    def _now(self) -> datetime:
+        if self._state is not RuntimeState.ACTIVE:
+            self._clock.resync()  # nothing is being timed: follow a corrected wall clock
+        return self._clock.now()
+
     # -- projection --------------------------------------------------------------------------
 
     def snapshot(self) -> Snapshot:
         with self._lock:
-            now = self._clock.now()
+            now = self._now()
             return Snapshot(
                 version=self._version,
                 state=self._state,
@@ -223,13 +248,19 @@ class Controller:
         self._notify()
 
     def start_manual_commitment(
-        self, next_action: object, success_condition: object, timebox_minutes: object
+        self,
+        next_action: object,
+        success_condition: object,
+        timebox_minutes: object,
+        drift: object = None,
     ) -> Commitment:
+        """drift: "off" turns the drift guard off for this commitment alone."""
         with self._lock:
             # The state first: a client in the wrong state must hear 409, not "fix your body".
             self._require(RuntimeState.PLANNING, action="start a commitment")
             plan = validate_plan(next_action, success_condition, timebox_minutes)
-            now = self._clock.now()
+            watch = parse_choice(drift)
+            now = self._now()
             commitment = Commitment(
                 id=str(uuid.uuid4()),
                 next_action=plan.next_action,
@@ -241,7 +272,7 @@ class Controller:
             self._store.save(RuntimeState.ACTIVE, commitment)
             self._state, self._commitment, self._last_sample = RuntimeState.ACTIVE, commitment, None
             self._reset_coach()
-            after = self._guard.begin(commitment)
+            after = self._guard.begin(commitment, watch=watch)
             self._changed()
         after.run()
         self._notify()
@@ -250,7 +281,7 @@ class Controller:
     def finish(self) -> None:
         with self._lock:
             self._require(RuntimeState.ACTIVE, action="finish")
-            self._to_review(self._clock.now())
+            self._to_review(self._now())
         self._notify()
 
     def extend(self, minutes: object) -> Commitment:
@@ -265,7 +296,7 @@ class Controller:
                     "You can add time only while a commitment runs, or when its time ran out"
                     f" (not after Finish): {_describe(self._state)}."
                 )
-            extended = current.extend(parse_extend_minutes(minutes), self._clock.now())
+            extended = current.extend(parse_extend_minutes(minutes), self._now())
             self._store.save(RuntimeState.ACTIVE, extended)
             resumed = self._state is RuntimeState.REVIEW
             self._state, self._commitment = RuntimeState.ACTIVE, extended
@@ -279,10 +310,7 @@ class Controller:
     def expire_if_due(self) -> bool:
         """Move an active commitment whose deadline has passed to review."""
         with self._lock:
-            if (
-                self._state is not RuntimeState.ACTIVE
-                or self._clock.now() < self._commitment.deadline
-            ):
+            if self._state is not RuntimeState.ACTIVE or self._now() < self._commitment.deadline:
                 return False
             self._to_review(self._commitment.deadline)
             ended = self._commitment
@@ -326,7 +354,7 @@ class Controller:
                 return False
             # Bounded here, whatever the source (the ingest route bounds too; the sampler not).
             app, title = app[:MAX_TEXT], redact(title, self._exclude)[:MAX_TEXT]
-            sample = WindowSample(app, title, at or self._clock.now())
+            sample = WindowSample(app, title, at or self._now())
             self._store.add_sample(self._commitment.id, sample)
             after = None
             if self._last_sample is None or sample.at >= self._last_sample.at:
@@ -358,7 +386,7 @@ class Controller:
         """The user's answer to the drift banner: `back` or `on_task`."""
         with self._lock:
             self._require(RuntimeState.ACTIVE, action="answer the drift guard")
-            after = self._guard.acknowledge(answer, self._clock.now())
+            after = self._guard.acknowledge(answer, self._now())
             self._changed()
         after.run()
         self._notify()
@@ -369,7 +397,7 @@ class Controller:
             if self._state is not RuntimeState.ACTIVE:
                 return
             version = self._version
-            after = self._guard.tick(self._clock.now())
+            after = self._guard.tick(self._now())
             changed = self._version != version
         after.run()
         if changed:
@@ -459,7 +487,7 @@ class Controller:
                 self._generation += 1
                 call = _CoachCall(self._generation, CancelScope())
                 self._coach_call = call
-                self._coach_view = CoachView(CoachStatus.PENDING, pending_since=self._clock.now())
+                self._coach_view = CoachView(CoachStatus.PENDING, pending_since=self._now())
                 self._changed()
         self._notify()
         if call is not None:
@@ -480,7 +508,7 @@ class Controller:
         if call.scope.cancelled:
             return  # superseded while queued: a stale call never starts its CLI
         try:
-            proposal = coach.coach(intent, scope=call.scope)
+            proposal = coach.coach(intent, scope=call.scope, track_record=self._track_record())
             # The one plan validator: what the coach proposes meets a typed plan's rules.
             plan = validate_plan(
                 proposal.next_action, proposal.success_condition, proposal.timebox_minutes
@@ -502,6 +530,19 @@ class Controller:
             self._coach_call = None
             self._changed()
         self._notify()
+
+    def _track_record(self) -> list[insights.TrackRecordLine]:
+        """The user's recent plans for the coach (none before three have ended); a store that
+        cannot be read costs the coach its calibration, never the call."""
+        try:
+            return insights.track_record(self._store.ended_figures(insights.TRACK_RECORD_LINES))
+        except Exception:
+            log.exception("could not read the track record for the coach")
+            return []
+
+    def calibration(self) -> insights.Calibration | None:
+        """How long the user's plans really take (the planning view says it beside Minutes)."""
+        return insights.calibration(self._store.ended_figures(insights.CALIBRATION_WINDOW))
 
     def _cancel_call(self) -> None:
         if self._coach_call is not None:

@@ -221,7 +221,7 @@ class Store(Protocol):
     ) -> None: ...
     def drift_summaries(self, ids: list[str]) -> dict[str, tuple[int, float | None]]: ...
     def window_time(self, commitment_id: str, until: datetime, top: int) -> WindowTime: ...
-    def ended_figures(self) -> list[Ended]: ...
+    def ended_figures(self, limit: int | None = None) -> list[Ended]: ...
     def export_rows(self) -> list[tuple]: ...
     def app_totals(self) -> dict[str, float]: ...
     def entry(self, commitment_id: str) -> Commitment | None: ...
@@ -538,12 +538,14 @@ class SQLiteStore:
             sum(r["n"] for r in apps),
         )
 
-    def ended_figures(self) -> list[Ended]:
-        """Every ended commitment's planned and actual time and outcome, newest first."""
+    def ended_figures(self, limit: int | None = None) -> list[Ended]:
+        """Ended commitments' planned and actual time and outcome, newest first (all unless
+        limited)."""
         with self._lock:
             rows = self._db.execute(
                 "SELECT timebox_secs, actual_secs, outcome FROM commitments"
-                f" WHERE outcome IS NOT NULL{_HISTORY_ORDER}"
+                f" WHERE outcome IS NOT NULL{_HISTORY_ORDER} LIMIT ?",
+                (-1 if limit is None else limit,),
             ).fetchall()
         outcomes = {o.value: o for o in Outcome}
         return [Ended(planned, actual or 0, outcomes[outcome]) for planned, actual, outcome in rows]

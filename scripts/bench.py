@@ -42,11 +42,18 @@ if str(REPO) not in sys.path:
 
 import websocket  # noqa: E402  (websocket-client, a test dependency)
 
-from antidrift.ai.backend import CLAUDE_ARGS  # noqa: E402
-from antidrift.ai.coach import build_prompt  # noqa: E402
-from tests.support import procs  # noqa: E402
+from antidrift.ai.backend import CLAUDE_ARGS, CLAUDE_ENV, ClaudeBackend  # noqa: E402
+from antidrift.ai.coach import PROPOSAL_SCHEMA, build_prompt  # noqa: E402
+from tests.support import procs, real_cli  # noqa: E402
 from tests.support.fake_cli import FakeCLI, path_with  # noqa: E402
 from tests.support.server import RunningServer, free_port  # noqa: E402
+from tests.support.stand_in_api import StandInAPI  # noqa: E402
+
+sys.path.insert(0, str(REPO / "scripts"))
+from bench_drift import GOAL as GOAL_D1  # noqa: E402
+from bench_drift import bench_d1  # noqa: E402
+from bench_reflection import GOALS as GOALS_R  # noqa: E402
+from bench_reflection import bench_history, bench_review  # noqa: E402
 
 INTENT = "work on the quarterly report"
 PLANNING_QUERY = "view=planning&c=&p="
@@ -62,7 +69,12 @@ GOALS = {
     "P5": "≤ 30 KiB",
     "P6": "≤ 1.5 s",
     "P7": "exactly one CLI run completes",
+    "D1": GOAL_D1,
+    **GOALS_R,
+    "C1": "≤ 1.10",
 }
+# R1–R3: timed GETs per figure (each seeds its own database and server).
+REFLECTION_TRIALS = {"full": 30, "quick": 3}
 
 
 @dataclass(frozen=True)
@@ -72,10 +84,11 @@ class Trials:
     fanout: int  # P3: fifty tabs
     starts: int  # P6
     bursts: int  # P7
+    real: int = 20  # C1: Sharpens with the real claude (about a second each)
 
 
-FULL = Trials(warmup=5, coach=300, fanout=60, starts=10, bursts=5)
-QUICK = Trials(warmup=2, coach=12, fanout=4, starts=1, bursts=1)
+FULL = Trials(warmup=5, coach=300, fanout=60, starts=10, bursts=5, real=20)
+QUICK = Trials(warmup=2, coach=12, fanout=4, starts=1, bursts=1, real=2)
 
 
 # -- numbers ----------------------------------------------------------------------------------
@@ -642,6 +655,82 @@ def stop_py_spy(spy: subprocess.Popen | None) -> None:
         spy.kill()
 
 
+# -- C1: Sharpen with the real claude against the instant local API ---------------------------
+
+
+def _claude_direct(argv: list[str], prompt: bytes, env: dict[str, str], cwd: Path) -> float:
+    t0 = time.perf_counter()
+    done = subprocess.run(argv, input=prompt, capture_output=True, env=env, cwd=cwd, timeout=60)
+    t1 = time.perf_counter()
+    if done.returncode != 0 or b"next_action" not in done.stdout:
+        raise RuntimeError(f"claude failed: {done.returncode} {done.stdout[-300:]!r}")
+    return t1 - t0
+
+
+def bench_c1(root: Path, trials: Trials) -> dict | None:
+    """Sharpen → pre-filled with the real claude (spawned cold per call) against a stand-in
+    API that answers at once, beside the same claude call run directly; None without it."""
+    claude = real_cli.binary("claude")
+    if claude is None:
+        print(f"C1 skipped: {real_cli.INSTALL_HINT}", file=sys.stderr)
+        return None
+    prompt = build_prompt(INTENT).encode()
+    with StandInAPI() as api, real_cli.refused_port() as dead:
+        env = real_cli.isolated_env(root / "c1-home", dead)
+        env.update(ANTHROPIC_BASE_URL=api.url, ANTHROPIC_API_KEY=real_cli.FAKE_KEY)
+        # The same call AntiDrift makes (argv, environment, an empty working directory) …
+        same = [str(claude), *ClaudeBackend(str(claude)).args(str(claude))[1:]]
+        same += ["--json-schema", json.dumps(PROPOSAL_SCHEMA, separators=(",", ":"))]
+        same_env = {**env, **CLAUDE_ENV}
+        # … and what a person types in a shell: `claude -p '<prompt>'`, all defaults.
+        plain = [str(claude), "-p", prompt.decode()]
+        cwd = root / "c1-cwd"
+        cwd.mkdir()
+        server = RunningServer(root / "c1-data")
+        server.env = {  # only the isolated environment: nothing of the caller's accounts
+            **env,
+            "ANTIDRIFT_WINDOW_SOURCE": "off",
+            "PYTHONUNBUFFERED": "1",
+            "ANTIDRIFT_AI_BACKEND": "claude",
+            "ANTIDRIFT_CLAUDE_BIN": str(claude),
+        }
+        server.start()
+        try:
+            server.post("/planning")
+            tab, browser = Tab(server), Browser(server)
+            drain([tab])
+            cold, direct, shell, ratios = [], [], [], []
+            try:
+                for i in range(1 + trials.real):  # one warm-up of the disk cache
+                    d = _claude_direct(same, prompt, same_env, cwd)
+                    p = _claude_direct(plain, b"", env, cwd)
+                    t0, _, (ready,) = sharpen(browser, [tab])
+                    if i == 0:
+                        continue
+                    cold.append(ms(ready - t0))
+                    direct.append(ms(d))
+                    shell.append(ms(p))
+                    ratios.append((ready - t0) / d)
+            finally:
+                tab.close()
+                browser.close()
+        finally:
+            server.stop()
+    cold_s, direct_s = summary(cold, samples=True), summary(direct, samples=True)
+    ratio = cold_s["median"] / direct_s["median"]
+    return {
+        "name": "Sharpen → pre-filled, real claude (cold) ÷ the same claude call run directly",
+        "unit": "ratio",
+        "value": round(ratio, 3),
+        "paired_ratio": summary(ratios, 3),
+        "server_ms": cold_s,
+        "direct_ms": direct_s,
+        "plain_claude_p_ms": summary(shell),
+        "claude": real_cli.CLAUDE_VERSION,
+        "met": ratio <= 1.10,
+    }
+
+
 # -- the run ----------------------------------------------------------------------------------
 
 
@@ -681,6 +770,15 @@ def run(trials: Trials, *, quick: bool, profile: Path | None, only: set[str]) ->
             rig.server.stop()
         if want("P6"):
             figures["P6"] = bench_p6(root, trials)
+        if want("D1"):
+            figures["D1"] = bench_d1(root)
+        reflection_trials = REFLECTION_TRIALS["quick" if quick else "full"]
+        if want("R1") or want("R2"):
+            figures["R1"], figures["R2"] = bench_history(root, reflection_trials)
+        if want("R3"):
+            figures["R3"] = bench_review(root, reflection_trials)
+        if want("C1") and (c1 := bench_c1(root, trials)) is not None:
+            figures["C1"] = c1
     for key, figure in figures.items():
         figure["goal"] = GOALS[key]
     return {
@@ -702,9 +800,13 @@ def table(result: dict) -> str:
             median, p95 = f"{f['median']:g} {unit}", f"{f['p95']:g} {unit}"
         elif key == "P7":
             median, p95 = f"completed {f['completed']}", f"started {f['started']}"
+        elif key == "D1":
+            hour, srv = f["hour"], f["server"]
+            median = f"{hour['calls']} calls/h, {hour['distinct_windows']} windows"
+            p95 = f"nudge {srv['nudge_latency_s']:g} s (grace {srv['grace_s']:g} s)"
         else:
             median, p95 = f"{f['value']:g} {unit}" if unit != "ratio" else f"{f['value']:.3f}", ""
-            if key == "P2":
+            if key in ("P2", "C1"):
                 p95 = f"{f['paired_ratio']['p95']:.3f} (paired)"
         rows.append((key, f["name"], median, p95, f["goal"], "yes" if f["met"] else "NO"))
     widths = [max(len(str(r[i])) for r in rows) for i in range(len(rows[0]))]

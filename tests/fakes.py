@@ -19,26 +19,40 @@ START = datetime(2026, 3, 2, 9, 0, 0, tzinfo=UTC)
 
 
 class FakeClock:
-    """A clock that only moves when a test says so."""
+    """A clock that only moves when a test says so: wall and monotonic time move together
+    (time passing) unless `jump_wall` moves the wall clock alone (NTP, a changed date)."""
 
     def __init__(self, start: datetime = START) -> None:
         self._now = start
+        self._mono = 1000.0
         self._lock = threading.Lock()
 
     def now(self) -> datetime:
         with self._lock:
             return self._now
 
+    def monotonic(self) -> float:
+        with self._lock:
+            return self._mono
+
     def advance(self, seconds: float | timedelta) -> datetime:
         """Move time forward; returns the new now."""
         step = seconds if isinstance(seconds, timedelta) else timedelta(seconds=seconds)
         with self._lock:
             self._now += step
+            self._mono += step.total_seconds()
             return self._now
 
     def set(self, when: datetime) -> None:
+        """Let time pass until `when` (setting it earlier moves only the wall clock)."""
         with self._lock:
+            self._mono += max(0.0, (when - self._now).total_seconds())
             self._now = when
+
+    def jump_wall(self, seconds: float) -> None:
+        """The wall clock alone jumps; no time passes."""
+        with self._lock:
+            self._now += timedelta(seconds=seconds)
 
 
 @dataclass
@@ -99,8 +113,8 @@ class FakeStore:
     def window_time(self, commitment_id: str, until: datetime, top: int = 12) -> WindowTime:
         return insights.window_time(self.samples(commitment_id), until, top)
 
-    def ended_figures(self) -> list[insights.Ended]:
-        return [insights.ended(c) for c in self.history()]
+    def ended_figures(self, limit: int | None = None) -> list[insights.Ended]:
+        return [insights.ended(c) for c in self.history(limit)]
 
     def export_rows(self) -> list[tuple]:
         rows = []
@@ -202,6 +216,7 @@ class CoachCall:
 
     intent: str
     scope: CancelScope | None
+    track_record: tuple = ()
     gate: threading.Event = field(default_factory=threading.Event)
     finished: threading.Event = field(default_factory=threading.Event)
     outcome: str = "running"  # running | returned | raised | cancelled
@@ -275,9 +290,9 @@ class FakeCoach:
     def binary(self) -> str | None:
         return "/fake/bin/fake"
 
-    def coach(self, intent: str, *, scope: CancelScope | None = None) -> Proposal:
+    def coach(self, intent: str, *, scope: CancelScope | None = None, track_record=()) -> Proposal:
         with self._cond:
-            call = CoachCall(intent, scope)
+            call = CoachCall(intent, scope, tuple(track_record))
             result = self._results.popleft() if self._results else DEFAULT_PROPOSAL
             gated = self.gated
             self.calls.append(call)

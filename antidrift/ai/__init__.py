@@ -18,6 +18,7 @@ from .backend import (
 from .coach import (
     PROPOSAL_SCHEMA,
     Coach,
+    PastCommitment,
     Proposal,
     Service,
     build_prompt,
@@ -74,6 +75,7 @@ __all__ = [
     "NoJSON",
     "OutputTooLarge",
     "PROPOSAL_SCHEMA",
+    "PastCommitment",
     "Proposal",
     "Service",
     "Tuning",

@@ -101,6 +101,8 @@ _MODEL_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._:/@\[\]-]{0,99}")
 # What a CLI prints when it cannot reach its service (claude 2.1.332, on stdout): DNS failing
 # ("… check your internet or DNS (EAI_AGAIN)") or the connection refused ("… (ECONNREFUSED)").
 _OFFLINE_MARKERS = ("api error: can't reach the api server", "api error: connection refused")
+# codex 0.171.0 with its API unreachable retries for good, saying this on stderr.
+_CODEX_OFFLINE_MARKER = "reconnecting... waiting for network"
 # llm 0.36 without a key: "Error: No key found - add one using 'llm keys set openai' or set
 # the OPENAI_API_KEY environment variable" on stderr, exit 1.
 _NO_KEY_MARKER = "no key found"
@@ -426,9 +428,13 @@ class CodexBackend(_BinaryBackend):
                     name=self.name,
                 )
             except CLITimeout as err:
-                # Logged out, codex retries until killed: say why instead of "took too long".
+                # Logged out or offline, codex retries until killed: say why instead of
+                # "took too long".
                 if self._logged_out(binary, scope):
                     raise CLINotLoggedIn(self.name, self.login_fix) from err
+                stderr = getattr(err.__cause__, "stderr", "") or ""
+                if _CODEX_OFFLINE_MARKER in stderr.lower():
+                    raise CLIOffline(self.name) from err
                 raise
             _check(self.name, result, self.login_fix, lambda: self._logged_out(binary, scope))
             return self._read_answer(answer_path)

@@ -14,6 +14,14 @@ from .errors import CLITimeout, CoachError, EmptyResponse, NoJSON
 
 MAX_REASON = 200  # characters of the judge's reason kept; it is shown on the page and stored
 MAX_FIELD = 500  # characters of each commitment or window field put in the prompt
+# Native structured output where the CLI has it (claude --json-schema, codex --output-schema);
+# types and keys only, as for the coach: the parser bounds the reason anyway.
+VERDICT_SCHEMA: dict[str, object] = {
+    "type": "object",
+    "properties": {"on_task": {"type": "boolean"}, "reason": {"type": "string"}},
+    "required": ["on_task", "reason"],
+    "additionalProperties": False,
+}
 
 
 class JudgeError(CoachError):
@@ -132,7 +140,7 @@ class JudgeService:
         """Ask the backend about one window; raise a CoachError on failure."""
         prompt = build_judge_prompt(next_action, success_condition, app, title)
         try:
-            raw = self.backend.run(prompt, timeout=self.timeout, scope=scope)
+            raw = self.backend.run(prompt, timeout=self.timeout, scope=scope, schema=VERDICT_SCHEMA)
             return parse_verdict(extract_json(raw))
         except CLITimeout as err:
             raise JudgeError(f"the judge took longer than {self.timeout:g} s") from err

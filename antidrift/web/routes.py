@@ -73,7 +73,10 @@ def start_commitment():
     data = _payload()
     try:
         _controller().start_manual_commitment(
-            data.get("next_action"), data.get("success_condition"), data.get("timebox_minutes")
+            data.get("next_action"),
+            data.get("success_condition"),
+            data.get("timebox_minutes"),
+            data.get("drift"),
         )
     except ValidationError as exc:
         if request.headers.get("HX-Request") != "true":

@@ -31,7 +31,7 @@ from urllib.parse import urlencode
 from antidrift.domain import Commitment, Health, Plan, RuntimeState
 from antidrift.drift import DriftStatus, Episode
 from antidrift.guard import DriftInfo
-from antidrift.insights import WindowTime
+from antidrift.insights import Calibration, WindowTime
 from antidrift.session import CoachStatus, Snapshot
 
 HISTORY_ON_PAGE = 20
@@ -229,6 +229,8 @@ class PageModel:
     history: tuple[Commitment, ...] = ()
     focus: WindowTime | None = None
     drift: DriftReview | None = None
+    calibration: Calibration | None = None  # planning: how long the user's plans really take
+    drift_on: bool = False  # the planning form offers to turn the guard off for one commitment
 
     def context(self) -> dict[str, object]:
         snap = self.snap
@@ -239,6 +241,8 @@ class PageModel:
             "shows": self.shows,
             "history": list(self.history),
             "drift_review": self.drift,
+            "calibration": self.calibration,
+            "drift_on": self.drift_on,
         }
         if self.focus is not None:
             ctx["shares"], ctx["apps"], ctx["sample_count"] = (
@@ -260,6 +264,8 @@ class Reader(Protocol):
     def drift_summaries(self, ids: list[str]) -> dict[str, tuple[int, float | None]]: ...
 
     def drift_episodes(self, commitment_id: str) -> list[Episode]: ...
+
+    def calibration(self) -> Calibration | None: ...
 
 
 class Views:
@@ -338,14 +344,18 @@ class Views:
         if widgets is None:
             widgets = self.widgets(snap)
         history: tuple[Commitment, ...] = ()
-        focus = drift = None
+        focus = drift = calibration = None
+        if snap.state is RuntimeState.PLANNING:
+            calibration = self._reader.calibration()
         if snap.state is RuntimeState.LOCKED:
             history = tuple(self._reader.history(limit=HISTORY_ON_PAGE))
         if snap.state is RuntimeState.REVIEW and snap.commitment is not None:
             # Summed by the store: a long commitment has tens of thousands of samples.
             focus = self._reader.window_time(snap.commitment, snap.now)
             drift = self._drift_review(snap.commitment.id)
-        return PageModel(snap, Shows.of(snap), widgets, history, focus, drift)
+        return PageModel(
+            snap, Shows.of(snap), widgets, history, focus, drift, calibration, self.drift.on
+        )
 
     def _drift_review(self, commitment_id: str) -> DriftReview | None:
         """None when the guard did not watch this commitment (off, or an older one)."""

@@ -16,7 +16,7 @@ DEFAULT_PROPOSAL = {
 
 # The fake reads its behaviour from a JSON file beside it at every call, so a test can
 # change it while the server runs: {"delay": s, "answer": "...", "exit": n, "stderr": "...",
-# "pidfile": path, "count_file": path}.
+# "pidfile": path, "count_file": path, "wait_for": path (answers once that file exists)}.
 _SCRIPT = r"""#!{python}
 import json, os, sys, time
 here = os.path.dirname(os.path.abspath(__file__))
@@ -31,6 +31,8 @@ if cfg.get("log_argv"):
         f.write(json.dumps(sys.argv[1:]) + "\n")
 deadline = time.monotonic() + float(cfg.get("delay", 0))
 while time.monotonic() < deadline:
+    time.sleep(0.02)
+while cfg.get("wait_for") and not os.path.exists(cfg["wait_for"]):
     time.sleep(0.02)
 if cfg.get("count_file"):
     with open(cfg["count_file"], "a") as f:

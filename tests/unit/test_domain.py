@@ -312,3 +312,17 @@ def test_a_matching_title_is_replaced_never_kept_in_clear():
 
 def test_no_pattern_keeps_titles():
     assert redact("My Bank", None) == "My Bank"
+
+
+def test_time_left_is_never_more_than_the_timebox_nor_negative():
+    start = datetime(2026, 3, 2, 9, tzinfo=UTC)
+    c = Commitment("c", "Write", "Done", 120, start, start + timedelta(seconds=120))
+    assert c.seconds_left(start - timedelta(hours=1)) == 120  # a clock an hour behind
+    assert c.seconds_left(start + timedelta(hours=1)) == 0
+
+
+def test_a_commitment_never_stops_before_it_started():
+    start = datetime(2026, 3, 2, 9, tzinfo=UTC)
+    c = Commitment("c", "Write", "Done", 120, start, start + timedelta(seconds=120))
+    assert c.stopped(start - timedelta(hours=1)).ended_at == start
+    assert c.stopped(start + timedelta(hours=1)).ended_at == c.deadline

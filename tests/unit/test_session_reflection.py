@@ -63,3 +63,46 @@ def test_paging_from_an_unknown_id_is_not_found(controller, clock):
     finish_one(controller, clock)
     with pytest.raises(NotFound):
         controller.history(limit=5, before="nope")
+
+
+def test_the_coach_gets_the_track_record_once_three_commitments_have_ended(
+    controller, clock, fake_coach
+):
+    for n, expected in enumerate((0, 0, 0, 3), 1):
+        controller.enter_planning()
+        controller.request_coach("write")
+        call = fake_coach.wait_calls(n)[-1]
+        call.finished.wait(5)
+        assert len(call.track_record) == expected
+        controller.start_manual_commitment("Write", "Done", "10")
+        clock.advance(120)
+        controller.finish()
+        controller.end("missed")
+    # Newest first: planned 10, took 2, missed.
+    line = call.track_record[0]
+    assert (line.planned_minutes, line.actual_minutes, line.outcome) == (10, 2, "missed")
+
+
+def test_a_store_that_cannot_read_the_record_does_not_stop_the_coach(
+    make_controller, clock, store, fake_coach
+):
+    controller = make_controller(fake_coach)
+    for _ in range(3):
+        finish_one(controller, clock)
+
+    def broken(limit=None):
+        raise OSError("disk gone")
+
+    store.ended_figures = broken
+    controller.enter_planning()
+    controller.request_coach("write")
+    call = fake_coach.wait_calls(1)[0]
+    call.finished.wait(5)
+    assert call.outcome == "returned" and call.track_record == ()
+
+
+def test_calibration_speaks_once_three_have_ended(controller, clock):
+    assert controller.calibration() is None
+    for _ in range(3):
+        finish_one(controller, clock)
+    assert controller.calibration().sentence() == "Your 10-minute plans took 2 on average."

@@ -251,3 +251,17 @@ def test_insights_has_no_inline_script_style_or_handlers(client, store):
 
 def test_the_locked_view_links_to_insights(client):
     assert 'href="/insights"' in client.get("/").get_data(as_text=True)
+
+
+# -- calibration in the planning view -------------------------------------------------------
+
+
+@pytest.mark.parametrize(("ended", "shown"), [(2, False), (3, True)])
+def test_planning_shows_how_long_plans_really_take_once_three_have_ended(
+    client, store, ended, shown
+):
+    seed(store, ended)  # 30 planned; took 20, 21, 22
+    client.post("/planning")
+    html = client.get("/").get_data(as_text=True)
+    assert ('id="calibration"' in html) is shown
+    assert ("Your 30-minute plans took 21 on average." in html) is shown

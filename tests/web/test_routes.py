@@ -454,3 +454,33 @@ def test_a_restarted_review_can_still_be_ended(make_controller, make_app, store,
     [item] = client.get("/history").get_json()
     assert item["id"] == "c-1" and item["outcome"] == Outcome.MET.value
     assert iso(item["ended_at"]) == c.deadline
+
+
+# -- wall-clock jumps, through the HTTP answers ------------------------------------------------
+
+
+def test_a_wall_clock_jump_back_shows_no_inflated_or_negative_figure_anywhere(client, clock):
+    client.post("/planning")
+    body = {"next_action": "Write", "success_condition": "Done", "timebox_minutes": 2}
+    assert client.post("/commitment", json=body).status_code == 200
+    clock.advance(10)
+    clock.jump_wall(-3600)
+    assert client.get("/state").get_json()["runtime_state"] == "active"
+    page = client.get("/").get_data(as_text=True)
+    assert "01:50" in page and "1:01:" not in page  # the time left, not 1:01:50 of 2 min
+    assert client.post("/finish").status_code == 200
+    assert client.post("/end", json={"outcome": "met"}).status_code == 200
+    (row,) = client.get("/history").get_json()
+    assert row["actual_secs"] == 10
+    assert row["ended_at"] > row["started_at"]
+
+
+def test_a_wall_clock_jump_forward_does_not_end_the_timebox(client, clock, controller):
+    client.post("/planning")
+    body = {"next_action": "Write", "success_condition": "Done", "timebox_minutes": 30}
+    client.post("/commitment", json=body)
+    clock.advance(1)
+    clock.jump_wall(3600)
+    controller.expire_if_due()  # what the ticker does every second
+    assert client.get("/state").get_json()["runtime_state"] == "active"
+    assert "29:59" in client.get("/").get_data(as_text=True)

@@ -236,6 +236,18 @@ def test_codex_answer_comes_from_the_o_file_which_is_removed(write_cli, tmp_path
     assert json.loads(seen["schema_text"]) == PROPOSAL_SCHEMA
 
 
+def test_codex_retrying_for_the_network_says_it_cannot_reach_its_service(
+    write_cli, tmp_path, monkeypatch
+):
+    monkeypatch.setenv("CODEX_API_KEY", "k")  # an API key: `login status` proves nothing
+    record = tmp_path / "record.json"
+    offline = "print('ERROR: Reconnecting... waiting for network', file=sys.stderr, flush=True)"
+    write_cli("codex", _fake_codex(record, f"{offline}\ntime.sleep(30)\n"))
+    with pytest.raises(CLIOffline) as err:
+        CodexBackend().run("p", timeout=0.5)
+    assert str(err.value) == "codex can't reach its service — check your connection"
+
+
 def test_codex_temp_file_is_removed_on_timeout(write_cli, tmp_path):
     record = tmp_path / "record.json"
     write_cli("codex", _fake_codex(record, "open(out, 'w').write('partial')\ntime.sleep(30)\n"))

@@ -154,3 +154,11 @@ def test_parse_verdict_on_verdict_shaped_objects_is_bounded_or_refused(data):
 def test_valid_verdict_in_chatter_round_trips(on_task, reason, before, after, extra):
     answer = before + json.dumps({"on_task": on_task, "reason": reason, **extra}) + after
     assert parse_verdict(extract_json(answer)) == Verdict(on_task, reason)
+
+
+def test_service_asks_for_the_verdict_schema(fake_backend):
+    from antidrift.ai.judge import VERDICT_SCHEMA
+
+    fake_backend.enqueue('{"on_task": true, "reason": "docs"}')
+    JudgeService(fake_backend).judge(ACTION, DONE, "firefox", "docs")
+    assert fake_backend.schemas == [VERDICT_SCHEMA]

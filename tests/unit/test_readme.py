@@ -1,0 +1,47 @@
+"""The README stays true: its module map names every module that exists and nothing that
+does not, and the commands it tells a reader to type exist after the two set-up commands."""
+
+from __future__ import annotations
+
+import os
+import re
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[2]
+README = (REPO / "README.md").read_text()
+PACKAGE = REPO / "antidrift"
+
+
+def module_map() -> str:
+    section = README.split("## For developers", 1)[1]
+    return section.split("```", 2)[1]
+
+
+def test_every_path_in_the_module_map_exists():
+    paths = re.findall(r"^([\w./-]+/?)", module_map(), flags=re.M)
+    paths += re.findall(r"^[\w./-]+, ([\w./-]+/?)", module_map(), flags=re.M)
+    assert paths, "no module map found"
+    missing = [p for p in paths if not (REPO / p).exists()]
+    assert missing == [], f"the README's module map names what does not exist: {missing}"
+
+
+def test_every_module_and_package_is_in_the_module_map():
+    text = module_map()
+    names = [
+        p.relative_to(REPO).as_posix() + ("/" if p.is_dir() else "")
+        for p in sorted(PACKAGE.iterdir())
+        if (p.suffix == ".py" and p.name != "__init__.py") or (p / "__init__.py").is_file()
+    ]
+    unmapped = [n for n in names if n not in text and Path(n).name not in text]
+    assert unmapped == [], f"add these to the README's module map: {unmapped}"
+
+
+def test_the_commands_a_reader_is_told_to_run_exist_in_a_checkout():
+    """`antidrift …` is not on PATH after scripts/run; `scripts/run …` is."""
+    told = re.findall(r"`([\w./-]+) doctor\b[^`]*`", README)
+    assert told, "the README names no doctor command"
+    outside_venv = [c for c in told if c == "antidrift"]
+    assert outside_venv == [], "say `scripts/run doctor`: `antidrift` is only in .venv/bin"
+    for command in set(told):
+        path = REPO / command
+        assert path.is_file() and os.access(path, os.X_OK), command
