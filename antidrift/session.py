@@ -15,6 +15,7 @@ from datetime import datetime, timedelta
 from antidrift import insights
 from antidrift.ai import Cancelled, CancelScope, Coach, CoachError, Judge
 from antidrift.clock import Clock, SteadyClock
+from antidrift.dbguard import WriteFailed
 from antidrift.domain import (
     MAX_TEXT,
     Commitment,
@@ -157,7 +158,11 @@ class Controller:
         if self._state is RuntimeState.ACTIVE:  # resumed after a restart: verdicts are kept
             with self._lock:
                 after = self._guard.begin(self._commitment, self._last_sample)
-        if not self.expire_if_due() and after is not None:
+        try:
+            expired = self.expire_if_due()
+        except WriteFailed:  # the disk is full: logged once; the ticker retries every second
+            expired = False
+        if not expired and after is not None:
             after.run()
 
     # -- listeners ---------------------------------------------------------------------------
