@@ -16,7 +16,7 @@ from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta
 from enum import StrEnum
 
-from antidrift.domain import EXCLUDED_TITLE, IllegalTransitionError
+from antidrift.domain import EXCLUDED_TITLE, IllegalTransitionError, ValidationError
 
 TAUGHT_REASON = "you said this is on task"
 
@@ -102,6 +102,20 @@ class DriftView:
 
 
 OFF = DriftView(DriftStatus.OFF)
+OFF_FOR_COMMITMENT = DriftView(DriftStatus.OFF, reason="off for this commitment")
+# Stored among a commitment's verdicts when the user turned the guard off for it while
+# planning, so the choice survives a restart. No window has an empty app (ingest and the
+# sampler both require one), so this row never matches a sample.
+GUARD_OFF = Window("", "")
+
+
+def parse_choice(value: object) -> bool:
+    """The planning form's "drift" field: whether the guard watches this commitment."""
+    if value is None or value is True or value in ("", "on"):
+        return True
+    if value is False or value == "off":
+        return False
+    raise ValidationError("drift must be on or off.", "drift")
 
 
 @dataclass(frozen=True)

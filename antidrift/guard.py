@@ -20,7 +20,9 @@ from antidrift.ai import Cancelled, CoachError, Judge
 from antidrift.clock import Clock
 from antidrift.domain import Commitment, ValidationError, WindowSample
 from antidrift.drift import (
+    GUARD_OFF,
     OFF,
+    OFF_FOR_COMMITMENT,
     Answer,
     CallBudget,
     DriftPolicy,
@@ -105,6 +107,7 @@ class DriftGuard:
         self._exclude = exclude
         self._budget = CallBudget(self._settings.max_calls)
         self._policy: DriftPolicy | None = None
+        self._off_here = False  # the user turned the guard off for this commitment
         self._commitment: Commitment | None = None
         self._scope: CancelScope | None = None
         self._closed = False
@@ -112,18 +115,28 @@ class DriftGuard:
 
     # -- called under the controller's lock ---------------------------------------------------
 
-    def begin(self, commitment: Commitment, last: WindowSample | None = None) -> After:
-        """A commitment became active (started, resumed after a restart, or extended)."""
+    def begin(
+        self, commitment: Commitment, last: WindowSample | None = None, *, watch: bool = True
+    ) -> After:
+        """A commitment became active (started, resumed after a restart, or extended);
+        watch=False: the user turned the guard off for it (remembered with its verdicts)."""
         self._stop_judge()
         self._commitment = commitment
+        self._policy = None
+        self._off_here = False
         if not self.on:
-            self._policy = None
+            return After()
+        if not watch:
+            self._store.save_judgement(commitment.id, GUARD_OFF, Judgement(False, "off"))
+        judgements = self._store.judgements(commitment.id)
+        if GUARD_OFF in judgements:
+            self._off_here = True
             return After()
         self._policy = DriftPolicy(
             self._settings,
             self._budget,
             exclude=self._exclude,
-            judgements=self._store.judgements(commitment.id),
+            judgements=judgements,
             episodes=self._store.episodes(commitment.id),
         )
         if last is None:
@@ -158,7 +171,9 @@ class DriftGuard:
         )
 
     def view(self, now: datetime) -> DriftView:
-        return self._policy.view(now) if self._policy is not None else OFF
+        if self._policy is not None:
+            return self._policy.view(now)
+        return OFF_FOR_COMMITMENT if self._off_here else OFF
 
     def _share(self, commitment: Commitment, judgements: dict, until: datetime) -> float | None:
         # Every window (summed in SQL by the store): judged ones may be outside any top list.
@@ -225,8 +240,11 @@ class DriftGuard:
             self._scope = None
             try:
                 after = self._apply(policy.settle(call.ticket, verdict, error, self._clock.now()))
-            except Exception:  # e.g. the disk is full: the verdict is lost, the guard goes on
-                log.exception("could not record the judge's verdict")
+            except (
+                Exception
+            ) as exc:  # e.g. the disk is full: the verdict is lost, the guard goes on
+                if not getattr(exc, "logged", False):  # the store has said so once already
+                    log.exception("could not record the judge's verdict")
                 return
         after.run()
         self._notify()

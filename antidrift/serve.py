@@ -119,7 +119,8 @@ def gunicorn_options(host: str, port: int, threads: int = DEFAULT_THREADS) -> di
     return {
         "bind": f"[{host}]:{port}" if ":" in host else f"{host}:{port}",
         "workers": 1,
-        "worker_class": "gthread",
+        # gthread with a deadline for request heads: slow clients cannot hold every thread.
+        "worker_class": "antidrift.httpworker.Worker",
         "threads": threads,
         # For gthread this is a heartbeat, not a request limit: websockets outlive it.
         "timeout": 30,

@@ -15,6 +15,7 @@ from datetime import datetime, timedelta
 from antidrift import insights
 from antidrift.ai import Cancelled, CancelScope, Coach, CoachError, Judge
 from antidrift.clock import Clock, SteadyClock
+from antidrift.dbguard import WriteFailed
 from antidrift.domain import (
     MAX_TEXT,
     Commitment,
@@ -33,7 +34,7 @@ from antidrift.domain import (
     validate_plan,
     validate_review,
 )
-from antidrift.drift import OFF, DriftSettings, DriftView, Episode, Judgement, Window
+from antidrift.drift import OFF, DriftSettings, DriftView, Episode, Judgement, Window, parse_choice
 from antidrift.guard import DriftGuard
 from antidrift.insights import Ended, WindowTime
 from antidrift.notify import Notifier
@@ -157,7 +158,11 @@ class Controller:
         if self._state is RuntimeState.ACTIVE:  # resumed after a restart: verdicts are kept
             with self._lock:
                 after = self._guard.begin(self._commitment, self._last_sample)
-        if not self.expire_if_due() and after is not None:
+        try:
+            expired = self.expire_if_due()
+        except WriteFailed:  # the disk is full: logged once; the ticker retries every second
+            expired = False
+        if not expired and after is not None:
             after.run()
         if self._state is RuntimeState.PLANNING:  # resumed in planning: the coach gets ready
             with self._lock:
@@ -248,12 +253,18 @@ class Controller:
         self._notify()
 
     def start_manual_commitment(
-        self, next_action: object, success_condition: object, timebox_minutes: object
+        self,
+        next_action: object,
+        success_condition: object,
+        timebox_minutes: object,
+        drift: object = None,
     ) -> Commitment:
+        """drift: "off" turns the drift guard off for this commitment alone."""
         with self._lock:
             # The state first: a client in the wrong state must hear 409, not "fix your body".
             self._require(RuntimeState.PLANNING, action="start a commitment")
             plan = validate_plan(next_action, success_condition, timebox_minutes)
+            watch = parse_choice(drift)
             now = self._now()
             commitment = Commitment(
                 id=str(uuid.uuid4()),
@@ -267,7 +278,7 @@ class Controller:
             self._state, self._commitment, self._last_sample = RuntimeState.ACTIVE, commitment, None
             self._reset_coach()
             self._keep_coach_warm(False)
-            after = self._guard.begin(commitment)
+            after = self._guard.begin(commitment, watch=watch)
             self._changed()
         after.run()
         self._notify()

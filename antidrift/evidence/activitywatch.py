@@ -69,10 +69,12 @@ def parse_events(text: str, now: datetime) -> Window | None:
     except (KeyError, TypeError, ValueError, OverflowError):
         raise ProbeError("ActivityWatch's newest event has no valid timestamp") from None
     if now - seen > STALE_AFTER:
-        quiet = int((now - seen).total_seconds())
+        # Names the last report, not the time since: the text stays the same while the
+        # watcher is down, so the sampler logs it once rather than at every sample.
         raise ProbeError(
-            f"ActivityWatch's window watcher has not reported for {quiet} s"
-            " (is aw-watcher-window or awatcher running?)"
+            "ActivityWatch's window watcher has not reported since"
+            f" {seen.astimezone(UTC):%Y-%m-%d %H:%M:%S} UTC (is aw-watcher-window or awatcher"
+            " running?)"
         )
     app, title = _text(data.get("app")), _text(data.get("title"))
     return (app, title) if app or title else None

@@ -50,7 +50,7 @@ INSTALL = {
     "gnome": f"install and enable {EXTENSION}; gdbus comes with GLib (Debian: libglib2.0-bin)",
 }
 ACTIVITYWATCH = (
-    "or run ActivityWatch (aw-server with aw-watcher-window, or awatcher on Wayland):"
+    "run ActivityWatch (aw-server with aw-watcher-window, or awatcher on Wayland):"
     " AntiDrift reads it at ANTIDRIFT_AW_URL"
 )
 
@@ -151,17 +151,13 @@ def choose(
                         f" at {aw_url}",
                     )
                 failed = f"; the {name} probe failed for now: {exc}"
-        return Choice(probe, why + failed, INSTALL[name] if failed else "")
-    if answers(aw_url):
-        why = note or "the desktop's tool is missing: " + ", ".join(
-            f"{TOOLS[n]} ({n})" for n in missing
-        )
-        return Choice(ActivityWatchProbe(aw_url), f"{why}; ActivityWatch answers at {aw_url}")
-    advice = "; ".join(INSTALL[n] for n in missing)
-    advice = f"{advice}; {ACTIVITYWATCH}" if advice else f"{ACTIVITYWATCH[3:]}"
+        return Choice(probe, why + failed, f"{INSTALL[name]}; or {ACTIVITYWATCH}" if failed else "")
     reason = note or "the desktop's tool is missing: " + ", ".join(
         f"{TOOLS[n]} ({n})" for n in missing
     )
+    if answers(aw_url):
+        return Choice(ActivityWatchProbe(aw_url), f"{reason}; ActivityWatch answers at {aw_url}")
+    advice = "; or ".join([*(INSTALL[n] for n in missing), ACTIVITYWATCH])
     return Choice(None, reason, advice + "; or post samples to /evidence/window")
 
 

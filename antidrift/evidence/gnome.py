@@ -10,12 +10,14 @@ answered is kept.
 
 gdbus (GLib 2.74) prints the reply as a GVariant text tuple: `('<json>',)`, or `("<json>",)`
 when the string holds a `'`; inside, `\\`, the quote and unprintable characters are
-backslash-escaped (tests/fixtures/evidence/gdbus-*.txt, recorded from a real gdbus).
+backslash-escaped (tests/fixtures/evidence/gdbus-*.txt, recorded from a real gdbus). It
+converts the text to the locale's charset, so it runs under a UTF-8 locale.
 """
 
 from __future__ import annotations
 
 import json
+import os
 from collections.abc import Mapping
 
 from antidrift.evidence.probe import ProbeError, ToolFailed, Window, run_tool
@@ -91,7 +93,9 @@ class GnomeProbe:
     name = "gnome"
 
     def __init__(self, env: Mapping[str, str] | None = None) -> None:
-        self._env = env
+        # gdbus prints through the locale's charset: under LANG=C (a service manager's
+        # default) "—" comes out as "?". UTF-8 it must be, whatever the server inherited.
+        self._env = {**(os.environ if env is None else env), "LC_ALL": "C.UTF-8"}
         self._objects = list(OBJECTS)  # the one that answered moves to the front
 
     def active_window(self) -> Window | None:

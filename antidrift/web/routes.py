@@ -72,7 +72,10 @@ def cancel_planning():
 def start_commitment():
     data = _payload()
     _controller().start_manual_commitment(
-        data.get("next_action"), data.get("success_condition"), data.get("timebox_minutes")
+        data.get("next_action"),
+        data.get("success_condition"),
+        data.get("timebox_minutes"),
+        data.get("drift"),
     )
     return _done()
 

@@ -230,6 +230,7 @@ class PageModel:
     focus: WindowTime | None = None
     drift: DriftReview | None = None
     calibration: Calibration | None = None  # planning: how long the user's plans really take
+    drift_on: bool = False  # the planning form offers to turn the guard off for one commitment
 
     def context(self) -> dict[str, object]:
         snap = self.snap
@@ -241,6 +242,7 @@ class PageModel:
             "history": list(self.history),
             "drift_review": self.drift,
             "calibration": self.calibration,
+            "drift_on": self.drift_on,
         }
         if self.focus is not None:
             ctx["shares"], ctx["apps"], ctx["sample_count"] = (
@@ -351,7 +353,9 @@ class Views:
             # Summed by the store: a long commitment has tens of thousands of samples.
             focus = self._reader.window_time(snap.commitment, snap.now)
             drift = self._drift_review(snap.commitment.id)
-        return PageModel(snap, Shows.of(snap), widgets, history, focus, drift, calibration)
+        return PageModel(
+            snap, Shows.of(snap), widgets, history, focus, drift, calibration, self.drift.on
+        )
 
     def _drift_review(self, commitment_id: str) -> DriftReview | None:
         """None when the guard did not watch this commitment (off, or an older one)."""

@@ -42,7 +42,7 @@ def test_the_bridge_follows_window_switches(aw):
 def test_a_watcher_that_stopped_heartbeating_is_a_probe_error(aw):
     aw.heartbeat("Firefox", "Inbox — Mail")
     later = ActivityWatchProbe(aw.url, now=lambda: datetime.now(UTC) + timedelta(minutes=2))
-    with pytest.raises(ProbeError, match="window watcher has not reported for 1[12]\\d s"):
+    with pytest.raises(ProbeError, match="window watcher has not reported since 20"):
         later.active_window()
 
 

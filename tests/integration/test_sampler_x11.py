@@ -11,17 +11,13 @@ import time
 import pytest
 
 from antidrift.evidence.x11 import X11Probe
+from tests.support.require import need
 
 TITLE = "AntiDrift test window"
 WINDOW_PROGRAM = next((p for p in ("xmessage", "xterm") if shutil.which(p)), "xmessage")
 XVFB = ["Xvfb", "-nolisten", "tcp", "-noreset", "-screen", "0", "800x600x24"]
 MISSING = [t for t in ("Xvfb", "xdotool", "xprop", WINDOW_PROGRAM) if not shutil.which(t)]
 
-if MISSING:
-    pytest.skip(
-        f"needs {', '.join(MISSING)}: apt-get install xvfb xdotool x11-utils",
-        allow_module_level=True,
-    )
 
 
 def stop(proc: subprocess.Popen) -> None:
@@ -45,6 +41,7 @@ def wait_until_display_answers() -> None:
 @pytest.fixture
 def display(monkeypatch):
     """A fresh Xvfb on a free display number (it picks one and reports it via -displayfd)."""
+    need(not MISSING, f"needs {', '.join(MISSING)}: apt-get install xvfb xdotool x11-utils")
     read_fd, write_fd = os.pipe()
     server = subprocess.Popen(
         [*XVFB, "-displayfd", str(write_fd)],

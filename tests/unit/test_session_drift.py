@@ -188,3 +188,28 @@ def test_a_restart_keeps_the_verdicts_of_the_commitment(guarded, make_controller
     restarted.record_window("code", "intro.md")
     assert _drift(restarted).status is DriftStatus.ON_TASK
     assert len(judge.calls) == 1
+
+
+def test_the_guard_can_be_off_for_one_commitment_and_stays_so_after_a_restart(
+    make_controller, judge, store
+):
+    controller = make_controller(judge=judge, drift=SETTINGS)
+    controller.enter_planning()
+    with pytest.raises(ValidationError):
+        controller.start_manual_commitment(ACTION, "done", 30, "sometimes")
+    assert controller.snapshot().state is RuntimeState.PLANNING
+    controller.start_manual_commitment(ACTION, "done", 30, "off")
+    controller.record_window("firefox", "feed")
+    assert _drift(controller).status is DriftStatus.OFF
+    assert _drift(controller).reason == "off for this commitment"
+    controller.shutdown()
+    restarted = make_controller(judge=judge, drift=SETTINGS, store_=store)
+    restarted.record_window("firefox", "feed")
+    assert _drift(restarted).status is DriftStatus.OFF
+    restarted.finish()
+    restarted.end("met")
+    restarted.enter_planning()
+    restarted.start_manual_commitment(ACTION, "done", 30)  # the next one is watched again
+    restarted.record_window("firefox", "feed")
+    judge.wait_calls(1)
+    assert [c.app for c in judge.calls] == ["firefox"]

@@ -100,3 +100,27 @@ def test_review_shows_the_on_task_share_and_each_episode(page, clock):
     assert "1 drift episode" in text
     assert "firefox — Feed" in text and "15 s" in text and "you said: back to it" in text
     assert "The judge: firefox does not serve it" in text
+
+
+def test_the_planning_form_offers_to_turn_the_guard_off_for_one_commitment(
+    make_controller, judge, store, clock, tmp_path
+):
+    for info, offered in (
+        (DriftInfo(True, "claude"), True),
+        (DriftInfo(False, why_off="x"), False),
+    ):
+        controller = make_controller(judge=judge, drift=NOW if info.on else None)
+        runtime = Runtime(controller, store, clock, coach_info_for(None), drift_info=info)
+        client = create_app(Config(data_dir=tmp_path), runtime=runtime).test_client()
+        client.post("/planning")
+        box = parse(client.get("/").get_data(as_text=True)).by_id("drift_off")
+        assert (box is not None) == offered
+        if not offered:
+            continue
+        assert (box.get("name"), box.get("value"), box.get("type")) == ("drift", "off", "checkbox")
+        client.post("/commitment", data={**PLAN, "drift": "off"})
+        assert client.get("/state").get_json()["drift"]["status"] == "off"
+        text = parse(client.get("/").get_data(as_text=True)).by_id("drift-guard").text()
+        assert "off for this commitment" in text
+        client.post("/finish")
+        client.post("/end", data={"outcome": "met"})

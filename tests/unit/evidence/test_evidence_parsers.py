@@ -184,8 +184,12 @@ def test_activitywatch_an_event_extended_by_heartbeats_is_fresh():
 
 def test_activitywatch_a_watcher_that_stopped_reporting_is_a_probe_error():
     text = aw_events(at=NOW - timedelta(minutes=10), duration=60, app="code", title="x.py")
-    with pytest.raises(ProbeError, match="has not reported for 540 s"):
+    with pytest.raises(ProbeError, match="has not reported since 2026-12-03 06:36:00 UTC"):
         activitywatch.parse_events(text, NOW)
+    # The same words a minute later: the sampler logs a dead watcher once, not every 5 s.
+    with pytest.raises(ProbeError) as later:
+        activitywatch.parse_events(text, NOW + timedelta(minutes=1))
+    assert "since 2026-12-03 06:36:00 UTC" in str(later.value)
 
 
 @pytest.mark.parametrize(
