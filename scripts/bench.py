@@ -52,6 +52,8 @@ from tests.support.stand_in_api import StandInAPI  # noqa: E402
 sys.path.insert(0, str(REPO / "scripts"))
 from bench_drift import GOAL as GOAL_D1  # noqa: E402
 from bench_drift import bench_d1  # noqa: E402
+from bench_reflection import GOALS as GOALS_R  # noqa: E402
+from bench_reflection import bench_history, bench_review  # noqa: E402
 
 INTENT = "work on the quarterly report"
 PLANNING_QUERY = "view=planning&c=&p="
@@ -68,8 +70,11 @@ GOALS = {
     "P6": "≤ 1.5 s",
     "P7": "exactly one CLI run completes",
     "D1": GOAL_D1,
+    **GOALS_R,
     "C1": "≤ 1.10",
 }
+# R1–R3: timed GETs per figure (each seeds its own database and server).
+REFLECTION_TRIALS = {"full": 30, "quick": 3}
 
 
 @dataclass(frozen=True)
@@ -767,6 +772,11 @@ def run(trials: Trials, *, quick: bool, profile: Path | None, only: set[str]) ->
             figures["P6"] = bench_p6(root, trials)
         if want("D1"):
             figures["D1"] = bench_d1(root)
+        reflection_trials = REFLECTION_TRIALS["quick" if quick else "full"]
+        if want("R1") or want("R2"):
+            figures["R1"], figures["R2"] = bench_history(root, reflection_trials)
+        if want("R3"):
+            figures["R3"] = bench_review(root, reflection_trials)
         if want("C1") and (c1 := bench_c1(root, trials)) is not None:
             figures["C1"] = c1
     for key, figure in figures.items():

@@ -26,7 +26,7 @@ def test_quick_bench_reports_every_figure(tmp_path):
         cwd=REPO,
     )
     assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-4000:]
-    for key in ("P1", "P2", "P3", "P4", "P5", "P6", "P7", "D1"):
+    for key in ("P1", "P2", "P3", "P4", "P5", "P6", "P7", "D1", "R1", "R2", "R3"):
         assert key in done.stdout
 
     result = json.loads(out.read_text())
@@ -35,7 +35,7 @@ def test_quick_bench_reports_every_figure(tmp_path):
     f = result["figures"]
     # C1 needs the real claude (scripts/install-clis); CI has it, so there it must be measured.
     real = {"C1"} if real_cli.binary("claude") or required() else set()
-    assert set(f) == {"P1", "P2", "P3", "P4", "P5", "P6", "P7", "D1", *real}
+    assert set(f) == {"P1", "P2", "P3", "P4", "P5", "P6", "P7", "D1", "R1", "R2", "R3", *real}
     for key, figure in f.items():
         assert figure["goal"] and isinstance(figure["met"], bool), key
 
@@ -66,6 +66,11 @@ def test_quick_bench_reports_every_figure(tmp_path):
     assert hour["repeat_calls"] == 0 and server["second_tour_calls"] == 0
     assert server["tour_calls"] == [1, 1, 1, 1]
     assert server["grace_s"] <= server["nudge_latency_s"] < 60
+    # R1-R3: reflection at scale answered, in a time a working server could take.
+    for key in ("R1", "R2", "R3"):
+        assert 0 < f[key]["median"] < 30_000, key
+    assert f["R2"]["bytes"] > 10_000 * 100  # every one of the 10,000 entries is in the CSV
+    assert set(f["R3"]["cases"]) == {"91", "18091"}
     # C1: the real claude answered through the server and directly, in seconds, not minutes.
     if real:
         c1 = f["C1"]
