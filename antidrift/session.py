@@ -164,6 +164,9 @@ class Controller:
             expired = False
         if not expired and after is not None:
             after.run()
+        if self._state is RuntimeState.PLANNING:  # resumed in planning: the coach gets ready
+            with self._lock:
+                self._keep_coach_warm(True)
 
     # -- listeners ---------------------------------------------------------------------------
 
@@ -235,6 +238,7 @@ class Controller:
             self._store.save(RuntimeState.PLANNING, None)
             self._state = RuntimeState.PLANNING
             self._reset_coach()
+            self._keep_coach_warm(True)
             self._changed()
         self._notify()
 
@@ -244,6 +248,7 @@ class Controller:
             self._store.save(RuntimeState.LOCKED, None)
             self._state = RuntimeState.LOCKED
             self._reset_coach()
+            self._keep_coach_warm(False)
             self._changed()
         self._notify()
 
@@ -272,6 +277,7 @@ class Controller:
             self._store.save(RuntimeState.ACTIVE, commitment)
             self._state, self._commitment, self._last_sample = RuntimeState.ACTIVE, commitment, None
             self._reset_coach()
+            self._keep_coach_warm(False)
             after = self._guard.begin(commitment, watch=watch)
             self._changed()
         after.run()
@@ -554,10 +560,21 @@ class Controller:
         self._generation += 1
         self._coach_view = CoachView()
 
+    def _keep_coach_warm(self, on: bool) -> None:
+        # Under the lock, so on/off reach the coach in the order of the transitions. Starting
+        # a process costs about a millisecond; its start-up runs while the user types.
+        keep = getattr(self._coach, "keep_warm", None)
+        if keep is not None and not (on and self._closed):
+            try:
+                keep(on)
+            except Exception:
+                log.exception("could not keep the coach warm")
+
     def shutdown(self) -> None:
         """Kill running coach CLIs and refuse new ones (server stop)."""
         with self._lock:
             self._closed = True
+            self._keep_coach_warm(False)
             self._cancel_call()
             if self._coach_view.status == CoachStatus.PENDING:
                 self._coach_view = CoachView()
