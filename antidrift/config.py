@@ -12,7 +12,9 @@ from urllib.parse import urlsplit
 
 DEFAULT_HOST = "127.0.0.1"
 DEFAULT_PORT = 7717
-DEFAULT_THREADS = 128  # each open tab holds two threads (pool thread + websocket reader)
+# Each open tab holds two threads (pool + websocket reader), a client still sending its request
+# head one (at most httpworker.HEADER_TIMEOUT). gunicorn starts them only when needed.
+DEFAULT_THREADS = 512
 
 
 class ConfigError(ValueError):

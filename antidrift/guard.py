@@ -240,8 +240,11 @@ class DriftGuard:
             self._scope = None
             try:
                 after = self._apply(policy.settle(call.ticket, verdict, error, self._clock.now()))
-            except Exception:  # e.g. the disk is full: the verdict is lost, the guard goes on
-                log.exception("could not record the judge's verdict")
+            except (
+                Exception
+            ) as exc:  # e.g. the disk is full: the verdict is lost, the guard goes on
+                if not getattr(exc, "logged", False):  # the store has said so once already
+                    log.exception("could not record the judge's verdict")
                 return
         after.run()
         self._notify()

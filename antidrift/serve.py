@@ -119,7 +119,8 @@ def gunicorn_options(host: str, port: int, threads: int = DEFAULT_THREADS) -> di
     return {
         "bind": f"[{host}]:{port}" if ":" in host else f"{host}:{port}",
         "workers": 1,
-        "worker_class": "gthread",
+        # gthread with a deadline for request heads: slow clients cannot hold every thread.
+        "worker_class": "antidrift.httpworker.Worker",
         "threads": threads,
         # For gthread this is a heartbeat, not a request limit: websockets outlive it.
         "timeout": 30,
@@ -219,7 +220,8 @@ def doctor(_: argparse.Namespace) -> int:
         path = backend.binary()
         found = f"{path}  {backend.version() or 'version unknown'}" if path else "not found on PATH"
         # The model and effort a coach call asks for (ANTIDRIFT_AI_MODEL, ANTIDRIFT_AI_EFFORT).
-        tuning = f"  ({backend.tuning})" if backend.tuning is not None else ""
+        warm = ", kept warm while planning" if getattr(backend, "warm_up", False) else ""
+        tuning = f"  ({backend.tuning}{warm})" if backend.tuning is not None else ""
         print(f"  {name:8} {found}{tuning}")
         warnings.update(dict.fromkeys(backend.tuning.warnings if backend.tuning else ()))
     for warning in warnings:

@@ -15,6 +15,7 @@ from datetime import datetime, timedelta
 from antidrift import insights
 from antidrift.ai import Cancelled, CancelScope, Coach, CoachError, Judge
 from antidrift.clock import Clock, SteadyClock
+from antidrift.dbguard import WriteFailed
 from antidrift.domain import (
     MAX_TEXT,
     Commitment,
@@ -157,8 +158,15 @@ class Controller:
         if self._state is RuntimeState.ACTIVE:  # resumed after a restart: verdicts are kept
             with self._lock:
                 after = self._guard.begin(self._commitment, self._last_sample)
-        if not self.expire_if_due() and after is not None:
+        try:
+            expired = self.expire_if_due()
+        except WriteFailed:  # the disk is full: logged once; the ticker retries every second
+            expired = False
+        if not expired and after is not None:
             after.run()
+        if self._state is RuntimeState.PLANNING:  # resumed in planning: the coach gets ready
+            with self._lock:
+                self._keep_coach_warm(True)
 
     # -- listeners ---------------------------------------------------------------------------
 
@@ -230,6 +238,7 @@ class Controller:
             self._store.save(RuntimeState.PLANNING, None)
             self._state = RuntimeState.PLANNING
             self._reset_coach()
+            self._keep_coach_warm(True)
             self._changed()
         self._notify()
 
@@ -239,6 +248,7 @@ class Controller:
             self._store.save(RuntimeState.LOCKED, None)
             self._state = RuntimeState.LOCKED
             self._reset_coach()
+            self._keep_coach_warm(False)
             self._changed()
         self._notify()
 
@@ -267,6 +277,7 @@ class Controller:
             self._store.save(RuntimeState.ACTIVE, commitment)
             self._state, self._commitment, self._last_sample = RuntimeState.ACTIVE, commitment, None
             self._reset_coach()
+            self._keep_coach_warm(False)
             after = self._guard.begin(commitment, watch=watch)
             self._changed()
         after.run()
@@ -552,10 +563,21 @@ class Controller:
         self._generation += 1
         self._coach_view = CoachView()
 
+    def _keep_coach_warm(self, on: bool) -> None:
+        # Under the lock, so on/off reach the coach in the order of the transitions. Starting
+        # a process costs about a millisecond; its start-up runs while the user types.
+        keep = getattr(self._coach, "keep_warm", None)
+        if keep is not None and not (on and self._closed):
+            try:
+                keep(on)
+            except Exception:
+                log.exception("could not keep the coach warm")
+
     def shutdown(self) -> None:
         """Kill running coach CLIs and refuse new ones (server stop)."""
         with self._lock:
             self._closed = True
+            self._keep_coach_warm(False)
             self._cancel_call()
             if self._coach_view.status == CoachStatus.PENDING:
                 self._coach_view = CoachView()

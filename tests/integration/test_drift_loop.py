@@ -9,10 +9,7 @@ import time
 import pytest
 
 from tests.fakes import wait_until
-from tests.support.fake_cli import path_with
-from tests.support.fake_judge import FakeJudgeCLI
-from tests.support.fake_notify import FakeNotifier
-from tests.support.server import RunningServer
+from tests.support.fake_judge import drift_server
 
 ACTION = "Write the intro paragraph"
 SECRET = "Acme Bank — account 4711"
@@ -20,20 +17,12 @@ SECRET = "Acme Bank — account 4711"
 
 @pytest.fixture(scope="module")
 def live(tmp_path_factory):
-    tmp = tmp_path_factory.mktemp("drift")
-    judge = FakeJudgeCLI(tmp / "bin")
-    notifier = FakeNotifier(tmp / "bin")
-    env = {
-        "PATH": path_with(tmp / "bin"),
-        "ANTIDRIFT_AI_BACKEND": "claude",
-        "ANTIDRIFT_NOTIFY": "auto",
-        "ANTIDRIFT_DRIFT_GRACE": "1",
-        "ANTIDRIFT_DRIFT_COOLDOWN": "1",
-        "ANTIDRIFT_EVIDENCE_EXCLUDE": "bank",
-    }
-    server = RunningServer(tmp / "data", env=env)
-    server.env.pop("ANTIDRIFT_CLAUDE_BIN", None)
-    server.env.pop("ANTIDRIFT_DRIFT", None)
+    server, judge, notifier = drift_server(
+        tmp_path_factory.mktemp("drift"),
+        ANTIDRIFT_DRIFT_GRACE="1",
+        ANTIDRIFT_DRIFT_COOLDOWN="1",
+        ANTIDRIFT_EVIDENCE_EXCLUDE="bank",
+    )
     with server:
         yield server, judge, notifier
 

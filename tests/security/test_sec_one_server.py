@@ -5,12 +5,14 @@ from __future__ import annotations
 
 import hashlib
 import os
+import signal
 import socket
 import subprocess
 import sys
 import time
 from pathlib import Path
 
+from tests.support import procs
 from tests.support.server import REPO, RunningServer, free_port
 
 BIN = Path(sys.executable).parent
@@ -105,3 +107,20 @@ def test_a_port_in_use_is_one_line_naming_the_port_and_the_flag(tmp_path):
     assert code != 0 and took < 3, (took, out)
     line = _one_line(out)
     assert str(port) in line and "--port" in line and "in use" in line, line
+
+
+def test_after_kill_9_of_the_master_alone_a_new_server_starts_once_its_worker_is_gone(tmp_path):
+    """The orphaned worker holds the inherited lock until it notices, within about a second:
+    the recorded holder is dead, so the new server waits for it instead of refusing."""
+    data = tmp_path / "data"
+    first = RunningServer(data).start()
+    workers = procs.children(first.proc.pid)
+    os.kill(first.proc.pid, signal.SIGKILL)
+    first.proc.wait(5)
+    again = RunningServer(data, log_path=tmp_path / "again.log").start()
+    try:
+        assert again.get("/state")["runtime_state"] == "locked"
+        assert not any(procs.alive(w) for w in workers)
+    finally:
+        again.stop()
+        first.kill()

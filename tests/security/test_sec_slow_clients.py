@@ -1,0 +1,70 @@
+"""Slow clients (slowloris, a half-open tab): connections that never finish their request head
+must not starve the page. A real `antidrift serve`, raw sockets, a real second client."""
+
+from __future__ import annotations
+
+import contextlib
+import socket
+import time
+import urllib.request
+
+import pytest
+
+from antidrift.httpworker import HEADER_TIMEOUT
+from tests.support.server import RunningServer
+
+
+@pytest.fixture
+def server(tmp_path):
+    running = RunningServer(tmp_path / "data").start()
+    yield running
+    running.stop()
+
+
+def _half_open(port: int, count: int) -> list[socket.socket]:
+    socks = []
+    for _ in range(count):
+        s = socket.create_connection(("127.0.0.1", port), timeout=5)
+        s.sendall(b"GET /state HT")  # half a request line, and then nothing
+        socks.append(s)
+    return socks
+
+
+def test_200_half_open_connections_do_not_stop_state_answering_another_client(server):
+    socks = _half_open(server.port, 200)
+    try:
+        time.sleep(0.5)  # let the worker hand each of them to a thread
+        began = time.monotonic()
+        with urllib.request.urlopen(f"{server.base}/state", timeout=10) as resp:
+            assert resp.status == 200
+        assert time.monotonic() - began < 1.0
+    finally:
+        for s in socks:
+            s.close()
+
+
+def test_a_client_that_never_finishes_its_head_is_closed_without_a_traceback(server):
+    (slow,) = _half_open(server.port, 1)
+    with slow:
+        slow.settimeout(HEADER_TIMEOUT + 10)
+        began = time.monotonic()
+        with contextlib.suppress(ConnectionResetError):
+            assert slow.recv(1024) == b""  # closed by the server, with no answer
+        assert time.monotonic() - began < HEADER_TIMEOUT + 10
+    assert "Traceback" not in server.log()
+    assert server.get("/state")["runtime_state"] == "locked"
+
+
+def test_a_body_that_never_arrives_is_a_400_not_a_thread_held_for_ever(server):
+    assert server.post("/planning")[0] == 200
+    with socket.create_connection(("127.0.0.1", server.port), timeout=5) as slow:
+        slow.sendall(
+            b"POST /commitment HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+            b"Content-Type: application/x-www-form-urlencoded\r\nContent-Length: 100\r\n\r\n"
+            b"next_actio"  # 10 of the 100 bytes promised
+        )
+        slow.settimeout(HEADER_TIMEOUT + 10)
+        answer = slow.recv(4096)
+    assert answer.startswith(b"HTTP/1.1 400"), answer
+    assert "Traceback" not in server.log()
+    assert server.get("/state")["runtime_state"] == "planning"
