@@ -461,8 +461,11 @@ class Controller:
 
     def correct(self, commitment_id: str, outcome: object, note: object = "") -> Commitment:
         """Change an ended commitment's outcome and note (a mistaken "missed", a better note)."""
-        result, text = validate_review(outcome, note)
         with self._lock:
+            # What is addressed first, as transitions check the state before the input.
+            if self._store.entry(commitment_id) is None:
+                raise NotFound("There is no such entry in the history.")
+            result, text = validate_review(outcome, note)
             fixed = self._store.correct(commitment_id, result, text)
             if fixed is None:
                 raise NotFound("There is no such entry in the history.")
