@@ -164,6 +164,9 @@ class Controller:
             expired = False
         if not expired and after is not None:
             after.run()
+        if self._state is RuntimeState.PLANNING:  # resumed in planning: the coach gets ready
+            with self._lock:
+                self._keep_coach_warm(True)
 
     # -- listeners ---------------------------------------------------------------------------
 
@@ -190,7 +193,10 @@ class Controller:
 
     def _now(self) -> datetime:
         if self._state is not RuntimeState.ACTIVE:
-            self._clock.resync()  # nothing is being timed: follow a corrected wall clock
+            # Nothing is being timed: follow a corrected wall clock, but never to before the
+            # commitment under review ended (an extension restarts from there at the earliest).
+            c = self._commitment
+            self._clock.resync(not_before=(c.ended_at or c.started_at) if c else None)
         return self._clock.now()
 
     # -- projection --------------------------------------------------------------------------
@@ -235,6 +241,7 @@ class Controller:
             self._store.save(RuntimeState.PLANNING, None)
             self._state = RuntimeState.PLANNING
             self._reset_coach()
+            self._keep_coach_warm(True)
             self._changed()
         self._notify()
 
@@ -244,6 +251,7 @@ class Controller:
             self._store.save(RuntimeState.LOCKED, None)
             self._state = RuntimeState.LOCKED
             self._reset_coach()
+            self._keep_coach_warm(False)
             self._changed()
         self._notify()
 
@@ -272,6 +280,7 @@ class Controller:
             self._store.save(RuntimeState.ACTIVE, commitment)
             self._state, self._commitment, self._last_sample = RuntimeState.ACTIVE, commitment, None
             self._reset_coach()
+            self._keep_coach_warm(False)
             after = self._guard.begin(commitment, watch=watch)
             self._changed()
         after.run()
@@ -452,8 +461,11 @@ class Controller:
 
     def correct(self, commitment_id: str, outcome: object, note: object = "") -> Commitment:
         """Change an ended commitment's outcome and note (a mistaken "missed", a better note)."""
-        result, text = validate_review(outcome, note)
         with self._lock:
+            # What is addressed first, as transitions check the state before the input.
+            if self._store.entry(commitment_id) is None:
+                raise NotFound("There is no such entry in the history.")
+            result, text = validate_review(outcome, note)
             fixed = self._store.correct(commitment_id, result, text)
             if fixed is None:
                 raise NotFound("There is no such entry in the history.")
@@ -554,10 +566,21 @@ class Controller:
         self._generation += 1
         self._coach_view = CoachView()
 
+    def _keep_coach_warm(self, on: bool) -> None:
+        # Under the lock, so on/off reach the coach in the order of the transitions. Starting
+        # a process costs about a millisecond; its start-up runs while the user types.
+        keep = getattr(self._coach, "keep_warm", None)
+        if keep is not None and not (on and self._closed):
+            try:
+                keep(on)
+            except Exception:
+                log.exception("could not keep the coach warm")
+
     def shutdown(self) -> None:
         """Kill running coach CLIs and refuse new ones (server stop)."""
         with self._lock:
             self._closed = True
+            self._keep_coach_warm(False)
             self._cancel_call()
             if self._coach_view.status == CoachStatus.PENDING:
                 self._coach_view = CoachView()

@@ -86,12 +86,14 @@ def confirm_delete(cid: str):
 def insights_page():
     before = _before(request.args.get("before"))
     controller = _controller()
+    page = controller.history(insights_view.PAGE_SIZE + 1, before)
     view = insights_view.build(
         controller.ended_figures(),
         controller.history(insights_view.CHART_COMMITMENTS),
         controller.app_totals(),
-        controller.history(insights_view.PAGE_SIZE + 1, before),
+        page,
         before=before,
+        drift=controller.drift_summaries([c.id for c in page]),
     )
     return _render("insights.html", view=view)
 

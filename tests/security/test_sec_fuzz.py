@@ -29,6 +29,7 @@ POSTS = [
     "/finish",
     "/end",
     "/evidence/window",
+    "/drift/ack",
 ]
 GETS = ["/", "/state", "/history", "/ws", "/static/style.css", "/static/../antidrift/app.py"]
 FIELDS = [
@@ -40,6 +41,8 @@ FIELDS = [
     "note",
     "app",
     "title",
+    "answer",
+    "drift",
 ]
 STATES = ["locked", "planning", "active", "review"]
 
