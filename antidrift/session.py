@@ -193,7 +193,10 @@ class Controller:
 
     def _now(self) -> datetime:
         if self._state is not RuntimeState.ACTIVE:
-            self._clock.resync()  # nothing is being timed: follow a corrected wall clock
+            # Nothing is being timed: follow a corrected wall clock, but never to before the
+            # commitment under review ended (an extension restarts from there at the earliest).
+            c = self._commitment
+            self._clock.resync(not_before=(c.ended_at or c.started_at) if c else None)
         return self._clock.now()
 
     # -- projection --------------------------------------------------------------------------

@@ -124,3 +124,16 @@ def test_after_kill_9_of_the_master_alone_a_new_server_starts_once_its_worker_is
     finally:
         again.stop()
         first.kill()
+
+
+def test_gunicorn_with_the_repo_config_names_a_taken_port_at_once(tmp_path):
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        env = _env(ANTIDRIFT_DATA_DIR=str(tmp_path / "data"), ANTIDRIFT_PORT=str(port))
+        code, out, took = _run(
+            [str(BIN / "gunicorn"), "-c", "gunicorn.conf.py", "antidrift:create_app()"], env
+        )
+    assert code != 0 and took < 3, (took, out)
+    assert f"Port {port}" in out and "--port" in out and "Can't connect" not in out, out
