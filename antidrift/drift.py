@@ -162,10 +162,6 @@ class CallBudget:
     def spend(self, now: datetime) -> None:
         self._starts.append(now)
 
-    def used(self, now: datetime) -> int:
-        self._prune(now)
-        return len(self._starts)
-
 
 def window_of(app: str, title: str) -> Window:
     """The window as the guard keys its verdicts: clocks and unread counters left out."""

@@ -69,7 +69,7 @@ class After:
 
 
 def nudge_text(commitment: Commitment, episode: Episode) -> tuple[str, str]:
-    """The drift notification: it names the next action (and never a window title)."""
+    """The drift notification: it names the next action; it adds no window title itself."""
     why = f"{episode.app}: {episode.reason}" if episode.reason else episode.app
     return "Drifting? · AntiDrift", f"Back to: {commitment.next_action}\n{why}"
 
