@@ -412,10 +412,6 @@ class Controller:
         if changed:
             self._notify()
 
-    @property
-    def drift_on(self) -> bool:
-        return self._guard.on
-
     def drift_episodes(self, commitment_id: str) -> list[Episode]:
         return self._store.episodes(commitment_id)
 

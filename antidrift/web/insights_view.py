@@ -55,6 +55,12 @@ class Chart:
     left: int = CHART_LEFT
     baseline: float = CHART_H - CHART_BOTTOM
 
+    @property
+    def right(self) -> float:
+        """Where the newest column ends (its label goes there)."""
+        last = self.columns[-1] if self.columns else None
+        return round(last.x + last.width, 2) if last else self.width
+
 
 @dataclass(frozen=True)
 class Entry:
@@ -118,7 +124,8 @@ def chart(oldest_first: Sequence[Commitment]) -> Chart:
     top = nice_ceiling(max([max(e.planned_secs, e.actual_secs) / 60 for _, e in items], default=0))
     plot_h = CHART_H - CHART_BOTTOM - CHART_TOP
     baseline = CHART_H - CHART_BOTTOM
-    slot = (CHART_W - CHART_LEFT) / max(len(items), 1)
+    # A few commitments keep slim columns from the left rather than a few wide slabs.
+    slot = (CHART_W - CHART_LEFT) / max(len(items), CHART_COMMITMENTS // 2)
 
     def height(minutes: float) -> float:
         return round(plot_h * minutes / top, 2)

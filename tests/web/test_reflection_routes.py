@@ -276,3 +276,13 @@ def test_insights_entries_show_the_drift_guards_figures_where_it_judged(client, 
     assert "75% on task · 2 drifts" in entry
     rest = html[html.index('id="entry-c0000"') :]
     assert "on task" not in rest.split("</li>")[0]
+
+
+def test_a_browser_following_a_stale_link_gets_a_404_page_with_a_way_back(client, store):
+    seed(store, 1)
+    browser = {"Accept": "text/html,application/xhtml+xml,*/*;q=0.8"}
+    for path in ("/insights?before=gone", "/history/gone/delete"):
+        response = client.get(path, headers=browser)
+        assert response.status_code == 404 and response.mimetype == "text/html"
+        assert 'href="/insights"' in response.get_data(as_text=True)
+        assert client.get(path).get_json()["error"]  # API clients still get JSON
