@@ -193,7 +193,10 @@ class Controller:
 
     def _now(self) -> datetime:
         if self._state is not RuntimeState.ACTIVE:
-            self._clock.resync()  # nothing is being timed: follow a corrected wall clock
+            # Nothing is being timed: follow a corrected wall clock, but never to before the
+            # commitment under review ended (an extension restarts from there at the earliest).
+            c = self._commitment
+            self._clock.resync(not_before=(c.ended_at or c.started_at) if c else None)
         return self._clock.now()
 
     # -- projection --------------------------------------------------------------------------
@@ -409,10 +412,6 @@ class Controller:
         if changed:
             self._notify()
 
-    @property
-    def drift_on(self) -> bool:
-        return self._guard.on
-
     def drift_episodes(self, commitment_id: str) -> list[Episode]:
         return self._store.episodes(commitment_id)
 
@@ -458,8 +457,11 @@ class Controller:
 
     def correct(self, commitment_id: str, outcome: object, note: object = "") -> Commitment:
         """Change an ended commitment's outcome and note (a mistaken "missed", a better note)."""
-        result, text = validate_review(outcome, note)
         with self._lock:
+            # What is addressed first, as transitions check the state before the input.
+            if self._store.entry(commitment_id) is None:
+                raise NotFound("There is no such entry in the history.")
+            result, text = validate_review(outcome, note)
             fixed = self._store.correct(commitment_id, result, text)
             if fixed is None:
                 raise NotFound("There is no such entry in the history.")

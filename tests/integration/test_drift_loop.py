@@ -9,6 +9,7 @@ import time
 import pytest
 
 from tests.fakes import wait_until
+from tests.support import procs
 from tests.support.fake_judge import drift_server
 
 ACTION = "Write the intro paragraph"
@@ -88,3 +89,30 @@ def test_the_whole_loop(live):
     [row] = [r for r in server.get("/history") if r["next_action"] == ACTION]
     assert row["drift_count"] == 1
     assert row["on_task_share"] is not None and 0.0 <= row["on_task_share"] <= 1.0
+
+
+def test_leaving_active_kills_a_running_judge_cli(live):
+    server, judge, notifier = live
+    server.reset()
+    judge.configure(delay=30)
+    try:
+        server.post("/planning")
+        server.post(
+            "/commitment",
+            {"next_action": ACTION, "success_condition": "done", "timebox_minutes": 30},
+        )
+        _window(server, "firefox", "A slow window to judge")
+        call = wait_until(
+            lambda: next((c for c in judge.calls() if "A slow window" in c["stdin"]), None),
+            10,
+            0.05,
+            "the judge CLI started",
+        )
+        assert procs.alive(call["pid"])
+        assert _drift(server)["status"] == "unknown"
+        started = time.monotonic()
+        assert server.post("/finish")[0] == 200
+        assert time.monotonic() - started < 2, "finish waited for the judge"
+        assert procs.wait_dead(call["pid"], 3), "the judge's CLI outlived the commitment"
+    finally:
+        judge.configure()

@@ -24,7 +24,7 @@ with open(os.path.join(here, "{name}.json")) as f:
     cfg = json.load(f)
 prompt = sys.stdin.read()
 with open(cfg["log"], "a") as f:
-    f.write(json.dumps({{"argv": sys.argv[1:], "stdin": prompt}}) + "\n")
+    f.write(json.dumps({{"argv": sys.argv[1:], "stdin": prompt, "pid": os.getpid()}}) + "\n")
 time.sleep(float(cfg.get("delay", 0)))
 if "NEXT_ACTION:" in prompt:
     window = " ".join(l for l in prompt.splitlines() if l.startswith(("APP:", "TITLE:")))
