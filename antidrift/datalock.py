@@ -10,11 +10,15 @@ from __future__ import annotations
 import contextlib
 import fcntl
 import os
+import time
 from pathlib import Path
 
 from antidrift.store import StoreError, prepare_directory
 
 LOCK_NAME = "antidrift.lock"
+# After `kill -9` of a gunicorn master its worker still holds the lock until it notices,
+# within about a second; a new server waits that long when the recorded holder is gone.
+ORPHAN_GRACE = 3.0
 
 
 class AlreadyRunning(StoreError):
@@ -59,28 +63,57 @@ def acquire(directory: Path, *, url: str | None = None) -> DataDirLock:
         fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
     except PermissionError:  # made by another user: reading is enough to lock it
         fd = os.open(path, os.O_RDONLY)
-    try:
-        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-    except BlockingIOError:
+    if not _lock(fd, wait=0.0) and not (_holder_gone(fd) and _lock(fd, wait=ORPHAN_GRACE)):
         holder = _holder(fd)
         os.close(fd)
         raise AlreadyRunning(
             f"AntiDrift is already running on the data directory {key}{holder}."
             " Use that one, stop it first, or choose another --data-dir."
-        ) from None
+        )
     lock = DataDirLock(key, fd)
     lock.describe(url)
     _held[key] = lock
     return lock
 
 
-def _holder(fd: int) -> str:
-    """' at http://… (pid N)' from the lock file, as far as its holder wrote it."""
+def _lock(fd: int, wait: float) -> bool:
+    """Take the lock, trying for up to `wait` seconds."""
+    deadline = time.monotonic() + wait
+    while True:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            return True
+        except BlockingIOError:
+            if time.monotonic() >= deadline:
+                return False
+            time.sleep(0.05)
+
+
+def _fields(fd: int) -> dict[str, str]:
     try:
         text = os.pread(fd, 4096, 0).decode(errors="replace")
     except OSError:
-        return ""
-    fields = dict(line.split(" ", 1) for line in text.splitlines() if " " in line)
+        return {}
+    return dict(line.split(" ", 1) for line in text.splitlines() if " " in line)
+
+
+def _holder_gone(fd: int) -> bool:
+    """The process that wrote the lock file has exited (its orphaned worker may linger)."""
+    pid = _fields(fd).get("pid", "").strip()
+    if not pid.isdigit():
+        return False
+    try:
+        os.kill(int(pid), 0)
+    except ProcessLookupError:
+        return True
+    except OSError:
+        return False
+    return False
+
+
+def _holder(fd: int) -> str:
+    """' at http://… (pid N)' from the lock file, as far as its holder wrote it."""
+    fields = _fields(fd)
     url, pid = fields.get("url", "").strip(), fields.get("pid", "").strip()
     where = f" at {url}" if url else ""
     return where + (f" (pid {pid})" if pid.isdigit() else "")

@@ -52,11 +52,14 @@ class DomainError(Exception):
 
 
 class ValidationError(DomainError):
-    """Bad input: nothing changed."""
+    """Bad input: nothing changed. `fields` names every field at fault (the first is `field`)."""
 
-    def __init__(self, message: str, field: str | None = None) -> None:
+    def __init__(
+        self, message: str, field: str | None = None, fields: tuple[str, ...] = ()
+    ) -> None:
         super().__init__(message)
         self.field = field
+        self.fields = fields or ((field,) if field else ())
 
 
 class IllegalTransitionError(DomainError):
@@ -216,12 +219,30 @@ class Plan:
     timebox_secs: int
 
 
+SUCCESS_LABEL = "Done when (the success condition)"  # the page's label, and the contract's
+
+
 def validate_plan(next_action: object, success_condition: object, timebox_minutes: object) -> Plan:
-    return Plan(
-        next_action=_text(next_action, "next_action", "Next action"),
-        success_condition=_text(success_condition, "success_condition", "Success condition"),
-        timebox_secs=parse_minutes(timebox_minutes) * 60,
+    """A plan, or one ValidationError naming every field at fault at once."""
+    checks = (
+        lambda: _text(next_action, "next_action", "Next action"),
+        lambda: _text(success_condition, "success_condition", SUCCESS_LABEL),
+        lambda: parse_minutes(timebox_minutes) * 60,
     )
+    values: list[object] = []
+    errors: list[ValidationError] = []
+    for check in checks:
+        try:
+            values.append(check())
+        except ValidationError as exc:
+            errors.append(exc)
+    if errors:
+        raise ValidationError(
+            " ".join(e.message for e in errors),
+            errors[0].field,
+            tuple(e.field for e in errors if e.field),
+        )
+    return Plan(*values)
 
 
 def validate_intent(intent: object) -> str:

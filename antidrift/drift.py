@@ -19,6 +19,14 @@ from enum import StrEnum
 from antidrift.domain import EXCLUDED_TITLE, IllegalTransitionError, ValidationError
 
 TAUGHT_REASON = "you said this is on task"
+# A title that ticks (a countdown, a player's position) or counts (an unread badge) is still
+# the same window: without this, a window showing a clock would be judged every few seconds.
+_CLOCK = re.compile(r"(?<![\d:])\d{1,2}:\d{2}(?::\d{2})?(?![\d:])")
+_COUNTER = re.compile(r"^\(\d+\)\s*")
+_SPACES = re.compile(r"\s{2,}")
+# AntiDrift's own page ("12:34 · Write the intro · AntiDrift" in a browser's title): looking
+# at it to answer a nudge is neither work nor drift, so the guard lets it pass unjudged.
+_OWN_PAGE = re.compile(r"·\s*AntiDrift\b")
 
 
 class DriftStatus(StrEnum):
@@ -154,9 +162,17 @@ class CallBudget:
     def spend(self, now: datetime) -> None:
         self._starts.append(now)
 
-    def used(self, now: datetime) -> int:
-        self._prune(now)
-        return len(self._starts)
+
+def window_of(app: str, title: str) -> Window:
+    """The window as the guard keys its verdicts: clocks and unread counters left out."""
+    if title == EXCLUDED_TITLE:
+        return Window(app, title)
+    return Window(app, _SPACES.sub(" ", _COUNTER.sub("", _CLOCK.sub("", title))).strip())
+
+
+def is_own_page(title: str) -> bool:
+    """Whether the title is AntiDrift's own page (in a browser's window title)."""
+    return bool(_OWN_PAGE.search(title))
 
 
 def judge_title(title: str, exclude: re.Pattern[str] | None) -> str | None:
@@ -188,7 +204,9 @@ class DriftPolicy:
 
     def observe(self, app: str, title: str, now: datetime) -> Effects:
         """A focus sample (title as stored, already redacted)."""
-        window = Window(app, title)
+        if is_own_page(title):
+            return self.tick(now)  # answering the banner: the window before it still counts
+        window = window_of(app, title)
         if window == self.current:
             return self._next_judge(now) + self.tick(now)  # e.g. the hourly cap freed up
         self.current, self.current_since, self.failure = window, now, None

@@ -35,6 +35,7 @@ from antidrift.drift import (
     NothingToAcknowledge,
     Window,
     on_task_share,
+    window_of,
 )
 from antidrift.process import CancelScope
 from antidrift.store import Store
@@ -68,7 +69,7 @@ class After:
 
 
 def nudge_text(commitment: Commitment, episode: Episode) -> tuple[str, str]:
-    """The drift notification: it names the next action (and never a window title)."""
+    """The drift notification: it names the next action; it adds no window title itself."""
     why = f"{episode.app}: {episode.reason}" if episode.reason else episode.app
     return "Drifting? · AntiDrift", f"Back to: {commitment.next_action}\n{why}"
 
@@ -178,7 +179,11 @@ class DriftGuard:
     def _share(self, commitment: Commitment, judgements: dict, until: datetime) -> float | None:
         # Every window (summed in SQL by the store): judged ones may be outside any top list.
         shares = self._store.window_time(commitment.id, until, 1_000_000).windows
-        return on_task_share({Window(s.app, s.title): s.seconds for s in shares}, judgements)
+        seconds: dict[Window, float] = {}
+        for s in shares:  # keyed as the verdicts are: a ticking title is one window
+            key = window_of(s.app, s.title)
+            seconds[key] = seconds.get(key, 0.0) + s.seconds
+        return on_task_share(seconds, judgements)
 
     def _apply(self, effects: Effects) -> After:
         commitment = self._commitment
@@ -240,8 +245,11 @@ class DriftGuard:
             self._scope = None
             try:
                 after = self._apply(policy.settle(call.ticket, verdict, error, self._clock.now()))
-            except Exception:  # e.g. the disk is full: the verdict is lost, the guard goes on
-                log.exception("could not record the judge's verdict")
+            except (
+                Exception
+            ) as exc:  # e.g. the disk is full: the verdict is lost, the guard goes on
+                if not getattr(exc, "logged", False):  # the store has said so once already
+                    log.exception("could not record the judge's verdict")
                 return
         after.run()
         self._notify()

@@ -3,8 +3,9 @@
 gthread hands each accepted connection to a pool thread, which then blocks until the client
 has sent its whole request head: a few hundred connections that never finish their headers
 (slowloris, or a half-open tab) hold every thread and the server stops answering. gunicorn 27
-has no setting for this, so the head is read with a socket timeout here, and the socket goes
-back to blocking before the app runs (websockets must be able to sit idle).
+has no setting for this, so the head is read with a socket timeout here. The app keeps the
+timeout for reading a body (a slow POST is the same attack); only a websocket, which must be
+able to sit idle, goes back to a blocking socket.
 """
 
 from __future__ import annotations
@@ -14,7 +15,8 @@ import socket
 
 from gunicorn.workers.gthread import TConn, ThreadWorker
 
-# A browser or a local script sends its request head in one go; 10 s is generous.
+# A browser or a local script sends its request head (and a body of at most 64 KiB) in one
+# go; 10 s between two packets is generous.
 HEADER_TIMEOUT = 10.0
 
 
@@ -47,5 +49,12 @@ class Worker(ThreadWorker):
             del conn.init
 
     def handle_request(self, req, conn: TConn):
-        conn.sock.settimeout(None)  # the head is in: the app (and a websocket) may wait
+        if _is_websocket(req):
+            conn.sock.settimeout(None)  # a page's socket may sit idle between pushes
         return super().handle_request(req, conn)
+
+
+def _is_websocket(req) -> bool:
+    return any(
+        name == "UPGRADE" and value.strip().lower() == "websocket" for name, value in req.headers
+    )

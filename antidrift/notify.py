@@ -8,6 +8,7 @@ wait for a notification daemon that hangs.
 
 from __future__ import annotations
 
+import html
 import logging
 import shlex
 import shutil
@@ -80,11 +81,18 @@ class CommandNotifier:
             )
 
 
+class NotifySend(CommandNotifier):
+    """libnotify's CLI. Daemons that announce "body-markup" read the body as markup (<b>,
+    <a href>, <img src>), so the body is escaped: no text (a next action, a judge's reason
+    from an AI) is ever shown as markup. The summary is plain text by the spec."""
+
+    def command(self, title: str, body: str) -> list[str]:
+        return super().command(title, html.escape(body, quote=False))
+
+
 def notify_send(binary: str = "notify-send", *, timeout: float = TIMEOUT) -> CommandNotifier:
     """libnotify's CLI. `--` ends its options, so a title starting with "-" stays text."""
-    return CommandNotifier(
-        [binary, "--app-name=AntiDrift", "--"], name="notify-send", timeout=timeout
-    )
+    return NotifySend([binary, "--app-name=AntiDrift", "--"], name="notify-send", timeout=timeout)
 
 
 # The texts travel as osascript's argv, never inside the script, so no quote or backslash in

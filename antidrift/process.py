@@ -11,11 +11,13 @@ import contextlib
 import logging
 import math
 import os
+import queue
 import select
 import signal
 import subprocess
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 log = logging.getLogger("antidrift.process")
@@ -57,6 +59,14 @@ class TooLarge(ProcessError):
     def __init__(self, name: str, limit: int) -> None:
         super().__init__(name, f"{name} wrote more than {limit} bytes")
         self.limit = limit
+
+
+class Exited(ProcessError):
+    """A kept-warm process ended before it answered."""
+
+    def __init__(self, name: str, stderr: str = "") -> None:
+        super().__init__(name, f"{name} exited before it answered")
+        self.stderr = stderr
 
 
 class Cancelled(ProcessError):
@@ -322,3 +332,151 @@ def run(
         # Logged by the caller, which knows whether this is news (a probe times out often).
         raise TimedOut(name, timeout, err.text())
     return Result(out.text(), err.text(), returncode)
+
+
+# -- a process kept warm -----------------------------------------------------------------------
+
+_EOF = b""  # what the line reader queues when stdout closes
+
+
+def _read_lines(pipe, lines: queue.Queue, proc: subprocess.Popen, max_line: int, warm) -> None:
+    # Complete lines go to the queue; a line longer than max_line kills the group (the
+    # answer is dropped, as run() drops an oversized stdout). EOF is queued last.
+    pending = b""
+    try:
+        while chunk := pipe.read(_CHUNK):
+            pending += chunk
+            *complete, pending = pending.split(b"\n")
+            for line in complete:
+                lines.put(line + b"\n")
+            if len(pending) > max_line:
+                warm.overflowed = True
+                _kill_group(proc)
+                return
+    except (OSError, ValueError):
+        pass
+    finally:
+        pipe.close()
+        lines.put(_EOF)
+
+
+class Warm:
+    """A process started ahead of need and kept waiting for its input: a line is written
+    when there is work, lines are read back until one says it is done. Its group is killed
+    by stop(), by a cancel scope during an exchange, and by kill_all_running() at shutdown."""
+
+    def __init__(self, proc: subprocess.Popen, entry: _Running, name: str, max_line: int):
+        self.name = name
+        self.overflowed = False
+        self._proc, self._entry, self._max_line = proc, entry, max_line
+        self._lines: queue.Queue[bytes] = queue.Queue()
+        self._err = _Sink(_STDERR_CAP, kill_on_overflow=False)
+        self._stop_lock = threading.Lock()
+        self._stopped = False
+        self._busy = False
+        self._readers = [
+            threading.Thread(
+                target=_read_lines,
+                args=(proc.stdout, self._lines, proc, max_line, self),
+                daemon=True,
+            ),
+            threading.Thread(target=_read_pipe, args=(proc.stderr, self._err, proc), daemon=True),
+        ]
+        for thread in self._readers:
+            thread.start()
+
+    @property
+    def pid(self) -> int:
+        return self._proc.pid
+
+    @property
+    def ready(self) -> bool:
+        """Started, not in an exchange, not stopped, nothing unread (so stdout is open)."""
+        return not (self._busy or self._stopped or self._entry.stopped) and self._lines.empty()
+
+    def exchange(
+        self,
+        line: bytes,
+        *,
+        done: Callable[[bytes], bool],
+        timeout: float,
+        scope: CancelScope | None = None,
+    ) -> list[bytes]:
+        """Write one line, then read lines until done(line) is true; one exchange at a time.
+        Any failure stops the process: it is never left half-way through an answer."""
+        if self._busy:
+            raise RuntimeError("a warm process is already answering")
+        self._busy = True
+        if scope is not None and not scope._attach(self._proc):
+            self.stop()
+            raise Cancelled(self.name)
+        try:
+            return self._exchange(line, done, timeout, scope)
+        finally:
+            self._busy = False
+            if scope is not None:
+                scope._detach(self._proc)
+
+    def _exchange(self, line, done, timeout, scope) -> list[bytes]:
+        try:
+            self._proc.stdin.write(line)
+            self._proc.stdin.flush()
+        except (OSError, ValueError):
+            pass  # it died: the reader's EOF below tells the story
+        deadline = time.monotonic() + max(timeout, 0)
+        read: list[bytes] = []
+        while True:
+            try:
+                got = self._lines.get(timeout=max(deadline - time.monotonic(), 0))
+            except queue.Empty:
+                self.stop()
+                raise TimedOut(self.name, timeout, self._err.text()) from None
+            if got == _EOF:
+                self.stop()
+                if (scope is not None and scope.cancelled) or self._entry.stopped:
+                    raise Cancelled(self.name)
+                if self.overflowed:
+                    raise TooLarge(self.name, self._max_line)
+                raise Exited(self.name, self._err.text())
+            read.append(got)
+            if done(got):
+                return read
+
+    def stderr(self) -> str:
+        """What it wrote to stderr so far (capped; for the log)."""
+        return self._err.text()
+
+    def kill(self) -> None:
+        """SIGKILL its process group now; stop() still reaps it."""
+        with self._stop_lock:
+            if not self._stopped:
+                _kill_group(self._proc)
+
+    def stop(self) -> None:
+        """Kill its process group and reap it; safe to call twice."""
+        with self._stop_lock:
+            if self._stopped:
+                return
+            self._stopped = True
+            _kill_group(self._proc)
+            self._proc.wait()
+            with _registry_lock:
+                _running.pop(self._proc.pid, None)
+        with contextlib.suppress(OSError, ValueError):
+            self._proc.stdin.close()
+        for thread in self._readers:
+            thread.join(_READER_GRACE)
+
+
+def start(
+    argv: list[str],
+    *,
+    env: dict | None = None,
+    cwd: str | None = None,
+    name: str = "cli",
+    max_line: int = 1 << 20,
+) -> Warm:
+    """Start argv (never a shell) to wait for its input; see Warm."""
+    log.debug("%s: starting warm %s", name, argv)
+    proc, entry = _spawn(argv, None, env, cwd, name)
+    return Warm(proc, entry, name, max_line)

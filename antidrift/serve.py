@@ -220,7 +220,8 @@ def doctor(_: argparse.Namespace) -> int:
         path = backend.binary()
         found = f"{path}  {backend.version() or 'version unknown'}" if path else "not found on PATH"
         # The model and effort a coach call asks for (ANTIDRIFT_AI_MODEL, ANTIDRIFT_AI_EFFORT).
-        tuning = f"  ({backend.tuning})" if backend.tuning is not None else ""
+        warm = ", kept warm while planning" if getattr(backend, "warm_up", False) else ""
+        tuning = f"  ({backend.tuning}{warm})" if backend.tuning is not None else ""
         print(f"  {name:8} {found}{tuning}")
         warnings.update(dict.fromkeys(backend.tuning.warnings if backend.tuning else ()))
     for warning in warnings:

@@ -15,6 +15,7 @@ from datetime import datetime, timedelta
 from antidrift import insights
 from antidrift.ai import Cancelled, CancelScope, Coach, CoachError, Judge
 from antidrift.clock import Clock, SteadyClock
+from antidrift.dbguard import WriteFailed
 from antidrift.domain import (
     MAX_TEXT,
     Commitment,
@@ -157,8 +158,15 @@ class Controller:
         if self._state is RuntimeState.ACTIVE:  # resumed after a restart: verdicts are kept
             with self._lock:
                 after = self._guard.begin(self._commitment, self._last_sample)
-        if not self.expire_if_due() and after is not None:
+        try:
+            expired = self.expire_if_due()
+        except WriteFailed:  # the disk is full: logged once; the ticker retries every second
+            expired = False
+        if not expired and after is not None:
             after.run()
+        if self._state is RuntimeState.PLANNING:  # resumed in planning: the coach gets ready
+            with self._lock:
+                self._keep_coach_warm(True)
 
     # -- listeners ---------------------------------------------------------------------------
 
@@ -185,7 +193,10 @@ class Controller:
 
     def _now(self) -> datetime:
         if self._state is not RuntimeState.ACTIVE:
-            self._clock.resync()  # nothing is being timed: follow a corrected wall clock
+            # Nothing is being timed: follow a corrected wall clock, but never to before the
+            # commitment under review ended (an extension restarts from there at the earliest).
+            c = self._commitment
+            self._clock.resync(not_before=(c.ended_at or c.started_at) if c else None)
         return self._clock.now()
 
     # -- projection --------------------------------------------------------------------------
@@ -230,6 +241,7 @@ class Controller:
             self._store.save(RuntimeState.PLANNING, None)
             self._state = RuntimeState.PLANNING
             self._reset_coach()
+            self._keep_coach_warm(True)
             self._changed()
         self._notify()
 
@@ -239,6 +251,7 @@ class Controller:
             self._store.save(RuntimeState.LOCKED, None)
             self._state = RuntimeState.LOCKED
             self._reset_coach()
+            self._keep_coach_warm(False)
             self._changed()
         self._notify()
 
@@ -267,6 +280,7 @@ class Controller:
             self._store.save(RuntimeState.ACTIVE, commitment)
             self._state, self._commitment, self._last_sample = RuntimeState.ACTIVE, commitment, None
             self._reset_coach()
+            self._keep_coach_warm(False)
             after = self._guard.begin(commitment, watch=watch)
             self._changed()
         after.run()
@@ -398,10 +412,6 @@ class Controller:
         if changed:
             self._notify()
 
-    @property
-    def drift_on(self) -> bool:
-        return self._guard.on
-
     def drift_episodes(self, commitment_id: str) -> list[Episode]:
         return self._store.episodes(commitment_id)
 
@@ -447,8 +457,11 @@ class Controller:
 
     def correct(self, commitment_id: str, outcome: object, note: object = "") -> Commitment:
         """Change an ended commitment's outcome and note (a mistaken "missed", a better note)."""
-        result, text = validate_review(outcome, note)
         with self._lock:
+            # What is addressed first, as transitions check the state before the input.
+            if self._store.entry(commitment_id) is None:
+                raise NotFound("There is no such entry in the history.")
+            result, text = validate_review(outcome, note)
             fixed = self._store.correct(commitment_id, result, text)
             if fixed is None:
                 raise NotFound("There is no such entry in the history.")
@@ -549,10 +562,21 @@ class Controller:
         self._generation += 1
         self._coach_view = CoachView()
 
+    def _keep_coach_warm(self, on: bool) -> None:
+        # Under the lock, so on/off reach the coach in the order of the transitions. Starting
+        # a process costs about a millisecond; its start-up runs while the user types.
+        keep = getattr(self._coach, "keep_warm", None)
+        if keep is not None and not (on and self._closed):
+            try:
+                keep(on)
+            except Exception:
+                log.exception("could not keep the coach warm")
+
     def shutdown(self) -> None:
         """Kill running coach CLIs and refuse new ones (server stop)."""
         with self._lock:
             self._closed = True
+            self._keep_coach_warm(False)
             self._cancel_call()
             if self._coach_view.status == CoachStatus.PENDING:
                 self._coach_view = CoachView()

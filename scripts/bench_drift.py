@@ -22,10 +22,7 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 from antidrift.drift import CallBudget, DriftPolicy, DriftSettings, Judgement
-from tests.support.fake_cli import path_with
-from tests.support.fake_judge import FakeJudgeCLI
-from tests.support.fake_notify import FakeNotifier
-from tests.support.server import RunningServer
+from tests.support.fake_judge import drift_server
 
 GOAL = "≤ 1 call per distinct window, 0 for judged ones; nudge ≤ grace + 1 call (+1 s tick)"
 GRACE = 2.0  # seconds, on the real server
@@ -120,18 +117,8 @@ def _wait(predicate, timeout: float = 30.0) -> float:
 
 def on_server(root: Path) -> dict[str, object]:
     """One tour judged once, a second tour not at all, and the nudge's latency."""
-    judge = FakeJudgeCLI(root / "drift-bin")
+    server, judge, notifier = drift_server(root / "drift", ANTIDRIFT_DRIFT_GRACE=f"{GRACE:g}")
     judge.configure(off=("youtube",), delay=JUDGE_DELAY)
-    notifier = FakeNotifier(root / "drift-bin")
-    env = {
-        "PATH": path_with(judge.folder),
-        "ANTIDRIFT_AI_BACKEND": "claude",
-        "ANTIDRIFT_NOTIFY": "auto",
-        "ANTIDRIFT_DRIFT_GRACE": f"{GRACE:g}",
-    }
-    server = RunningServer(root / "drift-data", env=env)
-    server.env.pop("ANTIDRIFT_CLAUDE_BIN", None)
-    server.env.pop("ANTIDRIFT_DRIFT", None)
     with server:
         server.post("/planning")
         server.post(

@@ -8,7 +8,7 @@ from antidrift.app import create_app
 from antidrift.bootstrap import CoachInfo, Runtime
 from antidrift.config import Config
 from antidrift.session import Controller
-from tests.fakes import FakeClock, FakeCoach, FakeStore
+from tests.fakes import FakeClock, FakeCoach, FakeJudge, FakeStore
 
 
 @pytest.fixture
@@ -44,6 +44,14 @@ def make_controller(clock, store):
         release = getattr(controller._coach, "release_all", None)
         if release is not None:
             release()
+
+
+@pytest.fixture
+def judge() -> FakeJudge:
+    """A fake drift judge: windows of the app "code" are on task, all others off."""
+    judge = FakeJudge({"code"})
+    yield judge
+    judge.release_all()
 
 
 @pytest.fixture

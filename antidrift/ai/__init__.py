@@ -2,6 +2,7 @@
 
 from antidrift.process import CancelScope
 
+from . import warm
 from .backend import (
     BACKEND_NAMES,
     CLAUDE_ARGS,
@@ -89,4 +90,5 @@ __all__ = [
     "parse_verdict",
     "run_cli",
     "tuning_from_env",
+    "warm",
 ]

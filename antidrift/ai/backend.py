@@ -18,6 +18,7 @@ from typing import Protocol
 from antidrift import process
 from antidrift.process import CancelScope, Result
 
+from . import warm
 from .errors import (
     Cancelled,
     CLIFailed,
@@ -93,6 +94,7 @@ CODEX_ARGS: tuple[str, ...] = (
 )
 CODEX_LOGIN_STATUS: tuple[str, ...] = ("login", "status")
 
+_ON = ("1", "on", "yes", "true")
 EFFORTS = ("low", "medium", "high")
 DEFAULT_EFFORT = "low"
 # A model name is one argv word; anything else (a leading dash above all) could read as a flag.
@@ -336,9 +338,16 @@ class ClaudeBackend(_BinaryBackend):
     env_var = "ANTIDRIFT_CLAUDE_BIN"
     login_fix = "run `claude` once in a terminal"
 
-    def __init__(self, bin: str | None = None, tuning: Tuning | None = None) -> None:
+    def __init__(
+        self, bin: str | None = None, tuning: Tuning | None = None, *, warm_up: bool = True
+    ) -> None:
         super().__init__(bin)
         self.tuning = tuning or Tuning(CLAUDE_MODEL, DEFAULT_EFFORT)
+        # Whether keep_warm() may start a claude ahead of need (ANTIDRIFT_AI_WARM). Off by
+        # default for a configured server: a binary that is not claude (a wrapper, a test
+        # fake) may not speak stream-json, and an idle claude holds ~170 MiB.
+        self.warm_up = warm_up
+        self.warm_slot = warm.Slot(self.name)
 
     def args(self, binary: str, schema: Mapping[str, object] | None = None) -> list[str]:
         """The argv for one call; the prompt goes to stdin, never here."""
@@ -361,8 +370,21 @@ class ClaudeBackend(_BinaryBackend):
         scope: CancelScope | None = None,
         schema: Mapping[str, object] | None = None,
     ) -> str:
-        """Ask claude; its answer is exactly stdout."""
+        """Ask claude: the warm process if one waits for this very call, else a fresh one;
+        its answer is exactly stdout (warm: the result's structured output, or its text)."""
         binary = self._require_binary()
+        taken = self.warm_slot.take(warm.stream_argv(self.args(binary, schema)))
+        if taken is not None:
+            waiting, spec = taken
+            reusable = False
+            try:
+                result = self._ask_warm(waiting, prompt, timeout, scope)
+                reusable = True
+                return self._warm_answer(result, waiting.stderr())
+            except process.Exited as err:
+                log.warning("%s: the warm process ended unasked: %s", self.name, _trim(err.stderr))
+            finally:
+                self.warm_slot.give_back(waiting, spec, reusable)
         result = run_cli(
             self.args(binary, schema),
             prompt,
@@ -375,6 +397,49 @@ class ClaudeBackend(_BinaryBackend):
         )
         _check(self.name, result, self.login_fix)
         return result.stdout.strip()
+
+    def keep_warm(self, on: bool, schema: Mapping[str, object] | None = None) -> None:
+        """While on (the user is planning), keep one claude started for the next call."""
+        binary = self.binary() if on and self.warm_up else None
+        if binary is None:
+            self.warm_slot.want(None)
+            return
+        argv = warm.stream_argv(self.args(binary, schema))
+        env = {**os.environ, **CLAUDE_ENV}
+        self.warm_slot.want(warm.Spec(tuple(argv), env, _neutral_cwd()))
+
+    def _ask_warm(
+        self, waiting: process.Warm, prompt: str, timeout: float, scope: CancelScope | None
+    ) -> dict:
+        """The result object the warm claude gave for prompt."""
+        try:
+            lines = waiting.exchange(
+                warm.message(prompt),
+                done=lambda line: warm.result_of(line) is not None,
+                timeout=timeout,
+                scope=scope,
+            )
+        except process.Cancelled as err:
+            raise Cancelled() from err
+        except process.TooLarge as err:
+            raise OutputTooLarge(self.name, err.limit) from err
+        except process.TimedOut as err:
+            log.warning(
+                "%s: no answer within %g s; killed. stderr: %s", self.name, timeout, err.stderr
+            )
+            raise CLITimeout(timeout) from err
+        return warm.result_of(lines[-1]) or {}
+
+    def _warm_answer(self, result: dict, stderr: str) -> str:
+        """The answer in a result object: its structured output, else its text."""
+        text = result.get("result") if isinstance(result.get("result"), str) else ""
+        if result.get("is_error"):
+            # The same sentences as a cold call: logged out, offline, …
+            _check(self.name, Result(text, stderr, 1), self.login_fix)
+        structured = result.get("structured_output")
+        if isinstance(structured, dict):
+            return json.dumps(structured, ensure_ascii=False)
+        return text.strip()
 
 
 class CodexBackend(_BinaryBackend):
@@ -531,7 +596,9 @@ def new_backend(name: str, env: Mapping[str, str] = os.environ) -> Backend:
     key = (name or "").strip().lower()
     if key in ("", "claude"):
         return ClaudeBackend(
-            env.get("ANTIDRIFT_CLAUDE_BIN") or None, tuning_from_env(env, CLAUDE_MODEL)
+            env.get("ANTIDRIFT_CLAUDE_BIN") or None,
+            tuning_from_env(env, CLAUDE_MODEL),
+            warm_up=(env.get("ANTIDRIFT_AI_WARM") or "").strip().lower() in _ON,
         )
     if key == "codex":
         return CodexBackend(env.get("ANTIDRIFT_CODEX_BIN") or None, tuning_from_env(env, None))

@@ -188,3 +188,9 @@ class Service:
         # The model may skip the schema (claude then prints its text answer), and command
         # backends have none: the JSON is looked for in whatever came back.
         return parse_proposal(extract_json(raw))
+
+    def keep_warm(self, on: bool) -> None:
+        """While the user plans (on), a backend that can keep its CLI started does so."""
+        keep = getattr(self.backend, "keep_warm", None)
+        if keep is not None:
+            keep(on, PROPOSAL_SCHEMA)

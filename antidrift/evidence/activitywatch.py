@@ -145,7 +145,10 @@ class ActivityWatchProbe:
 
     def _http_error(self, exc: urllib.error.HTTPError) -> str:
         with exc:
-            detail = exc.read(4096).decode("utf-8", errors="replace")
+            # One socket read at most, like the body: an error page must not drip for long.
+            body = getattr(exc, "fp", None)
+            raw = body.read1(4096) if body is not None and hasattr(body, "read1") else b""
+            detail = raw.decode("utf-8", errors="replace")
         if exc.code == 404 and "bucket" in detail:
             return (
                 f"ActivityWatch has no bucket {self.bucket}: run its window watcher"

@@ -94,7 +94,8 @@ class WindowSampler:
         try:
             self._record(window[0], window[1], self._now())
         except Exception as exc:
-            self._log_once(f"recording a window sample failed: {exc!r}", exc)
+            if not getattr(exc, "logged", False):  # e.g. a full disk: the store said so once
+                self._log_once(f"recording a window sample failed: {exc!r}", exc)
 
     def _loop(self) -> None:
         next_at = time.monotonic()

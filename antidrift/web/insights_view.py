@@ -55,6 +55,12 @@ class Chart:
     left: int = CHART_LEFT
     baseline: float = CHART_H - CHART_BOTTOM
 
+    @property
+    def right(self) -> float:
+        """Where the newest column ends (its label goes there)."""
+        last = self.columns[-1] if self.columns else None
+        return round(last.x + last.width, 2) if last else self.width
+
 
 @dataclass(frozen=True)
 class Entry:
@@ -62,6 +68,8 @@ class Entry:
 
     commitment: Commitment
     actual_secs: int
+    drift_count: int = 0
+    on_task_share: float | None = None  # None: the drift guard did not judge it
 
 
 @dataclass(frozen=True)
@@ -84,17 +92,22 @@ def build(
     page: Sequence[Commitment],
     *,
     before: str | None,
+    drift: Mapping[str, tuple[int, float | None]] | None = None,
 ) -> InsightsView:
     """figures: every ended commitment, newest first; recent: the newest few for the chart;
-    page: up to PAGE_SIZE + 1 entries (one more tells whether an older page exists)."""
+    page: up to PAGE_SIZE + 1 entries (one more tells whether an older page exists);
+    drift: the drift guard's (count, on-task share) per entry id, where it judged."""
     shown = list(page[:PAGE_SIZE])
+    drift = drift or {}
     return InsightsView(
         summary=insights.summarize(figures),
         streaks=insights.streaks(item.outcome for item in figures),
         calibration=insights.calibration(figures),
         chart=chart(list(reversed(recent[:CHART_COMMITMENTS]))),
         apps=tuple(insights.app_time(app_totals)),
-        entries=tuple(Entry(c, insights.ended(c).actual_secs) for c in shown),
+        entries=tuple(
+            Entry(c, insights.ended(c).actual_secs, *drift.get(c.id, (0, None))) for c in shown
+        ),
         older=shown[-1].id if len(page) > PAGE_SIZE else None,
         paged=before is not None,
         back=back_to(before),
@@ -111,7 +124,8 @@ def chart(oldest_first: Sequence[Commitment]) -> Chart:
     top = nice_ceiling(max([max(e.planned_secs, e.actual_secs) / 60 for _, e in items], default=0))
     plot_h = CHART_H - CHART_BOTTOM - CHART_TOP
     baseline = CHART_H - CHART_BOTTOM
-    slot = (CHART_W - CHART_LEFT) / max(len(items), 1)
+    # A few commitments keep slim columns from the left rather than a few wide slabs.
+    slot = (CHART_W - CHART_LEFT) / max(len(items), CHART_COMMITMENTS // 2)
 
     def height(minutes: float) -> float:
         return round(plot_h * minutes / top, 2)

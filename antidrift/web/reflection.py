@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from urllib.parse import urlencode
 
 from flask import Blueprint, Response, current_app, jsonify, redirect, request
 
-from antidrift.domain import Commitment, ValidationError
+from antidrift.domain import Commitment, NotFound, ValidationError
 from antidrift.store import EXPORT_COLUMNS
 from antidrift.web import export, insights_view
 from antidrift.web.projection import history_json
@@ -77,23 +78,38 @@ def delete(cid: str):
 @bp.get("/history/<cid>/delete")
 def confirm_delete(cid: str):
     """The confirmation step, a page of its own: removing needs two deliberate clicks."""
-    entry = _controller().entry(cid)
     back = _back(request.args.get("back"))
-    return _render("confirm_delete.html", entry=entry, back=back)
+    return _page(lambda: _render("confirm_delete.html", entry=_controller().entry(cid), back=back))
 
 
 @bp.get("/insights")
 def insights_page():
     before = _before(request.args.get("before"))
+    return _page(lambda: _render("insights.html", view=_insights(before)))
+
+
+def _insights(before: str | None) -> insights_view.InsightsView:
     controller = _controller()
-    view = insights_view.build(
+    page = controller.history(insights_view.PAGE_SIZE + 1, before)
+    return insights_view.build(
         controller.ended_figures(),
         controller.history(insights_view.CHART_COMMITMENTS),
         controller.app_totals(),
-        controller.history(insights_view.PAGE_SIZE + 1, before),
+        page,
         before=before,
+        drift=controller.drift_summaries([c.id for c in page]),
     )
-    return _render("insights.html", view=view)
+
+
+def _page(render: Callable[[], str]):
+    """A page for a browser; an entry that is gone (removed in another tab, an old link) is
+    a 404 page with a way back rather than a JSON line."""
+    try:
+        return render()
+    except NotFound as exc:
+        if request.accept_mimetypes.best_match(["application/json", "text/html"]) != "text/html":
+            raise
+        return _render("missing.html", message=exc.message), 404
 
 
 def _rows(items: list[Commitment]) -> list[dict[str, object]]:

@@ -59,6 +59,14 @@ class Renderer:
         """The three plan inputs filled from a ready proposal, and the socket that records it."""
         return self._render("_prefill.html", coach=coach, shows=shows)
 
+    def plan_errors(
+        self, message: str, invalid: tuple[str, ...], values: Mapping[str, object]
+    ) -> str:
+        """A refused plan: the message, and the three inputs as typed, marked where at fault."""
+        fields = ("next_action", "success_condition", "timebox_minutes")
+        typed = {k: v if isinstance(v := values.get(k), str) else "" for k in fields}
+        return self._render("_plan_errors.html", message=message, invalid=invalid, values=typed)
+
     def chime(self) -> str:
         """The chime, pushed once to a page that saw its timebox run out."""
         return self._render("_chime.html", chime=True)

@@ -71,12 +71,20 @@ def cancel_planning():
 @bp.post("/commitment")
 def start_commitment():
     data = _payload()
-    _controller().start_manual_commitment(
-        data.get("next_action"),
-        data.get("success_condition"),
-        data.get("timebox_minutes"),
-        data.get("drift"),
-    )
+    try:
+        _controller().start_manual_commitment(
+            data.get("next_action"),
+            data.get("success_condition"),
+            data.get("timebox_minutes"),
+            data.get("drift"),
+        )
+    except ValidationError as exc:
+        if request.headers.get("HX-Request") != "true":
+            raise
+        # The page gets its fields marked (aria-invalid) beside the message; others get JSON.
+        renderer = current_app.extensions["antidrift.renderer"]
+        html = renderer.plan_errors(exc.message, exc.fields, data)
+        return html, 400, {"Content-Type": "text/html; charset=utf-8"}
     return _done()
 
 

@@ -8,10 +8,7 @@ from collections.abc import Iterator
 import pytest
 
 from tests.browser.conftest import App
-from tests.support.fake_cli import path_with
-from tests.support.fake_judge import FakeJudgeCLI
-from tests.support.fake_notify import FakeNotifier
-from tests.support.server import RunningServer
+from tests.support.fake_judge import drift_server
 
 ACTION = "Write the intro paragraph of the quarterly report"
 SIZES = {"desktop": (1280, 800), "phone": (390, 844)}
@@ -21,18 +18,9 @@ SIZES = {"desktop": (1280, 800), "phone": (390, 844)}
 def app(tmp_path_factory, _chromium_available) -> Iterator[App]:
     """This module's server: a fake claude that also judges, a fake notify-send, short grace."""
     tmp = tmp_path_factory.mktemp("browser-drift")
-    fake = FakeJudgeCLI(tmp / "bin")
-    notifier = FakeNotifier(tmp / "bin")
-    env = {
-        "PATH": path_with(tmp / "bin"),
-        "ANTIDRIFT_AI_BACKEND": "claude",
-        "ANTIDRIFT_NOTIFY": "auto",
-        "ANTIDRIFT_DRIFT_GRACE": "1",
-        "ANTIDRIFT_DRIFT_COOLDOWN": "1",
-    }
-    server = RunningServer(tmp / "data", env=env)
-    server.env.pop("ANTIDRIFT_CLAUDE_BIN", None)
-    server.env.pop("ANTIDRIFT_DRIFT", None)
+    server, fake, notifier = drift_server(
+        tmp, ANTIDRIFT_DRIFT_GRACE="1", ANTIDRIFT_DRIFT_COOLDOWN="1"
+    )
     server.start()
     app = App(server, fake, tmp)
     app.notifier = notifier

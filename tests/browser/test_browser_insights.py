@@ -130,3 +130,33 @@ def test_older_pages_and_the_way_there_from_the_locked_view(tabs, app, ui):
     assert page.locator(".history-item").count() == total - 50
     page.get_by_role("link", name="← Newest").click()
     ui.expect(page.get_by_role("heading", name="All history")).to_be_visible()
+
+
+VISIBLE_CONTROL_NAMES = """() => [...document.querySelectorAll('a, button, summary')]
+  .filter(e => e.getClientRects().length > 0)
+  .map(e => (e.getAttribute('aria-label') || e.textContent).trim().replace(/\\s+/g, ' '))"""
+
+
+def test_no_two_visible_controls_share_a_name_even_with_every_entry_open(tabs, app):
+    page, _ = tabs.open("/insights")
+    for summary in page.locator(".entry-tools summary").all()[:10]:
+        summary.click()
+    names = page.evaluate(VISIBLE_CONTROL_NAMES)
+    assert len(names) > 30
+    assert sorted(n for n in set(names) if names.count(n) > 1) == []
+
+
+def test_a_very_long_note_and_action_never_scroll_sideways_on_a_phone(browser, app, ui):
+    newest = app.server.get("/history?limit=1")[0]
+    status, _ = app.server.post(f"/history/{newest['id']}", {"outcome": "met", "note": "n" * 1999})
+    assert status == 200
+    context = browser.new_context(viewport={"width": 390, "height": 844})
+    try:
+        page = context.new_page()
+        page.goto(app.base + "/insights")
+        page.locator(f"#entry-{newest['id']} summary").click()
+        page.locator("details.chart-table summary").click()
+        ui.expect(page.locator(f"#entry-{newest['id']} .history-note")).to_be_visible()
+        assert no_sideways_scroll(page)
+    finally:
+        context.close()

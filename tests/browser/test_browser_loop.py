@@ -233,7 +233,7 @@ def test_cancel_a_running_sharpen_kills_the_cli(page, app, ui, tmp_path):
     pid = int(pidfile.read_text().split()[0])
     assert not ui.process_gone(pid)
 
-    pending.get_by_role("button", name="Cancel").click()
+    pending.get_by_role("button", name="Stop coach").click()
     expect(ui.coach(page, "idle")).to_be_visible()
     ui.wait_until(page, lambda: ui.process_gone(pid), timeout=5, what=f"CLI pid {pid} to die")
     expect(page.locator("#intent")).to_have_value("plan the offsite")

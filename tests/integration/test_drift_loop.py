@@ -9,10 +9,8 @@ import time
 import pytest
 
 from tests.fakes import wait_until
-from tests.support.fake_cli import path_with
-from tests.support.fake_judge import FakeJudgeCLI
-from tests.support.fake_notify import FakeNotifier
-from tests.support.server import RunningServer
+from tests.support import procs
+from tests.support.fake_judge import drift_server
 
 ACTION = "Write the intro paragraph"
 SECRET = "Acme Bank — account 4711"
@@ -20,20 +18,12 @@ SECRET = "Acme Bank — account 4711"
 
 @pytest.fixture(scope="module")
 def live(tmp_path_factory):
-    tmp = tmp_path_factory.mktemp("drift")
-    judge = FakeJudgeCLI(tmp / "bin")
-    notifier = FakeNotifier(tmp / "bin")
-    env = {
-        "PATH": path_with(tmp / "bin"),
-        "ANTIDRIFT_AI_BACKEND": "claude",
-        "ANTIDRIFT_NOTIFY": "auto",
-        "ANTIDRIFT_DRIFT_GRACE": "1",
-        "ANTIDRIFT_DRIFT_COOLDOWN": "1",
-        "ANTIDRIFT_EVIDENCE_EXCLUDE": "bank",
-    }
-    server = RunningServer(tmp / "data", env=env)
-    server.env.pop("ANTIDRIFT_CLAUDE_BIN", None)
-    server.env.pop("ANTIDRIFT_DRIFT", None)
+    server, judge, notifier = drift_server(
+        tmp_path_factory.mktemp("drift"),
+        ANTIDRIFT_DRIFT_GRACE="1",
+        ANTIDRIFT_DRIFT_COOLDOWN="1",
+        ANTIDRIFT_EVIDENCE_EXCLUDE="bank",
+    )
     with server:
         yield server, judge, notifier
 
@@ -99,3 +89,30 @@ def test_the_whole_loop(live):
     [row] = [r for r in server.get("/history") if r["next_action"] == ACTION]
     assert row["drift_count"] == 1
     assert row["on_task_share"] is not None and 0.0 <= row["on_task_share"] <= 1.0
+
+
+def test_leaving_active_kills_a_running_judge_cli(live):
+    server, judge, notifier = live
+    server.reset()
+    judge.configure(delay=30)
+    try:
+        server.post("/planning")
+        server.post(
+            "/commitment",
+            {"next_action": ACTION, "success_condition": "done", "timebox_minutes": 30},
+        )
+        _window(server, "firefox", "A slow window to judge")
+        call = wait_until(
+            lambda: next((c for c in judge.calls() if "A slow window" in c["stdin"]), None),
+            10,
+            0.05,
+            "the judge CLI started",
+        )
+        assert procs.alive(call["pid"])
+        assert _drift(server)["status"] == "unknown"
+        started = time.monotonic()
+        assert server.post("/finish")[0] == 200
+        assert time.monotonic() - started < 2, "finish waited for the judge"
+        assert procs.wait_dead(call["pid"], 3), "the judge's CLI outlived the commitment"
+    finally:
+        judge.configure()

@@ -95,7 +95,7 @@ def ids(message: str) -> list[str | None]:
 
 
 def inputs(message: str) -> list[Node]:
-    return parse(message).find_all("input")
+    return parse(message).fields()
 
 
 def roots(message: str) -> dict[str, Node]:
@@ -307,11 +307,11 @@ def test_sharpen_pushes_pending_coach_only_then_elapsed_then_one_ready_prefill(s
     ready = page.recv()
     top = roots(ready)
     assert top["coach"].get("data-status") == "ready"
-    assert [n.id for n in top_level(ready) if n.tag == "input"] == PLAN_INPUTS
+    assert [n.id for n in top_level(ready) if n.tag in ("input", "textarea")] == PLAN_INPUTS
     assert [i.id for i in inputs(ready)] == PLAN_INPUTS  # and nothing else, never the intent
-    assert top["next_action"].get("value") == PROPOSAL.next_action
-    assert top["success_condition"].get("value") == PROPOSAL.success_condition
-    assert top["timebox_minutes"].get("value") == "35"
+    assert top["next_action"].value() == PROPOSAL.next_action
+    assert top["success_condition"].value() == PROPOSAL.success_condition
+    assert top["timebox_minutes"].value() == "35"
     proposal_id = srv.controller.snapshot().coach.proposal_id
     assert ws_params(top["ws"]) == {"view": "planning", "c": "", "p": proposal_id}
     srv.hub.refresh()
@@ -390,8 +390,8 @@ def test_a_new_proposal_prefills_again_once(srv):
     srv.post("/coach", {"intent": "two"})
     got = page.recv_until(lambda m: bool(inputs(m)))
     [prefill] = [m for m in got if inputs(m)]
-    assert roots(prefill)["next_action"].get("value") == "Second idea"
-    assert roots(prefill)["timebox_minutes"].get("value") == "10"
+    assert roots(prefill)["next_action"].value() == "Second idea"
+    assert roots(prefill)["timebox_minutes"].value() == "10"
 
 
 # -- state changes and the active view ----------------------------------------------------------
@@ -539,8 +539,8 @@ def test_a_fake_claude_sharpen_shows_elapsed_seconds_then_fills_the_inputs(real,
         got = page.recv_until(lambda m: bool(inputs(m)), timeout=30)
         ready = roots(got[-1])
         assert ready["coach"].get("data-status") == "ready"
-        assert ready["next_action"].get("value") == "Draft the executive summary"
-        assert ready["timebox_minutes"].get("value") == "40"
+        assert ready["next_action"].value() == "Draft the executive summary"
+        assert ready["timebox_minutes"].value() == "40"
         assert "intent" not in parse(got[-1]).ids()
     finally:
         page.close()

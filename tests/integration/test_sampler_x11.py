@@ -19,7 +19,6 @@ XVFB = ["Xvfb", "-nolisten", "tcp", "-noreset", "-screen", "0", "800x600x24"]
 MISSING = [t for t in ("Xvfb", "xdotool", "xprop", WINDOW_PROGRAM) if not shutil.which(t)]
 
 
-
 def stop(proc: subprocess.Popen) -> None:
     if proc.poll() is None:
         proc.terminate()

@@ -272,12 +272,25 @@ def requests(draw):
 
 
 class _Text(HTMLParser):
+    """The message's text: out-of-band elements (a refused plan's fields, given back as
+    typed) are not part of it."""
+
     def __init__(self) -> None:
         super().__init__()
         self.parts: list[str] = []
+        self._oob_depth = 0
+
+    def handle_starttag(self, tag, attrs):
+        if self._oob_depth or any(name == "hx-swap-oob" for name, _ in attrs):
+            self._oob_depth += tag not in ("input", "br", "img", "meta")
+
+    def handle_endtag(self, tag):
+        if self._oob_depth:
+            self._oob_depth -= 1
 
     def handle_data(self, data):
-        self.parts.append(data)
+        if not self._oob_depth:
+            self.parts.append(data)
 
 
 def send(app, controller, state, method, path, ctype, body, htmx) -> int:

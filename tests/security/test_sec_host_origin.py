@@ -44,6 +44,7 @@ STATE_CHANGING = [
     ("/finish", {}),
     ("/end", {"outcome": "met", "note": ""}),
     ("/evidence/window", {"app": "Editor", "title": "x"}),
+    ("/drift/ack", {"answer": "on_task"}),
 ]
 
 

@@ -5,12 +5,14 @@ from __future__ import annotations
 
 import hashlib
 import os
+import signal
 import socket
 import subprocess
 import sys
 import time
 from pathlib import Path
 
+from tests.support import procs
 from tests.support.server import REPO, RunningServer, free_port
 
 BIN = Path(sys.executable).parent
@@ -105,3 +107,33 @@ def test_a_port_in_use_is_one_line_naming_the_port_and_the_flag(tmp_path):
     assert code != 0 and took < 3, (took, out)
     line = _one_line(out)
     assert str(port) in line and "--port" in line and "in use" in line, line
+
+
+def test_after_kill_9_of_the_master_alone_a_new_server_starts_once_its_worker_is_gone(tmp_path):
+    """The orphaned worker holds the inherited lock until it notices, within about a second:
+    the recorded holder is dead, so the new server waits for it instead of refusing."""
+    data = tmp_path / "data"
+    first = RunningServer(data).start()
+    workers = procs.children(first.proc.pid)
+    os.kill(first.proc.pid, signal.SIGKILL)
+    first.proc.wait(5)
+    again = RunningServer(data, log_path=tmp_path / "again.log").start()
+    try:
+        assert again.get("/state")["runtime_state"] == "locked"
+        assert not any(procs.alive(w) for w in workers)
+    finally:
+        again.stop()
+        first.kill()
+
+
+def test_gunicorn_with_the_repo_config_names_a_taken_port_at_once(tmp_path):
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        env = _env(ANTIDRIFT_DATA_DIR=str(tmp_path / "data"), ANTIDRIFT_PORT=str(port))
+        code, out, took = _run(
+            [str(BIN / "gunicorn"), "-c", "gunicorn.conf.py", "antidrift:create_app()"], env
+        )
+    assert code != 0 and took < 3, (took, out)
+    assert f"Port {port}" in out and "--port" in out and "Can't connect" not in out, out

@@ -53,3 +53,18 @@ def test_a_client_that_never_finishes_its_head_is_closed_without_a_traceback(ser
         assert time.monotonic() - began < HEADER_TIMEOUT + 10
     assert "Traceback" not in server.log()
     assert server.get("/state")["runtime_state"] == "locked"
+
+
+def test_a_body_that_never_arrives_is_a_400_not_a_thread_held_for_ever(server):
+    assert server.post("/planning")[0] == 200
+    with socket.create_connection(("127.0.0.1", server.port), timeout=5) as slow:
+        slow.sendall(
+            b"POST /commitment HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+            b"Content-Type: application/x-www-form-urlencoded\r\nContent-Length: 100\r\n\r\n"
+            b"next_actio"  # 10 of the 100 bytes promised
+        )
+        slow.settimeout(HEADER_TIMEOUT + 10)
+        answer = slow.recv(4096)
+    assert answer.startswith(b"HTTP/1.1 400"), answer
+    assert "Traceback" not in server.log()
+    assert server.get("/state")["runtime_state"] == "planning"

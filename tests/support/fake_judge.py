@@ -13,7 +13,9 @@ import stat
 import sys
 from pathlib import Path
 
-from tests.support.fake_cli import DEFAULT_PROPOSAL
+from tests.support.fake_cli import DEFAULT_PROPOSAL, path_with
+from tests.support.fake_notify import FakeNotifier
+from tests.support.server import RunningServer
 
 _SCRIPT = r"""#!{python}
 import json, os, sys, time
@@ -22,7 +24,7 @@ with open(os.path.join(here, "{name}.json")) as f:
     cfg = json.load(f)
 prompt = sys.stdin.read()
 with open(cfg["log"], "a") as f:
-    f.write(json.dumps({{"argv": sys.argv[1:], "stdin": prompt}}) + "\n")
+    f.write(json.dumps({{"argv": sys.argv[1:], "stdin": prompt, "pid": os.getpid()}}) + "\n")
 time.sleep(float(cfg.get("delay", 0)))
 if "NEXT_ACTION:" in prompt:
     window = " ".join(l for l in prompt.splitlines() if l.startswith(("APP:", "TITLE:")))
@@ -60,3 +62,16 @@ class FakeJudgeCLI:
 
     def judge_prompts(self) -> list[str]:
         return [c["stdin"] for c in self.calls() if "NEXT_ACTION:" in c["stdin"]]
+
+
+def drift_server(folder: Path, **env: str) -> tuple[RunningServer, FakeJudgeCLI, FakeNotifier]:
+    """A real server (not started) with this fake claude and a fake notify-send first on its
+    PATH, the drift guard on (whatever the caller's environment says), and `env` on top."""
+    judge = FakeJudgeCLI(folder / "bin")
+    notifier = FakeNotifier(folder / "bin")
+    base = {"PATH": path_with(folder / "bin"), "ANTIDRIFT_AI_BACKEND": "claude"}
+    base["ANTIDRIFT_NOTIFY"] = "auto"
+    server = RunningServer(folder / "data", env={**base, **env})
+    server.env.pop("ANTIDRIFT_CLAUDE_BIN", None)  # a binary named there would bypass the fake
+    server.env.pop("ANTIDRIFT_DRIFT", None)
+    return server, judge, notifier

@@ -27,6 +27,16 @@ class Node:
     def get(self, name: str, default: str | None = None) -> str | None:
         return self.attrs.get(name, default)
 
+    def value(self) -> str | None:
+        """A form field's value: a textarea's text, an input's value attribute."""
+        if self.tag == "textarea":
+            return "".join(c if isinstance(c, str) else c.text() for c in self.children)
+        return self.get("value")
+
+    def fields(self) -> list[Node]:
+        """Every input and textarea below (and including) this element."""
+        return [n for n in self.iter() if n.tag in ("input", "textarea")]
+
     @property
     def elements(self) -> list[Node]:
         return [c for c in self.children if isinstance(c, Node)]

@@ -352,3 +352,30 @@ def test_on_task_share_counts_judged_time_only():
     assert on_task_share(seconds, judged) == pytest.approx(0.75)
     assert on_task_share({Window(*DOCS): 5.0}, judged) is None
     assert on_task_share({}, {}) is None
+
+
+def test_a_ticking_or_counting_title_is_one_window():
+    h = Harness(FakeJudge({("clock", "Timer left"): False, ("slack", "Slack — #team"): True}))
+    for second in range(59, 40, -3):
+        h.focus(("clock", f"Timer 12:{second:02d} left"))
+        h.wait(1)
+    for unread in range(1, 6):
+        h.focus(("slack", f"({unread}) Slack — #team"))
+    assert [(c.window.app, c.title) for c in h.judge.calls] == [
+        ("clock", "Timer left"),
+        ("slack", "Slack — #team"),
+    ]
+
+
+def test_antidrift_s_own_page_is_never_judged_and_keeps_the_banner():
+    h = Harness(FakeJudge(verdicts()))
+    h.focus(VIDEO)
+    h.wait(60, VIDEO)
+    assert len(h.nudges) == 1
+    for left in range(50, 40, -1):  # its title ticks every second
+        h.focus(("firefox", f"44:{left} · Write the intro · AntiDrift — Mozilla Firefox"))
+        h.wait(1)
+    assert len(h.judge.calls) == 1
+    assert h.policy.view(h.now).banner is not None, "looking at the banner is not going back"
+    h.apply(h.policy.acknowledge("back", h.now))
+    assert h.persisted_episodes[-1].answer is Answer.BACK

@@ -58,3 +58,11 @@ def test_a_page_knows_whether_an_older_one_exists_from_one_extra_entry():
     assert not view.paged and view.back == "/insights"
     last = iv.build([], [], {}, page[:3], before="c9")
     assert last.older is None and last.paged and last.back == "/insights?before=c9"
+
+
+def test_a_few_commitments_draw_slim_columns_from_the_left_with_newest_under_the_last():
+    chart = iv.chart([ended(i, 30, 20) for i in range(3)])
+    last = chart.columns[-1]
+    assert last.width < (chart.width - iv.CHART_LEFT) / 8
+    assert chart.right == pytest.approx(last.x + last.width, abs=0.01)
+    assert chart.right < chart.width / 2

@@ -11,17 +11,10 @@ import pytest
 from antidrift.ai import CLINotLoggedIn
 from antidrift.domain import EXCLUDED_TITLE, IllegalTransitionError, RuntimeState, ValidationError
 from antidrift.drift import DriftSettings, DriftStatus
-from tests.fakes import FakeJudge, RecordingNotifier, wait_until
+from tests.fakes import RecordingNotifier, wait_until
 
 SETTINGS = DriftSettings(timedelta(seconds=60), timedelta(seconds=300), 30)
 ACTION = "Write the intro paragraph"
-
-
-@pytest.fixture
-def judge() -> FakeJudge:
-    judge = FakeJudge({"code"})
-    yield judge
-    judge.release_all()
 
 
 @pytest.fixture

@@ -93,3 +93,26 @@ def test_past_the_deadline_the_ticker_retries_quietly_until_it_can_save(tmp_path
             ticker.stop()
             controller.shutdown()
             store.close()
+
+
+def test_a_server_starting_on_a_full_disk_past_a_deadline_starts_and_saves_later(tmp_path):
+    with small_tmpfs(tmp_path / "disk") as disk:
+        clock = FakeClock()
+        store = SQLiteStore(disk / "antidrift.sqlite3")
+        first = Controller(store, clock)
+        first.enter_planning()
+        c = first.start_manual_commitment("Write the intro", "Intro done", 5)
+        first.shutdown()
+        store.close()
+        clock.set(c.deadline)  # down past the deadline
+        store = SQLiteStore(disk / "antidrift.sqlite3")
+        filler = fill(disk)
+        second = Controller(store, clock)  # the move to review cannot be saved: no crash
+        try:
+            assert second.snapshot().state is ACTIVE
+            filler.unlink()
+            assert second.expire_if_due()
+            assert second.snapshot().commitment.ended_at == c.deadline
+        finally:
+            second.shutdown()
+            store.close()

@@ -105,3 +105,20 @@ def test_between_commitments_the_controller_follows_a_corrected_wall_clock(make_
     clock.jump_wall(+HOUR)  # e.g. NTP fixed a wrong clock while nothing was running
     c = _active(controller, 5)
     assert c.started_at == clock.now()
+
+
+def test_an_extension_after_the_clock_went_back_cannot_end_before_it_started(
+    make_controller, clock
+):
+    controller = make_controller()
+    c = _active(controller, 1)
+    clock.advance(60)
+    assert controller.expire_if_due()
+    clock.jump_wall(-HOUR)  # while the review waits
+    controller.extend(5)
+    extended = controller.snapshot().commitment
+    assert extended.deadline == c.deadline + timedelta(minutes=5)
+    clock.advance(10)
+    controller.finish()
+    ended = controller.snapshot().commitment
+    assert c.started_at <= ended.ended_at <= ended.deadline

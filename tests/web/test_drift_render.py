@@ -13,7 +13,7 @@ from antidrift.config import Config
 from antidrift.drift import DriftSettings
 from antidrift.guard import DriftInfo
 from tests.conftest import coach_info_for
-from tests.fakes import FakeJudge, RecordingNotifier, wait_until
+from tests.fakes import RecordingNotifier, wait_until
 from tests.support.html import parse
 
 NOW = DriftSettings(timedelta(0), timedelta(0), 30)
@@ -22,13 +22,6 @@ PLAN = {
     "success_condition": "Intro in the doc",
     "timebox_minutes": "20",
 }
-
-
-@pytest.fixture
-def judge():
-    judge = FakeJudge({"code"})
-    yield judge
-    judge.release_all()
 
 
 @pytest.fixture

@@ -7,7 +7,7 @@ from datetime import timedelta
 import pytest
 
 from antidrift.drift import DriftSettings
-from tests.fakes import FakeJudge, RecordingNotifier, wait_until
+from tests.fakes import RecordingNotifier, wait_until
 
 NOW = DriftSettings(timedelta(0), timedelta(0), 30)
 PLAN = {
@@ -15,13 +15,6 @@ PLAN = {
     "success_condition": "Intro in the doc",
     "timebox_minutes": "20",
 }
-
-
-@pytest.fixture
-def judge():
-    judge = FakeJudge({"code"})
-    yield judge
-    judge.release_all()
 
 
 @pytest.fixture

@@ -168,6 +168,7 @@ def test_unknown_ids_are_404_for_correct_confirm_and_delete(client, store):
     seed(store, 1)
     before = store.snapshot()
     assert client.post("/history/nope", json={"outcome": "met"}).status_code == 404
+    assert client.post("/history/nope", json={"outcome": "won"}).status_code == 404
     assert client.post("/history/nope/delete").status_code == 404
     assert client.get("/history/nope/delete").status_code == 404
     assert store.snapshot() == before
@@ -265,3 +266,23 @@ def test_planning_shows_how_long_plans_really_take_once_three_have_ended(
     html = client.get("/").get_data(as_text=True)
     assert ('id="calibration"' in html) is shown
     assert ("Your 30-minute plans took 21 on average." in html) is shown
+
+
+def test_insights_entries_show_the_drift_guards_figures_where_it_judged(client, store):
+    seed(store, 2)
+    store.save_drift_summary("c0001", 2, 0.75)
+    html = client.get("/insights").get_data(as_text=True)
+    entry = html[html.index('id="entry-c0001"') : html.index('id="entry-c0000"')]
+    assert "75% on task · 2 drifts" in entry
+    rest = html[html.index('id="entry-c0000"') :]
+    assert "on task" not in rest.split("</li>")[0]
+
+
+def test_a_browser_following_a_stale_link_gets_a_404_page_with_a_way_back(client, store):
+    seed(store, 1)
+    browser = {"Accept": "text/html,application/xhtml+xml,*/*;q=0.8"}
+    for path in ("/insights?before=gone", "/history/gone/delete"):
+        response = client.get(path, headers=browser)
+        assert response.status_code == 404 and response.mimetype == "text/html"
+        assert 'href="/insights"' in response.get_data(as_text=True)
+        assert client.get(path).get_json()["error"]  # API clients still get JSON

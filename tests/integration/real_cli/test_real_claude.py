@@ -154,3 +154,53 @@ def test_doctor_names_the_real_claude_its_model_and_effort_and_warns_of_a_bad_ef
     assert claude_bin in claude and f"{real_cli.CLAUDE_VERSION} (Claude Code)" in claude
     assert claude.endswith("(haiku, low effort)")
     assert "warning: ANTIDRIFT_AI_EFFORT='max' is not one of low, medium, high" in done.stdout
+
+
+def test_a_warm_claude_answers_the_same_isolated_call(claude_bin, stand_in, users_setup):
+    service = Service(ClaudeBackend(claude_bin), timeout=60)
+    service.keep_warm(True)
+    try:
+        assert service.backend.warm_slot.pid is not None
+        proposal = service.coach("write the Q3 report")
+    finally:
+        service.keep_warm(False)
+    assert service.backend.warm_slot.handed_out == 1  # the warm process answered
+    assert proposal.next_action == DEFAULT_PROPOSAL["next_action"]
+    (body,) = stand_in.bodies(MESSAGES)
+    assert body["model"].startswith("claude-haiku") and body["output_config"]["effort"] == "low"
+    (tool,) = [t for t in body["tools"] if t["name"] == "StructuredOutput"]
+    assert tool["input_schema"] == PROPOSAL_SCHEMA
+    for canary in users_setup["canaries"]:
+        assert canary not in _request_text(body)
+    assert os.listdir(users_setup["markers"]) == []
+
+
+def test_a_warm_claude_offline_says_so(claude_bin, dead_port, monkeypatch):
+    monkeypatch.setenv("ANTHROPIC_BASE_URL", f"http://127.0.0.1:{dead_port}")
+    service = Service(ClaudeBackend(claude_bin), timeout=60)
+    service.keep_warm(True)
+    try:
+        with pytest.raises(CLIOffline):
+            service.coach("x")
+    finally:
+        service.keep_warm(False)
+    assert service.backend.warm_slot.handed_out == 1
+
+
+def test_a_warm_claude_forgets_the_last_sharpen(claude_bin, stand_in):
+    service = Service(ClaudeBackend(claude_bin), timeout=60)
+    service.keep_warm(True)
+    try:
+        service.coach("FIRST-INTENT-111")
+        deadline = time.monotonic() + 30
+        while service.backend.warm_slot.pid is None:  # cleared, waiting again
+            assert time.monotonic() < deadline, "the warm claude never came back"
+            time.sleep(0.05)
+        service.coach("SECOND-INTENT-222")
+    finally:
+        service.keep_warm(False)
+    assert service.backend.warm_slot.handed_out == 2  # one process served both
+    first, second = stand_in.bodies(MESSAGES)
+    assert "FIRST-INTENT-111" in _request_text(first)
+    assert "FIRST-INTENT-111" not in _request_text(second)
+    assert len(second["messages"]) == len(first["messages"])

@@ -97,6 +97,11 @@ def test_claude_argv_is_the_verified_one():
     ]
 
 
+@pytest.mark.parametrize(("value", "on"), [("", False), ("1", True), ("on", True), ("no", False)])
+def test_a_claude_is_kept_warm_only_when_asked(value, on):
+    assert new_backend("claude", env={"ANTIDRIFT_AI_WARM": value}).warm_up is on
+
+
 def test_claude_gets_the_schema_as_one_compact_json_word():
     argv = ClaudeBackend(tuning=Tuning(None, None)).args("/x/claude", PROPOSAL_SCHEMA)
     assert argv[-2:] == ["--json-schema", json.dumps(PROPOSAL_SCHEMA, separators=(",", ":"))]
