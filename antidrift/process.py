@@ -373,7 +373,7 @@ class Warm:
         self._err = _Sink(_STDERR_CAP, kill_on_overflow=False)
         self._stop_lock = threading.Lock()
         self._stopped = False
-        self._used = False
+        self._busy = False
         self._readers = [
             threading.Thread(
                 target=_read_lines,
@@ -391,8 +391,8 @@ class Warm:
 
     @property
     def ready(self) -> bool:
-        """Started, not yet used, not stopped, stdout still open."""
-        return not (self._used or self._stopped or self._entry.stopped) and self._lines.empty()
+        """Started, not in an exchange, not stopped, nothing unread (so stdout is open)."""
+        return not (self._busy or self._stopped or self._entry.stopped) and self._lines.empty()
 
     def exchange(
         self,
@@ -402,16 +402,18 @@ class Warm:
         timeout: float,
         scope: CancelScope | None = None,
     ) -> list[bytes]:
-        """Write one line, then read lines until done(line) is true; once per process."""
-        if self._used:
-            raise RuntimeError("a warm process answers once")
-        self._used = True
+        """Write one line, then read lines until done(line) is true; one exchange at a time.
+        Any failure stops the process: it is never left half-way through an answer."""
+        if self._busy:
+            raise RuntimeError("a warm process is already answering")
+        self._busy = True
         if scope is not None and not scope._attach(self._proc):
             self.stop()
             raise Cancelled(self.name)
         try:
             return self._exchange(line, done, timeout, scope)
         finally:
+            self._busy = False
             if scope is not None:
                 scope._detach(self._proc)
 

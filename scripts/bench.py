@@ -72,6 +72,7 @@ GOALS = {
     "D1": GOAL_D1,
     **GOALS_R,
     "C1": "≤ 1.10",
+    "C2": "median ≤ 300 ms",
 }
 # R1–R3: timed GETs per figure (each seeds its own database and server).
 REFLECTION_TRIALS = {"full": 30, "quick": 3}
@@ -667,6 +668,34 @@ def _claude_direct(argv: list[str], prompt: bytes, env: dict[str, str], cwd: Pat
     return t1 - t0
 
 
+@contextlib.contextmanager
+def _claude_server(root: Path, claude: Path, env: dict[str, str], *, warm: bool):
+    """A real server whose coach is the real claude, in only the isolated environment."""
+    server = RunningServer(root / "data")
+    server.env = {  # nothing of the caller's environment: no account, no real API
+        **env,
+        "ANTIDRIFT_WINDOW_SOURCE": "off",
+        "PYTHONUNBUFFERED": "1",
+        "ANTIDRIFT_AI_BACKEND": "claude",
+        "ANTIDRIFT_CLAUDE_BIN": str(claude),
+        "ANTIDRIFT_AI_WARM": "1" if warm else "0",
+    }
+    server.start()
+    try:
+        yield server
+    finally:
+        server.stop()
+
+
+@contextlib.contextmanager
+def _stand_in_env(home: Path):
+    """The stand-in API and an environment that points claude at it (and nowhere else)."""
+    with StandInAPI() as api, real_cli.refused_port() as dead:
+        env = real_cli.isolated_env(home, dead)
+        env.update(ANTHROPIC_BASE_URL=api.url, ANTHROPIC_API_KEY=real_cli.FAKE_KEY)
+        yield env
+
+
 def bench_c1(root: Path, trials: Trials) -> dict | None:
     """Sharpen → pre-filled with the real claude (spawned cold per call) against a stand-in
     API that answers at once, beside the same claude call run directly; None without it."""
@@ -675,27 +704,17 @@ def bench_c1(root: Path, trials: Trials) -> dict | None:
         print(f"C1 skipped: {real_cli.INSTALL_HINT}", file=sys.stderr)
         return None
     prompt = build_prompt(INTENT).encode()
-    with StandInAPI() as api, real_cli.refused_port() as dead:
-        env = real_cli.isolated_env(root / "c1-home", dead)
-        env.update(ANTHROPIC_BASE_URL=api.url, ANTHROPIC_API_KEY=real_cli.FAKE_KEY)
+    root = root / "c1"
+    with _stand_in_env(root / "home") as env:
         # The same call AntiDrift makes (argv, environment, an empty working directory) …
         same = [str(claude), *ClaudeBackend(str(claude)).args(str(claude))[1:]]
         same += ["--json-schema", json.dumps(PROPOSAL_SCHEMA, separators=(",", ":"))]
         same_env = {**env, **CLAUDE_ENV}
         # … and what a person types in a shell: `claude -p '<prompt>'`, all defaults.
         plain = [str(claude), "-p", prompt.decode()]
-        cwd = root / "c1-cwd"
-        cwd.mkdir()
-        server = RunningServer(root / "c1-data")
-        server.env = {  # only the isolated environment: nothing of the caller's accounts
-            **env,
-            "ANTIDRIFT_WINDOW_SOURCE": "off",
-            "PYTHONUNBUFFERED": "1",
-            "ANTIDRIFT_AI_BACKEND": "claude",
-            "ANTIDRIFT_CLAUDE_BIN": str(claude),
-        }
-        server.start()
-        try:
+        cwd = root / "cwd"
+        cwd.mkdir(parents=True)
+        with _claude_server(root, claude, env, warm=False) as server:
             server.post("/planning")
             tab, browser = Tab(server), Browser(server)
             drain([tab])
@@ -714,8 +733,6 @@ def bench_c1(root: Path, trials: Trials) -> dict | None:
             finally:
                 tab.close()
                 browser.close()
-        finally:
-            server.stop()
     cold_s, direct_s = summary(cold, samples=True), summary(direct, samples=True)
     ratio = cold_s["median"] / direct_s["median"]
     return {
@@ -728,6 +745,62 @@ def bench_c1(root: Path, trials: Trials) -> dict | None:
         "plain_claude_p_ms": summary(shell),
         "claude": real_cli.CLAUDE_VERSION,
         "met": ratio <= 1.10,
+    }
+
+
+TYPING = 3.0  # seconds a person spends typing an intent (or reading a proposal) per Sharpen
+
+
+def _claude_children(pid: int) -> list[int]:
+    """The claude processes among pid's children."""
+    found = []
+    for child in procs.children(pid):
+        with contextlib.suppress(OSError):
+            if "claude" in Path(f"/proc/{child}/comm").read_text():
+                found.append(child)
+    return found
+
+
+def bench_c2(root: Path, trials: Trials) -> dict | None:
+    """Sharpen → pre-filled with a claude kept warm (ANTIDRIFT_AI_WARM=1): started on entering
+    planning, replaced after each Sharpen; each Sharpen comes after TYPING seconds."""
+    claude = real_cli.binary("claude")
+    if claude is None:
+        print(f"C2 skipped: {real_cli.INSTALL_HINT}", file=sys.stderr)
+        return None
+    root = root / "c2"
+    with (
+        _stand_in_env(root / "home") as env,
+        _claude_server(root, claude, env, warm=True) as server,
+    ):
+        worker = worker_pid(server)
+        server.post("/planning")
+        tab, browser = Tab(server), Browser(server)
+        drain([tab])
+        latencies, idle_rss = [], []
+        try:
+            for i in range(1 + trials.real):
+                time.sleep(TYPING)
+                idle_rss += [rss_mib(pid) for pid in _claude_children(worker)]
+                t0, _, (ready,) = sharpen(browser, [tab])
+                if i:
+                    latencies.append(ms(ready - t0))
+        finally:
+            tab.close()
+            browser.close()
+        server.post("/planning/cancel")
+        deadline = time.monotonic() + 5
+        while (left := _claude_children(worker)) and time.monotonic() < deadline:
+            time.sleep(0.05)
+    figure = summary(latencies, samples=True)
+    return {
+        "name": f"Sharpen → pre-filled, real claude kept warm ({TYPING:g} s typing first)",
+        "unit": "ms",
+        **figure,
+        "idle_claude_rss_mib": round(max(idle_rss), 1) if idle_rss else None,
+        "claude_left_after_planning": len(left),
+        "claude": real_cli.CLAUDE_VERSION,
+        "met": figure["median"] <= 300 and not left,
     }
 
 
@@ -779,6 +852,8 @@ def run(trials: Trials, *, quick: bool, profile: Path | None, only: set[str]) ->
             figures["R3"] = bench_review(root, reflection_trials)
         if want("C1") and (c1 := bench_c1(root, trials)) is not None:
             figures["C1"] = c1
+        if want("C2") and (c2 := bench_c2(root, trials)) is not None:
+            figures["C2"] = c2
     for key, figure in figures.items():
         figure["goal"] = GOALS[key]
     return {

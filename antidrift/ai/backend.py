@@ -373,14 +373,18 @@ class ClaudeBackend(_BinaryBackend):
         """Ask claude: the warm process if one waits for this very call, else a fresh one;
         its answer is exactly stdout (warm: the result's structured output, or its text)."""
         binary = self._require_binary()
-        waiting = self.warm_slot.take(warm.stream_argv(self.args(binary, schema)))
-        if waiting is not None:
+        taken = self.warm_slot.take(warm.stream_argv(self.args(binary, schema)))
+        if taken is not None:
+            waiting, spec = taken
+            reusable = False
             try:
-                return self._ask_warm(waiting, prompt, timeout, scope)
+                result = self._ask_warm(waiting, prompt, timeout, scope)
+                reusable = True
+                return self._warm_answer(result, waiting.stderr())
             except process.Exited as err:
                 log.warning("%s: the warm process ended unasked: %s", self.name, _trim(err.stderr))
             finally:
-                self.warm_slot.retire(waiting)
+                self.warm_slot.give_back(waiting, spec, reusable)
         result = run_cli(
             self.args(binary, schema),
             prompt,
@@ -406,7 +410,8 @@ class ClaudeBackend(_BinaryBackend):
 
     def _ask_warm(
         self, waiting: process.Warm, prompt: str, timeout: float, scope: CancelScope | None
-    ) -> str:
+    ) -> dict:
+        """The result object the warm claude gave for prompt."""
         try:
             lines = waiting.exchange(
                 warm.message(prompt),
@@ -423,11 +428,14 @@ class ClaudeBackend(_BinaryBackend):
                 "%s: no answer within %g s; killed. stderr: %s", self.name, timeout, err.stderr
             )
             raise CLITimeout(timeout) from err
-        result = warm.result_of(lines[-1]) or {}
+        return warm.result_of(lines[-1]) or {}
+
+    def _warm_answer(self, result: dict, stderr: str) -> str:
+        """The answer in a result object: its structured output, else its text."""
         text = result.get("result") if isinstance(result.get("result"), str) else ""
         if result.get("is_error"):
             # The same sentences as a cold call: logged out, offline, …
-            _check(self.name, Result(text, waiting.stderr(), 1), self.login_fix)
+            _check(self.name, Result(text, stderr, 1), self.login_fix)
         structured = result.get("structured_output")
         if isinstance(structured, dict):
             return json.dumps(structured, ensure_ascii=False)

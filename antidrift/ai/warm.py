@@ -2,10 +2,11 @@
 
 claude 2.1.332 reads prompts as JSON lines with `--input-format stream-json` and answers
 with JSON lines ending in one `{"type": "result", …}` (`--output-format stream-json
---verbose`). Started on entering planning it does its ~0.9 s of start-up while the user
-types, then waits on stdin without touching the network. Each warm process answers ONE
-prompt and is then stopped, and a fresh one started: no conversation carries over from one
-Sharpen to the next, exactly as with a cold call.
+--verbose`). Started on entering planning it does its start-up while the user types, then
+waits on stdin without touching the network. After each Sharpen it is sent `/clear`
+(answered locally, no API call, with a `conversation_reset` line): the next Sharpen's
+request holds only its own prompt, as a cold call's does. A process that failed in any way
+is stopped and a fresh one started.
 """
 
 from __future__ import annotations
@@ -21,9 +22,10 @@ from antidrift import process
 
 log = logging.getLogger("antidrift.ai")
 
-# The next process starts this long after a Sharpen's answer, so its start-up (about a CPU
+# A fresh process starts this long after a Sharpen's answer, so its start-up (about a CPU
 # second) does not compete with putting that answer on the page.
 REFILL_DELAY = 0.5
+CLEAR_TIMEOUT = 10.0  # /clear is answered locally in 15–160 ms
 
 STREAM_ARGS: tuple[str, ...] = (
     "--input-format",
@@ -55,6 +57,9 @@ def stream_argv(argv: list[str]) -> list[str]:
             continue
         out.append(arg)
     return [*out, *STREAM_ARGS]
+
+
+CLEAR = "/clear"
 
 
 def message(prompt: str) -> bytes:
@@ -92,30 +97,47 @@ class Slot:
                 self._idle = None
             self._fill()
 
-    def take(self, argv: list[str]) -> process.Warm | None:
-        """The waiting process if it was started for exactly argv; it is the caller's now."""
+    def take(self, argv: list[str]) -> tuple[process.Warm, Spec] | None:
+        """The waiting process if it was started for exactly argv, with its spec; it is the
+        caller's until give_back()."""
         with self._lock:
-            idle, self._idle = self._idle, None
-            if idle is None:
+            idle, spec, self._idle = self._idle, self._idle_spec, None
+            if idle is None or spec is None:
                 return None
-            if idle.ready and self._idle_spec is not None and self._idle_spec.argv == tuple(argv):
+            if idle.ready and spec.argv == tuple(argv):
                 self.handed_out += 1
-                return idle
+                return idle, spec
             idle.stop()  # died while waiting, or started for another call
             return None
 
-    def retire(self, used: process.Warm) -> None:
-        """After a Sharpen: kill the used process now; reap it and start the next one (if
-        still wanted) off the caller's path."""
-        used.kill()
+    def give_back(self, used: process.Warm, spec: Spec, reusable: bool) -> None:
+        """After a Sharpen, off the caller's path: a process that answered is cleared and
+        waits again; one that failed is stopped and a fresh one started (if still wanted)."""
+        if not reusable:
+            used.kill()
+        threading.Thread(
+            target=self._recycle, args=(used, spec, reusable), name="antidrift-warm", daemon=True
+        ).start()
 
-        def later() -> None:
-            used.stop()
-            time.sleep(REFILL_DELAY)
-            with self._lock:
-                self._fill()
-
-        threading.Thread(target=later, name="antidrift-warm-refill", daemon=True).start()
+    def _recycle(self, used: process.Warm, spec: Spec, reusable: bool) -> None:
+        if reusable:
+            try:
+                used.exchange(
+                    message(CLEAR),
+                    done=lambda line: result_of(line) is not None,
+                    timeout=CLEAR_TIMEOUT,
+                )
+            except process.ProcessError as err:
+                log.info("%s: a warm process failed to clear: %s", self.name, err)
+                reusable = False
+        with self._lock:
+            if reusable and self._spec == spec and self._idle is None and used.ready:
+                self._idle, self._idle_spec = used, spec
+                return
+        used.stop()
+        time.sleep(REFILL_DELAY)
+        with self._lock:
+            self._fill()
 
     @property
     def pid(self) -> int | None:

@@ -33,8 +33,8 @@ def test_quick_bench_reports_every_figure(tmp_path):
     assert result["mode"] == "quick"
     assert result["machine"]["nproc"] >= 1 and result["machine"]["python"]
     f = result["figures"]
-    # C1 needs the real claude (scripts/install-clis); CI has it, so there it must be measured.
-    real = {"C1"} if real_cli.binary("claude") or required() else set()
+    # C1/C2 need the real claude (scripts/install-clis); CI has it, so there they are measured.
+    real = {"C1", "C2"} if real_cli.binary("claude") or required() else set()
     assert set(f) == {"P1", "P2", "P3", "P4", "P5", "P6", "P7", "D1", "R1", "R2", "R3", *real}
     for key, figure in f.items():
         assert figure["goal"] and isinstance(figure["met"], bool), key
@@ -77,3 +77,7 @@ def test_quick_bench_reports_every_figure(tmp_path):
         assert 0.2 < c1["value"] < 20 and c1["claude"] == real_cli.CLAUDE_VERSION
         for side in ("server_ms", "direct_ms", "plain_claude_p_ms"):
             assert 0 < c1[side]["median"] < 60_000, side
+        # C2: the warm claude answered, and none was left once planning ended.
+        c2 = f["C2"]
+        assert 0 < c2["median"] < 60_000 and c2["claude_left_after_planning"] == 0
+        assert c2["idle_claude_rss_mib"] > 10

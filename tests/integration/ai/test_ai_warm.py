@@ -17,6 +17,7 @@ from antidrift.ai import (
     CancelScope,
     ClaudeBackend,
     CLIOffline,
+    CLITimeout,
     Service,
     new_backend,
     warm,
@@ -26,8 +27,8 @@ from tests.support.procs import alive, wait_dead
 
 ANSWER = {"next_action": "Outline it", "success_condition": "Outline saved", "timebox_minutes": 30}
 
-# A claude that records each start (pid, argv, env) and, in stream-json mode, waits for one
-# prompt line, records it, and answers as its config file says; then waits for more input.
+# A claude that records each start (pid, argv, env) and, in stream-json mode, records each
+# line it reads and answers it as its config file says (`/clear`: a conversation reset).
 FAKE = """
 here = os.path.dirname(os.path.abspath(__file__))
 cfg = json.load(open(os.path.join(here, "claude.json")))
@@ -40,19 +41,21 @@ if "--input-format" not in sys.argv:
     sys.exit(0)
 if cfg.get("die_idle"):
     sys.exit(3)
-line = sys.stdin.readline()
-if not line:
-    sys.exit(0)
-with open(os.path.join(here, "served.jsonl"), "a") as f:
-    f.write(json.dumps({"pid": os.getpid(), "line": line}) + "\\n")
-if cfg.get("hang"):
-    time.sleep(60)
-print(json.dumps({"type": "system", "subtype": "init"}), flush=True)
-result = {"type": "result", "subtype": "success", "is_error": bool(cfg.get("error"))}
-result["result"] = cfg.get("error") or json.dumps(cfg["answer"])
-result["structured_output"] = None if cfg.get("error") else cfg["answer"]
-print(json.dumps(result), flush=True)
-sys.stdin.read()
+for line in sys.stdin:
+    cfg = json.load(open(os.path.join(here, "claude.json")))
+    with open(os.path.join(here, "served.jsonl"), "a") as f:
+        f.write(json.dumps({"pid": os.getpid(), "line": line}) + "\\n")
+    if json.loads(line)["message"]["content"] == "/clear":
+        print(json.dumps({"type": "conversation_reset"}), flush=True)
+        print(json.dumps({"type": "result", "subtype": "success", "result": ""}), flush=True)
+        continue
+    if cfg.get("hang"):
+        time.sleep(60)
+    print(json.dumps({"type": "system", "subtype": "init"}), flush=True)
+    result = {"type": "result", "subtype": "success", "is_error": bool(cfg.get("error"))}
+    result["result"] = cfg.get("error") or json.dumps(cfg["answer"])
+    result["structured_output"] = None if cfg.get("error") else cfg["answer"]
+    print(json.dumps(result), flush=True)
 """
 
 
@@ -78,8 +81,19 @@ class FakeClaude:
             time.sleep(0.02)
         return found
 
-    def served(self) -> list[dict]:
-        return self._jsonl("served.jsonl")
+    def served(self, at_least: int = 0, within: float = 10.0) -> list[dict]:
+        deadline = time.monotonic() + within
+        while len(found := self._jsonl("served.jsonl")) < at_least:
+            assert time.monotonic() < deadline, f"claude read {len(found)} lines"
+            time.sleep(0.02)
+        return found
+
+
+def wait_for(condition, within: float = 10.0) -> None:
+    deadline = time.monotonic() + within
+    while not condition():
+        assert time.monotonic() < deadline, "the condition never held"
+        time.sleep(0.02)
 
 
 @pytest.fixture
@@ -105,7 +119,7 @@ def test_planning_starts_one_claude_that_the_next_sharpen_uses(claude, backend, 
     proposal = service.coach("write the report")
 
     assert proposal.next_action == ANSWER["next_action"]
-    (served,) = claude.served()
+    served = claude.served(1)[0]
     assert served["pid"] == first["pid"]  # the warm one answered; no cold spawn
     prompt = json.loads(served["line"])["message"]["content"]
     assert '"write the report"' in prompt
@@ -113,35 +127,54 @@ def test_planning_starts_one_claude_that_the_next_sharpen_uses(claude, backend, 
     cold = backend.args(backend.binary(), PROPOSAL_SCHEMA)
     assert first["argv"] == warm.stream_argv(cold)[1:]
     assert {k: first["env"][k] for k in CLAUDE_ENV} == CLAUDE_ENV
-    assert wait_dead(first["pid"])  # one prompt per process: nothing carries over
-    second = claude.starts(2)[1]  # …and the next Sharpen has a fresh one waiting
-    procs.track(second["pid"])
-    assert alive(second["pid"])
+    # Then it is cleared (nothing carries over to the next Sharpen) and waits again.
+    cleared = claude.served(2)[1]
+    assert cleared["pid"] == first["pid"]
+    assert json.loads(cleared["line"])["message"]["content"] == "/clear"
+    wait_for(lambda: backend.warm_slot.pid == first["pid"])
+    assert len(claude.starts()) == 1
 
     service.keep_warm(False)
-    assert wait_dead(second["pid"])
+    assert wait_dead(first["pid"])
 
 
-def test_a_second_sharpen_is_served_by_the_replacement(claude, backend, procs):
+def test_sharpens_take_turns_with_clears_in_one_process(claude, backend, procs):
     service = Service(backend)
     service.keep_warm(True)
     (first,) = claude.starts(1)
-    service.coach("one")
-    deadline = time.monotonic() + 10
-    while (replacement := backend.warm_slot.pid) in (None, first["pid"]):
-        assert time.monotonic() < deadline, "no replacement was started"
-        time.sleep(0.02)
-    procs.track(replacement)
-    service.coach("two")
-    assert [s["pid"] for s in claude.served()] == [first["pid"], replacement]
+    procs.track(first["pid"])
+    for intent in ("one", "two", "three"):
+        wait_for(lambda: backend.warm_slot.pid is not None)
+        service.coach(intent)
+    claude.served(6)
+    contents = [json.loads(s["line"])["message"]["content"] for s in claude.served()]
+    assert ['"one"' in contents[0], '"two"' in contents[2], '"three"' in contents[4]] == [True] * 3
+    assert contents[1::2] == ["/clear"] * 3
+    assert {s["pid"] for s in claude.served()} == {first["pid"]}
+    assert backend.warm_slot.handed_out == 3
+
+
+def test_a_failed_warm_call_gives_way_to_a_fresh_process(claude, backend, procs):
+    claude.configure(hang=True)
+    service = Service(backend)
+    service.keep_warm(True)
+    (first,) = claude.starts(1)
+    procs.track(first["pid"])
+    with pytest.raises(CLITimeout):
+        Service(backend, timeout=0.5).coach("x")
+    assert wait_dead(first["pid"])
+    claude.configure()
+    second = claude.starts(2)[1]
+    procs.track(second["pid"])
+    wait_for(lambda: backend.warm_slot.pid == second["pid"])
+    assert service.coach("y").next_action == ANSWER["next_action"]
 
 
 def test_without_planning_no_claude_waits(claude, backend):
     Service(backend).coach("cold")
     (start,) = claude.starts(1)
     assert "--input-format" not in start["argv"]  # the cold call, nothing kept
-    time.sleep(warm.REFILL_DELAY + 0.2)
-    assert len(claude.starts()) == 1 and backend.warm_slot.pid is None
+    assert backend.warm_slot.pid is None
 
 
 def test_an_error_result_reads_as_the_cold_sentence(claude, backend):

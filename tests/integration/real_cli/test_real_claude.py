@@ -185,3 +185,22 @@ def test_a_warm_claude_offline_says_so(claude_bin, dead_port, monkeypatch):
     finally:
         service.keep_warm(False)
     assert service.backend.warm_slot.handed_out == 1
+
+
+def test_a_warm_claude_forgets_the_last_sharpen(claude_bin, stand_in):
+    service = Service(ClaudeBackend(claude_bin), timeout=60)
+    service.keep_warm(True)
+    try:
+        service.coach("FIRST-INTENT-111")
+        deadline = time.monotonic() + 30
+        while service.backend.warm_slot.pid is None:  # cleared, waiting again
+            assert time.monotonic() < deadline, "the warm claude never came back"
+            time.sleep(0.05)
+        service.coach("SECOND-INTENT-222")
+    finally:
+        service.keep_warm(False)
+    assert service.backend.warm_slot.handed_out == 2  # one process served both
+    first, second = stand_in.bodies(MESSAGES)
+    assert "FIRST-INTENT-111" in _request_text(first)
+    assert "FIRST-INTENT-111" not in _request_text(second)
+    assert len(second["messages"]) == len(first["messages"])

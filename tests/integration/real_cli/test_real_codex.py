@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import json
 
-from antidrift.ai import PROPOSAL_SCHEMA, CodexBackend, Proposal, Service, new_backend
+import pytest
+
+from antidrift.ai import PROPOSAL_SCHEMA, CLIOffline, CodexBackend, Proposal, Service, new_backend
 from tests.support import real_cli
 from tests.support.fake_cli import DEFAULT_PROPOSAL
 
@@ -47,3 +49,16 @@ def test_the_chosen_model_and_effort_reach_the_request(codex_bin, stand_in):
     (body,) = stand_in.bodies(RESPONSES)
     assert body["model"] == "gpt-5.5"
     assert body["reasoning"]["effort"] == "medium"
+
+
+def test_codex_retrying_for_the_network_says_it_cannot_reach_its_service(
+    codex_bin, dead_port, tmp_path
+):
+    # Pointed at a port nothing listens on, codex 0.171.0 retries for good; when the
+    # timeout ends it, its "waiting for network" on stderr names the cause.
+    dead = real_cli.codex_wrapper(
+        tmp_path / "dead-bin", real_cli.binary("codex"), f"http://127.0.0.1:{dead_port}"
+    )
+    with pytest.raises(CLIOffline) as err:
+        Service(CodexBackend(str(dead)), timeout=15).coach("x")
+    assert str(err.value) == "codex can't reach its service — check your connection"
