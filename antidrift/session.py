@@ -373,8 +373,13 @@ class Controller:
         with self._lock:
             if self._state is not RuntimeState.ACTIVE:
                 return False
-            # Bounded here, whatever the source (the ingest route bounds too; the sampler not).
-            app, title = app[:MAX_TEXT], redact(title, self._exclude)[:MAX_TEXT]
+            # Redacted, then bounded, here: whatever the source, the pattern sees the whole title.
+            redacted = redact(title, self._exclude)
+            # A private title's text may come as the app too (X11 names a window without
+            # WM_CLASS after its title): then the app is redacted with it.
+            if redacted != title and redact(app, self._exclude) != app:
+                app = redacted
+            app, title = app[:MAX_TEXT], redacted[:MAX_TEXT]
             sample = WindowSample(app, title, at or self._now())
             self._store.add_sample(self._commitment.id, sample)
             after = None

@@ -343,9 +343,11 @@ def test_excluded_titles_are_never_stored_shown_exported_or_judged(live, sec, mo
         # A private title; one whose private part lies beyond the 500 characters kept; and
         # one that is private and off task (its episode is stored and shown).
         long_one = "Statement " + "x" * 600 + " — " + SECRET.upper()
+        # X11 names the app after the title when a window has no WM_CLASS: app == title.
         for app, title in (
             ("firefox", f"{SECRET} — Firefox"),
             ("firefox", long_one),
+            (f"{SECRET} pdf", f"{SECRET} pdf"),
             ("videos", f"{SECRET} videos"),
         ):
             _window(server, app, title)
