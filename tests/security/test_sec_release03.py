@@ -414,3 +414,24 @@ def test_new_pages_need_no_inline_script_or_style(live, sec):
     assert (
         status == 200 and headers["content-security-policy"] and headers["x-content-type-options"]
     )
+
+
+# -- the warm coach (ANTIDRIFT_AI_WARM): no process piles up -----------------------------------
+
+
+def test_warm_coach_processes_never_pile_up_and_refused_posts_start_none(lab, sec):
+    server = lab.start(env={"ANTIDRIFT_AI_WARM": "1"}, data_dir=lab.root / "warm")
+    fake = lab.fake.path
+    for headers in ({"Origin": "http://evil.com"}, {"Sec-Fetch-Site": "cross-site"}):
+        assert sec.http(server.port, "POST", "/planning", headers=headers)[0] == 403
+    time.sleep(0.8)  # a warm claude would have started by now
+    assert sec.running(fake) == [] and server.get("/state")["runtime_state"] == "locked"
+    assert server.post("/planning")[0] == 200
+    wait_until(lambda: len(sec.running(fake)) == 1, 10, 0.05, "one warm claude")
+    for _ in range(25):
+        assert server.post("/planning/cancel")[0] == 200
+        assert server.post("/planning")[0] == 200
+    wait_until(lambda: len(sec.running(fake)) == 1, 10, 0.05, "still one warm claude")
+    assert server.post("/planning/cancel")[0] == 200
+    wait_until(lambda: sec.running(fake) == [], 10, 0.05, "no warm claude once locked")
+    server.stop()
