@@ -435,3 +435,48 @@ def test_warm_coach_processes_never_pile_up_and_refused_posts_start_none(lab, se
     assert server.post("/planning/cancel")[0] == 200
     wait_until(lambda: sec.running(fake) == [], 10, 0.05, "no warm claude once locked")
     server.stop()
+
+
+# -- text no UTF-8 page can hold ---------------------------------------------------------------
+
+LONE = "\\ud800"  # JSON spells a lone surrogate so; json.loads makes it a str no UTF-8 can hold
+
+
+def _page_and_push_work(server, sec) -> None:
+    status, page = server.request("GET", "/")
+    assert status == 200, page
+    ws = sec.ws(server)
+    try:
+        assert ws.recv(), "the first push"
+    finally:
+        ws.close()
+    assert "Traceback" not in server.log()
+
+
+def test_an_ai_answer_with_a_lone_surrogate_breaks_no_page_push_or_record(lab, sec):
+    """Coach fields, the judge's reason and the reflection arrive as JSON; "\\ud800" in them
+    must not make the page a 500, stop every push (the websocket encodes UTF-8), or lose
+    the judge's verdict in the database."""
+    server = lab.start(data_dir=lab.root / "lone")
+    lab.fake.configure(
+        answer=f'{{"next_action": "Draft {LONE} it", "success_condition": "ok {LONE}",'
+        ' "timebox_minutes": 20}'
+    )
+    sec.to_planning(server)
+    assert server.post("/coach", {"intent": "plan it"})[0] == 200
+    wait_until(
+        lambda: server.get("/state")["coach"]["status"] in ("ready", "error"), 10, 0.05, "coach"
+    )
+    _page_and_push_work(server, sec)
+    lab.fake.configure(answer=f'{{"on_task": false, "reason": "not {LONE} the work"}}')
+    sec.to_active(server)
+    _window(server, "firefox", "videos")
+    wait_until(lambda: _drift(server)["status"] == "drifting", 10, 0.05, "drifting")
+    _page_and_push_work(server, sec)
+    lab.fake.configure(answer=f'{{"reflection": "You drifted {LONE} twice."}}')
+    assert server.post("/finish")[0] == 200
+    time.sleep(1)  # the reflection, if any, has come back
+    _page_and_push_work(server, sec)
+    assert server.post("/end", {"outcome": "met", "note": ""})[0] == 200
+    server.stop()
+    assert "could not record" not in server.log(), server.log()
