@@ -31,6 +31,7 @@ from antidrift.domain import (
     evidence_health,
     parse_extend_minutes,
     redact,
+    valid_text,
     validate_intent,
     validate_plan,
     validate_review,
@@ -374,6 +375,7 @@ class Controller:
             if self._state is not RuntimeState.ACTIVE:
                 return False
             # Redacted, then bounded, here: whatever the source, the pattern sees the whole title.
+            app, title = valid_text(app), valid_text(title)
             redacted = redact(title, self._exclude)
             # A private title's text may come as the app too (X11 names a window without
             # WM_CLASS after its title): then the app is redacted with it.

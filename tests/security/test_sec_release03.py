@@ -480,3 +480,43 @@ def test_an_ai_answer_with_a_lone_surrogate_breaks_no_page_push_or_record(lab, s
     assert server.post("/end", {"outcome": "met", "note": ""})[0] == 200
     server.stop()
     assert "could not record" not in server.log(), server.log()
+
+
+def test_a_window_title_with_a_lone_surrogate_is_recorded_not_dropped(lab, sec):
+    """Probes read JSON too (aw-server, sway, Hyprland, GNOME): such a title is kept, made
+    valid, instead of failing every sample of that window with a traceback in the log."""
+    from datetime import UTC, datetime
+
+    from tests.support.http_standin import StandIn
+
+    def answer(handler) -> None:
+        if handler.path.startswith("/api/0/info"):
+            handler.reply(200, {"hostname": "h", "version": "v0.12.0"})
+            return
+        event = {
+            "timestamp": datetime.now(UTC).isoformat(),
+            "duration": 0,
+            "data": {"app": "reader", "title": "odd \\ud800 title"},
+        }
+        handler.reply(200, json.dumps([event]).replace("\\\\ud800", "\\ud800").encode())
+
+    stand_in = StandIn(answer)
+    try:
+        server = lab.start(
+            env={
+                "ANTIDRIFT_WINDOW_SOURCE": "activitywatch",
+                "ANTIDRIFT_AW_URL": stand_in.url,
+                "ANTIDRIFT_SAMPLE_INTERVAL": "0.2",
+                "ANTIDRIFT_DRIFT": "off",
+            },
+            data_dir=lab.root / "lone-title",
+        )
+        sec.to_active(server)
+        last = wait_until(
+            lambda: server.get("/state")["evidence"]["last"], 10, 0.05, "a recorded sample"
+        )
+        assert last["app"] == "reader" and last["title"] == "odd \ufffd title", last
+        _page_and_push_work(server, sec)
+        server.stop()
+    finally:
+        stand_in.close()
