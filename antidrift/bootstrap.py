@@ -10,6 +10,7 @@ from datetime import timedelta
 from typing import Protocol
 
 from antidrift import ai, evidence
+from antidrift.ai.reflect import ReflectService
 from antidrift.clock import Clock, SystemClock
 from antidrift.config import Config
 from antidrift.datalock import DataDirLock, acquire
@@ -175,6 +176,7 @@ def build_runtime(config: Config, *, clock: Clock | None = None) -> Runtime:
         drift=drift,
         coach_unavailable=_unavailable(info),
         exclude_titles=config.evidence_exclude,
+        reflector=ReflectService(coach.backend, timeout=config.ai_timeout) if coach else None,
     )
     # The sampler feeds the controller and tells it whether it runs; the controller never
     # calls the sampler, so there is no cycle to break.

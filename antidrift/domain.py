@@ -263,19 +263,28 @@ def validate_review(outcome: object, note: object) -> tuple[Outcome, str]:
 
 
 def validate_window(app: object, title: object) -> tuple[str, str]:
-    """An ingested sample: app required, title may be empty; both bounded."""
+    """An ingested sample: app required and bounded, title may be empty.
+
+    The title is not cut here: ANTIDRIFT_EVIDENCE_EXCLUDE must see all of it (a private part
+    past the cut would let the rest through in clear); the controller redacts, then bounds it.
+    """
     app_text = _text(app, "app", "app")
     if title is None:
         title = ""
     if not isinstance(title, str) or "\x00" in title:
         raise ValidationError("title must be text.", "title")
-    title = title.strip()
-    if len(title) > MAX_TEXT:
-        title = title[:MAX_TEXT]
-    return app_text, title
+    return app_text, title.strip()
 
 
 # -- evidence ---------------------------------------------------------------------------------
+
+
+def valid_text(text: str) -> str:
+    """Lone surrogates (a probe's JSON can spell "\\ud800") made U+FFFD: no UTF-8 page, push
+    or database can hold them."""
+    if text.isascii():
+        return text
+    return text.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
 
 
 def redact(title: str, exclude: re.Pattern[str] | None) -> str:

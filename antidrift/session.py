@@ -14,6 +14,7 @@ from datetime import datetime, timedelta
 
 from antidrift import insights
 from antidrift.ai import Cancelled, CancelScope, Coach, CoachError, Judge
+from antidrift.ai.reflect import Reflector
 from antidrift.clock import Clock, SteadyClock
 from antidrift.dbguard import WriteFailed
 from antidrift.domain import (
@@ -30,6 +31,7 @@ from antidrift.domain import (
     evidence_health,
     parse_extend_minutes,
     redact,
+    valid_text,
     validate_intent,
     validate_plan,
     validate_review,
@@ -38,6 +40,7 @@ from antidrift.drift import OFF, DriftSettings, DriftView, Episode, Judgement, W
 from antidrift.guard import DriftGuard
 from antidrift.insights import Ended, WindowTime
 from antidrift.notify import Notifier
+from antidrift.reflecting import Reflections, ReflectionView, review_facts
 from antidrift.store import Store
 
 log = logging.getLogger("antidrift.session")
@@ -86,6 +89,7 @@ class Snapshot:
     coach: CoachView | None
     now: datetime
     drift: DriftView = OFF
+    reflection: ReflectionView | None = None  # review only
 
 
 @dataclass
@@ -109,6 +113,7 @@ class Controller:
         notifier: Notifier | None = None,
         judge: Judge | None = None,
         drift: DriftSettings | None = None,
+        reflector: Reflector | None = None,
     ) -> None:
         self._store = store
         # Within a run time comes from the monotonic clock: a wall-clock jump can neither
@@ -142,6 +147,10 @@ class Controller:
             max_workers=coach_workers, thread_name_prefix="antidrift-coach"
         )
         self._closed = False
+        # The review's Reflect button: on the coach's executor, guarded by this lock.
+        self._reflections = Reflections(
+            reflector, self._executor, self._lock, self._changed, coach_unavailable
+        )
         # The drift guard: judge calls on its own executor, under this controller's lock.
         self._guard = DriftGuard(
             judge=judge,
@@ -212,6 +221,9 @@ class Controller:
                 coach=self._coach_view if self._state is RuntimeState.PLANNING else None,
                 now=now,
                 drift=self._guard.view(now) if self._state is RuntimeState.ACTIVE else OFF,
+                reflection=self._reflections.view(self._commitment.id)
+                if self._state is RuntimeState.REVIEW and self._commitment is not None
+                else None,
             )
 
     def _evidence(self, now: datetime) -> EvidenceView:
@@ -351,6 +363,7 @@ class Controller:
             result, text = validate_review(outcome, note)
             ended = self._commitment.ended(self._commitment.ended_at, result, text)
             self._store.save(RuntimeState.LOCKED, ended)
+            self._reflections.cancel()
             self._state, self._commitment, self._last_sample = RuntimeState.LOCKED, None, None
             self._changed()
         self._notify()
@@ -361,8 +374,14 @@ class Controller:
         with self._lock:
             if self._state is not RuntimeState.ACTIVE:
                 return False
-            # Bounded here, whatever the source (the ingest route bounds too; the sampler not).
-            app, title = app[:MAX_TEXT], redact(title, self._exclude)[:MAX_TEXT]
+            # Redacted, then bounded, here: whatever the source, the pattern sees the whole title.
+            app, title = valid_text(app), valid_text(title)
+            redacted = redact(title, self._exclude)
+            # A private title's text may come as the app too (X11 names a window without
+            # WM_CLASS after its title): then the app is redacted with it.
+            if redacted != title and redact(app, self._exclude) != app:
+                app = redacted
+            app, title = app[:MAX_TEXT], redacted[:MAX_TEXT]
             sample = WindowSample(app, title, at or self._now())
             self._store.add_sample(self._commitment.id, sample)
             after = None
@@ -477,6 +496,23 @@ class Controller:
             self._changed()
         self._notify()
 
+    # -- reflection --------------------------------------------------------------------------
+
+    def request_reflection(self) -> None:
+        """Two sentences from the coach on the commitment under review (the Reflect button)."""
+        with self._lock:
+            self._require(RuntimeState.REVIEW, action="ask for a reflection")
+            commitment, now = self._commitment, self._now()
+            scope = self._reflections.start(commitment.id)
+        self._notify()
+        if scope is None:
+            return
+        focus = self._store.window_time(commitment.id, commitment.ended_at or now, 12)
+        drift = self._store.drift_summaries([commitment.id]).get(commitment.id)
+        self._reflections.run(
+            commitment.id, review_facts(commitment, focus, drift), scope, self._notify
+        )
+
     # -- the coach ---------------------------------------------------------------------------
 
     def request_coach(self, intent: object) -> None:
@@ -576,6 +612,7 @@ class Controller:
         """Kill running coach CLIs and refuse new ones (server stop)."""
         with self._lock:
             self._closed = True
+            self._reflections.cancel()
             self._keep_coach_warm(False)
             self._cancel_call()
             if self._coach_view.status == CoachStatus.PENDING:

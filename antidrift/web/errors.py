@@ -65,8 +65,12 @@ def register(app: Flask) -> None:
 
     @app.errorhandler(WriteFailed)
     def write_failed(exc: WriteFailed):
-        # The store logged the cause once; the state is as it was before the request.
-        return respond_error(503, exc.message)
+        # The store logged the cause once; the state is as it was before the request. JSON
+        # clients get the cause first ("the disk is full: …"); the page, a sentence.
+        text = exc.message
+        if request.headers.get("HX-Request") == "true":
+            text = text[:1].upper() + text[1:]
+        return respond_error(503, text)
 
     @app.errorhandler(HTTPException)
     def http_error(exc: HTTPException):

@@ -12,7 +12,7 @@ from antidrift.domain import Commitment, NotFound, ValidationError
 from antidrift.store import EXPORT_COLUMNS
 from antidrift.web import export, insights_view
 from antidrift.web.projection import history_json
-from antidrift.web.routes import _controller, _payload
+from antidrift.web.routes import _controller, _done, _payload
 
 bp = Blueprint("reflection", __name__)
 
@@ -80,6 +80,12 @@ def confirm_delete(cid: str):
     """The confirmation step, a page of its own: removing needs two deliberate clicks."""
     back = _back(request.args.get("back"))
     return _page(lambda: _render("confirm_delete.html", entry=_controller().entry(cid), back=back))
+
+
+@bp.post("/reflect")
+def reflect():
+    _controller().request_reflection()
+    return _done()
 
 
 @bp.get("/insights")

@@ -208,6 +208,16 @@ class DriftGuardWidget(Widget):
 
 
 @dataclass(frozen=True)
+class ReflectionWidget(Widget):
+    """The review's Reflect button and the coach's two sentences (id="reflection")."""
+
+    name = "reflection"
+    status: str
+    text: str | None
+    error: str | None
+
+
+@dataclass(frozen=True)
 class DriftReview:
     """The drift guard's evidence for one commitment in review."""
 
@@ -337,6 +347,9 @@ class Views:
                     self.drift,
                 ),
             )
+        if snap.state is RuntimeState.REVIEW and snap.reflection is not None:
+            r = snap.reflection
+            return (ReflectionWidget(r.status, r.text, r.error),)
         return ()
 
     def page(self, snap: Snapshot, widgets: tuple[Widget, ...] | None = None) -> PageModel:

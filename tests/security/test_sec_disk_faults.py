@@ -36,7 +36,7 @@ def test_a_full_disk_answers_503_with_the_cause_and_changes_nothing(tmp_path):
             assert status == 503, body
             assert body["error"].startswith("the disk is full"), body
             status, page = server.request("POST", "/finish", headers=HTMX)
-            assert status == 503 and "the disk is full" in page, page
+            assert status == 503 and "The disk is full: nothing was saved" in page, page
             assert server.post("/evidence/window", {"app": "code", "title": "x"})[0] == 503
             assert server.get("/state") == before  # nothing changed
 

@@ -1,9 +1,14 @@
 """Hypothesis throws random requests at every endpoint, in every state: never a 5xx, a refused
-request always says why, and a refused request changes nothing."""
+request always says why, and a refused request changes nothing.
+
+Release 0.3's routes are in the same lists: /extend (also from a timebox that ran out),
+/drift/ack (also with a banner up), history paging, the CSV, insights, corrections and removals
+with real and odd ids."""
 
 from __future__ import annotations
 
 import json
+from datetime import timedelta
 from html.parser import HTMLParser
 from urllib.parse import urlencode
 
@@ -13,12 +18,13 @@ from hypothesis import strategies as st
 
 from antidrift.app import MAX_BODY, create_app
 from antidrift.bootstrap import CoachInfo, Runtime
-from antidrift.clock import SystemClock
 from antidrift.config import Config
 from antidrift.domain import RuntimeState
+from antidrift.drift import DriftSettings, DriftStatus
 from antidrift.session import Controller
 from antidrift.store import SQLiteStore
 from antidrift.web.projection import history_json, state_json
+from tests.fakes import FakeClock, FakeJudge, wait_until
 
 POSTS = [
     "/planning",
@@ -29,9 +35,46 @@ POSTS = [
     "/finish",
     "/end",
     "/evidence/window",
+    "/extend",
     "/drift/ack",
+    "/history/{id}",
+    "/history/{id}/delete",
 ]
-GETS = ["/", "/state", "/history", "/ws", "/static/style.css", "/static/../antidrift/app.py"]
+# Ids a client could put in a path: the newest real one ({id}) and odd ones.
+ODD_IDS = [
+    "%00",
+    "%2e%2e",
+    "%ED%A0%80",
+    "%FF",
+    "x" * 3000,
+    "'%20OR%201=1--",
+    "%3Cscript%3E",
+    "a%0D%0Ab",
+    "%20",
+    "{id}%00",
+    "{ID}",
+    "-1",
+]
+ODD_POSTS = [f"/history/{i}" for i in ODD_IDS] + [f"/history/{i}/delete" for i in ODD_IDS]
+LIMITS = ["0", "-1", "1001", "1e3", "99999999999999999999", "NaN", "1.5", "%201", "%D9%A5", ""]
+GETS = [
+    "/",
+    "/state",
+    "/history",
+    "/ws",
+    "/static/style.css",
+    "/static/../antidrift/app.py",
+    "/history.csv",
+    "/insights",
+    "/insights?before={id}",
+    "/history?limit=1&before={id}",
+    "/history/{id}/delete",
+    "/history/{id}/delete?back=//evil.com",
+    *[f"/history?limit={n}" for n in LIMITS],
+    *[f"/history?before={i}" for i in ODD_IDS],
+    *[f"/insights?before={i}" for i in ODD_IDS],
+    *[f"/history/{i}/delete" for i in ODD_IDS],
+]
 FIELDS = [
     "next_action",
     "success_condition",
@@ -41,10 +84,13 @@ FIELDS = [
     "note",
     "app",
     "title",
+    "minutes",
     "answer",
+    "back",
     "drift",
 ]
-STATES = ["locked", "planning", "active", "review"]
+# ran_out: review after the timebox ran out (extend may reopen it); drifting: the banner is up.
+STATES = ["locked", "planning", "active", "review", "ran_out", "drifting"]
 
 
 class _Huge(bytes):
@@ -57,12 +103,21 @@ HUGE = _Huge(b'{"intent": "' + b"x" * (MAX_BODY + 1) + b'"}')
 
 @pytest.fixture(scope="module")
 def app_and_controller(tmp_path_factory):
-    """The real app over a temp SQLite store, with no coach (its answer is synchronous)."""
+    """The real app over a temp SQLite store, with no coach (its answer is synchronous), a fake
+    clock (a timebox can run out) and a fake judge with no grace (a banner comes at once)."""
     data = tmp_path_factory.mktemp("fuzz")
-    store, clock = SQLiteStore(data / "antidrift.sqlite3"), SystemClock()
-    controller = Controller(store, clock, coach=None)
+    store, clock = SQLiteStore(data / "antidrift.sqlite3"), FakeClock()
+    judge = FakeJudge({"Editor"})
+    controller = Controller(
+        store,
+        clock,
+        coach=None,
+        judge=judge,
+        drift=DriftSettings(timedelta(0), timedelta(0), 1_000_000),
+    )
     runtime = Runtime(controller, store, clock, CoachInfo(None, "no coach in this test."))
     app = create_app(Config(data_dir=data), runtime=runtime)
+    controller.fuzz_clock = clock  # drive() makes timeboxes run out
     yield app, controller
     controller.shutdown()
     store.close()
@@ -77,14 +132,33 @@ def drive(controller: Controller, state: str) -> None:
         controller.end("missed", "")
     elif snap.state is RuntimeState.REVIEW:
         controller.end("missed", "")
+    if not controller.history():  # /history/{id} needs one entry
+        controller.enter_planning()
+        controller.start_manual_commitment("=fuzz entry", "it holds", 30)
+        controller.finish()
+        controller.end("met", "@note")
     if state == "locked":
         return
     controller.enter_planning()
-    if state in ("active", "review"):
-        controller.start_manual_commitment("fuzz target", "it holds", 30)
-        controller.record_window("Editor", "fuzz.py")
-    if state == "review":
+    if state == "planning":
+        return
+    controller.start_manual_commitment("fuzz target", "it holds", 1 if state == "ran_out" else 30)
+    _judged(controller, "Editor", "fuzz.py", DriftStatus.ON_TASK)
+    if state == "drifting":
+        _judged(controller, "Videos", "cats", DriftStatus.DRIFTING)
+        controller.drift_tick()
+        assert controller.snapshot().drift.banner is not None
+    elif state == "review":
         controller.finish()
+    elif state == "ran_out":
+        controller.fuzz_clock.advance(61)
+        assert controller.expire_if_due()
+
+
+def _judged(controller: Controller, app: str, title: str, status: DriftStatus) -> None:
+    """Record a window and wait for its verdict: nothing may change during a request."""
+    controller.record_window(app, title)
+    wait_until(lambda: controller.snapshot().drift.status is status, message=f"never {status}")
 
 
 def observe(controller: Controller) -> tuple:
@@ -181,7 +255,7 @@ def bodies(draw) -> tuple[str | None, bytes]:
 def requests(draw):
     choice = draw(st.integers(0, 9))
     if choice < 7:
-        method, path = "POST", draw(st.sampled_from(POSTS))
+        method, path = "POST", draw(st.sampled_from(POSTS) | st.sampled_from(ODD_POSTS))
     elif choice < 9:
         method, path = draw(st.sampled_from(["GET", "HEAD"])), draw(st.sampled_from(GETS))
     else:
@@ -222,6 +296,8 @@ class _Text(HTMLParser):
 def send(app, controller, state, method, path, ctype, body, htmx) -> int:
     """One request from `state`: never a 5xx; a refusal says why and changes nothing."""
     drive(controller, state)
+    newest = controller.history(1)[0].id
+    path = path.replace("{id}", newest).replace("{ID}", newest.upper())
     before = observe(controller)
     headers = {"HX-Request": "true"} if htmx else {}
     if ctype is not None:
@@ -275,6 +351,9 @@ VALID = {
     "/coach": ("planning", {"intent": "plan the afternoon"}),
     "/end": ("review", {"outcome": "met", "note": "fine"}),
     "/evidence/window": ("active", {"app": "Editor", "title": "notes.txt"}),
+    "/extend": ("active", {"minutes": 15}),
+    "/drift/ack": ("drifting", {"answer": "on_task"}),
+    "/history/{id}": ("locked", {"outcome": "missed", "note": "corrected"}),
 }
 _TEXT_BAD = [None, 7, 1.5, True, [], {}, "", "   ", "a\x00b", "\ud800x"]
 _TEXT_BAD_FORM = ["", "   ", "a\x00b"]
@@ -291,6 +370,15 @@ INVALID = {
     "outcome": ([None, "MET", "", "met\x00", 1, [], "meet"], ["MET", "", "meet", "met\x00"]),
     "note": ([7, [], {}, "a\x00", "\ud800", "n" * 2001], ["a\x00", "n" * 2001]),
     "title": ([7, [], {}, "a\x00", "\ud800"], ["a\x00"]),
+    "minutes": (
+        [None, True, "abc", 0, 121, 1.5, "1e9", [], {}, "5\x00", "-5", -5, 10**20, "NaN"]
+        + [float("nan"), float("inf"), float("-inf"), "\u0665"],
+        ["abc", "0", "121", "1.5", "1e9", "", "5\x00", "-5", "NaN", "inf", "\u0665"],
+    ),
+    "answer": (
+        [None, "BACK", "", " back", "back\x00", 1, True, [], {}, "on task", "\ud800"],
+        ["BACK", "", "on task", "back\x00", "x" * 3000],
+    ),
 }
 
 
@@ -322,6 +410,8 @@ def near_valid(draw):
 @FUZZ
 @given(case=near_valid())
 @example(case=("active", "/evidence/window", "application/json", b'{"app": "\\ud800"}', False))
+@example(case=("ran_out", "/extend", "application/json", b'{"minutes": NaN}', False))
+@example(case=("drifting", "/drift/ack", "application/json", b'{"answer": ["back"]}', True))
 def test_a_valid_request_with_one_bad_field_is_refused_and_changes_nothing(
     app_and_controller, case
 ):

@@ -286,3 +286,24 @@ def test_a_browser_following_a_stale_link_gets_a_404_page_with_a_way_back(client
         assert response.status_code == 404 and response.mimetype == "text/html"
         assert 'href="/insights"' in response.get_data(as_text=True)
         assert client.get(path).get_json()["error"]  # API clients still get JSON
+
+
+# -- the Reflect button ---------------------------------------------------------------------
+
+
+def test_reflect_outside_review_is_409(client):
+    assert client.post("/reflect").status_code == 409
+
+
+def test_reflect_in_review_shows_its_result_in_the_review(client, clock):
+    client.post("/planning")
+    client.post(
+        "/commitment", json={"next_action": "a", "success_condition": "b", "timebox_minutes": 5}
+    )
+    client.post("/finish")
+    html = client.get("/").get_data(as_text=True)
+    assert 'id="reflection"' in html and 'hx-post="/reflect"' in html
+    assert client.post("/reflect", headers={"HX-Request": "true"}).status_code == 200
+    # This app has no reflector: the review says so where the button is.
+    html = client.get("/").get_data(as_text=True)
+    assert 'data-status="error"' in html and "coach unavailable" in html

@@ -114,9 +114,11 @@ def _drive(controller, coach: FakeCoach, clock, step: str) -> None:
         controller.start_manual_commitment("Write", "Done", "20")
     elif step == "sample":
         controller.record_window("Editor", "notes.txt")
+    elif step == "review":
+        controller.finish()
 
 
-STEPS = ["planning", "pending", "ready", "error", "active", "sample"]
+STEPS = ["planning", "pending", "ready", "error", "active", "sample", "review"]
 
 
 def test_each_pushed_widget_renders_from_its_own_object_alone(make_controller, clock):

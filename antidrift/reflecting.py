@@ -1,0 +1,147 @@
+"""The review's Reflect button: one coach call at a time, off the request thread, for the
+commitment under review; its result is discarded once that commitment has left review."""
+
+from __future__ import annotations
+
+import logging
+import threading
+from collections.abc import Callable
+from concurrent.futures import Executor
+from dataclasses import dataclass
+
+from antidrift.ai import Cancelled, CoachError
+from antidrift.ai.reflect import Reflector, ReviewFacts
+from antidrift.domain import Commitment
+from antidrift.insights import WindowTime, actual_secs
+from antidrift.process import CancelScope
+
+log = logging.getLogger("antidrift.reflecting")
+
+
+class ReflectionStatus:
+    IDLE = "idle"
+    PENDING = "pending"
+    READY = "ready"
+    ERROR = "error"
+
+
+@dataclass(frozen=True)
+class ReflectionView:
+    """The reflection as the review shows it (never persisted, like the coach's state)."""
+
+    commitment_id: str = ""
+    status: str = ReflectionStatus.IDLE
+    text: str | None = None
+    error: str | None = None
+
+
+class Reflections:
+    """Owns the reflection state; the controller's lock guards it, its listeners announce it."""
+
+    def __init__(
+        self,
+        reflector: Reflector | None,
+        executor: Executor,
+        lock: threading.RLock,
+        announce: Callable[[], None],
+        unavailable: str,
+    ) -> None:
+        self._reflector = reflector
+        self._executor = executor
+        self._lock = lock
+        self._announce = announce  # under the lock: bump the version; the caller notifies
+        self._unavailable = unavailable
+        self._view = ReflectionView()
+        self._scope: CancelScope | None = None
+
+    @property
+    def available(self) -> bool:
+        return self._reflector is not None
+
+    def view(self, commitment_id: str) -> ReflectionView:
+        """Under the lock: the reflection of this commitment (idle if it has none yet)."""
+        if self._view.commitment_id != commitment_id:
+            return ReflectionView(commitment_id)
+        return self._view
+
+    def start(self, commitment_id: str) -> CancelScope | None:
+        """Under the lock: mark a call pending (a running one is cancelled); None when there
+        is no coach to ask (the view then says so)."""
+        self.cancel()
+        if self._reflector is None:
+            self._view = ReflectionView(
+                commitment_id, ReflectionStatus.ERROR, error=self._unavailable
+            )
+            self._announce()
+            return None
+        self._scope = CancelScope()
+        self._view = ReflectionView(commitment_id, ReflectionStatus.PENDING)
+        self._announce()
+        return self._scope
+
+    def run(
+        self,
+        commitment_id: str,
+        facts: ReviewFacts,
+        scope: CancelScope,
+        notify: Callable[[], None],
+    ) -> None:
+        """After the lock: ask the coach on the executor; the result lands if still wanted."""
+        reflector = self._reflector
+        if reflector is None:
+            return
+
+        def call() -> None:
+            if scope.cancelled:
+                return
+            try:
+                view = ReflectionView(
+                    commitment_id,
+                    ReflectionStatus.READY,
+                    text=reflector.reflect(facts, scope=scope),
+                )
+            except Cancelled:
+                return
+            except CoachError as exc:
+                view = ReflectionView(commitment_id, ReflectionStatus.ERROR, error=str(exc))
+            except Exception:
+                log.exception("reflection failed unexpectedly")
+                view = ReflectionView(
+                    commitment_id,
+                    ReflectionStatus.ERROR,
+                    error="The reflection failed; see the log.",
+                )
+            with self._lock:
+                if scope is not self._scope or scope.cancelled:
+                    return  # superseded, or the commitment left review
+                self._view, self._scope = view, None
+                self._announce()
+            notify()
+
+        try:
+            self._executor.submit(call)
+        except RuntimeError:  # shutting down with the server
+            scope.cancel()
+
+    def cancel(self) -> None:
+        """Under the lock: stop a running call (its CLI is killed) and forget the result."""
+        if self._scope is not None:
+            self._scope.cancel()
+            self._scope = None
+        self._view = ReflectionView()
+
+
+def review_facts(
+    commitment: Commitment, focus: WindowTime, drift: tuple[int, float | None] | None
+) -> ReviewFacts:
+    """What the coach is told: the plan, the time, focus per app (no window titles)."""
+    taken = actual_secs(commitment.started_at, commitment.ended_at, commitment.deadline)
+    return ReviewFacts(
+        next_action=commitment.next_action,
+        success_condition=commitment.success_condition,
+        planned_minutes=commitment.timebox_secs // 60,
+        actual_minutes=round(taken / 60),
+        ran_out=commitment.ran_out,
+        apps=[(a.app, round(a.fraction * 100)) for a in focus.apps],
+        drift_count=drift[0] if drift is not None else None,
+    )
