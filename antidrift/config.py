@@ -106,6 +106,13 @@ def _window_source(value: str) -> str:
 
 def _aw_url(value: str) -> str:
     url = value.strip().rstrip("/") or "http://127.0.0.1:5600"
+    # urlsplit quietly drops tabs and newlines and keeps spaces; http.client refuses all of
+    # them at the first request, which would be a worker that fails to boot, not a sentence.
+    if not url.isprintable() or any(c.isspace() for c in url):
+        raise ConfigError(
+            f"ANTIDRIFT_AW_URL={value!r} contains spaces or control characters: give the URL"
+            " of aw-server (e.g. http://127.0.0.1:5600)."
+        )
     try:
         parts = urlsplit(url)
         parts.port  # noqa: B018 — a port that is no number raises here
@@ -133,7 +140,8 @@ def _span(env: Mapping[str, str], name: str, default: str) -> float:
 
 def _count(env: Mapping[str, str], name: str, default: str) -> int:
     value = env.get(name, default).strip() or default
-    if not value.isdigit() or not 1 <= int(value) <= 10000:
+    # ASCII digits only: str.isdigit() also takes "²", which int() then refuses (a traceback).
+    if not re.fullmatch(r"[0-9]{1,5}", value) or not 1 <= int(value) <= 10000:
         raise ConfigError(f"{name}={value!r} must be a whole number from 1 to 10000.")
     return int(value)
 

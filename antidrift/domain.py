@@ -279,6 +279,14 @@ def validate_window(app: object, title: object) -> tuple[str, str]:
 # -- evidence ---------------------------------------------------------------------------------
 
 
+def valid_text(text: str) -> str:
+    """Lone surrogates (a probe's JSON can spell "\\ud800") made U+FFFD: no UTF-8 page, push
+    or database can hold them."""
+    if text.isascii():
+        return text
+    return text.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
+
+
 def redact(title: str, exclude: re.Pattern[str] | None) -> str:
     """Window titles leak private data: a matching title is never stored in clear."""
     if exclude is not None and exclude.search(title):

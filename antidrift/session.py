@@ -31,6 +31,7 @@ from antidrift.domain import (
     evidence_health,
     parse_extend_minutes,
     redact,
+    valid_text,
     validate_intent,
     validate_plan,
     validate_review,
@@ -373,8 +374,14 @@ class Controller:
         with self._lock:
             if self._state is not RuntimeState.ACTIVE:
                 return False
-            # Bounded here, whatever the source (the ingest route bounds too; the sampler not).
-            app, title = app[:MAX_TEXT], redact(title, self._exclude)[:MAX_TEXT]
+            # Redacted, then bounded, here: whatever the source, the pattern sees the whole title.
+            app, title = valid_text(app), valid_text(title)
+            redacted = redact(title, self._exclude)
+            # A private title's text may come as the app too (X11 names a window without
+            # WM_CLASS after its title): then the app is redacted with it.
+            if redacted != title and redact(app, self._exclude) != app:
+                app = redacted
+            app, title = app[:MAX_TEXT], redacted[:MAX_TEXT]
             sample = WindowSample(app, title, at or self._now())
             self._store.add_sample(self._commitment.id, sample)
             after = None

@@ -148,6 +148,14 @@ def extract_json(s: str) -> str:
     raise NoJSON()
 
 
+def valid_unicode(value: object) -> object:
+    """Text with every lone surrogate (JSON can spell one: "\\ud800") made U+FFFD; other values
+    as they are. No UTF-8 page, websocket push or database can hold a lone surrogate."""
+    if not isinstance(value, str) or value.isascii():
+        return value
+    return value.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
+
+
 def parse_proposal(json_str: str) -> Proposal:
     """The proposal's fields from one JSON object; other keys are ignored (models add some).
 
@@ -160,7 +168,9 @@ def parse_proposal(json_str: str) -> Proposal:
     if not isinstance(data, dict):
         raise InvalidProposal("the coach's answer is not a JSON object — try again")
     return Proposal(
-        data.get("next_action"), data.get("success_condition"), data.get("timebox_minutes")
+        valid_unicode(data.get("next_action")),
+        valid_unicode(data.get("success_condition")),
+        data.get("timebox_minutes"),
     )
 
 

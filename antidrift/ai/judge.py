@@ -9,7 +9,7 @@ from typing import Protocol
 from antidrift.process import CancelScope
 
 from .backend import Backend
-from .coach import extract_json
+from .coach import extract_json, valid_unicode
 from .errors import CLITimeout, CoachError, EmptyResponse, NoJSON
 
 MAX_REASON = 200  # characters of the judge's reason kept; it is shown on the page and stored
@@ -101,7 +101,7 @@ def _reason(value: object) -> str:
         return ""
     if not isinstance(value, str):
         raise JudgeError("the judge's reason is not text")
-    text = " ".join(value.split())  # one line: it sits in a banner and a notification
+    text = " ".join(valid_unicode(value).split())  # one line: a banner, a notification
     return text if len(text) <= MAX_REASON else text[: MAX_REASON - 1] + "…"
 
 

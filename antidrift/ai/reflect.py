@@ -11,7 +11,7 @@ from typing import Protocol
 from antidrift.process import CancelScope
 
 from .backend import Backend
-from .coach import extract_json
+from .coach import extract_json, valid_unicode
 from .errors import CoachError, EmptyResponse, NoJSON
 
 MAX_REFLECTION = 400  # characters shown; a reflection is two sentences, not an essay
@@ -99,7 +99,7 @@ def parse_reflection(raw: str) -> str:
         text = data.get("reflection") if isinstance(data, dict) else None
         if not isinstance(text, str):
             raise ReflectionError("the coach's answer has no reflection")
-    text = " ".join(_CONTROL.sub(" ", text).split())
+    text = " ".join(_CONTROL.sub(" ", valid_unicode(text)).split())
     if not text:
         raise ReflectionError("the coach's reflection is empty")
     text = " ".join(_SENTENCE_END.split(text)[:2])

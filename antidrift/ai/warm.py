@@ -93,8 +93,10 @@ class Slot:
         with self._lock:
             self._spec = spec
             if self._idle is not None and (spec is None or self._idle_spec != spec):
-                self._idle.stop()
-                self._idle = None
+                # Killed now; reaped off the caller's path (the controller holds its lock).
+                idle, self._idle = self._idle, None
+                idle.kill()
+                threading.Thread(target=idle.stop, name="antidrift-warm-reap", daemon=True).start()
             self._fill()
 
     def take(self, argv: list[str]) -> tuple[process.Warm, Spec] | None:

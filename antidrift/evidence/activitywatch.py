@@ -9,6 +9,7 @@ aw-server answers 400 ("host header is invalid") to a Host other than localhost/
 
 from __future__ import annotations
 
+import http.client
 import json
 import socket
 import time
@@ -117,6 +118,12 @@ class ActivityWatchProbe:
                 body = self._read(response)
         except urllib.error.HTTPError as exc:
             raise ProbeError(self._http_error(exc)) from None
+        except (http.client.HTTPException, ValueError):
+            # Something else listens there (a wrong port): no HTTP status line, a header line
+            # too long, a body cut short. A sentence, not an exception that fails the boot.
+            raise ProbeError(
+                f"What answers at {self.url} is not aw-server (check ANTIDRIFT_AW_URL)"
+            ) from None
         except (urllib.error.URLError, OSError) as exc:
             reason = getattr(exc, "reason", exc)
             if isinstance(reason, TimeoutError):

@@ -343,9 +343,11 @@ def test_excluded_titles_are_never_stored_shown_exported_or_judged(live, sec, mo
         # A private title; one whose private part lies beyond the 500 characters kept; and
         # one that is private and off task (its episode is stored and shown).
         long_one = "Statement " + "x" * 600 + " — " + SECRET.upper()
+        # X11 names the app after the title when a window has no WM_CLASS: app == title.
         for app, title in (
             ("firefox", f"{SECRET} — Firefox"),
             ("firefox", long_one),
+            (f"{SECRET} pdf", f"{SECRET} pdf"),
             ("videos", f"{SECRET} videos"),
         ):
             _window(server, app, title)
@@ -412,3 +414,109 @@ def test_new_pages_need_no_inline_script_or_style(live, sec):
     assert (
         status == 200 and headers["content-security-policy"] and headers["x-content-type-options"]
     )
+
+
+# -- the warm coach (ANTIDRIFT_AI_WARM): no process piles up -----------------------------------
+
+
+def test_warm_coach_processes_never_pile_up_and_refused_posts_start_none(lab, sec):
+    server = lab.start(env={"ANTIDRIFT_AI_WARM": "1"}, data_dir=lab.root / "warm")
+    fake = lab.fake.path
+    for headers in ({"Origin": "http://evil.com"}, {"Sec-Fetch-Site": "cross-site"}):
+        assert sec.http(server.port, "POST", "/planning", headers=headers)[0] == 403
+    time.sleep(0.8)  # a warm claude would have started by now
+    assert sec.running(fake) == [] and server.get("/state")["runtime_state"] == "locked"
+    assert server.post("/planning")[0] == 200
+    wait_until(lambda: len(sec.running(fake)) == 1, 10, 0.05, "one warm claude")
+    for _ in range(25):
+        assert server.post("/planning/cancel")[0] == 200
+        assert server.post("/planning")[0] == 200
+    wait_until(lambda: len(sec.running(fake)) == 1, 10, 0.05, "still one warm claude")
+    assert server.post("/planning/cancel")[0] == 200
+    wait_until(lambda: sec.running(fake) == [], 10, 0.05, "no warm claude once locked")
+    server.stop()
+
+
+# -- text no UTF-8 page can hold ---------------------------------------------------------------
+
+LONE = "\\ud800"  # JSON spells a lone surrogate so; json.loads makes it a str no UTF-8 can hold
+
+
+def _page_and_push_work(server, sec) -> None:
+    status, page = server.request("GET", "/")
+    assert status == 200, page
+    ws = sec.ws(server)
+    try:
+        assert ws.recv(), "the first push"
+    finally:
+        ws.close()
+    assert "Traceback" not in server.log()
+
+
+def test_an_ai_answer_with_a_lone_surrogate_breaks_no_page_push_or_record(lab, sec):
+    """Coach fields, the judge's reason and the reflection arrive as JSON; "\\ud800" in them
+    must not make the page a 500, stop every push (the websocket encodes UTF-8), or lose
+    the judge's verdict in the database."""
+    server = lab.start(data_dir=lab.root / "lone")
+    lab.fake.configure(
+        answer=f'{{"next_action": "Draft {LONE} it", "success_condition": "ok {LONE}",'
+        ' "timebox_minutes": 20}'
+    )
+    sec.to_planning(server)
+    assert server.post("/coach", {"intent": "plan it"})[0] == 200
+    wait_until(
+        lambda: server.get("/state")["coach"]["status"] in ("ready", "error"), 10, 0.05, "coach"
+    )
+    _page_and_push_work(server, sec)
+    lab.fake.configure(answer=f'{{"on_task": false, "reason": "not {LONE} the work"}}')
+    sec.to_active(server)
+    _window(server, "firefox", "videos")
+    wait_until(lambda: _drift(server)["status"] == "drifting", 10, 0.05, "drifting")
+    _page_and_push_work(server, sec)
+    lab.fake.configure(answer=f'{{"reflection": "You drifted {LONE} twice."}}')
+    assert server.post("/finish")[0] == 200
+    time.sleep(1)  # the reflection, if any, has come back
+    _page_and_push_work(server, sec)
+    assert server.post("/end", {"outcome": "met", "note": ""})[0] == 200
+    server.stop()
+    assert "could not record" not in server.log(), server.log()
+
+
+def test_a_window_title_with_a_lone_surrogate_is_recorded_not_dropped(lab, sec):
+    """Probes read JSON too (aw-server, sway, Hyprland, GNOME): such a title is kept, made
+    valid, instead of failing every sample of that window with a traceback in the log."""
+    from datetime import UTC, datetime
+
+    from tests.support.http_standin import StandIn
+
+    def answer(handler) -> None:
+        if handler.path.startswith("/api/0/info"):
+            handler.reply(200, {"hostname": "h", "version": "v0.12.0"})
+            return
+        event = {
+            "timestamp": datetime.now(UTC).isoformat(),
+            "duration": 0,
+            "data": {"app": "reader", "title": "odd \\ud800 title"},
+        }
+        handler.reply(200, json.dumps([event]).replace("\\\\ud800", "\\ud800").encode())
+
+    stand_in = StandIn(answer)
+    try:
+        server = lab.start(
+            env={
+                "ANTIDRIFT_WINDOW_SOURCE": "activitywatch",
+                "ANTIDRIFT_AW_URL": stand_in.url,
+                "ANTIDRIFT_SAMPLE_INTERVAL": "0.2",
+                "ANTIDRIFT_DRIFT": "off",
+            },
+            data_dir=lab.root / "lone-title",
+        )
+        sec.to_active(server)
+        last = wait_until(
+            lambda: server.get("/state")["evidence"]["last"], 10, 0.05, "a recorded sample"
+        )
+        assert last["app"] == "reader" and last["title"] == "odd \ufffd title", last
+        _page_and_push_work(server, sec)
+        server.stop()
+    finally:
+        stand_in.close()

@@ -1,0 +1,66 @@
+"""ANTIDRIFT_DRIFT and its numbers: on by default with a coach backend, off when asked (or
+when the value is not understood: titles go to an AI only when that is clearly wanted)."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+import pytest
+
+from antidrift import ai
+from antidrift.bootstrap import build_coach, build_drift
+from antidrift.config import Config, ConfigError
+from antidrift.drift import DriftSettings
+
+
+def _drift(tmp_path, **env):
+    config = Config.from_env({"ANTIDRIFT_DATA_DIR": str(tmp_path), **env})
+    coach, _ = build_coach(config)
+    return build_drift(config, coach)
+
+
+def test_on_by_default_judging_with_the_coach_backend(tmp_path):
+    judge, settings, info = _drift(tmp_path, ANTIDRIFT_AI_BACKEND="codex")
+    assert isinstance(judge, ai.JudgeService) and judge.name == "codex"
+    assert settings == DriftSettings(timedelta(seconds=60), timedelta(seconds=300), 30)
+    assert info.on and info.cli == "codex" and not info.titles_excluded
+
+
+def test_the_command_backend_is_named_by_its_program(tmp_path):
+    _, _, info = _drift(
+        tmp_path,
+        ANTIDRIFT_AI_BACKEND="command",
+        ANTIDRIFT_AI_COMMAND="llm -m gpt-4o-mini",
+        ANTIDRIFT_EVIDENCE_EXCLUDE="bank",
+    )
+    assert info.cli == "llm" and info.titles_excluded
+
+
+@pytest.mark.parametrize("value", ["off", "OFF", "of", "no"])
+def test_off_or_anything_unknown_is_off(tmp_path, value):
+    judge, settings, info = _drift(tmp_path, ANTIDRIFT_DRIFT=value)
+    assert (judge, settings, info.on) == (None, None, False)
+    assert "ANTIDRIFT_DRIFT" in info.why_off
+
+
+def test_off_without_a_backend_to_judge_with(tmp_path):
+    judge, _, info = _drift(tmp_path, ANTIDRIFT_AI_BACKEND="nonsense")
+    assert judge is None and not info.on and "no AI backend" in info.why_off
+
+
+def test_the_numbers_are_read_and_bounded(tmp_path):
+    _, settings, _ = _drift(
+        tmp_path,
+        ANTIDRIFT_DRIFT_GRACE="0",
+        ANTIDRIFT_DRIFT_COOLDOWN="90",
+        ANTIDRIFT_DRIFT_MAX_CALLS="5",
+    )
+    assert settings == DriftSettings(timedelta(0), timedelta(seconds=90), 5)
+    for name, bad in (
+        ("ANTIDRIFT_DRIFT_GRACE", "-1"),
+        ("ANTIDRIFT_DRIFT_COOLDOWN", "soon"),
+        ("ANTIDRIFT_DRIFT_MAX_CALLS", "0"),
+        ("ANTIDRIFT_DRIFT_MAX_CALLS", "2.5"),
+    ):
+        with pytest.raises(ConfigError, match=name):
+            Config.from_env({"ANTIDRIFT_DATA_DIR": str(tmp_path), name: bad})
