@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import logging
 import os
@@ -95,6 +96,7 @@ CODEX_ARGS: tuple[str, ...] = (
 CODEX_LOGIN_STATUS: tuple[str, ...] = ("login", "status")
 
 _ON = ("1", "on", "yes", "true")
+_OFF = ("0", "off", "no", "false")
 EFFORTS = ("low", "medium", "high")
 DEFAULT_EFFORT = "low"
 # A model name is one argv word; anything else (a leading dash above all) could read as a flag.
@@ -595,10 +597,19 @@ def new_backend(name: str, env: Mapping[str, str] = os.environ) -> Backend:
     """The backend ANTIDRIFT_AI_BACKEND names ("" means claude); UnknownBackend otherwise."""
     key = (name or "").strip().lower()
     if key in ("", "claude"):
+        tuning = tuning_from_env(env, CLAUDE_MODEL)
+        warm_text = (env.get("ANTIDRIFT_AI_WARM") or "").strip().lower()
+        if warm_text and warm_text not in _ON + _OFF:
+            # Start-up says so (with the other ignored settings), rather than silently off.
+            tuning = dataclasses.replace(
+                tuning,
+                warnings=(
+                    *tuning.warnings,
+                    f"ANTIDRIFT_AI_WARM={warm_text!r} is not on or off — ignored (off)",
+                ),
+            )
         return ClaudeBackend(
-            env.get("ANTIDRIFT_CLAUDE_BIN") or None,
-            tuning_from_env(env, CLAUDE_MODEL),
-            warm_up=(env.get("ANTIDRIFT_AI_WARM") or "").strip().lower() in _ON,
+            env.get("ANTIDRIFT_CLAUDE_BIN") or None, tuning, warm_up=warm_text in _ON
         )
     if key == "codex":
         return CodexBackend(env.get("ANTIDRIFT_CODEX_BIN") or None, tuning_from_env(env, None))

@@ -154,6 +154,7 @@ def test_bad_notify_model_effort_and_drift_values_are_warnings(lab):
         ({"ANTIDRIFT_NOTIFY": "command", "ANTIDRIFT_NOTIFY_COMMAND": " "}, ("needs",)),
         ({"ANTIDRIFT_DRIFT": "maybe"}, ("ANTIDRIFT_DRIFT", "maybe")),
         ({"ANTIDRIFT_AI_EFFORT": "max"}, ("ANTIDRIFT_AI_EFFORT", "max")),
+        ({"ANTIDRIFT_AI_WARM": "maybe"}, ("ANTIDRIFT_AI_WARM", "maybe")),
         ({"ANTIDRIFT_AI_MODEL": "--dangerously-skip-permissions"}, ("ANTIDRIFT_AI_MODEL",)),
         ({"ANTIDRIFT_AI_MODEL": "a model; rm -rf /"}, ("ANTIDRIFT_AI_MODEL",)),
     ]
