@@ -15,6 +15,7 @@ from antidrift.domain import (
     NotPlanning,
     ValidationError,
 )
+from antidrift.web.requests import HTML, from_htmx
 
 log = logging.getLogger("antidrift.web")
 
@@ -46,9 +47,9 @@ HTTP_MESSAGES = {
 
 def respond_error(status: int, message: str):
     """Short text for htmx (it swaps it into the form's message slot), JSON for others."""
-    if request.headers.get("HX-Request") == "true":
+    if from_htmx():
         html = current_app.extensions["antidrift.renderer"].error(message)
-        return html, status, {"Content-Type": "text/html; charset=utf-8"}
+        return html, status, HTML
     return jsonify(error=message), status
 
 
@@ -68,7 +69,7 @@ def register(app: Flask) -> None:
         # The store logged the cause once; the state is as it was before the request. JSON
         # clients get the cause first ("the disk is full: …"); the page, a sentence.
         text = exc.message
-        if request.headers.get("HX-Request") == "true":
+        if from_htmx():
             text = text[:1].upper() + text[1:]
         return respond_error(503, text)
 

@@ -12,7 +12,7 @@ from antidrift.domain import Commitment, NotFound, ValidationError
 from antidrift.store import EXPORT_COLUMNS
 from antidrift.web import export, insights_view
 from antidrift.web.projection import history_json
-from antidrift.web.routes import _controller, _done, _payload
+from antidrift.web.requests import HTML, controller, done, from_htmx, payload, wants_html
 
 bp = Blueprint("reflection", __name__)
 
@@ -41,7 +41,7 @@ def _before(value: str | None) -> str | None:
 @bp.get("/history")
 def history():
     limit, before = _limit(request.args.get("limit")), _before(request.args.get("before"))
-    items = _controller().history(limit, before)
+    items = controller().history(limit, before)
     response = jsonify(_rows(items))
     if limit is not None and len(items) == limit:
         query = urlencode({"limit": limit, "before": items[-1].id})
@@ -51,7 +51,7 @@ def history():
 
 @bp.get("/history.csv")
 def history_csv():
-    body = export.to_csv(EXPORT_COLUMNS, _controller().export_rows())
+    body = export.to_csv(EXPORT_COLUMNS, controller().export_rows())
     return Response(
         body,
         mimetype="text/csv",
@@ -64,14 +64,14 @@ def history_csv():
 
 @bp.post("/history/<cid>")
 def correct(cid: str):
-    data = _payload()
-    fixed = _controller().correct(cid, data.get("outcome"), data.get("note"))
+    data = payload()
+    fixed = controller().correct(cid, data.get("outcome"), data.get("note"))
     return _changed(_rows([fixed])[0])
 
 
 @bp.post("/history/<cid>/delete")
 def delete(cid: str):
-    _controller().remove(cid)
+    controller().remove(cid)
     return _changed({"deleted": cid})
 
 
@@ -79,13 +79,13 @@ def delete(cid: str):
 def confirm_delete(cid: str):
     """The confirmation step, a page of its own: removing needs two deliberate clicks."""
     back = _back(request.args.get("back"))
-    return _page(lambda: _render("confirm_delete.html", entry=_controller().entry(cid), back=back))
+    return _page(lambda: _render("confirm_delete.html", entry=controller().entry(cid), back=back))
 
 
 @bp.post("/reflect")
 def reflect():
-    _controller().request_reflection()
-    return _done()
+    controller().request_reflection()
+    return done()
 
 
 @bp.get("/insights")
@@ -95,15 +95,15 @@ def insights_page():
 
 
 def _insights(before: str | None) -> insights_view.InsightsView:
-    controller = _controller()
-    page = controller.history(insights_view.PAGE_SIZE + 1, before)
+    ctl = controller()
+    page = ctl.history(insights_view.PAGE_SIZE + 1, before)
     return insights_view.build(
-        controller.ended_figures(),
-        controller.history(insights_view.CHART_COMMITMENTS),
-        controller.app_totals(),
+        ctl.ended_figures(),
+        ctl.history(insights_view.CHART_COMMITMENTS),
+        ctl.app_totals(),
         page,
         before=before,
-        drift=controller.drift_summaries([c.id for c in page]),
+        drift=ctl.drift_summaries([c.id for c in page]),
     )
 
 
@@ -113,14 +113,14 @@ def _page(render: Callable[[], str]):
     try:
         return render()
     except NotFound as exc:
-        if request.accept_mimetypes.best_match(["application/json", "text/html"]) != "text/html":
+        if not wants_html():
             raise
         return _render("missing.html", message=exc.message), 404
 
 
 def _rows(items: list[Commitment]) -> list[dict[str, object]]:
     """/history rows, with the drift guard's figures for each entry."""
-    return history_json(items, _controller().drift_summaries([c.id for c in items]))
+    return history_json(items, controller().drift_summaries([c.id for c in items]))
 
 
 def _render(template: str, **context: object) -> str:
@@ -135,8 +135,8 @@ def _back(value: object) -> str:
 def _changed(body: dict[str, object]):
     """htmx follows HX-Redirect; a plain browser form gets a 303 back; API clients JSON."""
     back = _back(request.form.get("back"))
-    if request.headers.get("HX-Request") == "true":
-        return "", 200, {"HX-Redirect": back, "Content-Type": "text/html; charset=utf-8"}
-    if request.accept_mimetypes.best_match(["application/json", "text/html"]) == "text/html":
+    if from_htmx():
+        return "", 200, {"HX-Redirect": back, **HTML}
+    if wants_html():
         return redirect(back, 303)
     return jsonify(body)

@@ -1,0 +1,57 @@
+"""What every route module shares: the controller, the request's fields, how to answer."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from flask import current_app, jsonify, request
+
+from antidrift.domain import ValidationError
+from antidrift.session import Controller
+from antidrift.web.projection import state_json
+
+# The header of every HTML fragment or page a view returns by hand.
+HTML = {"Content-Type": "text/html; charset=utf-8"}
+
+
+def controller() -> Controller:
+    """The running app's controller."""
+    return current_app.extensions["antidrift.runtime"].controller
+
+
+def from_htmx() -> bool:
+    """True when the page's htmx sent the request (it swaps fragments, not JSON)."""
+    return request.headers.get("HX-Request") == "true"
+
+
+def wants_html() -> bool:
+    """True when the client prefers an HTML page to JSON (a browser following a link)."""
+    return request.accept_mimetypes.best_match(["application/json", "text/html"]) == "text/html"
+
+
+def payload() -> Mapping[str, object]:
+    """Form fields from the page, a JSON object from other clients."""
+    if request.mimetype == "application/json":
+        try:
+            data = request.get_json(silent=True)
+        except RecursionError:  # nested deeper than any object we take
+            data = None
+        if not isinstance(data, dict):
+            raise ValidationError("Send a JSON object.")
+        for value in data.values():
+            # JSON can spell lone surrogates ("\ud800"), which no UTF-8 store or page can hold.
+            if isinstance(value, str) and not value.isascii():
+                try:
+                    value.encode("utf-8")
+                except UnicodeEncodeError:
+                    raise ValidationError("Text must be valid Unicode.") from None
+        return data
+    return request.form
+
+
+def done():
+    """htmx swaps the empty answer into the form's message slot (clearing an old error);
+    the new state reaches every page through the websocket."""
+    if from_htmx():
+        return "", 200, HTML
+    return jsonify(state_json(controller().snapshot()))
