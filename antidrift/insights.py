@@ -135,7 +135,8 @@ class Calibration:
     def sentence(self) -> str:
         plans = "plans" if self.count > 1 else "plan"
         average = " on average" if self.count > 1 else ""
-        return f"Your {self.planned_minutes}-minute {plans} took {self.actual_minutes}{average}."
+        took = str(self.actual_minutes) if self.actual_minutes else "under a minute"
+        return f"Your {self.planned_minutes}-minute {plans} took {took}{average}."
 
 
 def calibration(recent_newest_first: Sequence[Ended]) -> Calibration | None:

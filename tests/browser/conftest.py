@@ -23,9 +23,19 @@ import pytest
 
 from tests.support import procs
 from tests.support.fake_cli import FakeCLI, path_with
+from tests.support.fake_notify import FakeNotifier
+from tests.support.require import need
 from tests.support.server import REPO, RunningServer
 
 SCREENSHOTS = REPO / "artifacts" / "screenshots"
+# axe-core, installed by scripts/install-axe (.ci/run runs it): injected by the tests into the
+# page they check, as test tooling, never served by the app.
+AXE = (
+    Path(os.environ.get("ANTIDRIFT_AXE_CACHE") or REPO / ".cache" / "axe")
+    / "node_modules"
+    / "axe-core"
+    / "axe.min.js"
+)
 CHROMIUM = shutil.which("chromium")
 CHROMIUM_ARGS = [
     "--no-sandbox",
@@ -99,11 +109,12 @@ def browser(_chromium_available) -> Iterator[Browser]:
 
 @dataclass
 class App:
-    """The module's server and the fake claude it runs."""
+    """The module's server, the fake claude it runs and the fake notify-send it notifies by."""
 
     server: RunningServer
     fake: FakeCLI
     tmp: Path
+    notifier: FakeNotifier | None = None
 
     @property
     def base(self) -> str:
@@ -117,17 +128,19 @@ class App:
 def app(tmp_path_factory, _chromium_available) -> Iterator[App]:
     tmp = tmp_path_factory.mktemp("browser")
     fake = FakeCLI(tmp / "bin")
+    notifier = FakeNotifier(tmp / "bin")  # the desktop notifier `auto` finds on PATH
     env = {
         "PATH": path_with(tmp / "bin"),
         "ANTIDRIFT_AI_BACKEND": "claude",
         "ANTIDRIFT_AI_TIMEOUT": "30",
+        "ANTIDRIFT_NOTIFY": "auto",
     }
     server = RunningServer(tmp / "data", env=env)
     # A claude binary named by the environment would bypass the fake.
     server.env.pop("ANTIDRIFT_CLAUDE_BIN", None)
     server.start()
     try:
-        yield App(server, fake, tmp)
+        yield App(server, fake, tmp, notifier)
     finally:
         server.stop()
 
@@ -142,6 +155,8 @@ def _fresh(request) -> None:
         app.server.start()  # an earlier test stopped it and failed before restarting it
     app.fake.configure()
     app.server.reset()
+    if app.notifier is not None:
+        app.notifier.log.unlink(missing_ok=True)  # each test counts its own notifications
 
 
 # -- pages -------------------------------------------------------------------------------------
@@ -205,6 +220,26 @@ def tabs(browser: Browser, app: App, request) -> Iterator[Tabs]:
         yield tabs
     finally:
         report = getattr(request.node, "rep_call", None)
+        if report is not None and report.failed:
+            _leave_evidence(request.node.name, context.pages, app)
+        context.close()
+
+
+@pytest.fixture
+def new_tabs(browser: Browser, app: App, request) -> Callable[..., Tabs]:
+    """new_tabs(viewport=..., color_scheme=...): Tabs in a browser context of their own
+    (a phone's width, dark mode, ...), closed after the test."""
+    contexts: list[BrowserContext] = []
+
+    def make(**options: object) -> Tabs:
+        options.setdefault("viewport", {"width": 1000, "height": 900})
+        context = browser.new_context(**options)
+        contexts.append(context)
+        return Tabs(context, app.base)
+
+    yield make
+    report = getattr(request.node, "rep_call", None)
+    for context in contexts:
         if report is not None and report.failed:
             _leave_evidence(request.node.name, context.pages, app)
         context.close()
@@ -290,6 +325,32 @@ class UI:
             if time.monotonic() > deadline:
                 raise AssertionError(f"timed out after {timeout} s waiting for {what}")
             page.wait_for_timeout(50)
+
+    @staticmethod
+    def sideways_scroll(page: Page) -> int:
+        """How many pixels the page scrolls sideways (0 when it fits its viewport)."""
+        return page.evaluate(
+            "Math.max(document.documentElement.scrollWidth, document.body.scrollWidth)"
+            " - document.documentElement.clientWidth"
+        )
+
+    @staticmethod
+    def axe_problems(page: Page, impacts: tuple[str, ...] = ("serious", "critical")) -> list[str]:
+        """axe-core's violations of the given impacts on the page as it is now, one line each.
+        axe is injected as a script tag, so the context must bypass the page's CSP."""
+        need(AXE.is_file(), f"axe-core is not installed at {AXE}: run scripts/install-axe")
+        if not page.evaluate("typeof window.axe !== 'undefined'"):
+            page.add_script_tag(path=str(AXE))
+        found = page.evaluate(
+            """async () => (await axe.run(document, {resultTypes: ["violations"]})).violations
+                .map(v => ({id: v.id, impact: v.impact, help: v.help,
+                            where: v.nodes.slice(0, 3).map(n => n.target.join(" "))}))"""
+        )
+        return [
+            f"{v['impact']} {v['id']}: {v['help']} at {v['where']}"
+            for v in found
+            if v["impact"] in impacts
+        ]
 
     @staticmethod
     def process_gone(pid: int) -> bool:

@@ -109,6 +109,11 @@ def test_a_streak_is_never_longer_than_the_met_count(outcomes):
     assert 0 <= s.current <= s.longest <= outcomes.count(MET)
 
 
+def test_calibration_never_says_a_plan_took_0():
+    cal = calibration([done(5, 0.2), done(5, 0.4), done(5, 0.1)])
+    assert cal.sentence() == "Your 5-minute plans took under a minute on average."
+
+
 def test_calibration_waits_for_three_ended_commitments():
     assert calibration([done(30, 41), done(30, 41)]) is None
     assert track_record([done(30, 41), done(30, 41)]) == []
