@@ -49,13 +49,11 @@ def run_tool(
             env=dict(env) if env is not None else None,
             name=tool,
         )
-    except process.NotFound:
-        raise ProbeError(f"{tool} is not installed") from None
-    except process.TimedOut:
-        raise ProbeError(f"{tool} timed out after {timeout:g} s") from None
     except process.TooLarge:
         raise ProbeError(f"{tool} printed more than {max_output // 1024} KiB") from None
     except process.ProcessError as exc:
+        # The seam's own sentence, named after the tool: "… is not installed", "… timed out
+        # after 2 s", "… could not be started: …".
         raise ProbeError(str(exc)) from None
     if result.returncode != 0:
         what = " ".join(arg for arg in argv[:2] if not arg.startswith("-"))

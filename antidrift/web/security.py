@@ -63,6 +63,10 @@ def check_request(allowed_hosts: Iterable[str]) -> None:
         raise Refused(403, "Requests from other origins are refused.")
 
 
+def _too_large(limit: int) -> Refused:
+    return Refused(413, f"The request is too large (at most {limit // 1024} KiB).")
+
+
 def check_body() -> None:
     """Refuse a body over MAX_CONTENT_LENGTH before any handler runs, including handlers that
     never read their body (werkzeug only enforces the cap when a body is read)."""
@@ -71,7 +75,7 @@ def check_body() -> None:
         return
     if request.content_length is not None:
         if request.content_length > limit:
-            raise Refused(413, f"The request is too large (at most {limit // 1024} KiB).")
+            raise _too_large(limit)
         return
     # No Content-Length (chunked): werkzeug would silently cut the body at the cap, so read
     # it here, one byte past the cap at most, and let the route parse an in-memory copy.
@@ -79,7 +83,7 @@ def check_body() -> None:
         return  # werkzeug reads nothing from such a stream
     data = request.environ["wsgi.input"].read(limit + 1)
     if len(data) > limit:
-        raise Refused(413, f"The request is too large (at most {limit // 1024} KiB).")
+        raise _too_large(limit)
     request.environ["wsgi.input"] = io.BytesIO(data)
 
 

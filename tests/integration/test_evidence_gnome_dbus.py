@@ -19,6 +19,7 @@ import pytest
 from antidrift.evidence import choose
 from antidrift.evidence.gnome import OBJECTS, GnomeProbe
 from antidrift.evidence.probe import ProbeError
+from tests.support.procs import stop
 from tests.support.require import need
 
 STANDIN = Path(__file__).resolve().parents[1] / "support" / "gnome_shell_standin.py"
@@ -44,16 +45,6 @@ def read_line(proc: subprocess.Popen, timeout: float = 15.0) -> str:
         if not sel.select(timeout):
             raise RuntimeError(f"{proc.args[0]} printed nothing within {timeout:g} s")
     return proc.stdout.readline().decode().strip()
-
-
-def stop(proc: subprocess.Popen) -> None:
-    if proc.poll() is None:
-        proc.terminate()
-        try:
-            proc.wait(5)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
 
 
 @pytest.fixture(scope="module")

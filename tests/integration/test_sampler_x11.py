@@ -11,22 +11,13 @@ import time
 import pytest
 
 from antidrift.evidence.x11 import X11Probe
+from tests.support.procs import stop
 from tests.support.require import need
 
 TITLE = "AntiDrift test window"
 WINDOW_PROGRAM = next((p for p in ("xmessage", "xterm") if shutil.which(p)), "xmessage")
 XVFB = ["Xvfb", "-nolisten", "tcp", "-noreset", "-screen", "0", "800x600x24"]
 MISSING = [t for t in ("Xvfb", "xdotool", "xprop", WINDOW_PROGRAM) if not shutil.which(t)]
-
-
-def stop(proc: subprocess.Popen) -> None:
-    if proc.poll() is None:
-        proc.terminate()
-        try:
-            proc.wait(5)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
 
 
 def wait_until_display_answers() -> None:

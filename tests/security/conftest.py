@@ -34,13 +34,7 @@ class Sec:
 
     alive = staticmethod(procs.alive)
 
-    def wait_dead(self, pid: int, within: float = 3.0) -> bool:
-        deadline = time.monotonic() + within
-        while time.monotonic() < deadline:
-            if not self.alive(pid):
-                return True
-            time.sleep(0.02)
-        return not self.alive(pid)
+    wait_dead = staticmethod(procs.wait_dead)
 
     @staticmethod
     def children(pid: int) -> list[int]:

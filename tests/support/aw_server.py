@@ -15,6 +15,7 @@ import urllib.request
 from datetime import UTC, datetime
 from pathlib import Path
 
+from tests.support import procs
 from tests.support.server import REPO, free_port
 
 INSTALL = "scripts/aw-server-venv (makes .venv-aw with aw-server 0.12.0; .ci/run runs it)"
@@ -86,11 +87,5 @@ class AwServer:
         _call("POST", url, event)
 
     def stop(self) -> None:
-        if self.proc.poll() is None:
-            self.proc.terminate()
-            try:
-                self.proc.wait(10)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait()
+        procs.stop(self.proc, within=10)
         self.log.close()

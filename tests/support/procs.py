@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import subprocess
 import time
 from pathlib import Path
 
@@ -23,6 +24,17 @@ def wait_dead(pid: int, within: float = 3.0) -> bool:
             return True
         time.sleep(0.02)
     return not alive(pid)
+
+
+def stop(proc: subprocess.Popen, within: float = 5.0) -> None:
+    """End a helper process a test started: SIGTERM, then SIGKILL if it lingers; reaped."""
+    if proc.poll() is None:
+        proc.terminate()
+        try:
+            proc.wait(within)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
 
 
 def children(pid: int) -> list[int]:

@@ -11,6 +11,8 @@ import tempfile
 import time
 from pathlib import Path
 
+from tests.support import procs
+
 INSTALL = "apt-get install --no-install-recommends sway foot"
 CONFIG = "output HEADLESS-1 resolution 1280x800\nxwayland disable\n"
 
@@ -107,12 +109,6 @@ class HeadlessSway:
 
     def stop(self) -> None:
         for proc in [*self.clients, self.proc]:
-            if proc.poll() is None:
-                proc.terminate()
-                try:
-                    proc.wait(5)
-                except subprocess.TimeoutExpired:
-                    proc.kill()
-                    proc.wait()
+            procs.stop(proc)
         self._log.close()
         shutil.rmtree(self.base, ignore_errors=True)

@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 
 from tests.support.procs import alive as pid_alive
+from tests.support.procs import wait_dead
 
 # Every fake starts with these: the fakes are Python scripts run by this very interpreter.
 PRELUDE = "import json, os, subprocess, sys, time\n"
@@ -61,12 +62,7 @@ class Procs:
 
     def wait_dead(self, pid: int, within: float = 2.0) -> bool:
         """Poll until pid is dead; True if it died within the time."""
-        deadline = time.monotonic() + within
-        while time.monotonic() < deadline:
-            if self.is_dead(pid):
-                return True
-            time.sleep(0.02)
-        return self.is_dead(pid)
+        return wait_dead(pid, within)
 
     @staticmethod
     def wait_for_file(path: Path, within: float = 5.0) -> str:

@@ -14,6 +14,7 @@ from antidrift.evidence.macos import MacOSProbe
 from antidrift.evidence.probe import OUTPUT_CAP, ProbeError
 from antidrift.evidence.sampler import WindowSampler
 from antidrift.evidence.x11 import X11Probe
+from tests.fakes import wait_until
 from tests.support import procs
 
 # --- WindowSampler ------------------------------------------------------------------------
@@ -75,14 +76,6 @@ def sampler_threads():
     return [t for t in threading.enumerate() if t.name == "antidrift-sampler"]
 
 
-def wait_for(condition, timeout=2.0):
-    deadline = time.monotonic() + timeout
-    while not condition():
-        if time.monotonic() > deadline:
-            raise AssertionError("condition not reached in time")
-        time.sleep(0.005)
-
-
 def test_sample_once_records_the_window_with_the_clock_time(make_sampler, samples):
     sampler = make_sampler(FakeProbe(("firefox", "Inbox")))
     sampler.sample_once()
@@ -124,7 +117,7 @@ def test_three_consecutive_probe_errors_mark_it_not_running_until_a_success(make
     probe = FakeProbe(("boot", "x"))
     sampler = make_sampler(probe)
     sampler.start()
-    wait_for(lambda: samples)  # the thread's first sample is recorded; it now waits an hour
+    wait_until(lambda: samples)  # the thread's first sample is recorded; it now waits an hour
     probe.enqueue(ProbeError("boom"), ProbeError("boom"), ProbeError("boom"))
     sampler.sample_once()
     sampler.sample_once()
@@ -143,17 +136,17 @@ def test_a_failing_probe_keeps_the_thread_alive_and_reports_not_running_until_it
     probe = FakeProbe(default=ProbeError("xdotool is not installed"))
     sampler = make_sampler(probe, interval=0.01)
     sampler.start()
-    wait_for(lambda: probe.calls >= 3 and not sampler.running)
+    wait_until(lambda: probe.calls >= 3 and not sampler.running)
     assert [t.is_alive() for t in sampler_threads()] == [True]
     probe.default = ("term", "vim")
-    wait_for(lambda: sampler.running and samples)
+    wait_until(lambda: sampler.running and samples)
 
 
 def test_a_success_resets_the_consecutive_error_count(make_sampler, samples):
     probe = FakeProbe(("boot", "x"))
     sampler = make_sampler(probe)
     sampler.start()
-    wait_for(lambda: samples)
+    wait_until(lambda: samples)
     probe.enqueue(ProbeError("a"), ProbeError("a"), None, ProbeError("a"), ProbeError("a"))
     for _ in range(5):
         sampler.sample_once()
@@ -177,7 +170,7 @@ def test_samples_are_recorded_every_interval_even_when_the_window_is_unchanged(
 ):
     sampler = make_sampler(FakeProbe(default=("term", "vim")), interval=0.01)
     sampler.start()
-    wait_for(lambda: len(samples) >= 4)
+    wait_until(lambda: len(samples) >= 4)
     assert {s[:2] for s in samples} == {("term", "vim")}
     assert len({s[2] for s in samples}) == len(samples)
 
@@ -194,7 +187,7 @@ def test_a_record_that_raises_does_not_kill_the_thread(make_sampler, samples, ca
     sampler = make_sampler(FakeProbe(default=("a", "b")), interval=0.01, record=record)
     with caplog.at_level(logging.WARNING, logger="antidrift.sampler"):
         sampler.start()
-        wait_for(lambda: len(samples) >= 2)
+        wait_until(lambda: len(samples) >= 2)
     assert sampler.running
     logged = [r for r in caplog.records if "database is locked" in r.getMessage()]
     assert len(logged) == 1
@@ -204,7 +197,7 @@ def test_a_probe_raising_something_unexpected_does_not_kill_the_thread(make_samp
     probe = FakeProbe(KeyError("bug"), default=("a", "b"))
     sampler = make_sampler(probe, interval=0.01)
     sampler.start()
-    wait_for(lambda: len(samples) >= 2)
+    wait_until(lambda: len(samples) >= 2)
     assert sampler.running
 
 
@@ -225,7 +218,7 @@ def test_a_stopped_sampler_can_start_again(make_sampler, samples):
     sampler.start()
     sampler.stop()
     sampler.start()
-    wait_for(lambda: sampler.running and probe.calls >= 2)
+    wait_until(lambda: sampler.running and probe.calls >= 2)
 
 
 def test_a_non_positive_interval_is_refused():
