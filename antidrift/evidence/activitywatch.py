@@ -10,7 +10,6 @@ aw-server answers 400 ("host header is invalid") to a Host other than localhost/
 from __future__ import annotations
 
 import http.client
-import json
 import socket
 import time
 import urllib.error
@@ -19,7 +18,7 @@ import urllib.request
 from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 
-from antidrift.evidence.probe import ProbeError, Window
+from antidrift.evidence.probe import ProbeError, Window, load_json, text_field
 
 DEFAULT_URL = "http://127.0.0.1:5600"
 TIMEOUT = 2.0  # seconds per request: as long as a tool probe may take
@@ -44,16 +43,9 @@ def bucket_id(hostname: str) -> str:
     return f"aw-watcher-window_{hostname}"
 
 
-def _text(value: object) -> str:
-    return value if isinstance(value, str) else ""
-
-
 def parse_events(text: str, now: datetime) -> Window | None:
     """The newest event → (app, title); None before the first one; stale events fail."""
-    try:
-        events = json.loads(text)
-    except (ValueError, RecursionError):
-        raise ProbeError("ActivityWatch answered no JSON") from None
+    events = load_json(text, "ActivityWatch answered no JSON")
     if not isinstance(events, list):
         raise ProbeError("ActivityWatch answered no list of events")
     if not events:
@@ -77,7 +69,7 @@ def parse_events(text: str, now: datetime) -> Window | None:
             f" {seen.astimezone(UTC):%Y-%m-%d %H:%M:%S} UTC (is aw-watcher-window or awatcher"
             " running?)"
         )
-    app, title = _text(data.get("app")), _text(data.get("title"))
+    app, title = text_field(data.get("app")), text_field(data.get("title"))
     return (app, title) if app or title else None
 
 

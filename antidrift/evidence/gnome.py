@@ -16,11 +16,10 @@ converts the text to the locale's charset, so it runs under a UTF-8 locale.
 
 from __future__ import annotations
 
-import json
 import os
 from collections.abc import Mapping
 
-from antidrift.evidence.probe import ProbeError, ToolFailed, Window, run_tool
+from antidrift.evidence.probe import ProbeError, ToolFailed, Window, load_json, run_tool, text_field
 
 OBJECTS = (
     ("/org/gnome/shell/extensions/FocusedWindow", "org.gnome.shell.extensions.FocusedWindow"),
@@ -70,20 +69,13 @@ def gvariant_string(text: str) -> str:
     return "".join(out)
 
 
-def _text(value: object) -> str:
-    return value if isinstance(value, str) else ""
-
-
 def parse(text: str) -> Window | None:
     """gdbus's reply → (wm_class, title); None for `{}`."""
-    try:
-        window = json.loads(gvariant_string(text))
-    except (ValueError, RecursionError):
-        raise ProbeError(f"{EXTENSION} answered no JSON") from None
+    window = load_json(gvariant_string(text), f"{EXTENSION} answered no JSON")
     if not isinstance(window, dict):
         raise ProbeError(f"{EXTENSION} answered no window object")
-    app = _text(window.get("wm_class")) or _text(window.get("wm_class_instance"))
-    title = _text(window.get("title"))
+    app = text_field(window.get("wm_class")) or text_field(window.get("wm_class_instance"))
+    title = text_field(window.get("title"))
     return (app, title) if app or title else None
 
 

@@ -9,27 +9,19 @@ running?)") with a non-zero exit status.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping
 
-from antidrift.evidence.probe import ProbeError, Window, run_tool
-
-
-def _text(value: object) -> str:
-    return value if isinstance(value, str) else ""
+from antidrift.evidence.probe import ProbeError, Window, load_json, run_tool, text_field
 
 
 def parse(text: str) -> Window | None:
     """hyprctl's JSON window → (class, title); None for `{}`."""
-    try:
-        window = json.loads(text)
-    except (ValueError, RecursionError):
-        # Not JSON: hyprctl answered something else (never echoed: it might hold a title).
-        raise ProbeError("hyprctl activewindow -j printed no JSON (is Hyprland running?)") from None
+    # Not JSON: hyprctl answered something else (never echoed: it might hold a title).
+    window = load_json(text, "hyprctl activewindow -j printed no JSON (is Hyprland running?)")
     if not isinstance(window, dict):
         raise ProbeError("hyprctl activewindow -j printed no window object")
-    app = _text(window.get("class")) or _text(window.get("initialClass"))
-    title = _text(window.get("title")) or _text(window.get("initialTitle"))
+    app = text_field(window.get("class")) or text_field(window.get("initialClass"))
+    title = text_field(window.get("title")) or text_field(window.get("initialTitle"))
     return (app, title) if app or title else None
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Mapping
 from typing import Protocol
@@ -22,6 +23,20 @@ class ProbeError(Exception):
 
 class ToolFailed(ProbeError):
     """The tool ran and exited non-zero (as opposed to missing or hanging)."""
+
+
+def load_json(text: str, unreadable: str) -> object:
+    """The JSON a tool printed; ProbeError(unreadable) when it is none. The text is never
+    echoed: it may hold a window title."""
+    try:
+        return json.loads(text)
+    except (ValueError, RecursionError):
+        raise ProbeError(unreadable) from None
+
+
+def text_field(value: object) -> str:
+    """A field of a tool's JSON as text: "" when it is missing or not a string."""
+    return value if isinstance(value, str) else ""
 
 
 class WindowProbe(Protocol):

@@ -9,16 +9,11 @@ When an empty workspace has focus, the focused node is the workspace: no window.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping
 
-from antidrift.evidence.probe import ProbeError, Window, run_tool
+from antidrift.evidence.probe import ProbeError, Window, load_json, run_tool, text_field
 
 WINDOW_TYPES = ("con", "floating_con")
-
-
-def _text(value: object) -> str:
-    return value if isinstance(value, str) else ""
 
 
 def focused_window(tree: object) -> Window | None:
@@ -33,9 +28,9 @@ def focused_window(tree: object) -> Window | None:
                 return None  # a workspace or an output has focus
             props = node.get("window_properties")
             props = props if isinstance(props, dict) else {}
-            app = _text(node.get("app_id")) or _text(props.get("class"))
-            app = app or _text(props.get("instance"))
-            title = _text(node.get("name")) or _text(props.get("title"))
+            app = text_field(node.get("app_id")) or text_field(props.get("class"))
+            app = app or text_field(props.get("instance"))
+            title = text_field(node.get("name")) or text_field(props.get("title"))
             return (app, title) if app or title else None
         for key in ("nodes", "floating_nodes"):
             children = node.get(key)
@@ -46,10 +41,7 @@ def focused_window(tree: object) -> Window | None:
 
 def parse(text: str) -> Window | None:
     """swaymsg's JSON tree → the focused window."""
-    try:
-        tree = json.loads(text)
-    except (ValueError, RecursionError):
-        raise ProbeError("swaymsg -t get_tree printed no JSON tree") from None
+    tree = load_json(text, "swaymsg -t get_tree printed no JSON tree")
     if not isinstance(tree, dict):
         raise ProbeError("swaymsg -t get_tree printed no JSON tree")
     return focused_window(tree)

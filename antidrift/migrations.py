@@ -1,0 +1,115 @@
+"""The database's numbered migrations, applied in order by store.SQLiteStore (pure data)."""
+
+from __future__ import annotations
+
+from antidrift.domain import MAX_SAMPLE_SPAN
+
+# Every ended commitment's time per app, from its samples (migration 4 and bulk imports).
+ALL_APP_TIME = f"""
+INSERT INTO app_time (commitment_id, app, secs)
+SELECT commitment_id, app, SUM(secs) FROM (
+    SELECT s.commitment_id, s.app, MIN(MAX(COALESCE(
+        LEAD(s.at_epoch) OVER (PARTITION BY s.commitment_id ORDER BY s.at_epoch, s.id),
+        (julianday(c.ended_at) - 2440587.5) * 86400.0) - s.at_epoch, 0),
+        {MAX_SAMPLE_SPAN.total_seconds()}) AS secs
+    FROM samples s JOIN commitments c ON c.id = s.commitment_id
+    WHERE c.outcome IS NOT NULL)
+GROUP BY commitment_id, app
+"""
+
+# Numbered migrations, applied in order and recorded in schema_migrations. Never edit one
+# that has shipped: add the next.
+MIGRATIONS: list[tuple[int, str, str]] = [
+    (
+        1,
+        "initial",
+        """
+        CREATE TABLE runtime (
+            id INTEGER PRIMARY KEY CHECK (id = 1),
+            state TEXT NOT NULL,
+            commitment_id TEXT REFERENCES commitments(id)
+        );
+        CREATE TABLE commitments (
+            id TEXT PRIMARY KEY,
+            next_action TEXT NOT NULL,
+            success_condition TEXT NOT NULL,
+            timebox_secs INTEGER NOT NULL,
+            started_at TEXT NOT NULL,
+            deadline TEXT NOT NULL,
+            ended_at TEXT,
+            outcome TEXT,
+            note TEXT NOT NULL DEFAULT ''
+        );
+        CREATE INDEX commitments_by_end ON commitments(ended_at) WHERE outcome IS NOT NULL;
+        CREATE TABLE samples (
+            id INTEGER PRIMARY KEY,
+            commitment_id TEXT NOT NULL REFERENCES commitments(id),
+            app TEXT NOT NULL,
+            title TEXT NOT NULL,
+            at TEXT NOT NULL
+        );
+        CREATE INDEX samples_by_commitment ON samples(commitment_id, at);
+        INSERT INTO runtime (id, state) VALUES (1, 'locked');
+        """,
+    ),
+    (
+        2,
+        "extended_secs",
+        # Time added by /extend; timebox_secs stays what was planned.
+        "ALTER TABLE commitments ADD COLUMN extended_secs INTEGER NOT NULL DEFAULT 0",
+    ),
+    (
+        3,
+        "drift guard",
+        """
+        CREATE TABLE drift_judgements (
+            commitment_id TEXT NOT NULL REFERENCES commitments(id),
+            app TEXT NOT NULL,
+            title TEXT NOT NULL,
+            on_task INTEGER NOT NULL,
+            reason TEXT NOT NULL,
+            PRIMARY KEY (commitment_id, app, title)
+        );
+        CREATE TABLE drift_episodes (
+            commitment_id TEXT NOT NULL REFERENCES commitments(id),
+            number INTEGER NOT NULL,
+            started_at TEXT NOT NULL,
+            nudged_at TEXT NOT NULL,
+            ended_at TEXT,
+            app TEXT NOT NULL,
+            title TEXT NOT NULL,
+            reason TEXT NOT NULL,
+            answer TEXT,
+            PRIMARY KEY (commitment_id, number)
+        );
+        CREATE TABLE drift_summary (
+            commitment_id TEXT PRIMARY KEY REFERENCES commitments(id),
+            drift_count INTEGER NOT NULL,
+            on_task_share REAL
+        );
+        """,
+    ),
+    (
+        4,
+        "reflection",
+        # Sample times as numbers, so time shares are summed in SQL without parsing text
+        # (a review of 20,000 samples); each ended commitment's actual time and time per app
+        # kept with it, so insights and the CSV read a few numbers per commitment.
+        f"""
+        ALTER TABLE commitments ADD COLUMN actual_secs INTEGER;
+        UPDATE commitments SET actual_secs = MAX(0, CAST(ROUND(
+            (julianday(ended_at) - julianday(started_at)) * 86400) AS INTEGER))
+            WHERE ended_at IS NOT NULL AND outcome IS NOT NULL;
+        ALTER TABLE samples ADD COLUMN at_epoch REAL;
+        UPDATE samples SET at_epoch = (julianday(at) - 2440587.5) * 86400.0;
+        CREATE INDEX samples_by_commitment_epoch ON samples(commitment_id, at_epoch, id);
+        CREATE TABLE app_time (
+            commitment_id TEXT NOT NULL REFERENCES commitments(id),
+            app TEXT NOT NULL,
+            secs REAL NOT NULL,
+            PRIMARY KEY (commitment_id, app)
+        ) WITHOUT ROWID;
+        {ALL_APP_TIME}
+        """,
+    ),
+]
