@@ -12,6 +12,7 @@ from urllib.parse import urlsplit
 
 DEFAULT_HOST = "127.0.0.1"
 DEFAULT_PORT = 7717
+DEFAULT_AW_URL = "http://127.0.0.1:5600"  # aw-server's own default
 # Each open tab holds two threads (pool + websocket reader), a client still sending its request
 # head one (at most httpworker.HEADER_TIMEOUT). gunicorn starts them only when needed.
 DEFAULT_THREADS = 512
@@ -37,7 +38,7 @@ class Config:
     ai_backend: str = "claude"
     ai_timeout: float = 60.0
     window_source: str = "auto"
-    aw_url: str = "http://127.0.0.1:5600"
+    aw_url: str = DEFAULT_AW_URL
     evidence_exclude: re.Pattern[str] | None = None
     allowed_hosts: tuple[str, ...] = ()
     sample_interval: float = 5.0
@@ -105,7 +106,7 @@ def _window_source(value: str) -> str:
 
 
 def _aw_url(value: str) -> str:
-    url = value.strip().rstrip("/") or "http://127.0.0.1:5600"
+    url = value.strip().rstrip("/") or DEFAULT_AW_URL
     # urlsplit quietly drops tabs and newlines and keeps spaces; http.client refuses all of
     # them at the first request, which would be a worker that fails to boot, not a sentence.
     if not url.isprintable() or any(c.isspace() for c in url):
