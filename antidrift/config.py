@@ -10,6 +10,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from urllib.parse import urlsplit
 
+from antidrift.domain import whole_number
+
 DEFAULT_HOST = "127.0.0.1"
 DEFAULT_PORT = 7717
 DEFAULT_AW_URL = "http://127.0.0.1:5600"  # aw-server's own default
@@ -141,10 +143,10 @@ def _span(env: Mapping[str, str], name: str, default: str) -> float:
 
 def _count(env: Mapping[str, str], name: str, default: str) -> int:
     value = env.get(name, default).strip() or default
-    # ASCII digits only: str.isdigit() also takes "²", which int() then refuses (a traceback).
-    if not re.fullmatch(r"[0-9]{1,5}", value) or not 1 <= int(value) <= 10000:
+    count = whole_number(value, 1, 10000, 5)
+    if count is None:
         raise ConfigError(f"{name}={value!r} must be a whole number from 1 to 10000.")
-    return int(value)
+    return count
 
 
 def _regex(value: str) -> re.Pattern[str] | None:
