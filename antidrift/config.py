@@ -72,7 +72,7 @@ class Config:
                 if h.strip()
             ),
             sample_interval=_seconds(
-                env.get("ANTIDRIFT_SAMPLE_INTERVAL", "5"), "ANTIDRIFT_SAMPLE_INTERVAL"
+                env.get("ANTIDRIFT_SAMPLE_INTERVAL", "5"), "ANTIDRIFT_SAMPLE_INTERVAL", least=0.1
             ),
             notify=env.get("ANTIDRIFT_NOTIFY", "auto").strip().lower() or "auto",
             notify_command=env.get("ANTIDRIFT_NOTIFY_COMMAND", ""),
@@ -85,13 +85,14 @@ class Config:
         )
 
 
-def _seconds(value: str, name: str = "ANTIDRIFT_AI_TIMEOUT") -> float:
+def _seconds(value: str, name: str = "ANTIDRIFT_AI_TIMEOUT", least: float = 0.0) -> float:
     try:
         seconds = float(value)
     except ValueError:
         raise ConfigError(f"{name}={value!r} is not a number of seconds.") from None
-    if not 0 < seconds <= 3600:
-        raise ConfigError(f"{name}={value!r} must be between 0 and 3600 seconds.")
+    # A floor where a tiny value would be a busy loop (the sampler starts a probe each time).
+    if not (least <= seconds <= 3600 and seconds > 0):
+        raise ConfigError(f"{name}={value!r} must be between {least:g} and 3600 seconds.")
     return seconds
 
 
@@ -121,6 +122,12 @@ def _aw_url(value: str) -> str:
         parts.port  # noqa: B018 — a port that is no number raises here
     except ValueError:
         parts = urlsplit("")
+    if parts.username is not None or parts.password is not None:
+        # aw-server takes no login, and a password in this URL would reach the log.
+        raise ConfigError(
+            "ANTIDRIFT_AW_URL holds a user name or password: aw-server takes none; give its"
+            " plain URL (e.g. http://127.0.0.1:5600)."
+        )
     if parts.scheme not in ("http", "https") or not parts.hostname or parts.query:
         raise ConfigError(
             f"ANTIDRIFT_AW_URL={value!r} is not an http URL of aw-server"
