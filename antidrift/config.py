@@ -10,8 +10,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from urllib.parse import urlsplit
 
+from antidrift.domain import whole_number
+
 DEFAULT_HOST = "127.0.0.1"
 DEFAULT_PORT = 7717
+DEFAULT_AW_URL = "http://127.0.0.1:5600"  # aw-server's own default
 # Each open tab holds two threads (pool + websocket reader), a client still sending its request
 # head one (at most httpworker.HEADER_TIMEOUT). gunicorn starts them only when needed.
 DEFAULT_THREADS = 512
@@ -37,7 +40,7 @@ class Config:
     ai_backend: str = "claude"
     ai_timeout: float = 60.0
     window_source: str = "auto"
-    aw_url: str = "http://127.0.0.1:5600"
+    aw_url: str = DEFAULT_AW_URL
     evidence_exclude: re.Pattern[str] | None = None
     allowed_hosts: tuple[str, ...] = ()
     sample_interval: float = 5.0
@@ -69,7 +72,7 @@ class Config:
                 if h.strip()
             ),
             sample_interval=_seconds(
-                env.get("ANTIDRIFT_SAMPLE_INTERVAL", "5"), "ANTIDRIFT_SAMPLE_INTERVAL"
+                env.get("ANTIDRIFT_SAMPLE_INTERVAL", "5"), "ANTIDRIFT_SAMPLE_INTERVAL", least=0.1
             ),
             notify=env.get("ANTIDRIFT_NOTIFY", "auto").strip().lower() or "auto",
             notify_command=env.get("ANTIDRIFT_NOTIFY_COMMAND", ""),
@@ -82,13 +85,14 @@ class Config:
         )
 
 
-def _seconds(value: str, name: str = "ANTIDRIFT_AI_TIMEOUT") -> float:
+def _seconds(value: str, name: str = "ANTIDRIFT_AI_TIMEOUT", least: float = 0.0) -> float:
     try:
         seconds = float(value)
     except ValueError:
         raise ConfigError(f"{name}={value!r} is not a number of seconds.") from None
-    if not 0 < seconds <= 3600:
-        raise ConfigError(f"{name}={value!r} must be between 0 and 3600 seconds.")
+    # A floor where a tiny value would be a busy loop (the sampler starts a probe each time).
+    if not (least <= seconds <= 3600 and seconds > 0):
+        raise ConfigError(f"{name}={value!r} must be between {least:g} and 3600 seconds.")
     return seconds
 
 
@@ -105,7 +109,7 @@ def _window_source(value: str) -> str:
 
 
 def _aw_url(value: str) -> str:
-    url = value.strip().rstrip("/") or "http://127.0.0.1:5600"
+    url = value.strip().rstrip("/") or DEFAULT_AW_URL
     # urlsplit quietly drops tabs and newlines and keeps spaces; http.client refuses all of
     # them at the first request, which would be a worker that fails to boot, not a sentence.
     if not url.isprintable() or any(c.isspace() for c in url):
@@ -118,6 +122,12 @@ def _aw_url(value: str) -> str:
         parts.port  # noqa: B018 — a port that is no number raises here
     except ValueError:
         parts = urlsplit("")
+    if parts.username is not None or parts.password is not None:
+        # aw-server takes no login, and a password in this URL would reach the log.
+        raise ConfigError(
+            "ANTIDRIFT_AW_URL holds a user name or password: aw-server takes none; give its"
+            " plain URL (e.g. http://127.0.0.1:5600)."
+        )
     if parts.scheme not in ("http", "https") or not parts.hostname or parts.query:
         raise ConfigError(
             f"ANTIDRIFT_AW_URL={value!r} is not an http URL of aw-server"
@@ -140,10 +150,10 @@ def _span(env: Mapping[str, str], name: str, default: str) -> float:
 
 def _count(env: Mapping[str, str], name: str, default: str) -> int:
     value = env.get(name, default).strip() or default
-    # ASCII digits only: str.isdigit() also takes "²", which int() then refuses (a traceback).
-    if not re.fullmatch(r"[0-9]{1,5}", value) or not 1 <= int(value) <= 10000:
+    count = whole_number(value, 1, 10000, 5)
+    if count is None:
         raise ConfigError(f"{name}={value!r} must be a whole number from 1 to 10000.")
-    return int(value)
+    return count
 
 
 def _regex(value: str) -> re.Pattern[str] | None:

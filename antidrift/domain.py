@@ -172,6 +172,14 @@ def _text(value: object, field: str, label: str, limit: int = MAX_TEXT) -> str:
     return text
 
 
+def whole_number(text: str, low: int, high: int, digits: int) -> int | None:
+    """text as a whole number of at most `digits` digits within low..high; None otherwise.
+    ASCII digits only: str.isdigit() also takes "²", which int() then refuses (a traceback)."""
+    if not re.fullmatch(f"[0-9]{{1,{digits}}}", text) or not low <= int(text) <= high:
+        return None
+    return int(text)
+
+
 def parse_minutes(value: object) -> int:
     """Minutes from a form string or a JSON number, within 1..480."""
     field, message = (
@@ -181,10 +189,9 @@ def parse_minutes(value: object) -> int:
     if isinstance(value, bool) or value is None:
         raise ValidationError(message, field)
     if isinstance(value, str):
-        value = value.strip()
-        if not re.fullmatch(r"[0-9]{1,4}", value):
+        minutes = whole_number(value.strip(), MIN_MINUTES, MAX_MINUTES, 4)
+        if minutes is None:
             raise ValidationError(message, field)
-        minutes = int(value)
     elif isinstance(value, int):
         minutes = value
     elif isinstance(value, float) and value.is_integer():

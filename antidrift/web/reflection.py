@@ -8,7 +8,7 @@ from urllib.parse import urlencode
 
 from flask import Blueprint, Response, current_app, jsonify, redirect, request
 
-from antidrift.domain import Commitment, NotFound, ValidationError
+from antidrift.domain import Commitment, NotFound, ValidationError, whole_number
 from antidrift.store import EXPORT_COLUMNS
 from antidrift.web import export, insights_view
 from antidrift.web.projection import history_json
@@ -17,7 +17,6 @@ from antidrift.web.requests import HTML, controller, done, from_htmx, payload, w
 bp = Blueprint("reflection", __name__)
 
 MAX_LIMIT = 1000
-_LIMIT = re.compile(r"[0-9]{1,4}")
 # Where a correction made from the insights page returns to: that page, nothing else.
 _BACK = re.compile(r"/insights(?:\?before=[A-Za-z0-9-]{1,64})?")
 
@@ -25,9 +24,10 @@ _BACK = re.compile(r"/insights(?:\?before=[A-Za-z0-9-]{1,64})?")
 def _limit(value: str | None) -> int | None:
     if value is None:
         return None
-    if not _LIMIT.fullmatch(value) or not 1 <= int(value) <= MAX_LIMIT:
+    limit = whole_number(value, 1, MAX_LIMIT, 4)
+    if limit is None:
         raise ValidationError(f"limit must be a whole number from 1 to {MAX_LIMIT}.", "limit")
-    return int(value)
+    return limit
 
 
 def _before(value: str | None) -> str | None:

@@ -6,6 +6,7 @@ import sqlite3
 import time
 from datetime import UTC, datetime, timedelta
 
+from tests.fakes import wait_until
 from tests.support.fake_notify import FakeNotifier
 from tests.support.server import RunningServer
 
@@ -14,16 +15,6 @@ PLAN = {
     "success_condition": "Intro done",
     "timebox_minutes": 30,
 }
-
-
-def _wait(predicate, timeout: float = 10.0):
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        value = predicate()
-        if value:
-            return value
-        time.sleep(0.05)
-    return predicate()
 
 
 def test_a_timebox_that_ran_out_is_one_notification_through_the_command(tmp_path):
@@ -53,7 +44,7 @@ def test_a_timebox_that_ran_out_is_one_notification_through_the_command(tmp_path
     again = RunningServer(data, env=env).start()
     try:
         assert again.get("/state")["runtime_state"] == "review"
-        calls = _wait(fake.calls)
+        calls = wait_until(fake.calls, 10.0, 0.05, "the notifier never ran")
         time.sleep(1.5)  # a few ticks: still one
         assert fake.calls() == calls
         [argv] = calls

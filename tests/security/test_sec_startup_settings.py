@@ -41,6 +41,9 @@ REFUSED = [
     ("ANTIDRIFT_AW_URL", "http://127.0.0.1:5600?x=1"),
     ("ANTIDRIFT_AW_URL", "http://aw server:5600"),  # http.client refuses it at the first read
     ("ANTIDRIFT_AW_URL", "http://127.0.0.1:5600/a\tb"),
+    ("ANTIDRIFT_AW_URL", "http://me:secret@127.0.0.1:5600"),  # would reach the log
+    ("ANTIDRIFT_SAMPLE_INTERVAL", "0.001"),  # a probe process every millisecond
+    ("ANTIDRIFT_SAMPLE_INTERVAL", "nan"),
 ]
 
 

@@ -7,7 +7,7 @@ from datetime import datetime, timedelta
 import pytest
 
 from tests.fakes import START
-from tests.web.test_routes import HX, state, to
+from tests.support.web import HX, state, to
 
 
 def test_extend_while_active_moves_the_deadline_in_state(client, clock):

@@ -4,7 +4,7 @@ marked aria-invalid (and the first focused), what was typed kept; JSON clients g
 from __future__ import annotations
 
 from tests.support.html import top_level
-from tests.web.test_routes import HX, state, to
+from tests.support.web import HX, state, to
 
 FIELDS = ("next_action", "success_condition", "timebox_minutes")
 

@@ -15,6 +15,7 @@ from antidrift.web.render import clock_text, duration_text
 from antidrift.web.views import Shows
 from tests.fakes import FakeCoach, wait_until
 from tests.support.html import Node, parse, top_level
+from tests.support.web import to
 
 PLAN_INPUTS = ("next_action", "success_condition", "timebox_minutes")
 EVIL = '<script>alert("x")</script><img src=x onerror=alert(1)>'
@@ -71,21 +72,6 @@ def assert_every_field_is_labelled(tree: Node) -> None:
             continue
         assert field.id, f"{field.tag} without an id"
         assert field.id in labels, f"#{field.id} has no label"
-
-
-def to(client, where: str) -> None:
-    plan = {
-        "next_action": "Write the intro",
-        "success_condition": "Intro done",
-        "timebox_minutes": "20",
-    }
-    steps = {
-        "planning": ["/planning"],
-        "active": ["/planning", "/commitment"],
-        "review": ["/planning", "/commitment", "/finish"],
-    }.get(where, [])
-    for path in steps:
-        assert client.post(path, data=plan if path == "/commitment" else {}).status_code == 200
 
 
 # -- each state ---------------------------------------------------------------------------------

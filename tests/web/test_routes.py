@@ -11,8 +11,8 @@ from antidrift.ai import CLITimeout, Proposal
 from antidrift.domain import Commitment, Outcome, RuntimeState
 from tests.fakes import START, FakeCoach, wait_until
 from tests.support.html import parse, top_level
+from tests.support.web import HX, PLAN, state, to
 
-HX = {"HX-Request": "true"}
 ISO_WITH_OFFSET = re.compile(r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?[+-]\d\d:\d\d$")
 COMMITMENT_KEYS = [
     "id",
@@ -37,11 +37,6 @@ HISTORY_KEYS = [
     "drift_count",
     "on_task_share",
 ]
-PLAN = {
-    "next_action": "Write the intro",
-    "success_condition": "Intro in the doc",
-    "timebox_minutes": "20",
-}
 
 
 def iso(value: str) -> datetime:
@@ -49,24 +44,6 @@ def iso(value: str) -> datetime:
     parsed = datetime.fromisoformat(value)
     assert parsed.utcoffset() is not None
     return parsed
-
-
-def state(client) -> dict:
-    response = client.get("/state")
-    assert response.status_code == 200 and response.is_json
-    return response.get_json()
-
-
-def to(client, target: str) -> None:
-    steps = {
-        "locked": [],
-        "planning": [("/planning", None)],
-        "active": [("/planning", None), ("/commitment", PLAN)],
-        "review": [("/planning", None), ("/commitment", PLAN), ("/finish", None)],
-    }[target]
-    for path, data in steps:
-        assert client.post(path, data=data or {}).status_code == 200
-    assert state(client)["runtime_state"] == target
 
 
 # -- GET ----------------------------------------------------------------------------------------

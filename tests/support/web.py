@@ -1,0 +1,31 @@
+"""Driving the app through Flask's test client: the htmx header, a plan, /state, a state."""
+
+from __future__ import annotations
+
+HX = {"HX-Request": "true"}  # what the page's htmx sends with every request
+PLAN = {
+    "next_action": "Write the intro",
+    "success_condition": "Intro in the doc",
+    "timebox_minutes": "20",
+}
+
+
+def state(client) -> dict:
+    """GET /state, which must answer 200 with JSON."""
+    response = client.get("/state")
+    assert response.status_code == 200 and response.is_json
+    return response.get_json()
+
+
+def to(client, target: str) -> None:
+    """Walk the app from locked to target (locked, planning, active or review) through its
+    routes, as a JSON-less form client would."""
+    steps = {
+        "locked": [],
+        "planning": [("/planning", None)],
+        "active": [("/planning", None), ("/commitment", PLAN)],
+        "review": [("/planning", None), ("/commitment", PLAN), ("/finish", None)],
+    }[target]
+    for path, data in steps:
+        assert client.post(path, data=data or {}).status_code == 200
+    assert state(client)["runtime_state"] == target
