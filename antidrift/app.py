@@ -11,7 +11,8 @@ from flask import Flask
 from jinja2 import Environment, FileSystemLoader, select_autoescape
 
 from antidrift import bootstrap
-from antidrift.config import Config
+from antidrift.config import Config, ConfigError
+from antidrift.store import StoreError
 from antidrift.web import errors, reflection, routes, security, sockets
 from antidrift.web.push import Hub
 from antidrift.web.render import Renderer
@@ -93,7 +94,12 @@ def serving_app(config: Config | None = None) -> Flask:
     """The app a server runs (`antidrift:create_app()`, `flask --app antidrift run`): wired,
     its runtime started, and stopped when the interpreter exits. Under gunicorn the hooks in
     antidrift.serve stop it earlier: on SIGTERM and at worker exit."""
-    app = create_app(config)
+    try:
+        app = create_app(config)
+    except (ConfigError, StoreError) as exc:
+        # A refusal (already running, a database that is not ours, a bad setting) is one
+        # line, not a traceback from whichever server loaded us.
+        raise SystemExit(f"antidrift: {exc}") from None
     runtime = runtime_of(app)
     runtime.start()
     atexit.register(runtime.stop)

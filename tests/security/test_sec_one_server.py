@@ -94,6 +94,7 @@ def test_flask_run_on_a_served_data_directory_does_not_start(tmp_path):
         argv = [str(BIN / "flask"), "--app", "antidrift", "run", "--port", str(free_port())]
         code, out, _ = _run(argv, env)
         assert code != 0 and "already running" in out, out
+        assert "Traceback" not in out, out  # a sentence, not a stack
     finally:
         first.stop()
 
