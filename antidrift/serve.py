@@ -31,7 +31,11 @@ def configure_logging(level: int = logging.INFO) -> None:
 
 
 def post_worker_init(worker) -> None:
-    """Chain the worker's SIGTERM handler so sockets and coach CLIs stop at once."""
+    """Start the app's runtime before the worker serves; chain the worker's SIGTERM handler
+    so sockets and coach CLIs stop at once."""
+    runtime = _runtime(worker)
+    if runtime is not None:
+        runtime.start()  # create_app starts nothing
     previous = signal.getsignal(signal.SIGTERM)
 
     def on_term(signum, frame):
@@ -151,10 +155,10 @@ class Server(BaseApplication):
             self.cfg.set(key, value)
 
     def load(self):
-        from antidrift.app import serving_app
+        from antidrift.app import create_app
 
         try:
-            return serving_app(self._config)
+            return create_app(self._config)
         except (StoreError, ConfigError, ValueError) as exc:
             log.error("%s", exc)
             sys.exit(3)

@@ -302,6 +302,7 @@ def test_the_controller_over_sqlite_restarts_into_the_same_commitment(db_path):
     clock.advance(60)
     second_store = SQLiteStore(db_path)
     second = Controller(second_store, clock)
+    second.start()
     try:
         snap = second.snapshot()
         assert snap.state is ACTIVE
@@ -333,6 +334,7 @@ def test_the_controller_over_sqlite_sends_an_overdue_commitment_to_review_on_sta
     s = SQLiteStore(db_path)
     try:
         again = Controller(s, clock)
+        again.start()
         again.shutdown()
         snap = again.snapshot()
         assert snap.state is REVIEW
