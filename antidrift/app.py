@@ -12,7 +12,7 @@ from jinja2 import Environment, FileSystemLoader, select_autoescape
 
 from antidrift import bootstrap
 from antidrift.config import Config, ConfigError
-from antidrift.store import StoreError
+from antidrift.ports import StoreError
 from antidrift.web import errors, reflection, routes, security, sockets
 from antidrift.web.push import Hub
 from antidrift.web.render import Renderer

@@ -17,10 +17,11 @@ from antidrift.datalock import DataDirLock, acquire
 from antidrift.drift import DriftSettings
 from antidrift.evidence import WindowSampler
 from antidrift.notify import Background, build_notifier
+from antidrift.ports import Store
 from antidrift.readmodel import ReadModel
 from antidrift.session import Controller
 from antidrift.snapshot import CoachInfo, DriftInfo
-from antidrift.store import SQLiteStore, Store
+from antidrift.store import SQLiteStore
 from antidrift.ticker import Ticker
 
 log = logging.getLogger("antidrift")

@@ -17,7 +17,7 @@ from gunicorn.app.base import BaseApplication
 from antidrift import ai, datalock
 from antidrift.config import DEFAULT_HOST, DEFAULT_PORT, DEFAULT_THREADS, Config, ConfigError
 from antidrift.evidence.report import doctor_lines
-from antidrift.store import StoreError
+from antidrift.ports import StoreError
 
 log = logging.getLogger("antidrift")
 LOG_FORMAT = "%(asctime)s %(levelname)s %(name)s: %(message)s"

@@ -34,9 +34,9 @@ from antidrift.domain import (
 from antidrift.drift import OFF, DriftSettings, parse_choice
 from antidrift.guard import DriftGuard
 from antidrift.notify import Notifier
+from antidrift.ports import Store
 from antidrift.reflecting import Reflections, review_facts
 from antidrift.snapshot import EvidenceView, Snapshot
-from antidrift.store import Store
 
 log = logging.getLogger("antidrift.session")
 
