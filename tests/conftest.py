@@ -6,8 +6,8 @@ import pytest
 
 from antidrift.app import create_app
 from antidrift.bootstrap import CoachInfo, Runtime
-from antidrift.config import Config
 from antidrift.session import Controller
+from antidrift.settings import Settings
 from tests.fakes import FakeClock, FakeCoach, FakeJudge, FakeStore
 
 
@@ -71,7 +71,7 @@ def make_app(tmp_path, clock, store):
 
     def make(controller: Controller, coach=None):
         runtime = Runtime(controller, store, clock, coach_info_for(coach))
-        app = create_app(Config(data_dir=tmp_path), runtime=runtime)
+        app = create_app(Settings(data_dir=tmp_path), runtime=runtime)
         app.config.update(TESTING=True)
         return app
 

@@ -11,10 +11,11 @@ import time
 
 import pytest
 
-from antidrift.ai import PROPOSAL_SCHEMA, ClaudeBackend, CLIOffline, Proposal, Service, new_backend
+from antidrift.ai import PROPOSAL_SCHEMA, ClaudeBackend, CLIOffline, Proposal, Service
 from tests.support import real_cli
 from tests.support.fake_cli import DEFAULT_PROPOSAL
 from tests.support.server import RunningServer
+from tests.support.settings import backend_from_env
 
 MESSAGES = "/v1/messages"
 
@@ -88,7 +89,7 @@ def test_the_users_claude_setup_neither_runs_nor_reaches_the_model(
 
 
 def test_haiku_at_low_effort_by_default(claude_bin, stand_in):
-    Service(new_backend("claude", {"ANTIDRIFT_CLAUDE_BIN": claude_bin})).coach("x")
+    Service(backend_from_env("claude", {"ANTIDRIFT_CLAUDE_BIN": claude_bin})).coach("x")
     (body,) = stand_in.bodies(MESSAGES)
     assert body["model"].startswith("claude-haiku")
     assert body["output_config"]["effort"] == "low"
@@ -100,7 +101,7 @@ def test_the_chosen_model_and_effort_reach_the_request(claude_bin, stand_in):
         "ANTIDRIFT_AI_MODEL": "sonnet",
         "ANTIDRIFT_AI_EFFORT": "high",
     }
-    Service(new_backend("claude", env)).coach("x")
+    Service(backend_from_env("claude", env)).coach("x")
     (body,) = stand_in.bodies(MESSAGES)
     assert body["model"].startswith("claude-sonnet")
     assert body["output_config"]["effort"] == "high"
