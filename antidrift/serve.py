@@ -219,10 +219,9 @@ def doctor(_: argparse.Namespace) -> int:
     from antidrift.bootstrap import new_backend  # the one mapping from settings to a backend
 
     reading = settings.read()
-    print("\n".join(settings.doctor_lines(os.environ)))
     # What is not refused, to show the CLIs and the window source with.
     usable = Settings(**reading.values, env=dict(os.environ))  # type: ignore[arg-type]
-    print(f"\nANTIDRIFT_AI_BACKEND={usable.ai_backend}")
+    print(f"ANTIDRIFT_AI_BACKEND={usable.ai_backend}")
     for name in ("claude", "codex", "command"):
         try:
             backend = new_backend(usable, name)
@@ -237,6 +236,7 @@ def doctor(_: argparse.Namespace) -> int:
         print(f"  {name:8} {found}{tuning}")
     lines = doctor_lines(usable.window_source, os.environ, usable.aw_url)
     print("\n" + "\n".join(lines))  # a blank line between the sections
+    print("\n" + "\n".join(settings.doctor_lines(os.environ)))
     return 1 if reading.problems else 0
 
 
