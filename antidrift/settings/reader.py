@@ -147,8 +147,12 @@ def read_saved(path: Path) -> dict[str, object]:
     """The saved file's settings (none when it does not exist); SettingsError if unreadable."""
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
+    except (FileNotFoundError, NotADirectoryError):
         return {}
+    except PermissionError:
+        if not os.access(path.parent, os.X_OK):
+            return {}  # the data directory itself is unusable: the store's check says how
+        raise InvalidSetting(f"{path} cannot be read: fix its permissions or remove it.") from None
     except (OSError, UnicodeDecodeError, ValueError) as exc:
         raise InvalidSetting(
             f"{path} cannot be read as saved settings ({exc}): fix it or remove it."
