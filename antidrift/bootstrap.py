@@ -15,13 +15,13 @@ from antidrift.clock import Clock, SystemClock
 from antidrift.datalock import DataDirLock, acquire
 from antidrift.drift import DriftSettings
 from antidrift.evidence import WindowSampler
-from antidrift.guard import DriftInfo
 from antidrift.notify import Background, build_notifier
+from antidrift.readmodel import ReadModel
 from antidrift.session import Controller
 from antidrift.settings import LiveSettings, Settings
+from antidrift.snapshot import CoachInfo, DriftInfo
 from antidrift.store import SQLiteStore, Store
 from antidrift.ticker import Ticker
-from antidrift.web.views import CoachInfo
 
 log = logging.getLogger("antidrift")
 
@@ -56,9 +56,15 @@ class Runtime:
     lock: DataDirLock | None = None
     # The settings in force and the Settings page's changes (None: a runtime of fakes).
     settings: LiveSettings | None = None
+    # The history as the pages read it (built over the store unless given).
+    reads: ReadModel | None = None
     _ticker: Ticker | None = field(default=None, init=False, repr=False)
     _stopped: bool = field(default=False, init=False, repr=False)
     _lock: threading.Lock = field(default_factory=threading.Lock, init=False, repr=False)
+
+    def __post_init__(self) -> None:
+        if self.reads is None:
+            self.reads = ReadModel(self.store)
 
     def attach(self, pages: Pages) -> None:
         """Keep the open pages in step: after every transition, and once a second."""
@@ -214,6 +220,7 @@ def build_runtime(settings: Settings, *, clock: Clock | None = None) -> Runtime:
         lock=lock,
         drift_info=drift_info,
         settings=LiveSettings(settings),
+        reads=ReadModel(store),
     )
 
 
