@@ -11,8 +11,8 @@ from flask import Flask
 from jinja2 import Environment, FileSystemLoader, select_autoescape
 
 from antidrift import bootstrap
-from antidrift.config import Config, ConfigError
 from antidrift.ports import StoreError
+from antidrift.settings import Settings, SettingsError, load
 from antidrift.web import errors, reflection, routes, security, sockets
 from antidrift.web.push import Hub
 from antidrift.web.render import Renderer
@@ -39,7 +39,9 @@ def resource_dir(name: str) -> Path:
     return Path(__file__).resolve().parent.parent / name
 
 
-def create_app(config: Config | None = None, *, runtime: bootstrap.Runtime | None = None) -> Flask:
+def create_app(
+    settings: Settings | None = None, *, runtime: bootstrap.Runtime | None = None
+) -> Flask:
     """The one app factory (`antidrift:create_app()` for gunicorn and `flask --app antidrift
     run`): wires Flask around a runtime — routes, sockets, renderer, hub — and starts nothing.
 
@@ -50,9 +52,9 @@ def create_app(config: Config | None = None, *, runtime: bootstrap.Runtime | Non
     """
     built = runtime is None
     try:
-        config = config or Config.from_env()
-        runtime = runtime or bootstrap.build_runtime(config)
-    except (ConfigError, StoreError) as exc:
+        settings = settings or load()
+        runtime = runtime or bootstrap.build_runtime(settings)
+    except (SettingsError, StoreError) as exc:
         # A refusal (already running, a database that is not ours, a bad setting) is one
         # line, not a traceback from whichever server loaded us.
         raise SystemExit(f"antidrift: {exc}") from None
@@ -87,7 +89,7 @@ def create_app(config: Config | None = None, *, runtime: bootstrap.Runtime | Non
         }
     )
 
-    security.install(app, config.allowed_hosts)
+    security.install(app, settings.allowed_hosts)
     errors.register(app)
     app.register_blueprint(routes.bp)
     app.register_blueprint(reflection.bp)

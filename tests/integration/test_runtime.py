@@ -13,11 +13,11 @@ import pytest
 from antidrift import ai
 from antidrift.app import create_app, runtime_of
 from antidrift.bootstrap import Runtime
-from antidrift.config import Config
 from antidrift.domain import Health, RuntimeState
 from antidrift.evidence import WindowSampler
 from antidrift.serve import worker_exit
 from antidrift.session import Controller
+from antidrift.settings import Settings
 from antidrift.snapshot import CoachInfo, CoachStatus
 from antidrift.store import SQLiteStore
 from tests.fakes import FakeClock, FakeStore, wait_until
@@ -70,7 +70,7 @@ def parts():
 
 def test_create_app_starts_no_thread_and_the_runtime_starts_and_stops_them(parts, tmp_path):
     assert background() == []
-    app = create_app(Config(data_dir=tmp_path), runtime=parts)
+    app = create_app(Settings(data_dir=tmp_path), runtime=parts)
     assert background() == []  # wiring Flask starts nothing
     assert runtime_of(app) is parts
     parts.start()
@@ -126,7 +126,7 @@ def test_stop_closes_pages_and_store_once_whoever_calls_it(parts, tmp_path):
 
 
 def test_gunicorns_worker_exit_hook_stops_the_apps_runtime(parts, tmp_path):
-    app = create_app(Config(data_dir=tmp_path), runtime=parts)
+    app = create_app(Settings(data_dir=tmp_path), runtime=parts)
     parts.start()
 
     class Worker:
@@ -208,14 +208,14 @@ def test_create_app_from_the_settings_starts_nothing_until_it_serves(tmp_path):
     first.start_manual_commitment("Write", "Done", 5)  # its deadline passed long ago
     first.shutdown()
     store.close()
-    config = Config(
+    settings = Settings(
         data_dir=data,
         window_source="off",
         notify="command",
         notify_command=str(notifier),
         drift="off",
     )
-    app = create_app(config)
+    app = create_app(settings)
     runtime = runtime_of(app)
     try:
         assert background() == [] and runtime.notifier is not None
