@@ -2,6 +2,11 @@
 
 Each setting is listed once: its key (the Settings page's name), its ANTIDRIFT_* variable,
 what it accepts, and a line in plain words. Its default is the Settings field's default.
+
+Not settings, so not here: ANTIDRIFT_REQUIRE_REAL and _BROWSER (tests/support/require.py:
+CI fails rather than skips without a real component), ANTIDRIFT_CLI_CACHE and _AXE_CACHE
+(where scripts/install-clis and scripts/install-axe keep downloads) are test and build
+hooks, read where they are used and never by the app.
 """
 
 from __future__ import annotations
