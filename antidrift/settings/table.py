@@ -74,10 +74,13 @@ SETTINGS: tuple[Setting, ...] = (
         "host",
         "ANTIDRIFT_HOST",
         Text("a host name or IP address", r"[A-Za-z0-9._:\[\]-]{1,253}"),
-        "The address the server listens on (gunicorn.conf.py; antidrift serve takes --host).",
+        "The address the server listens on (loopback unless serve gets --allow-remote).",
     ),
     Setting(
-        "port", "ANTIDRIFT_PORT", Number(1, 65535, whole=True), "The port the server listens on."
+        "port",
+        "ANTIDRIFT_PORT",
+        Number(1, 65535, whole=True),
+        "The port the server listens on (--port wins).",
     ),
     Setting(
         "allowed_hosts",
