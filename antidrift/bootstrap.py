@@ -5,6 +5,7 @@ from __future__ import annotations
 import logging
 import os
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import timedelta
 from typing import Protocol
@@ -48,6 +49,9 @@ class Runtime:
     clock: Clock
     coach_info: CoachInfo
     sampler: WindowSampler | None = None
+    # Finds the window source when there is no sampler yet: run by start() on its own
+    # thread, since `auto` may try a desktop tool and ask aw-server (seconds, off the boot).
+    find_sampler: Callable[[], WindowSampler | None] | None = None
     notifier: Background | None = None  # the notifier port, for every role that speaks
     pages: Pages | None = None
     drift_info: DriftInfo = field(default_factory=lambda: DriftInfo(False, why_off="off"))
@@ -74,6 +78,18 @@ class Runtime:
             self._ticker.start()
         if self.sampler is not None:
             self.sampler.start()
+        elif self.find_sampler is not None:
+            threading.Thread(
+                target=self._start_found_sampler, name="antidrift-evidence-source", daemon=True
+            ).start()
+
+    def _start_found_sampler(self) -> None:
+        sampler = self.find_sampler() if self.find_sampler is not None else None
+        with self._lock:  # quiesce() either sees this sampler or it is never started
+            if sampler is None or self.shutting_down.is_set():
+                return
+            self.sampler = sampler
+            sampler.start()
 
     def _refresh_pages(self) -> None:
         if self.pages is not None:
@@ -89,8 +105,10 @@ class Runtime:
             self.pages.close_all()
         if self._ticker is not None:
             self._ticker.stop()
-        if self.sampler is not None:
-            self.sampler.stop()
+        with self._lock:
+            sampler = self.sampler
+        if sampler is not None:
+            sampler.stop()
         # The one kill path: the controller cancels its coach call's scope, which kills the
         # CLI's whole process group and refuses any later start in that scope.
         self.controller.shutdown()
@@ -164,7 +182,6 @@ def build_runtime(config: Config, *, clock: Clock | None = None) -> Runtime:
         raise
     coach, info = build_coach(config)
     judge, drift, drift_info = build_drift(config, coach)
-    probe = choose_window_source(config).probe
     # In the background: a notification daemon that hangs must never hold a transition.
     notifier = Background(build_notifier(config.notify, config.notify_command, env=config.env))
     controller = Controller(
@@ -178,10 +195,14 @@ def build_runtime(config: Config, *, clock: Clock | None = None) -> Runtime:
         exclude_titles=config.evidence_exclude,
         reflector=ReflectService(coach.backend, timeout=config.ai_timeout) if coach else None,
     )
-    # The sampler feeds the controller and tells it whether it runs; the controller never
-    # calls the sampler, so there is no cycle to break.
-    sampler = (
-        WindowSampler(
+
+    def find_sampler() -> WindowSampler | None:
+        # The sampler feeds the controller and tells it whether it runs; the controller never
+        # calls the sampler, so there is no cycle to break.
+        probe = choose_window_source(config).probe
+        if probe is None:
+            return None
+        return WindowSampler(
             probe,
             controller.record_window,
             interval=config.sample_interval,
@@ -189,11 +210,16 @@ def build_runtime(config: Config, *, clock: Clock | None = None) -> Runtime:
             on_running=controller.set_watcher,
             now=controller.now,  # the controller's steady time, not the jumpy wall clock
         )
-        if probe
-        else None
-    )
+
     return Runtime(
-        controller, store, clock, info, sampler, notifier, lock=lock, drift_info=drift_info
+        controller,
+        store,
+        clock,
+        info,
+        find_sampler=find_sampler,
+        notifier=notifier,
+        lock=lock,
+        drift_info=drift_info,
     )
 
 
