@@ -178,7 +178,7 @@ def build_runtime(config: Config, *, clock: Clock | None = None) -> Runtime:
     try:
         store = SQLiteStore(config.database)
     except BaseException:
-        lock.release()
+        lock.abandon()  # a refused start leaves the data directory as it found it
         raise
     coach, info = build_coach(config)
     judge, drift, drift_info = build_drift(config, coach)

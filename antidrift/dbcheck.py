@@ -29,11 +29,27 @@ def inspect(path: Path, known_versions: Collection[int]) -> None:
     """
     if not path.exists() or path.stat().st_size == 0:
         return  # a new database
+    beside = [Path(f"{path}{suffix}") for suffix in ("-wal", "-shm", "-journal")]
+    found = {part for part in beside if part.exists()}
+    try:
+        _check(path, known_versions, immutable=not found)
+    except UnusableDatabase:
+        # A refused file is left as it was found: without a -wal or -shm it did not have.
+        for part in set(beside) - found:
+            part.unlink(missing_ok=True)
+        raise
+
+
+def _check(path: Path, known_versions: Collection[int], *, immutable: bool) -> None:
+    # With no WAL or journal beside it the file is the whole database: read as immutable,
+    # SQLite creates no -wal and -shm beside it (a plain read-only open of a WAL database
+    # does). The data directory's lock keeps AntiDrift from writing it meanwhile.
+    mode = "mode=ro&immutable=1" if immutable else "mode=ro"
     try:
         with path.open("rb") as f:
             if f.read(16) != b"SQLite format 3\x00":
                 raise UnusableDatabase(_foreign(path, "it is not an SQLite database"))
-        db = sqlite3.connect(f"file:{quote(str(path))}?mode=ro", uri=True, timeout=2.0)
+        db = sqlite3.connect(f"file:{quote(str(path))}?{mode}", uri=True, timeout=2.0)
     except OSError as exc:
         raise UnusableDatabase(f"Cannot read the database {path}: {exc.strerror}.") from exc
     try:

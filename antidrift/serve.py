@@ -76,16 +76,27 @@ def on_starting(server) -> None:
     """
     refuse_more_workers(server)
     config = getattr(server.app, "antidrift_config", None)
+    checked = config is not None  # `antidrift serve` has looked at the database already
     try:
         config = config or Config.from_env()
         binds = list(server.cfg.bind)
-        datalock.acquire(config.data_dir, url=f"http://{binds[0]}/" if binds else None)
+        lock = datalock.acquire(config.data_dir, url=f"http://{binds[0]}/" if binds else None)
     except (ConfigError, StoreError) as exc:
         raise SystemExit(f"antidrift: {exc}") from None
-    for bind in binds:
-        host, _, port = bind.rpartition(":")
-        if port.isdigit() and (problem := port_problem(host.strip("[]"), int(port))):
-            raise SystemExit(f"antidrift: {problem}")
+    try:
+        for bind in binds:
+            host, _, port = bind.rpartition(":")
+            if port.isdigit() and (problem := port_problem(host.strip("[]"), int(port))):
+                raise StoreError(problem)
+        if not checked:
+            # Here, not in the worker: a worker that fails to open the database exits, and
+            # gunicorn would start another, and another.
+            from antidrift.store import SQLiteStore
+
+            SQLiteStore(config.database).close()
+    except StoreError as exc:
+        lock.abandon()  # a refused start leaves the data directory as it found it
+        raise SystemExit(f"antidrift: {exc}") from None
 
 
 def port_problem(host: str, port: int) -> str | None:
@@ -191,14 +202,18 @@ def serve(args: argparse.Namespace) -> int:
         # Fail before gunicorn starts, with a sentence rather than a traceback. The lock comes
         # first: a second server must not even open the first one's database. It is kept for
         # the life of this process; the gunicorn worker inherits it.
-        datalock.acquire(config.data_dir, url=url)
+        lock = datalock.acquire(config.data_dir, url=url)
+    except (ConfigError, StoreError) as exc:
+        print(f"antidrift: {exc}", file=sys.stderr)
+        return 2
+    try:
         if problem := port_problem(args.host.strip("[]"), args.port):
-            print(f"antidrift: {problem}", file=sys.stderr)
-            return 2
+            raise StoreError(problem)
         from antidrift.store import SQLiteStore
 
         SQLiteStore(config.database).close()
-    except (ConfigError, StoreError) as exc:
+    except StoreError as exc:
+        lock.abandon()  # a refused start leaves the data directory as it found it
         print(f"antidrift: {exc}", file=sys.stderr)
         return 2
     log.info("AntiDrift on %s (data in %s)", url, config.data_dir)
