@@ -12,6 +12,7 @@ from typing import Protocol
 
 from antidrift import ai, evidence
 from antidrift.ai.reflect import ReflectService
+from antidrift.backup import Scheduler
 from antidrift.clock import Clock, SystemClock
 from antidrift.config import Config
 from antidrift.datalock import DataDirLock, acquire
@@ -60,6 +61,8 @@ class Runtime:
     lock: DataDirLock | None = None
     # The history as the pages read it (built over the store unless given).
     reads: ReadModel | None = None
+    # The daily backup (its own thread and connection: no request waits for it).
+    backups: Scheduler | None = None
     _ticker: Ticker | None = field(default=None, init=False, repr=False)
     _stopped: bool = field(default=False, init=False, repr=False)
     _lock: threading.Lock = field(default_factory=threading.Lock, init=False, repr=False)
@@ -82,6 +85,8 @@ class Runtime:
                 self.controller.expire_if_due, self.controller.drift_tick, self._refresh_pages
             )
             self._ticker.start()
+        if self.backups is not None:
+            self.backups.start()
         if self.sampler is not None:
             self.sampler.start()
         elif self.find_sampler is not None:
@@ -111,6 +116,8 @@ class Runtime:
             self.pages.close_all()
         if self._ticker is not None:
             self._ticker.stop()
+        if self.backups is not None:
+            self.backups.stop()
         with self._lock:
             sampler = self.sampler
         if sampler is not None:
@@ -227,7 +234,16 @@ def build_runtime(config: Config, *, clock: Clock | None = None) -> Runtime:
         lock=lock,
         drift_info=drift_info,
         reads=ReadModel(store),
+        backups=build_backups(config, clock),
     )
+
+
+def build_backups(config: Config, clock: Clock) -> Scheduler | None:
+    """The daily backup of the database, or None when ANTIDRIFT_BACKUPS is 0."""
+    if config.backups == 0:
+        log.info("daily backups off (ANTIDRIFT_BACKUPS=0)")
+        return None
+    return Scheduler(config.database, config.backups, now=clock.now)
 
 
 def choose_window_source(config: Config) -> evidence.Choice:

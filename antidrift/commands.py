@@ -35,6 +35,8 @@ class Command:
 COMMANDS: tuple[Command, ...] = (
     Command("serve", "antidrift.serve:serve_command", "run the server (the default)"),
     Command("doctor", "antidrift.serve:doctor_command", "check the coach CLIs and window source"),
+    Command("backup", "antidrift.backup:backup_command", "copy the database into backups/"),
+    Command("restore", "antidrift.backup:restore_command", "put a backup in the database's place"),
 )
 
 DEFAULT = "serve"  # `antidrift [flags]` is `antidrift serve [flags]`

@@ -50,6 +50,7 @@ class Config:
     drift_grace: float = 60.0
     drift_cooldown: float = 300.0
     drift_max_calls: int = 30
+    backups: int = 7  # backups kept (ANTIDRIFT_BACKUPS); 0: no daily backup
     env: Mapping[str, str] = field(default_factory=dict, repr=False)
 
     @property
@@ -80,6 +81,7 @@ class Config:
             drift_grace=_span(env, "ANTIDRIFT_DRIFT_GRACE", "60"),
             drift_cooldown=_span(env, "ANTIDRIFT_DRIFT_COOLDOWN", "300"),
             drift_max_calls=_count(env, "ANTIDRIFT_DRIFT_MAX_CALLS", "30"),
+            backups=_count(env, "ANTIDRIFT_BACKUPS", "7", least=0, most=365),
             env=dict(env),
             **overrides,
         )
@@ -148,11 +150,13 @@ def _span(env: Mapping[str, str], name: str, default: str) -> float:
     return seconds
 
 
-def _count(env: Mapping[str, str], name: str, default: str) -> int:
+def _count(
+    env: Mapping[str, str], name: str, default: str, least: int = 1, most: int = 10000
+) -> int:
     value = env.get(name, default).strip() or default
-    count = whole_number(value, 1, 10000, 5)
+    count = whole_number(value, least, most, 5)
     if count is None:
-        raise ConfigError(f"{name}={value!r} must be a whole number from 1 to 10000.")
+        raise ConfigError(f"{name}={value!r} must be a whole number from {least} to {most}.")
     return count
 
 
