@@ -135,6 +135,14 @@ def _aw_url(value: str) -> str:
             f"ANTIDRIFT_AW_URL={value!r} is not an http URL of aw-server"
             " (e.g. http://127.0.0.1:5600)."
         )
+    from antidrift.evidence.activitywatch import is_loopback_host  # the probe's own rule
+
+    if not is_loopback_host(parts.hostname):
+        # Whatever answered there would become evidence, and reach the judge.
+        raise ConfigError(
+            f"ANTIDRIFT_AW_URL={value!r} is not on this machine: AntiDrift reads ActivityWatch"
+            " over loopback only (127.0.0.1, ::1 or localhost)."
+        )
     return url
 
 

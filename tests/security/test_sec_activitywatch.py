@@ -4,7 +4,9 @@ read whole (a server that trickles its status line and headers is cut off at it)
 
 from __future__ import annotations
 
+import os
 import socket
+import subprocess
 import sys
 import time
 
@@ -15,7 +17,7 @@ from antidrift.evidence.probe import ProbeError
 from tests.fakes import wait_until
 from tests.support.fake_cli import path_with
 from tests.support.http_standin import StandIn
-from tests.support.server import RunningServer
+from tests.support.server import REPO, RunningServer, free_port
 from tests.support.trickle import Listener, TricklingServer, non_loopback_address
 
 
@@ -153,3 +155,40 @@ def test_auto_boot_answers_state_at_once_whatever_the_desktop_and_aw_server_do(t
             assert "ActivityWatch answers" not in server.log()
         finally:
             server.stop()
+
+
+def test_start_up_refuses_a_non_loopback_url_before_any_connection(tmp_path):
+    address = non_loopback_address()
+    if address is None:
+        pytest.skip("this machine has no address but loopback")
+    with Listener(address) as elsewhere:
+        for source in ("activitywatch", "auto"):
+            done = subprocess.run(
+                [sys.executable, "-m", "antidrift", "serve", "--port", str(free_port())]
+                + ["--data-dir", str(tmp_path / "data")],
+                cwd=REPO,
+                capture_output=True,
+                text=True,
+                timeout=30,
+                env={
+                    **os.environ,
+                    **NO_DESKTOP,
+                    "ANTIDRIFT_WINDOW_SOURCE": source,
+                    "ANTIDRIFT_AW_URL": elsewhere.url,
+                },
+            )
+            out = done.stdout + done.stderr
+            lines = [ln for ln in out.splitlines() if ln.strip()]
+            assert done.returncode != 0 and len(lines) == 1, out
+            assert "ANTIDRIFT_AW_URL" in lines[0] and "loopback" in lines[0], out
+        _nobody_else_came(elsewhere)
+
+
+def test_the_settings_reader_never_looks_a_remote_name_up(monkeypatch):
+    from antidrift.config import Config, ConfigError
+
+    looked_up: list[object] = []
+    monkeypatch.setattr(socket, "getaddrinfo", lambda *a, **k: looked_up.append(a) or [])
+    with pytest.raises(ConfigError, match="loopback only"):
+        Config.from_env({"ANTIDRIFT_AW_URL": "http://aw.example.net:5600"})
+    assert looked_up == []

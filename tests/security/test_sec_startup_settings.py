@@ -44,6 +44,11 @@ REFUSED = [
     ("ANTIDRIFT_AW_URL", "http://me:secret@127.0.0.1:5600"),  # would reach the log
     ("ANTIDRIFT_SAMPLE_INTERVAL", "0.001"),  # a probe process every millisecond
     ("ANTIDRIFT_SAMPLE_INTERVAL", "nan"),
+    ("ANTIDRIFT_AW_URL", "http://10.1.2.3:5600"),  # off this machine: never contacted
+    ("ANTIDRIFT_AW_URL", "http://aw.example.net:5600"),
+    ("ANTIDRIFT_BACKUPS", "-1"),
+    ("ANTIDRIFT_BACKUPS", "366"),
+    ("ANTIDRIFT_BACKUPS", "seven"),
 ]
 
 
