@@ -323,28 +323,35 @@ def restore_command(parser):  # noqa: ANN001, ANN201
     return _restore_now
 
 
-def _config(args):  # noqa: ANN001, ANN202
-    from antidrift.config import Config
+def _where(args) -> tuple[Path, int]:  # noqa: ANN001
+    """The data directory and ANTIDRIFT_BACKUPS, from the one settings reader. Only their
+    own refusals stop a backup or a restore: a bad AI setting must not keep a user from
+    their history."""
+    from antidrift.settings.reader import read
+    from antidrift.settings.table import default_of
 
-    return Config.from_env(data_dir=args.data_dir)
+    reading = read(data_dir=args.data_dir)
+    for problem in reading.problems:
+        if problem.key in ("data_dir", "backups"):
+            raise BackupError(str(problem))
+    return Path(reading.values["data_dir"]), int(
+        reading.values.get("backups", default_of("backups"))
+    )
 
 
 def _backup_now(args) -> int:  # noqa: ANN001
-    from antidrift.config import ConfigError
-
     _background_priority()  # a server on the same machine goes first
     try:
-        config = _config(args)
-        made = _back_up_held(config.database)
-    except (BackupError, ConfigError, datalock.StoreError) as exc:
+        data_dir, keep = _where(args)
+        database = data_dir / DATABASE
+        made = _back_up_held(database)
+    except (BackupError, datalock.StoreError) as exc:
         print(f"antidrift: {exc}", file=sys.stderr)
         return 1
-    gone = rotate(made.parent, config.backups)
-    print(f"Backed up {config.database} to {made} ({made.stat().st_size / 1e6:.1f} MB).")
+    gone = rotate(made.parent, keep)
+    print(f"Backed up {database} to {made} ({made.stat().st_size / 1e6:.1f} MB).")
     if gone:
-        print(
-            f"Removed {len(gone)} older backup(s): {config.backups} are kept (ANTIDRIFT_BACKUPS)."
-        )
+        print(f"Removed {len(gone)} older backup(s): the newest {keep} are kept.")
     return 0
 
 
@@ -362,15 +369,13 @@ def _back_up_held(database: Path) -> Path:
 
 
 def _restore_now(args) -> int:  # noqa: ANN001
-    from antidrift.config import ConfigError
-
     try:
-        config = _config(args)
-        kept = restore(Path(args.file), config.data_dir, datetime.now(UTC))
-    except (BackupError, ConfigError, datalock.StoreError) as exc:
+        data_dir, _ = _where(args)
+        kept = restore(Path(args.file), data_dir, datetime.now(UTC))
+    except (BackupError, datalock.StoreError) as exc:
         print(f"antidrift: {exc}", file=sys.stderr)
         return 2
-    print(f"Restored {args.file} into {config.database}.")
+    print(f"Restored {args.file} into {data_dir / DATABASE}.")
     print(
         f"The database it replaced is kept as {kept}." if kept else "There was no database before."
     )

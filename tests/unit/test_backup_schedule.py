@@ -115,10 +115,10 @@ def test_a_copy_cut_short_is_cleared_at_the_next_start(db, clock):
 
 
 def test_the_runtime_has_no_daily_backup_when_backups_are_off(tmp_path):
+    from antidrift import settings
     from antidrift.bootstrap import build_backups
-    from antidrift.config import Config
 
-    off = Config.from_env({"ANTIDRIFT_BACKUPS": "0"}, data_dir=tmp_path)
-    on = Config.from_env({}, data_dir=tmp_path)
+    off = settings.load({"ANTIDRIFT_BACKUPS": "0"}, data_dir=tmp_path)
+    on = settings.load({}, data_dir=tmp_path)
     assert build_backups(off, FakeClock()) is None
     assert build_backups(on, FakeClock()).keep == 7
