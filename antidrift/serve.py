@@ -16,7 +16,8 @@ from gunicorn.app.base import BaseApplication
 
 from antidrift import ai, datalock, settings
 from antidrift.evidence.report import doctor_lines
-from antidrift.settings import DEFAULT_THREADS, Settings, SettingsError
+from antidrift.httpworker import THREADS
+from antidrift.settings import Settings, SettingsError
 from antidrift.store import StoreError
 
 log = logging.getLogger("antidrift")
@@ -126,13 +127,15 @@ def url_of(host: str, port: int) -> str:
     return f"http://[{host}]:{port}/" if ":" in host else f"http://{host}:{port}/"
 
 
-def gunicorn_options(host: str, port: int, threads: int = DEFAULT_THREADS) -> dict[str, object]:
+def gunicorn_options(host: str, port: int, threads: int = THREADS) -> dict[str, object]:
     return {
         "bind": f"[{host}]:{port}" if ":" in host else f"{host}:{port}",
         "workers": 1,
-        # gthread with a deadline for request heads: slow clients cannot hold every thread.
+        # gthread with one deadline for each request's head and body, and a thread for every
+        # connection it takes: slow clients cannot hold every thread (httpworker.py).
         "worker_class": "antidrift.httpworker.Worker",
         "threads": threads,
+        "worker_connections": threads,
         # For gthread this is a heartbeat, not a request limit: websockets outlive it.
         "timeout": 30,
         "graceful_timeout": 5,
@@ -260,7 +263,7 @@ def serve_command(parser: argparse.ArgumentParser):
     parser.add_argument("--host", help="address to bind (loopback; ANTIDRIFT_HOST)")
     parser.add_argument("--port", type=int, help="port (7717; ANTIDRIFT_PORT)")
     parser.add_argument("--data-dir", help="where the database lives (ANTIDRIFT_DATA_DIR)")
-    parser.add_argument("--threads", type=int, default=DEFAULT_THREADS, help=argparse.SUPPRESS)
+    parser.add_argument("--threads", type=int, default=THREADS, help=argparse.SUPPRESS)
     parser.add_argument("--allow-remote", action="store_true", help="allow a non-loopback --host")
     return _logged(serve)
 
