@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import atexit
+import sys
 import threading
 from importlib.resources import files
 from pathlib import Path
@@ -56,8 +57,10 @@ def create_app(
         runtime = runtime or bootstrap.build_runtime(settings)
     except (SettingsError, StoreError) as exc:
         # A refusal (already running, a database that is not ours, a bad setting) is one
-        # line, not a traceback from whichever server loaded us.
-        raise SystemExit(f"antidrift: {exc}") from None
+        # line, not a traceback from whichever server loaded us; exit status 3 is gunicorn's
+        # "worker failed to boot", which stops it rather than starting worker after worker.
+        print(f"antidrift: {exc}", file=sys.stderr)
+        raise SystemExit(3) from None
     static_dir = resource_dir("static")
     app = Flask(__name__, static_folder=str(static_dir), static_url_path="/static")
     app.config.update(
