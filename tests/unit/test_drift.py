@@ -21,7 +21,7 @@ from antidrift.drift import (
     judge_title,
     on_task_share,
 )
-from tests.fakes import FakeClock
+from tests.fakes import START, FakeClock
 
 EDITOR = ("code", "intro.md — notes")
 DOCS = ("firefox", "Python docs — Mozilla Firefox")
@@ -299,6 +299,19 @@ def test_the_hourly_cap_stops_judging_and_says_so():
     h.wait(3600)
     h.focus(("app5", ""))
     assert len(h.judge.calls) == 4, "an hour later the cap has room again"
+
+
+def test_the_hourly_cap_counts_each_call_for_a_whole_hour():
+    budget = CallBudget(2)
+    first = START + timedelta(minutes=1)
+    budget.spend(first)
+    budget.spend(first + timedelta(minutes=10))
+    for later in (timedelta(minutes=2), timedelta(minutes=30), timedelta(minutes=59, seconds=59)):
+        assert not budget.available(first + later), f"a call {later} ago still counts"
+    assert budget.available(first + timedelta(hours=1)), "the first call no longer counts"
+    budget.spend(first + timedelta(hours=1))
+    assert not budget.available(first + timedelta(minutes=69, seconds=59))
+    assert budget.available(first + timedelta(minutes=70))
 
 
 def test_the_cap_is_shared_by_commitments():

@@ -330,26 +330,6 @@ def test_a_sample_the_store_refuses_changes_nothing_and_notifies_nobody(controll
     assert controller.snapshot().evidence.last.title == "second" and len(rec) == 1
 
 
-@pytest.mark.parametrize("state", [LOCKED, PLANNING, ACTIVE, REVIEW])
-def test_a_transition_whose_save_fails_changes_nothing_and_notifies_nobody(
-    controller, store, state
-):
-    drive(controller, state)
-    action = next(a for (s, a) in LEGAL if s is state)
-    before = controller.snapshot()
-    rec = Recorder(controller)
-    controller.subscribe(rec)
-    store.fail_saves = OSError("disk full")
-    with pytest.raises(OSError):
-        ACTIONS[action](controller)
-    after = controller.snapshot()
-    assert (after.state, after.commitment) == (before.state, before.commitment)
-    assert len(rec) == 0
-    store.fail_saves = None
-    ACTIONS[action](controller)  # and the same transition works once the disk is back
-    assert controller.snapshot().state is LEGAL[(state, action)]
-
-
 # -- evidence -----------------------------------------------------------------------------------
 
 
