@@ -7,7 +7,7 @@ from datetime import timedelta
 
 import pytest
 
-from antidrift.domain import EXCLUDED_TITLE
+from antidrift.domain import EXCLUDED_TITLE, Share
 from antidrift.drift import (
     Answer,
     CallBudget,
@@ -20,6 +20,7 @@ from antidrift.drift import (
     Window,
     judge_title,
     on_task_share,
+    window_of,
 )
 from tests.fakes import START, FakeClock
 
@@ -361,10 +362,26 @@ def test_stop_abandons_the_running_judge_and_ends_the_episode():
 
 def test_on_task_share_counts_judged_time_only():
     judged = {Window(*EDITOR): Judgement(True, ""), Window(*VIDEO): Judgement(False, "")}
-    seconds = {Window(*EDITOR): 30.0, Window(*VIDEO): 10.0, Window(*DOCS): 100.0}
-    assert on_task_share(seconds, judged) == pytest.approx(0.75)
-    assert on_task_share({Window(*DOCS): 5.0}, judged) is None
-    assert on_task_share({}, {}) is None
+    shares = [_share(*EDITOR, 30.0), _share(*VIDEO, 10.0), _share(*DOCS, 100.0)]
+    assert on_task_share(shares, judged) == pytest.approx(0.75)
+    assert on_task_share([_share(*DOCS, 5.0)], judged) is None
+    assert on_task_share([], {}) is None
+
+
+def test_on_task_share_keys_time_as_the_verdicts_are_keyed():
+    # A ticking title and an unread counter are stored as many (app, title) rows; the judge
+    # saw one window each. Keyed otherwise, their time would silently drop out of the share.
+    judged = {
+        window_of("clock", "Timer 12:59 left"): Judgement(False, ""),
+        window_of("slack", "(3) Slack — #team"): Judgement(True, ""),
+    }
+    shares = [_share("clock", f"Timer 12:{s:02d} left", 10.0) for s in (59, 58, 57)]
+    shares += [_share("slack", f"({n}) Slack — #team", 10.0) for n in (1, 2, 3, 4, 5, 6)]
+    assert on_task_share(shares, judged) == pytest.approx(60 / 90)
+
+
+def _share(app: str, title: str, seconds: float) -> Share:
+    return Share(app, title, seconds, 0.0)
 
 
 def test_a_ticking_or_counting_title_is_one_window():
