@@ -17,7 +17,13 @@ from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta
 from enum import StrEnum
 
-from antidrift.domain import EXCLUDED_TITLE, IllegalTransitionError, Share, ValidationError
+from antidrift.domain import (
+    EXCLUDED_TITLE,
+    IllegalTransitionError,
+    Share,
+    ValidationError,
+    redact,
+)
 
 TAUGHT_REASON = "you said this is on task"
 # A title that ticks (a countdown, a player's position) or counts (an unread badge) is still
@@ -177,12 +183,11 @@ def is_own_page(title: str) -> bool:
 
 
 def judge_title(title: str, exclude: re.Pattern[str] | None) -> str | None:
-    """What the judge may see of a title: nothing when excluded (or the placeholder)."""
-    if not title or title == EXCLUDED_TITLE:
-        return None
-    if exclude is not None and exclude.search(title):
-        return None
-    return title
+    """What the judge may see of a title: nothing when excluded (or the placeholder).
+
+    Redacted again: the key (window_of) leaves out clocks, and a pattern may match only then."""
+    shown = redact(title, exclude)
+    return None if shown in ("", EXCLUDED_TITLE) else shown
 
 
 @dataclass

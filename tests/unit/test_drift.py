@@ -344,6 +344,13 @@ def test_judge_title_hides_placeholder_empty_and_matching_titles():
     assert judge_title("docs", exclude) == "docs"
 
 
+def test_a_title_private_only_without_its_clock_reaches_the_judge_as_no_title():
+    # Stored in clear ("bank$" does not match it), keyed without the clock: then it matches.
+    h = Harness(FakeJudge({("firefox", "My bank"): False}), exclude=re.compile(r"bank$", re.I))
+    h.focus(("firefox", "My bank 12:30"))
+    assert [c.title for c in h.judge.calls] == [None]
+
+
 def test_stop_abandons_the_running_judge_and_ends_the_episode():
     h = Harness(FakeJudge(verdicts()))
     h.focus(VIDEO)
