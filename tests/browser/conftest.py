@@ -125,7 +125,9 @@ class App:
 
 
 @pytest.fixture(scope="module")
-def app(tmp_path_factory, _chromium_available) -> Iterator[App]:
+def app(tmp_path_factory, _chromium_available, request) -> Iterator[App]:
+    """The module's server; a module with `TEST_CLOCK = True` gets one on a test clock
+    (`app.server.clock.advance(seconds)`), to reach a deadline without waiting for it."""
     tmp = tmp_path_factory.mktemp("browser")
     fake = FakeCLI(tmp / "bin")
     notifier = FakeNotifier(tmp / "bin")  # the desktop notifier `auto` finds on PATH
@@ -135,7 +137,8 @@ def app(tmp_path_factory, _chromium_available) -> Iterator[App]:
         "ANTIDRIFT_AI_TIMEOUT": "30",
         "ANTIDRIFT_NOTIFY": "auto",
     }
-    server = RunningServer(tmp / "data", env=env)
+    test_clock = getattr(request.module, "TEST_CLOCK", False)
+    server = RunningServer(tmp / "data", env=env, test_clock=test_clock)
     # A claude binary named by the environment would bypass the fake.
     server.env.pop("ANTIDRIFT_CLAUDE_BIN", None)
     server.start()

@@ -13,6 +13,8 @@ import urllib.error
 import urllib.request
 from pathlib import Path
 
+from tests.support.clocked_serve import TestClock
+
 REPO = Path(__file__).resolve().parents[2]
 
 
@@ -32,7 +34,10 @@ class RunningServer:
         env: dict[str, str] | None = None,
         port: int | None = None,
         log_path: Path | None = None,
+        test_clock: bool = False,
     ) -> None:
+        """test_clock: the server runs on a clock `self.clock.advance(s)` moves ahead
+        (tests/support/clocked_serve.py), so no test sleeps through a timebox."""
         self.data_dir = Path(data_dir)
         self.port = port or free_port()
         self.base = f"http://127.0.0.1:{self.port}"
@@ -45,6 +50,12 @@ class RunningServer:
             **(env or {}),
         }
         self.proc: subprocess.Popen | None = None
+        self.clock: TestClock | None = None
+        self._entry = ["-m", "antidrift.serve"]
+        if test_clock:
+            self.data_dir.mkdir(parents=True, exist_ok=True)
+            self.clock = TestClock(self.data_dir.parent / f"{self.data_dir.name}.clock")
+            self._entry = ["-m", "tests.support.clocked_serve", str(self.clock.path)]
 
     def start(self, timeout: float = 15.0) -> RunningServer:
         self.data_dir.mkdir(parents=True, exist_ok=True)
@@ -52,8 +63,7 @@ class RunningServer:
         self.proc = subprocess.Popen(
             [
                 sys.executable,
-                "-m",
-                "antidrift.serve",
+                *self._entry,
                 "serve",
                 "--port",
                 str(self.port),
