@@ -13,7 +13,7 @@ import urllib.error
 import urllib.request
 from pathlib import Path
 
-from tests.support.clocked_serve import TestClock
+from tests.support.hooked_serve import TestClock
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -35,9 +35,11 @@ class RunningServer:
         port: int | None = None,
         log_path: Path | None = None,
         test_clock: bool = False,
+        header_timeout: float | None = None,
     ) -> None:
-        """test_clock: the server runs on a clock `self.clock.advance(s)` moves ahead
-        (tests/support/clocked_serve.py), so no test sleeps through a timebox."""
+        """Test hooks (tests/support/hooked_serve.py): test_clock, a server clock that
+        `self.clock.advance(s)` moves ahead, so no test sleeps through a timebox;
+        header_timeout, the seconds a client has to send its request head."""
         self.data_dir = Path(data_dir)
         self.port = port or free_port()
         self.base = f"http://127.0.0.1:{self.port}"
@@ -51,11 +53,17 @@ class RunningServer:
         }
         self.proc: subprocess.Popen | None = None
         self.clock: TestClock | None = None
-        self._entry = ["-m", "antidrift.serve"]
+        hooks: list[str] = []
         if test_clock:
             self.data_dir.mkdir(parents=True, exist_ok=True)
             self.clock = TestClock(self.data_dir.parent / f"{self.data_dir.name}.clock")
-            self._entry = ["-m", "tests.support.clocked_serve", str(self.clock.path)]
+            hooks += ["--clock", str(self.clock.path)]
+        if header_timeout is not None:
+            hooks += ["--header-timeout", str(header_timeout)]
+        # As a user starts it, unless a test needs a hook.
+        self._entry = (
+            ["-m", "tests.support.hooked_serve", *hooks] if hooks else ["-m", "antidrift.serve"]
+        )
 
     def start(self, timeout: float = 15.0) -> RunningServer:
         self.data_dir.mkdir(parents=True, exist_ok=True)
