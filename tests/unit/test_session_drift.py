@@ -172,7 +172,7 @@ def test_review_writes_the_figures_history_shows(guarded, judge, store, clock):
     assert episode.ended_at - episode.started_at == timedelta(seconds=10)
 
 
-def test_the_share_counts_a_ticking_titles_time_under_its_one_verdict(guarded, judge, clock):
+def test_the_share_counts_a_ticking_titles_time_under_its_one_verdict(guarded, judge, store, clock):
     controller = guarded()
     for second in range(59, 49, -1):  # one window whose title shows a clock: judged once
         controller.record_window("code", f"intro.md — 12:{second:02d} left")
@@ -183,7 +183,7 @@ def test_the_share_counts_a_ticking_titles_time_under_its_one_verdict(guarded, j
     clock.advance(10)
     controller.finish()
     commitment_id = controller.snapshot().commitment.id
-    _, share = controller.drift_summaries([commitment_id])[commitment_id]
+    _, share = store.drift_summaries([commitment_id])[commitment_id]
     assert share == pytest.approx(30 / 40)
 
 
