@@ -154,6 +154,9 @@ class FakeStore:
                 return False
             del self.commitments[commitment_id]
             self.summaries.pop(commitment_id, None)
+            self.drift_judgements = {
+                k: j for k, j in self.drift_judgements.items() if k[0] != commitment_id
+            }
             self.drift_episodes = {
                 k: e for k, e in self.drift_episodes.items() if k[0] != commitment_id
             }
