@@ -131,6 +131,23 @@ class Sec:
                     body += chunk
             return status, headers, body
 
+    @staticmethod
+    def foreign_origins(port: int) -> list[dict[str, str]]:
+        """Headers of a browser request from another origin, each to be refused (403) by
+        every state-changing route and the websocket of a server on `port`."""
+        return [
+            {"Origin": "http://evil.com"},
+            {"Origin": f"http://127.0.0.1:{port}.evil.com"},
+            {"Origin": f"http://localhost:{port + 1}", "Sec-Fetch-Site": "same-site"},
+            # Same host, another port: another local app is another origin (but the same
+            # site to a browser, so Sec-Fetch-Site does not say cross-site).
+            {"Origin": f"http://127.0.0.1:{port + 1}", "Sec-Fetch-Site": "same-site"},
+            {"Origin": f"http://127.0.0.1:{port + 1}"},
+            {"Origin": f"http://127.0.0.1:{port}", "Sec-Fetch-Site": "cross-site"},
+            {"Origin": "null"},
+            {"Sec-Fetch-Site": "cross-site"},
+        ]
+
     def http(
         self,
         port: int,
