@@ -9,8 +9,7 @@ from antidrift.bootstrap import Runtime
 from antidrift.readmodel import ReadModel
 from antidrift.session import Controller
 from antidrift.settings import Settings
-from antidrift.snapshot import CoachInfo
-from tests.fakes import FakeClock, FakeCoach, FakeJudge, FakeStore
+from tests.fakes import FakeClock, FakeCoach, FakeJudge, FakeStore, coach_info_for
 from tests.support.fake_bin import FakeBin
 from tests.support.procs import Procs
 
@@ -67,12 +66,6 @@ def judge() -> FakeJudge:
 @pytest.fixture
 def controller(make_controller, fake_coach) -> Controller:
     return make_controller(fake_coach)
-
-
-def coach_info_for(coach) -> CoachInfo:
-    if coach is None:
-        return CoachInfo(None, "ANTIDRIFT_AI_BACKEND names no backend.")
-    return CoachInfo(coach.name, None, coach)
 
 
 @pytest.fixture

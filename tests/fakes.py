@@ -13,6 +13,7 @@ from antidrift import insights
 from antidrift.ai import Cancelled, CancelScope, Proposal, Verdict
 from antidrift.domain import Commitment, Outcome, RuntimeState, WindowSample
 from antidrift.insights import WindowTime
+from antidrift.snapshot import CoachInfo
 from antidrift.store import Persisted
 
 START = datetime(2026, 3, 2, 9, 0, 0, tzinfo=UTC)
@@ -434,3 +435,10 @@ class FakeJudge:
             raise
         finally:
             call.finished.set()
+
+
+def coach_info_for(coach) -> CoachInfo:
+    """What the page is told of a (fake) coach, or of none."""
+    if coach is None:
+        return CoachInfo(None, "ANTIDRIFT_AI_BACKEND names no backend.")
+    return CoachInfo(coach.name, None, coach)

@@ -22,6 +22,7 @@ from pathlib import Path
 import pytest
 
 from tests.support import procs
+from tests.support.browser import App
 from tests.support.fake_cli import FakeCLI, path_with
 from tests.support.fake_notify import FakeNotifier
 from tests.support.require import need
@@ -105,23 +106,6 @@ def browser(_chromium_available) -> Iterator[Browser]:
 
 
 # -- the server --------------------------------------------------------------------------------
-
-
-@dataclass
-class App:
-    """The module's server, the fake claude it runs and the fake notify-send it notifies by."""
-
-    server: RunningServer
-    fake: FakeCLI
-    tmp: Path
-    notifier: FakeNotifier | None = None
-
-    @property
-    def base(self) -> str:
-        return self.server.base
-
-    def state(self) -> str:
-        return self.server.get("/state")["runtime_state"]
 
 
 @pytest.fixture(scope="module")

@@ -7,7 +7,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from tests.browser.conftest import App
+from tests.support.browser import App
 from tests.support.fake_judge import drift_server
 
 ACTION = "Write the intro paragraph of the quarterly report"
