@@ -80,7 +80,7 @@ def test_times_up_notifies_once_says_so_chimes_and_extends_from_the_review(new_t
     expect(ui.view(page, "review")).to_be_visible()
     ui.wait_until(page, lambda: app.notifier.calls(), timeout=5, what="the notification")
     # Exactly one, naming the next action, however many ticks pass.
-    page.wait_for_timeout(2500)
+    app.server.ticks(2)
     [argv] = app.notifier.calls()
     title, body = argv[-2:]
     assert "Time's up" in title

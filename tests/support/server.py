@@ -134,6 +134,21 @@ class RunningServer:
     def post(self, path: str, body: dict | None = None) -> tuple[int, object]:
         return self.request("POST", path, body if body is not None else {})
 
+    def ticks(self, count: int = 2, timeout: float = 10.0) -> None:
+        """Return once the server's once-a-second tick has run `count` times from now (each
+        tick renews every page's offline notice): what a tick would do has been done, with
+        no sleep that guesses how long that takes."""
+        import websocket  # websocket-client: a test dependency, not the server's
+
+        ws = websocket.create_connection(f"{self.ws_base}/ws", timeout=timeout, origin=self.base)
+        try:
+            seen, deadline = -1, time.monotonic() + timeout  # the first comes on connect
+            while seen < count:
+                ws.settimeout(max(deadline - time.monotonic(), 0.01))
+                seen += ws.recv().count('id="offline"')
+        finally:
+            ws.close()
+
     def reset(self) -> None:
         """Back to locked, whatever the state (tests share one server per module)."""
         state = self.get("/state")["runtime_state"]
