@@ -152,3 +152,30 @@ def test_an_orphan_that_stays_past_the_grace_is_refused(data, holders, monkeypat
         datalock.acquire(data)
     os.kill(holder.child, signal.SIGKILL)
     wait_dead(holder.child)
+
+
+def test_taking_a_held_lock_again_keeps_it_and_updates_the_page(data, holders, released):
+    first = datalock.acquire(data, url=URL)
+    released.append(first)
+    again = datalock.acquire(data, url="http://127.0.0.1:7718/")
+    released.append(again)
+    assert (data / LOCK_NAME).read_text().endswith("url http://127.0.0.1:7718/\n")
+    again.release()  # one of this process's holds let go: the lock is still held
+    holders(data, expect="busy")
+    first.release()
+    holders(data)
+
+
+def test_a_forked_child_finds_the_lock_it_inherited(data, holders, released):
+    # A gunicorn worker: forked from the master that took the lock, it takes it too.
+    released.append(datalock.acquire(data, url=URL))
+    child = os.fork()
+    if child == 0:  # pragma: no cover - the child reports by its exit status
+        try:
+            datalock.acquire(data).release()  # the child's copy only
+            os._exit(0)
+        except BaseException:
+            os._exit(1)
+    _, status = os.waitpid(child, 0)
+    assert os.waitstatus_to_exitcode(status) == 0, "the child was refused its own lock"
+    holders(data, expect="busy")  # the child's release did not free the parent's lock
