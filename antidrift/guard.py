@@ -35,8 +35,8 @@ from antidrift.drift import (
     NothingToAcknowledge,
     on_task_share,
 )
+from antidrift.ports import Store
 from antidrift.process import CancelScope
-from antidrift.store import Store
 
 log = logging.getLogger("antidrift.drift")
 
