@@ -259,7 +259,7 @@ def test_a_ready_proposal_leaves_no_trace_in_the_database(db_path):
     controller = Controller(store, FakeClock(), coach=FakeCoach())
     try:
         controller.enter_planning()
-        controller.request_coach("a very particular intent xyzzy")
+        controller.coaching.request("a very particular intent xyzzy")
         wait_until(lambda: controller.snapshot().coach.status == "ready")
     finally:
         controller.shutdown()
