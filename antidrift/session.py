@@ -42,6 +42,7 @@ from antidrift.insights import Ended, WindowTime
 from antidrift.notify import Notifier
 from antidrift.reflecting import Reflections, ReflectionView, review_facts
 from antidrift.store import Store
+from antidrift.verdicts import Rule, validate_rule
 
 log = logging.getLogger("antidrift.session")
 
@@ -439,6 +440,38 @@ class Controller:
 
     def drift_summaries(self, ids: list[str]) -> dict[str, tuple[int, float | None]]:
         return self._store.drift_summaries(ids)
+
+    def unclear_secs(self, commitment_id: str) -> float:
+        return self._store.unclear_secs(commitment_id)
+
+    # -- standing rules (the guard follows them at once) ----------------------------------------
+
+    def rules(self) -> list[Rule]:
+        return self._store.rules()
+
+    def add_rule(self, app: object, title_contains: object, verdict: object) -> Rule:
+        """A standing rule, for every commitment; ValidationError for bad input."""
+        fields = validate_rule(app, title_contains, verdict)
+        with self._lock:
+            rule = self._store.add_rule(*fields)
+            after = self._rules_changed()
+        after.run()
+        self._notify()
+        return rule
+
+    def delete_rule(self, rule_id: int) -> None:
+        """Remove a standing rule; NotFound when there is none with that id."""
+        with self._lock:
+            if not self._store.delete_rule(rule_id):
+                raise NotFound("There is no such rule.")
+            after = self._rules_changed()
+        after.run()
+        self._notify()
+
+    def _rules_changed(self):
+        after = self._guard.rules_changed(tuple(self._store.rules()), self._now())
+        self._changed()
+        return after
 
     # -- read models -------------------------------------------------------------------------
 

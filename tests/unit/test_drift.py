@@ -11,100 +11,26 @@ from antidrift.domain import EXCLUDED_TITLE
 from antidrift.drift import (
     Answer,
     CallBudget,
-    DriftPolicy,
-    DriftSettings,
     DriftStatus,
-    Effects,
     Judgement,
     NothingToAcknowledge,
+    Source,
+    Verdict,
     Window,
     judge_title,
-    on_task_share,
 )
-from tests.fakes import FakeClock
+from antidrift.verdicts import on_task_share
+from tests.support.drift_policy import FakeJudge, Harness
 
 EDITOR = ("code", "intro.md — notes")
 DOCS = ("firefox", "Python docs — Mozilla Firefox")
 VIDEO = ("firefox", "Cat videos — YouTube")
 FEED = ("firefox", "Home / X")
-
-
-class FakeJudge:
-    """Verdicts by window; calls are held until settled (auto=True settles at once)."""
-
-    def __init__(self, verdicts: dict[tuple[str, str], bool], *, auto: bool = True) -> None:
-        self.verdicts = verdicts
-        self.auto = auto
-        self.calls = []
-        self.held = []
-        self.fail_with: str | None = None
-
-
-class Harness:
-    """Drives one DriftPolicy the way the controller does."""
-
-    def __init__(self, judge: FakeJudge, budget: CallBudget | None = None, **settings) -> None:
-        self.clock = FakeClock()
-        self.judge = judge
-        grace = timedelta(seconds=settings.pop("grace", 60))
-        cooldown = timedelta(seconds=settings.pop("cooldown", 300))
-        self.settings = DriftSettings(grace, cooldown, settings.pop("max_calls", 30))
-        self.policy = DriftPolicy(
-            self.settings,
-            budget or CallBudget(self.settings.max_calls),
-            exclude=settings.pop("exclude", None),
-        )
-        self.nudges = []
-        self.persisted_episodes = []
-        self.persisted_judgements = []
-
-    @property
-    def now(self):
-        return self.clock.now()
-
-    def apply(self, effects: Effects) -> None:
-        if effects.nudge:
-            self.nudges.append(effects.nudge)
-        self.persisted_episodes.extend(effects.episodes)
-        self.persisted_judgements.extend(effects.judgements)
-        if effects.judge:
-            self.judge.calls.append(effects.judge)
-            if self.judge.auto:
-                self.settle(effects.judge)
-            else:
-                self.judge.held.append(effects.judge)
-
-    def settle(self, call, error: str | None = None) -> None:
-        error = error or self.judge.fail_with
-        verdict = None
-        if error is None:
-            on_task = self.judge.verdicts[(call.window.app, call.window.title)]
-            verdict = Judgement(on_task, "serves it" if on_task else "serves something else")
-        self.apply(self.policy.settle(call.ticket, verdict, error, self.now))
-
-    def release(self) -> None:
-        while self.judge.held:
-            self.settle(self.judge.held.pop(0))
-
-    def focus(self, window: tuple[str, str]) -> None:
-        self.apply(self.policy.observe(*window, self.now))
-
-    def wait(self, seconds: float, window: tuple[str, str] | None = None, step: float = 5) -> None:
-        """Let time pass in sampler-sized steps (re-observing window, if given)."""
-        end = self.now + timedelta(seconds=seconds)
-        while self.now < end:
-            self.clock.advance(min(step, (end - self.now).total_seconds()))
-            if window is not None:
-                self.focus(window)
-            self.apply(self.policy.tick(self.now))
-
-    @property
-    def status(self) -> DriftStatus:
-        return self.policy.view(self.now).status
+MAIL = ("thunderbird", "Inbox — Family")
 
 
 def verdicts() -> dict[tuple[str, str], bool]:
-    return {EDITOR: True, DOCS: True, VIDEO: False, FEED: False}
+    return {EDITOR: True, DOCS: True, VIDEO: False, FEED: False, MAIL: False}
 
 
 def test_an_off_task_window_nudges_once_after_the_grace():
@@ -218,7 +144,8 @@ def test_on_task_answer_teaches_the_window_for_the_commitment():
     assert len(h.nudges) == 1
     h.apply(h.policy.acknowledge("on_task", h.now))
     assert h.persisted_episodes[-1].answer is Answer.ON_TASK
-    assert (Window(*VIDEO), Judgement(True, "you said this is on task")) in h.persisted_judgements
+    taught = Judgement(Verdict.ON_TASK, "you said this is on task", Source.YOU)
+    assert (Window(*VIDEO), taught) in h.persisted_judgements
     assert h.status is DriftStatus.ON_TASK
     h.wait(600, VIDEO)
     h.focus(EDITOR)
@@ -277,8 +204,8 @@ def test_failure_during_a_drift_stops_the_streak():
     h.focus(VIDEO)
     h.wait(30, VIDEO)
     judge.fail_with = "the judge took longer than 60 s"
-    h.focus(FEED)
-    h.wait(120, FEED)
+    h.focus(MAIL)  # another app: nothing known of it, so churn does not speak for it
+    h.wait(120, MAIL)
     assert h.nudges == []
     h.focus(VIDEO)  # judged before: known off task, but the unknown spell broke the streak
     h.wait(30, VIDEO)
@@ -347,7 +274,10 @@ def test_stop_abandons_the_running_judge_and_ends_the_episode():
 
 
 def test_on_task_share_counts_judged_time_only():
-    judged = {Window(*EDITOR): Judgement(True, ""), Window(*VIDEO): Judgement(False, "")}
+    judged = {
+        Window(*EDITOR): Judgement(Verdict.ON_TASK, ""),
+        Window(*VIDEO): Judgement(Verdict.OFF_TASK, ""),
+    }
     seconds = {Window(*EDITOR): 30.0, Window(*VIDEO): 10.0, Window(*DOCS): 100.0}
     assert on_task_share(seconds, judged) == pytest.approx(0.75)
     assert on_task_share({Window(*DOCS): 5.0}, judged) is None
