@@ -35,8 +35,8 @@ from antidrift.drift import (
     Window,
     window_of,
 )
+from antidrift.ports import Store
 from antidrift.process import CancelScope
-from antidrift.store import Store
 from antidrift.verdicts import Exchange, Judgement, Rule, Source, Verdict, figures, kept_answer
 
 log = logging.getLogger("antidrift.drift")
@@ -150,11 +150,11 @@ class DriftGuard:
             raise NothingToAcknowledge()
         return self._apply(self._policy.acknowledge(validate_answer(answer), now))
 
-    def rules_changed(self, rules: tuple[Rule, ...], now: datetime) -> After:
+    def rules_changed(self, rules: tuple[Rule, ...]) -> After:
         """The standing rules changed (added or removed): the running commitment follows."""
         if self._policy is None:
             return After()
-        return self._apply(self._policy.set_rules(rules, now))
+        return self._apply(self._policy.set_rules(rules, self._clock.now()))
 
     def stop(self, now: datetime) -> None:
         """Leaving active: kill a running judge, end an open episode, write the figures."""

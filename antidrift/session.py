@@ -34,10 +34,10 @@ from antidrift.domain import (
 from antidrift.drift import OFF, DriftSettings, parse_choice
 from antidrift.guard import DriftGuard
 from antidrift.notify import Notifier
+from antidrift.ports import Store
 from antidrift.reflecting import Reflections, review_facts
 from antidrift.snapshot import EvidenceView, Snapshot
 from antidrift.standing_rules import StandingRules
-from antidrift.store import Store
 
 log = logging.getLogger("antidrift.session")
 
@@ -109,12 +109,19 @@ class Controller:
             exclude=exclude_titles,
         )
         # Standing rules: written under this lock; the running commitment's guard follows.
-        self.rules = StandingRules(
-            store, self._lock, self._guard.rules_changed, self._now, self._changed, self._notify
-        )
-        after = None
-        if self._state is RuntimeState.ACTIVE:  # resumed after a restart: verdicts are kept
-            with self._lock:
+        self.rules = StandingRules(store, self._lock, self._guard, self._changed, self._notify)
+        self._started = False  # the constructor starts nothing: start() does
+
+    def start(self) -> None:
+        """Take up what the stored state left (once; `Runtime.start` calls it): the guard
+        watches a resumed commitment again with its verdicts, one whose deadline passed while
+        the server was down goes to review and says so, a resumed planning warms the coach."""
+        with self._lock:
+            if self._started:
+                return
+            self._started = True
+            after = None
+            if self._state is RuntimeState.ACTIVE:  # resumed after a restart: verdicts are kept
                 after = self._guard.begin(self._commitment, self._last_sample)
         try:
             expired = self.expire_if_due()
@@ -122,8 +129,8 @@ class Controller:
             expired = False
         if not expired and after is not None:
             after.run()
-        if self._state is RuntimeState.PLANNING:  # resumed in planning: the coach gets ready
-            with self._lock:
+        with self._lock:
+            if self._state is RuntimeState.PLANNING:  # resumed in planning: the coach gets ready
                 self._coaching.keep_warm(True)
 
     # -- listeners ---------------------------------------------------------------------------

@@ -9,16 +9,21 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable
-from datetime import datetime
 from typing import Protocol
 
 from antidrift.domain import NotFound
-from antidrift.store import Store
+from antidrift.ports import Store
 from antidrift.verdicts import Rule, validate_rule
 
 
 class After(Protocol):
     def run(self) -> None: ...
+
+
+class Guard(Protocol):
+    """The drift guard, as far as rules go: the running commitment follows new rules."""
+
+    def rules_changed(self, rules: tuple[Rule, ...]) -> After: ...
 
 
 class StandingRules:
@@ -28,15 +33,13 @@ class StandingRules:
         self,
         store: Store,
         lock: threading.RLock,
-        follow: Callable[[tuple[Rule, ...], datetime], After],
-        now: Callable[[], datetime],
+        guard: Guard,
         changed: Callable[[], None],
         notify: Callable[[], None],
     ) -> None:
         self._store = store
         self._lock = lock
-        self._follow = follow  # the guard: the running commitment follows the rules now
-        self._now = now
+        self._guard = guard
         self._changed = changed  # under the lock: bump the version
         self._notify = notify  # after the lock: the listeners
 
@@ -62,6 +65,6 @@ class StandingRules:
         return found
 
     def _followed(self) -> After:
-        after = self._follow(tuple(self._store.rules()), self._now())
+        after = self._guard.rules_changed(tuple(self._store.rules()))
         self._changed()
         return after

@@ -8,10 +8,11 @@ from datetime import timedelta
 
 import pytest
 
-from antidrift import store as store_module
+from antidrift import database
 from antidrift.domain import Commitment, RuntimeState
 from antidrift.drift import Window
-from antidrift.store import MIGRATIONS, SQLiteStore
+from antidrift.migrations import MIGRATIONS
+from antidrift.store import SQLiteStore
 from antidrift.verdicts import Exchange, Judgement, Rule, Source, Verdict
 from tests.fakes import START
 
@@ -95,7 +96,7 @@ def test_a_rule_says_on_task_or_off_task_and_nothing_else(db, tmp_path):
 def test_verdicts_of_a_0_3_database_are_read_after_the_upgrade(tmp_path, monkeypatch):
     path = tmp_path / "antidrift.sqlite3"
     older = [m for m in MIGRATIONS if m[0] < JUDGE_MIGRATION[0]]
-    monkeypatch.setattr(store_module, "MIGRATIONS", older)
+    monkeypatch.setattr(database, "MIGRATIONS", older)
     s = SQLiteStore(path)
     s.save(RuntimeState.ACTIVE, commitment("old"))
     s.close()
@@ -115,7 +116,7 @@ def test_verdicts_of_a_0_3_database_are_read_after_the_upgrade(tmp_path, monkeyp
     )
     raw.commit()
     raw.close()
-    monkeypatch.setattr(store_module, "MIGRATIONS", MIGRATIONS)
+    monkeypatch.setattr(database, "MIGRATIONS", MIGRATIONS)
     s = SQLiteStore(path)
     try:
         assert s.judgements("old") == {
