@@ -18,16 +18,25 @@ from __future__ import annotations
 
 import re
 from collections import deque
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta
 from enum import StrEnum
 
-from antidrift.domain import EXCLUDED_TITLE, IllegalTransitionError, ValidationError
+from antidrift.domain import (
+    EXCLUDED_TITLE,
+    IllegalTransitionError,
+    Share,
+    ValidationError,
+    redact,
+)
 from antidrift.verdicts import (
+    Figures,
     Judgement,
     Rule,
     Source,
     Verdict,
+    figures,
     matching_rule,
 )
 
@@ -182,12 +191,11 @@ def is_own_page(title: str) -> bool:
 
 
 def judge_title(title: str, exclude: re.Pattern[str] | None) -> str | None:
-    """What the judge may see of a title: nothing when excluded (or the placeholder)."""
-    if not title or title == EXCLUDED_TITLE:
-        return None
-    if exclude is not None and exclude.search(title):
-        return None
-    return title
+    """What the judge may see of a title: nothing when excluded (or the placeholder).
+
+    Redacted again: the key (window_of) leaves out clocks, and a pattern may match only then."""
+    shown = redact(title, exclude)
+    return None if shown in ("", EXCLUDED_TITLE) else shown
 
 
 @dataclass
@@ -417,3 +425,20 @@ class DriftPolicy:
         ended = replace(episode, ended_at=at)
         self.episodes[-1] = ended
         return ended
+
+
+def drift_figures(shares: Iterable[Share], decide: Callable[[Window], Judgement | None]) -> Figures:
+    """The review's figures (on-task share, unclear time) from the time per (app, title).
+
+    Time is keyed as the verdicts are (window_of): a ticking title is one window, so its time
+    counts under the verdict it was judged by."""
+    seconds: dict[Window, float] = {}
+    for share in shares:
+        window = window_of(share.app, share.title)
+        seconds[window] = seconds.get(window, 0.0) + share.seconds
+    return figures(seconds, decide)
+
+
+def on_task_share(shares: Iterable[Share], judgements: dict[Window, Judgement]) -> float | None:
+    """Share of the time judged on or off task spent on on-task windows: 0–1, or None."""
+    return drift_figures(shares, judgements.get).on_task_share

@@ -32,12 +32,11 @@ from antidrift.drift import (
     Episode,
     JudgeCall,
     NothingToAcknowledge,
-    Window,
-    window_of,
+    drift_figures,
 )
 from antidrift.ports import Store
 from antidrift.process import CancelScope
-from antidrift.verdicts import Exchange, Judgement, Rule, Source, Verdict, figures, kept_answer
+from antidrift.verdicts import Exchange, Judgement, Rule, Source, Verdict, kept_answer
 
 log = logging.getLogger("antidrift.drift")
 
@@ -177,11 +176,7 @@ class DriftGuard:
     def _figures(self, commitment: Commitment, policy: DriftPolicy, until: datetime):
         # Every window (summed in SQL by the store): judged ones may be outside any top list.
         shares = self._store.window_time(commitment.id, until, 1_000_000).windows
-        seconds: dict[Window, float] = {}
-        for s in shares:  # keyed as the verdicts are: a ticking title is one window
-            key = window_of(s.app, s.title)
-            seconds[key] = seconds.get(key, 0.0) + s.seconds
-        return figures(seconds, policy.decision)
+        return drift_figures(shares, policy.decision)
 
     def _apply(self, effects: Effects) -> After:
         commitment = self._commitment

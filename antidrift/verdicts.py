@@ -167,10 +167,3 @@ def figures(
         else:
             unclear += seconds
     return Figures(on / (on + off) if on + off > 0 else None, unclear)
-
-
-def on_task_share(
-    seconds_by_window: Mapping[K, float], judgements: Mapping[K, Judgement]
-) -> float | None:
-    """Share of time judged on or off task spent on on-task windows: 0–1, or None."""
-    return figures(seconds_by_window, judgements.get).on_task_share
