@@ -10,6 +10,8 @@ import time
 
 import pytest
 
+from tests.support.walk import server_post, walk_http
+
 pytestmark = pytest.mark.browser
 # The time's-up test moves the server's clock to the end of its timebox (no minute's wait).
 TEST_CLOCK = True
@@ -128,28 +130,23 @@ def test_extend_past_eight_hours_says_why_in_place(page, app, ui):
     assert app.server.get("/state")["commitment"]["extended_secs"] == 0
 
 
-def _drive(app, state: str) -> None:
-    server = app.server
-    if state == "locked":
-        return
-    server.post("/planning")
-    if state == "planning":
-        return
-    plan = {"next_action": "Read the spec", "success_condition": "Notes", "timebox_minutes": 30}
-    server.post("/commitment", plan)
-    if state == "review":
-        server.post("/finish")
-
-
 @pytest.mark.parametrize("state", ["locked", "planning", "active", "review"])
 def test_the_offline_notice_shows_within_5_s_and_clears_when_back(tabs, app, ui, state):
     expect = ui.expect
-    _drive(app, state)
+    plan = {"next_action": "Read the spec", "success_condition": "Notes", "timebox_minutes": 30}
+    walk_http(server_post(app.server), state, **plan)
     page, watch = tabs.open()
     expect(ui.view(page, state)).to_be_visible()
     ui.wait_until(page, lambda: watch.frames, what="the socket to bring the page up to date")
     notice = page.locator("#offline")
-    page.wait_for_timeout(4000)  # pushes keep it hidden, second after second
+    # Pushes keep it hidden, second after second: four ticks' worth, counted as they arrive.
+    heartbeats = len(watch.frames_with('id="offline"'))
+    ui.wait_until(
+        page,
+        lambda: len(watch.frames_with('id="offline"')) >= heartbeats + 4,
+        timeout=10,
+        what="four ticks' pushes",
+    )
     expect(notice).to_be_hidden()
     sockets = len(watch.sockets)
     lost = time.monotonic()  # SIGTERM closes the page's socket first thing
