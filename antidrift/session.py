@@ -38,6 +38,7 @@ from antidrift.notify import Notifier
 from antidrift.ports import Store
 from antidrift.reflecting import Reflections
 from antidrift.snapshot import EvidenceView, Snapshot
+from antidrift.standing_rules import StandingRules
 
 log = logging.getLogger("antidrift.session")
 
@@ -119,6 +120,8 @@ class Controller:
             announce=self._announce,
             exclude=exclude_titles,
         )
+        # Standing rules: written under this lock; the running commitment's guard follows.
+        self.rules = StandingRules(store, self._lock, self._guard, self._changed, self._notify)
         self._started = False  # the constructor starts nothing: start() does
 
     def start(self) -> None:
