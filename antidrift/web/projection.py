@@ -28,6 +28,8 @@ def state_json(snap: Snapshot) -> dict[str, object]:
             "started_at": _iso(c.started_at),
             "deadline": _iso(c.deadline),
             "extended_secs": c.extended_secs,
+            # In review: stopped by its deadline ("time's up") rather than finished by hand.
+            "ran_out": c.ran_out,
         },
         "evidence": {
             "health": snap.evidence.health.value,
@@ -48,6 +50,9 @@ def state_json(snap: Snapshot) -> dict[str, object]:
         if snap.coach.status == CoachStatus.ERROR:
             coach["error"] = snap.coach.error
         body["coach"] = coach
+    if snap.state is RuntimeState.ACTIVE and c is not None:
+        # From the server's steady clock: a client counts down from here by itself.
+        body["left_secs"] = c.seconds_left(snap.now)
     if snap.state is RuntimeState.ACTIVE:
         drift = snap.drift
         body["drift"] = {
