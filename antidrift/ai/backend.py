@@ -18,6 +18,7 @@ from typing import Protocol
 
 from antidrift import process
 from antidrift.process import CancelScope, Result
+from antidrift.process.warm import Warm
 
 from . import warm
 from .errors import (
@@ -411,7 +412,7 @@ class ClaudeBackend(_BinaryBackend):
         self.warm_slot.want(warm.Spec(tuple(argv), env, _neutral_cwd()))
 
     def _ask_warm(
-        self, waiting: process.Warm, prompt: str, timeout: float, scope: CancelScope | None
+        self, waiting: Warm, prompt: str, timeout: float, scope: CancelScope | None
     ) -> dict:
         """The result object the warm claude gave for prompt."""
         try:
