@@ -45,6 +45,7 @@ WAIT = 300  # seconds the server may hold a follower's request (its MAX_WAIT)
 def _connection(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--url", help="the server's address (default: found by the data dir)")
     parser.add_argument("--data-dir", help="the data directory the server runs on")
+    parser.epilog = "exit: 0 done, 1 no server runs, 2 the server refused, 3 it could not"
 
 
 def _finder(args: argparse.Namespace) -> Callable[[], Client]:
@@ -85,7 +86,12 @@ def status_command(parser: argparse.ArgumentParser):
     _connection(parser)
     shape = parser.add_mutually_exclusive_group()
     shape.add_argument("--json", action="store_true", help="the /state object, with left_secs")
-    shape.add_argument("--format", choices=("line", "waybar"), default="line", help="line")
+    shape.add_argument(
+        "--format",
+        choices=("line", "waybar"),
+        default="line",
+        help="line (the default), or waybar: one JSON line for its custom module",
+    )
     parser.add_argument(
         "--follow", action="store_true", help="a line at every change, every second while active"
     )
