@@ -61,10 +61,13 @@ class ServerTrouble(ClientError):
 
 def server_data_dir(given: str | None) -> Path:
     """The data directory a server would use: --data-dir, ANTIDRIFT_DATA_DIR, the default."""
-    from antidrift.config import default_data_dir
+    from antidrift import settings
 
-    value = given or os.environ.get("ANTIDRIFT_DATA_DIR")
-    return Path(os.path.abspath(Path(value).expanduser())) if value else default_data_dir()
+    reading = settings.read(data_dir=given)
+    refused = [p for p in reading.problems if p.key == "data_dir"]
+    if refused:
+        raise ClientError(refused[0].message)
+    return Path(os.path.abspath(reading.values["data_dir"]))
 
 
 def starts_one(data_dir: Path, *, data_dir_given: bool = False) -> str:

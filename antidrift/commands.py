@@ -34,7 +34,7 @@ class Command:
 
 COMMANDS: tuple[Command, ...] = (
     Command("serve", "antidrift.serve:serve_command", "run the server (the default)"),
-    Command("doctor", "antidrift.serve:doctor_command", "check the coach CLIs and window source"),
+    Command("doctor", "antidrift.serve:doctor_command", "check settings, AI CLIs, window source"),
     Command("service", "antidrift.service:service_command", "start AntiDrift at login (or not)"),
     Command("status", "antidrift.cli:status_command", "the commitment in one line (or --follow)"),
     Command("start", "antidrift.cli:start_command", 'commit: start "ACTION" --done … --minutes N'),

@@ -20,8 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from antidrift import datalock, process
-from antidrift.client import server_data_dir
-from antidrift.config import DEFAULT_PORT
+from antidrift.client import ClientError, server_data_dir
 
 UNIT = "antidrift.service"
 LABEL = "local.antidrift"  # the launchd agent's label
@@ -270,7 +269,7 @@ def service_command(parser: argparse.ArgumentParser):
     """`antidrift service …`: its three actions."""
     actions = parser.add_subparsers(dest="action", required=True, metavar="ACTION")
     add = actions.add_parser("install", help="write, enable and start the login service")
-    add.add_argument("--port", type=int, default=DEFAULT_PORT, help="port (7717)")
+    add.add_argument("--port", type=int, help="port (ANTIDRIFT_PORT, or 7717)")
     add.add_argument("--data-dir", help="the data directory (ANTIDRIFT_DATA_DIR, the default)")
     add.add_argument("--no-start", action="store_true", help="enable it for the next login only")
     actions.add_parser("status", help="installed? running? (exit 0 running, 3 not, 4 absent)")
@@ -282,15 +281,26 @@ def run(args: argparse.Namespace) -> int:
     host = Host.current()
     try:
         if args.action == "install":
-            data_dir = server_data_dir(args.data_dir)
-            lines = install(host, args.port, data_dir, start=not args.no_start)
+            data_dir, port = _where(args.data_dir, args.port)
+            lines = install(host, port, data_dir, start=not args.no_start)
             code = 0
         elif args.action == "status":
             code, lines = status(host)
         else:
             lines, code = uninstall(host), 0
-    except (ServiceError, OSError) as exc:
+    except (ServiceError, ClientError, OSError) as exc:
         print(f"antidrift: {exc}", file=sys.stderr)
         return 1
     print("\n".join(lines))
     return code
+
+
+def _where(data_dir: str | None, port: int | None) -> tuple[Path, int]:
+    """The data directory and port a server would take now (flags, environment, saved)."""
+    from antidrift import settings
+
+    reading = settings.read(data_dir=data_dir, overrides={"port": port})
+    refused = [p for p in reading.problems if p.key in ("data_dir", "port")]
+    if refused:
+        raise ServiceError(refused[0].message)
+    return server_data_dir(data_dir), int(reading.values.get("port", settings.DEFAULT_PORT))
