@@ -16,6 +16,7 @@ from pathlib import Path
 from urllib.parse import urlencode, urlsplit
 
 from antidrift import datalock
+from antidrift.web.projection import LEFT_HEADER  # the time left while active
 
 STARTS_ONE = "antidrift serve"
 # Where `antidrift serve --host 0.0.0.0` listens, a client connects to loopback: the server
@@ -112,19 +113,19 @@ class Client:
         with `wait` the server holds the request until a change or that many seconds."""
         query = f"?{urlencode({'wait': f'{wait:g}'})}" if wait and tag else ""
         headers = {"If-None-Match": tag} if tag else {}
-        status, body, answer_tag = self._request("GET", "/state" + query, None, headers, wait)
+        status, body, answer = self._request("GET", "/state" + query, None, headers, wait)
         if status == 304:
-            return None, answer_tag or tag
-        return self._checked(status, body, "GET /state"), answer_tag
+            return None, answer.get("ETag") or tag
+        return self._checked(status, body, answer, "GET /state"), answer.get("ETag")
 
     def post(self, path: str, fields: dict[str, object] | None = None) -> dict:
         """POST a JSON object; the state the server answers with."""
-        status, body, _ = self._request("POST", path, fields or {}, {}, 0)
-        return self._checked(status, body, f"POST {path}")
+        status, body, answer = self._request("POST", path, fields or {}, {}, 0)
+        return self._checked(status, body, answer, f"POST {path}")
 
     def _request(
         self, method: str, path: str, fields: dict | None, headers: dict, wait: float
-    ) -> tuple[int, bytes, str | None]:
+    ) -> tuple[int, bytes, http.client.HTTPMessage]:
         conn = http.client.HTTPConnection(self.host, self.port, timeout=10 + wait)
         head = {"User-Agent": self.user_agent, "Accept": "application/json", **headers}
         data = None
@@ -135,7 +136,7 @@ class Client:
             conn.request(method, path, body=data, headers=head)
             response = conn.getresponse()
             body = response.read(1 << 20)
-            return response.status, body, response.getheader("ETag")
+            return response.status, body, response.headers
         except (OSError, http.client.HTTPException) as exc:  # refused, reset, timed out
             raise NotRunning(
                 f"AntiDrift is not running at {self.url} ({_reason(exc)})."
@@ -144,14 +145,16 @@ class Client:
         finally:
             conn.close()
 
-    def _checked(self, status: int, body: bytes, what: str) -> dict:
+    def _checked(self, status: int, body: bytes, headers, what: str) -> dict:
+        """The state in the answer, with "left_secs" from its header while active."""
         try:
             data = json.loads(body)
         except ValueError:
             data = None
         sentence = data.get("error") if isinstance(data, dict) else None
         if status == 200 and isinstance(data, dict) and "runtime_state" in data:
-            return data
+            left = headers.get(LEFT_HEADER, "")
+            return {**data, "left_secs": int(left)} if left.isdigit() else data
         if status == 200 or (status == 404 and sentence is None):
             raise NotRunning(f"Something at {self.url} answers, but it is not AntiDrift.")
         if status == 404 and what.startswith("POST"):

@@ -50,9 +50,6 @@ def state_json(snap: Snapshot) -> dict[str, object]:
         if snap.coach.status == CoachStatus.ERROR:
             coach["error"] = snap.coach.error
         body["coach"] = coach
-    if snap.state is RuntimeState.ACTIVE and c is not None:
-        # From the server's steady clock: a client counts down from here by itself.
-        body["left_secs"] = c.seconds_left(snap.now)
     if snap.state is RuntimeState.ACTIVE:
         drift = snap.drift
         body["drift"] = {
@@ -61,6 +58,20 @@ def state_json(snap: Snapshot) -> dict[str, object]:
             "reason": drift.reason,
         }
     return body
+
+
+# While active, /state (and a JSON answer to a move) says the time left in this header: from
+# the server's steady clock, so a client counts down from it by itself. Out of the body, so
+# the body (and its ETag) changes only when the state does.
+LEFT_HEADER = "AntiDrift-Left-Secs"
+
+
+def left_secs(snap: Snapshot) -> int | None:
+    """Whole seconds left while active; None otherwise."""
+    c = snap.commitment
+    if snap.state is not RuntimeState.ACTIVE or c is None:
+        return None
+    return c.seconds_left(snap.now)
 
 
 def history_json(

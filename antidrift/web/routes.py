@@ -9,7 +9,7 @@ from flask import Blueprint, current_app, jsonify, request
 from antidrift.domain import ValidationError, validate_window
 from antidrift.web import manifest as app_manifest
 from antidrift.web.projection import state_json
-from antidrift.web.requests import HTML, controller, done, from_htmx, payload
+from antidrift.web.requests import HTML, controller, done, from_htmx, payload, with_left
 
 bp = Blueprint("web", __name__)
 
@@ -29,11 +29,9 @@ def state():
         request.args.get("wait", 0.0, type=float),
         current_app.extensions["antidrift.runtime"].shutting_down,
     )
-    if body is None:
-        return "", 304, {"ETag": tag}
-    response = jsonify(body)
+    response = jsonify(body) if body is not None else current_app.response_class(status=304)
     response.headers["ETag"] = tag
-    return response
+    return with_left(response, controller().snapshot())
 
 
 @bp.get("/manifest.webmanifest")

@@ -1,10 +1,11 @@
 """`GET /state` as a conditional request that can wait: the command line's `--follow`.
 
-Each answer carries a weak ETag of the state. A client that sends it back in If-None-Match
-gets 304 at once, or, with `?wait=N`, the request is held until the state differs (then 200
-and the new state) or N seconds pass (then 304). So a follower costs one request per change:
-nothing while nothing changes, however long. The countdown is not part of the tag: it is
-derived from the deadline (`left_secs`), which the client counts down by itself.
+Each answer carries an ETag of the state. A client that sends it back in If-None-Match gets
+304 at once, or, with `?wait=N`, the request is held until the state differs (then 200 and
+the new state) or N seconds pass (then 304, and the client asks again). So a follower costs
+one request per change, and one per MAX_WAIT while nothing changes. The countdown is no part
+of the state's body: it travels in a header (projection.LEFT_HEADER) and the client counts
+it down by itself.
 """
 
 from __future__ import annotations
@@ -24,10 +25,10 @@ RECHECK = 5.0
 
 
 def tag_of(state: dict[str, object]) -> str:
-    """A weak validator of the state: equal when nothing but the countdown moved."""
-    stable = {k: v for k, v in state.items() if k != "left_secs"}
-    digest = hashlib.blake2b(json.dumps(stable, sort_keys=True).encode(), digest_size=12)
-    return f'W/"{digest.hexdigest()}"'
+    """The state's validator: it changes when the state does (the countdown is no part of
+    it: it travels in a header, projection.LEFT_HEADER)."""
+    digest = hashlib.blake2b(json.dumps(state, sort_keys=True).encode(), digest_size=12)
+    return f'"{digest.hexdigest()}"'
 
 
 class StateWatch:

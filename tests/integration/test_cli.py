@@ -37,13 +37,15 @@ class Live:
     url: str
     web: object  # Flask's test client, for the test's own moves (not counted)
     cli: list[tuple[str, str, bytes]] = field(default_factory=list)
+    clock: object = None
+    controller: object = None
 
     def state(self) -> dict:
         return self.web.get("/state").get_json()
 
 
 @pytest.fixture
-def live(make_controller, make_app, judge) -> Iterator[Live]:
+def live(make_controller, make_app, judge, clock) -> Iterator[Live]:
     controller = make_controller(judge=judge, drift=NOW, notifier=RecordingNotifier())
     app = make_app(controller)
     seen: list[tuple[str, str, bytes]] = []
@@ -63,7 +65,8 @@ def live(make_controller, make_app, judge) -> Iterator[Live]:
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
     try:
-        yield Live(f"http://127.0.0.1:{server.server_port}/", app.test_client(), seen)
+        url = f"http://127.0.0.1:{server.server_port}/"
+        yield Live(url, app.test_client(), seen, clock, controller)
     finally:
         app.extensions["antidrift.runtime"].shutting_down.set()  # frees held requests
         server.shutdown()
@@ -100,13 +103,22 @@ def test_status_start_extend_finish_with_their_lines_and_exit_codes(live, capsys
     assert (code, out) == (0, "25:00 · Write the intro\n")
     code, out, _ = run(capsys, "status", "--json", "--url", live.url)
     body = json.loads(out)
-    assert code == 0 and body["left_secs"] == 1500 and body == live.state()
+    assert code == 0 and body.pop("left_secs") == 1500 and body == live.state()
     code, out, _ = run(capsys, "status", "--format", "waybar", "--url", live.url)
     bar = json.loads(out)
     assert bar["class"] == "active" and bar["text"] == "25:00 Write the intro"
     assert run(capsys, "finish", "--url", live.url)[:2] == (0, "Review · Write the intro\n")
     # The command line sent no Origin, no Sec-Fetch-*: a local client, and it was let in.
     assert [m for m, _, _ in live.cli].count("POST") == 4  # planning, commitment, extend, finish
+
+
+def test_times_up_when_the_timebox_runs_out(live, capsys):
+    run(capsys, *START, "--url", live.url)
+    live.clock.advance(20 * 60 + 1)
+    live.controller.expire_if_due()  # the server's once-a-second tick
+    assert run(capsys, "status", "--url", live.url)[1] == "Time's up · Write the intro\n"
+    bar = json.loads(run(capsys, "status", "--format", "waybar", "--url", live.url)[1])
+    assert (bar["class"], bar["percentage"]) == ("timesup", 100)
 
 
 def test_a_refused_plan_is_exit_2_with_the_servers_sentence_and_changes_nothing(live, capsys):

@@ -93,7 +93,6 @@ def _everything(server) -> tuple:
     state = server.get("/state")
     state["evidence"].pop("health", None)
     state.get("drift", {}).pop("since", None)
-    state.pop("left_secs", None)  # the countdown moves by itself
     status, csv_text = server.request("GET", "/history.csv")
     return json.dumps(state), json.dumps(server.get("/history")), csv_text
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 import threading
 import time
 
+from antidrift.web.projection import LEFT_HEADER as LEFT
 from tests.support.web import state, to
 
 
@@ -15,9 +16,9 @@ def tag(client) -> str:
     return response.headers["ETag"]
 
 
-def test_state_carries_a_weak_etag_that_changes_with_the_state(client):
+def test_state_carries_an_etag_that_changes_with_the_state(client):
     locked = tag(client)
-    assert locked.startswith('W/"')
+    assert locked.startswith('"') and locked.endswith('"')
     assert tag(client) == locked  # nothing changed
     to(client, "planning")
     assert tag(client) != locked
@@ -37,18 +38,25 @@ def test_the_countdown_alone_is_no_change(client, clock):
     before = client.get("/state")
     clock.advance(7)
     after = client.get("/state")
-    assert before.get_json()["left_secs"] - after.get_json()["left_secs"] == 7
+    assert int(before.headers[LEFT]) - int(after.headers[LEFT]) == 7
     assert before.headers["ETag"] == after.headers["ETag"]
+    assert before.data == after.data  # the body says nothing that ticks
+    held = client.get("/state", headers={"If-None-Match": after.headers["ETag"]})
+    assert held.status_code == 304 and held.headers[LEFT] == after.headers[LEFT]
 
 
-def test_left_secs_only_while_active_and_ran_out_in_the_commitment(client):
-    assert "left_secs" not in state(client)
+def test_time_left_only_while_active_and_ran_out_in_the_commitment(client):
+    assert LEFT not in client.get("/state").headers
     to(client, "active")
-    body = state(client)
-    assert body["left_secs"] == 20 * 60 and body["commitment"]["ran_out"] is False
+    response = client.get("/state")
+    assert response.headers[LEFT] == str(20 * 60)
+    assert "left_secs" not in response.get_json()
+    assert response.get_json()["commitment"]["ran_out"] is False
+    moved = client.post("/extend", json={"minutes": 5})  # a JSON client's move says it too
+    assert moved.headers[LEFT] == str(25 * 60)
     assert client.post("/finish").status_code == 200
-    body = state(client)
-    assert "left_secs" not in body and body["commitment"]["ran_out"] is False
+    assert LEFT not in client.get("/state").headers
+    assert state(client)["commitment"]["ran_out"] is False  # finished by hand
 
 
 def test_a_held_request_answers_with_the_change_that_ends_it(app):
