@@ -77,7 +77,7 @@ def _render(args: argparse.Namespace) -> tuple[Render, Callable[[str], str]]:
     if args.format == "waybar":
         return statusline.waybar, statusline.waybar_down
     if args.json:
-        return (lambda s: json.dumps(s, ensure_ascii=False)), (lambda m: m)
+        return (lambda s: json.dumps(s, ensure_ascii=False)), (lambda m: json.dumps({"error": m}))
     return statusline.line, (lambda m: m)
 
 

@@ -282,6 +282,14 @@ def test_follow_for_waybar_writes_json_lines_and_hides_while_down(tmp_path):
         follower.stop()
 
 
+def test_follow_as_json_says_a_missing_server_in_json_too(tmp_path):
+    follower = Follower("--json", "--data-dir", str(tmp_path / "none"))
+    try:
+        assert "not running" in json.loads(follower.next())["error"]
+    finally:
+        follower.stop()
+
+
 # -- finding the server ------------------------------------------------------------------------
 
 
