@@ -35,6 +35,8 @@ class Command:
 COMMANDS: tuple[Command, ...] = (
     Command("serve", "antidrift.serve:serve_command", "run the server (the default)"),
     Command("doctor", "antidrift.serve:doctor_command", "check settings, AI CLIs, window source"),
+    Command("backup", "antidrift.backup:backup_command", "copy the database into backups/"),
+    Command("restore", "antidrift.backup:restore_command", "put a backup in the database's place"),
     Command("service", "antidrift.service:service_command", "start AntiDrift at login (or not)"),
     Command("status", "antidrift.cli:status_command", "the commitment in one line (or --follow)"),
     Command("start", "antidrift.cli:start_command", 'commit: start "ACTION" --done … --minutes N'),

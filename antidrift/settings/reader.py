@@ -75,6 +75,14 @@ def saved_path(data_dir: Path) -> Path:
     return data_dir / SAVED_NAME
 
 
+def data_dir(env: Mapping[str, str] | None = None, flag: str | Path | None = None) -> Path:
+    """The data directory alone (--data-dir, else ANTIDRIFT_DATA_DIR, else the default), for
+    commands that only need to find it (status, backup) and must not refuse other settings."""
+    env = os.environ if env is None else env
+    chosen = flag or (env.get(BY_KEY["data_dir"].variable) or "").strip()
+    return Path(chosen).expanduser() if chosen else default_data_dir(env)
+
+
 def read(
     env: Mapping[str, str] | None = None,
     *,

@@ -2,6 +2,11 @@
 
 Each setting is listed once: its key (the Settings page's name), its ANTIDRIFT_* variable,
 what it accepts, and a line in plain words. Its default is the Settings field's default.
+
+Not settings, so not here: ANTIDRIFT_REQUIRE_REAL and _BROWSER (tests/support/require.py:
+CI fails rather than skips without a real component), ANTIDRIFT_CLI_CACHE and _AXE_CACHE
+(where scripts/install-clis and scripts/install-axe keep downloads) are test and build
+hooks, read where they are used and never by the app.
 """
 
 from __future__ import annotations
@@ -33,9 +38,6 @@ from antidrift.settings.kinds import (
 DEFAULT_HOST = "127.0.0.1"
 DEFAULT_PORT = 7717
 DEFAULT_OLLAMA_URL = "http://127.0.0.1:11434"
-# Each open tab holds two threads (pool + websocket reader), a client still sending its request
-# head one (at most httpworker.HEADER_TIMEOUT). gunicorn starts them only when needed.
-DEFAULT_THREADS = 512
 BACKENDS = ("claude", "codex", "command", "ollama", "openai")
 EFFORTS = ("low", "medium", "high", "default")
 SOURCES = ("default", "saved", "environment", "command line")
@@ -69,10 +71,13 @@ SETTINGS: tuple[Setting, ...] = (
         "host",
         "ANTIDRIFT_HOST",
         Text("a host name or IP address", r"[A-Za-z0-9._:\[\]-]{1,253}"),
-        "The address the server listens on (gunicorn.conf.py; antidrift serve takes --host).",
+        "The address the server listens on (loopback unless serve gets --allow-remote).",
     ),
     Setting(
-        "port", "ANTIDRIFT_PORT", Number(1, 65535, whole=True), "The port the server listens on."
+        "port",
+        "ANTIDRIFT_PORT",
+        Number(1, 65535, whole=True),
+        "The port the server listens on (--port wins).",
     ),
     Setting(
         "allowed_hosts",

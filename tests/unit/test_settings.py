@@ -422,3 +422,10 @@ def test_doctor_names_a_refused_value_and_exits_non_zero(tmp_path, capsys, monke
     out = capsys.readouterr().out
     assert "refused: ANTIDRIFT_DRIFT='of' is not accepted: use one of ai, off." in out
     assert "ANTIDRIFT_AI_BACKEND=claude" in out and "SECRET" not in out
+
+
+def test_the_data_dir_alone_never_refuses_other_settings(tmp_path):
+    env = {"ANTIDRIFT_DATA_DIR": str(tmp_path / "d"), "ANTIDRIFT_DRIFT": "of"}
+    assert settings.data_dir(env) == tmp_path / "d"
+    assert settings.data_dir(env, flag=str(tmp_path / "f")) == tmp_path / "f"
+    assert settings.data_dir({"HOME": str(tmp_path)}) == tmp_path / ".local/share/antidrift"
