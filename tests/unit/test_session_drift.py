@@ -172,12 +172,28 @@ def test_review_writes_the_figures_history_shows(guarded, judge, store, clock):
     assert episode.ended_at - episode.started_at == timedelta(seconds=10)
 
 
+def test_the_share_counts_a_ticking_titles_time_under_its_one_verdict(guarded, judge, store, clock):
+    controller = guarded()
+    for second in range(59, 49, -1):  # one window whose title shows a clock: judged once
+        controller.record_window("code", f"intro.md — 12:{second:02d} left")
+        _settled(controller, judge, 1)
+        clock.advance(3)
+    controller.record_window("firefox", "feed")
+    _settled(controller, judge, 2)
+    clock.advance(10)
+    controller.finish()
+    commitment_id = controller.snapshot().commitment.id
+    _, share = store.drift_summaries([commitment_id])[commitment_id]
+    assert share == pytest.approx(30 / 40)
+
+
 def test_a_restart_keeps_the_verdicts_of_the_commitment(guarded, make_controller, judge, store):
     controller = guarded()
     controller.record_window("code", "intro.md")
     _settled(controller, judge, 1)
     controller.shutdown()
     restarted = make_controller(judge=judge, drift=SETTINGS, store_=store)
+    restarted.start()
     restarted.record_window("code", "intro.md")
     assert _drift(restarted).status is DriftStatus.ON_TASK
     assert len(judge.calls) == 1
@@ -197,6 +213,7 @@ def test_the_guard_can_be_off_for_one_commitment_and_stays_so_after_a_restart(
     assert _drift(controller).reason == "off for this commitment"
     controller.shutdown()
     restarted = make_controller(judge=judge, drift=SETTINGS, store_=store)
+    restarted.start()
     restarted.record_window("firefox", "feed")
     assert _drift(restarted).status is DriftStatus.OFF
     restarted.finish()
