@@ -14,7 +14,7 @@ from typing import Protocol
 
 from antidrift.process import CancelScope
 
-from .backend import Backend
+from .backends import Backend
 from .errors import EmptyResponse, InvalidProposal, NoJSON
 
 # The range the prompt asks for. ai/ imports nothing of the app, so these are the domain's
