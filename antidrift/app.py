@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import atexit
+import sys
 import threading
 from importlib.resources import files
 from pathlib import Path
@@ -100,8 +101,10 @@ def serving_app(settings: Settings | None = None) -> Flask:
         app = create_app(settings)
     except (SettingsError, StoreError) as exc:
         # A refusal (already running, a database that is not ours, a bad setting) is one
-        # line, not a traceback from whichever server loaded us.
-        raise SystemExit(f"antidrift: {exc}") from None
+        # line, not a traceback from whichever server loaded us; exit status 3 is gunicorn's
+        # "worker failed to boot", which stops it rather than starting worker after worker.
+        print(f"antidrift: {exc}", file=sys.stderr)
+        raise SystemExit(3) from None
     runtime = runtime_of(app)
     runtime.start()
     atexit.register(runtime.stop)

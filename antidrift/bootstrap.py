@@ -5,12 +5,14 @@ from __future__ import annotations
 import logging
 import os
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import timedelta
 from typing import Protocol
 
 from antidrift import ai, evidence
 from antidrift.ai.reflect import ReflectService
+from antidrift.backup import Scheduler
 from antidrift.clock import Clock, SystemClock
 from antidrift.datalock import DataDirLock, acquire
 from antidrift.drift import DriftSettings
@@ -48,6 +50,9 @@ class Runtime:
     clock: Clock
     coach_info: CoachInfo
     sampler: WindowSampler | None = None
+    # Finds the window source when there is no sampler yet: run by start() on its own
+    # thread, since `auto` may try a desktop tool and ask aw-server (seconds, off the boot).
+    find_sampler: Callable[[], WindowSampler | None] | None = None
     notifier: Background | None = None  # the notifier port, for every role that speaks
     pages: Pages | None = None
     drift_info: DriftInfo = field(default_factory=lambda: DriftInfo(False, why_off="off"))
@@ -58,6 +63,8 @@ class Runtime:
     settings: LiveSettings | None = None
     # The history as the pages read it (built over the store unless given).
     reads: ReadModel | None = None
+    # The daily backup (its own thread and connection: no request waits for it).
+    backups: Scheduler | None = None
     _ticker: Ticker | None = field(default=None, init=False, repr=False)
     _stopped: bool = field(default=False, init=False, repr=False)
     _lock: threading.Lock = field(default_factory=threading.Lock, init=False, repr=False)
@@ -80,8 +87,22 @@ class Runtime:
                 self.controller.expire_if_due, self.controller.drift_tick, self._refresh_pages
             )
             self._ticker.start()
+        if self.backups is not None:
+            self.backups.start()
         if self.sampler is not None:
             self.sampler.start()
+        elif self.find_sampler is not None:
+            threading.Thread(
+                target=self._start_found_sampler, name="antidrift-evidence-source", daemon=True
+            ).start()
+
+    def _start_found_sampler(self) -> None:
+        sampler = self.find_sampler() if self.find_sampler is not None else None
+        with self._lock:  # quiesce() either sees this sampler or it is never started
+            if sampler is None or self.shutting_down.is_set():
+                return
+            self.sampler = sampler
+            sampler.start()
 
     def _refresh_pages(self) -> None:
         if self.pages is not None:
@@ -97,8 +118,12 @@ class Runtime:
             self.pages.close_all()
         if self._ticker is not None:
             self._ticker.stop()
-        if self.sampler is not None:
-            self.sampler.stop()
+        if self.backups is not None:
+            self.backups.stop()
+        with self._lock:
+            sampler = self.sampler
+        if sampler is not None:
+            sampler.stop()
         # The one kill path: the controller cancels its coach call's scope, which kills the
         # CLI's whole process group and refuses any later start in that scope.
         self.controller.shutdown()
@@ -168,11 +193,10 @@ def build_runtime(settings: Settings, *, clock: Clock | None = None) -> Runtime:
     try:
         store = SQLiteStore(settings.database)
     except BaseException:
-        lock.release()
+        lock.abandon()  # a refused start leaves the data directory as it found it
         raise
     coach, info = build_coach(settings)
     judge, drift, drift_info = build_drift(settings, coach)
-    probe = choose_window_source(settings).probe
     # In the background: a notification daemon that hangs must never hold a transition.
     notifier = Background(
         build_notifier(settings.notify, settings.notify_command, env=settings.env)
@@ -188,10 +212,14 @@ def build_runtime(settings: Settings, *, clock: Clock | None = None) -> Runtime:
         exclude_titles=settings.evidence_exclude,
         reflector=ReflectService(coach.backend, timeout=settings.ai_timeout) if coach else None,
     )
-    # The sampler feeds the controller and tells it whether it runs; the controller never
-    # calls the sampler, so there is no cycle to break.
-    sampler = (
-        WindowSampler(
+
+    def find_sampler() -> WindowSampler | None:
+        # The sampler feeds the controller and tells it whether it runs; the controller never
+        # calls the sampler, so there is no cycle to break.
+        probe = choose_window_source(settings).probe
+        if probe is None:
+            return None
+        return WindowSampler(
             probe,
             controller.record_window,
             interval=settings.sample_interval,
@@ -199,21 +227,28 @@ def build_runtime(settings: Settings, *, clock: Clock | None = None) -> Runtime:
             on_running=controller.set_watcher,
             now=controller.now,  # the controller's steady time, not the jumpy wall clock
         )
-        if probe
-        else None
-    )
+
     return Runtime(
         controller,
         store,
         clock,
         info,
-        sampler,
-        notifier,
+        find_sampler=find_sampler,
+        notifier=notifier,
         lock=lock,
         drift_info=drift_info,
         settings=LiveSettings(settings),
         reads=ReadModel(store),
+        backups=build_backups(settings, clock),
     )
+
+
+def build_backups(settings: Settings, clock: Clock) -> Scheduler | None:
+    """The daily backup of the database, or None when ANTIDRIFT_BACKUPS is 0."""
+    if settings.backups == 0:
+        log.info("daily backups off (ANTIDRIFT_BACKUPS=0)")
+        return None
+    return Scheduler(settings.database, settings.backups, now=clock.now)
 
 
 def choose_window_source(settings: Settings) -> evidence.Choice:
