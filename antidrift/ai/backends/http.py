@@ -86,9 +86,10 @@ def post_json(
         call.conn.close()
     if call.why == "cancel":
         raise Cancelled()
-    if call.why == "timeout":
+    # The socket's own timeout (each read) may fire before the deadline's timer thread does.
+    if call.why == "timeout" or isinstance(error, TimeoutError):
         log.warning("%s: no answer within %g s from %s", name, timeout, url)
-        raise CLITimeout(timeout)
+        raise CLITimeout(timeout) from error
     if error is not None:
         log.warning("%s: no answer from %s: %s", name, url, error)
         raise ServiceDown(name, url) from error

@@ -17,6 +17,7 @@ from antidrift.ai import (
     ServiceDown,
     ServiceFailed,
 )
+from antidrift.ai.backends import http as http_runner
 from antidrift.ai.backends.http import post_json
 from tests.support.http_standin import StandIn
 from tests.support.real_cli import refused_port
@@ -65,6 +66,25 @@ def test_the_timeout_bounds_the_whole_call(server):
     assert err.value.seconds == 0.3
     assert time.monotonic() - started < 3
     assert not server.released.is_set()
+
+
+def test_a_read_that_times_out_before_the_deadline_fires_is_a_timeout_too(server, monkeypatch):
+    """Under load the deadline's timer thread can be late; the socket's timeout says the same."""
+
+    class LateTimer:
+        def __init__(self, *args, **kwargs) -> None:
+            self.daemon = True
+
+        def start(self) -> None:
+            pass  # never fires: only the socket's own timeout is left
+
+        def cancel(self) -> None:
+            pass
+
+    monkeypatch.setattr(http_runner.threading, "Timer", LateTimer)
+    server.hold = True
+    with pytest.raises(CLITimeout):
+        post_json(server.url, {}, timeout=0.3)
 
 
 def test_a_cancel_from_another_thread_ends_the_call_at_once(server):
