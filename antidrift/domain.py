@@ -340,3 +340,21 @@ def app_shares(shares: Iterable[Share]) -> list[Share]:
     whole = sum(per_app.values())
     result = [Share(app, "", secs, secs / whole if whole else 0.0) for app, secs in per_app.items()]
     return sorted(result, key=lambda s: (-s.seconds, s.app))
+
+
+def times_up(commitment: Commitment) -> tuple[str, str]:
+    """The notification when a timebox runs out: it names the next action."""
+    return (
+        "Time's up · AntiDrift",
+        f"{commitment.next_action}\nDone when: {commitment.success_condition}",
+    )
+
+
+def describe_state(state: RuntimeState) -> str:
+    """Where the session is, as the end of a refusal's sentence."""
+    return {
+        RuntimeState.LOCKED: "there is no commitment yet",
+        RuntimeState.PLANNING: "you are planning",
+        RuntimeState.ACTIVE: "a commitment is running",
+        RuntimeState.REVIEW: "the last commitment is waiting for its review",
+    }[state]

@@ -15,6 +15,7 @@ from antidrift.clock import Clock, SteadyClock
 from antidrift.coaching import Coaching
 from antidrift.corrections import Corrections
 from antidrift.dbguard import WriteFailed
+from antidrift.drafts import Draft, Drafts
 from antidrift.domain import (
     MAX_TEXT,
     Commitment,
@@ -23,9 +24,11 @@ from antidrift.domain import (
     NotPlanning,
     RuntimeState,
     WindowSample,
+    describe_state,
     evidence_health,
     parse_extend_minutes,
     redact,
+    times_up,
     valid_text,
     validate_intent,
     validate_plan,
@@ -79,6 +82,16 @@ class Controller:
             c = self._commitment
             self._clock.resync(not_before=c.deadline - timedelta(seconds=c.total_secs))
         self._last_sample = persisted.samples[-1] if persisted.samples else None
+        # What the user types while planning, kept as they type; guarded by this lock.
+        self.drafts = Drafts(
+            store,
+            self._lock,
+            self._changed,
+            self._notify,
+            planning=lambda: self._state is RuntimeState.PLANNING,
+            proposal=lambda: self._coaching.view().proposal,
+        )
+        self.drafts.resume(self._state is RuntimeState.PLANNING)
         # The planning view's Sharpen button, guarded by this lock.
         self._coaching = Coaching(
             coach,
@@ -88,6 +101,7 @@ class Controller:
             coach_unavailable,
             planning=lambda: self._state is RuntimeState.PLANNING,
             workers=coach_workers,
+            drafts=self.drafts,
         )
         # The review's Reflect button: on the coach's executor, guarded by this lock.
         self._reflections = Reflections(
@@ -172,6 +186,7 @@ class Controller:
                 commitment=self._commitment,
                 evidence=self._evidence(now),
                 coach=self._coaching.view() if self._state is RuntimeState.PLANNING else None,
+                draft=self.drafts.draft if self._state is RuntimeState.PLANNING else None,
                 now=now,
                 drift=self._guard.view(now) if self._state is RuntimeState.ACTIVE else OFF,
                 reflection=self._reflections.view(self._commitment.id)
@@ -197,12 +212,14 @@ class Controller:
 
     def _require(self, *allowed: RuntimeState, action: str) -> None:
         if self._state not in allowed:
-            raise IllegalTransitionError(f"You can't {action} now: {_describe(self._state)}.")
+            raise IllegalTransitionError(f"You can't {action} now: {describe_state(self._state)}.")
 
-    def enter_planning(self) -> None:
+    def enter_planning(self, draft: Draft | None = None) -> None:
+        """draft: what the planning form opens with (Again: an earlier commitment's plan)."""
         with self._lock:
             self._require(RuntimeState.LOCKED, action="plan")
             # Persist first, as every transition does: a failed save changes nothing.
+            self.drafts.begin(draft)
             self._store.save(RuntimeState.PLANNING, None)
             self._state = RuntimeState.PLANNING
             self._coaching.reset()
@@ -215,6 +232,7 @@ class Controller:
             self._require(RuntimeState.PLANNING, action="cancel planning")
             self._store.save(RuntimeState.LOCKED, None)
             self._state = RuntimeState.LOCKED
+            self.drafts.clear()
             self._coaching.reset()
             self._coaching.keep_warm(False)
             self._changed()
@@ -244,6 +262,7 @@ class Controller:
             )
             self._store.save(RuntimeState.ACTIVE, commitment)
             self._state, self._commitment, self._last_sample = RuntimeState.ACTIVE, commitment, None
+            self.drafts.clear()
             self._coaching.reset()
             self._coaching.keep_warm(False)
             after = self._guard.begin(commitment, watch=watch)
@@ -268,7 +287,7 @@ class Controller:
             ):
                 raise IllegalTransitionError(
                     "You can add time only while a commitment runs, or when its time ran out"
-                    f" (not after Finish): {_describe(self._state)}."
+                    f" (not after Finish): {describe_state(self._state)}."
                 )
             extended = current.extend(parse_extend_minutes(minutes), self._now())
             self._store.save(RuntimeState.ACTIVE, extended)
@@ -409,7 +428,7 @@ class Controller:
             if self._state is not RuntimeState.PLANNING:
                 raise NotPlanning()
             text = validate_intent(intent)
-            call = self._coaching.start(self._now())
+            call = self._coaching.start(self._now(), text)
         self._notify()
         if call is not None:
             self._coaching.run(call, text, self._notify)
@@ -429,19 +448,3 @@ class Controller:
             self._coaching.shutdown()
         self._guard.shutdown()
 
-
-def times_up(commitment: Commitment) -> tuple[str, str]:
-    """The notification when a timebox runs out: it names the next action."""
-    return (
-        "Time's up · AntiDrift",
-        f"{commitment.next_action}\nDone when: {commitment.success_condition}",
-    )
-
-
-def _describe(state: RuntimeState) -> str:
-    return {
-        RuntimeState.LOCKED: "there is no commitment yet",
-        RuntimeState.PLANNING: "you are planning",
-        RuntimeState.ACTIVE: "a commitment is running",
-        RuntimeState.REVIEW: "the last commitment is waiting for its review",
-    }[state]
