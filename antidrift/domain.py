@@ -66,6 +66,25 @@ class IllegalTransitionError(DomainError):
     """The transition does not exist from the current state: nothing changed."""
 
 
+_WHERE_YOU_ARE = {
+    RuntimeState.LOCKED: "there is no commitment yet",
+    RuntimeState.PLANNING: "you are planning",
+    RuntimeState.ACTIVE: "a commitment is running",
+    RuntimeState.REVIEW: "the last commitment is waiting for its review",
+}
+
+
+def describe(state: RuntimeState) -> str:
+    """The state in words, for a refusal ("You can't finish now: you are planning.")."""
+    return _WHERE_YOU_ARE[state]
+
+
+def require(state: RuntimeState, *allowed: RuntimeState, action: str) -> None:
+    """IllegalTransitionError (409) unless `state` is one in which `action` exists."""
+    if state not in allowed:
+        raise IllegalTransitionError(f"You can't {action} now: {describe(state)}.")
+
+
 class NotFound(DomainError):
     """The request names something that is not there (e.g. a history entry): nothing changed."""
 
@@ -295,10 +314,21 @@ def valid_text(text: str) -> str:
 
 
 def redact(title: str, exclude: re.Pattern[str] | None) -> str:
-    """Window titles leak private data: a matching title is never stored in clear."""
+    """Window titles leak private data: a matching title is never stored or sent in clear.
+
+    The one place ANTIDRIFT_EVIDENCE_EXCLUDE is applied (samples, the judge's prompt)."""
     if exclude is not None and exclude.search(title):
         return EXCLUDED_TITLE
     return title
+
+
+def redact_window(app: str, title: str, exclude: re.Pattern[str] | None) -> tuple[str, str]:
+    """A sample's (app, title) as it may be kept: the title redacted, and the app with it when
+    the app matches too (X11 names a window without WM_CLASS after its title)."""
+    redacted = redact(title, exclude)
+    if redacted != title and redact(app, exclude) != app:
+        app = redacted
+    return app, redacted
 
 
 def evidence_health(
@@ -340,21 +370,3 @@ def app_shares(shares: Iterable[Share]) -> list[Share]:
     whole = sum(per_app.values())
     result = [Share(app, "", secs, secs / whole if whole else 0.0) for app, secs in per_app.items()]
     return sorted(result, key=lambda s: (-s.seconds, s.app))
-
-
-def times_up(commitment: Commitment) -> tuple[str, str]:
-    """The notification when a timebox runs out: it names the next action."""
-    return (
-        "Time's up · AntiDrift",
-        f"{commitment.next_action}\nDone when: {commitment.success_condition}",
-    )
-
-
-def describe_state(state: RuntimeState) -> str:
-    """Where the session is, as the end of a refusal's sentence."""
-    return {
-        RuntimeState.LOCKED: "there is no commitment yet",
-        RuntimeState.PLANNING: "you are planning",
-        RuntimeState.ACTIVE: "a commitment is running",
-        RuntimeState.REVIEW: "the last commitment is waiting for its review",
-    }[state]

@@ -96,8 +96,7 @@ def validate_draft(data: Mapping[str, object]) -> dict[str, str]:
             if isinstance(value, int) and not isinstance(value, bool):
                 value = str(value)
             if not isinstance(value, str) or (
-                value.strip()
-                and whole_number(value.strip(), MIN_MINUTES, MAX_MINUTES, 4) is None
+                value.strip() and whole_number(value.strip(), MIN_MINUTES, MAX_MINUTES, 4) is None
             ):
                 raise ValidationError(
                     f"Minutes must be a whole number from {MIN_MINUTES} to {MAX_MINUTES}.", name
@@ -108,8 +107,7 @@ def validate_draft(data: Mapping[str, object]) -> dict[str, str]:
             raise ValidationError(f"{label} must be plain text.", name)
         if len(value.strip()) > _LIMITS[name]:
             raise ValidationError(
-                f"{label} is too long ({len(value.strip())} characters; at most"
-                f" {_LIMITS[name]}).",
+                f"{label} is too long ({len(value.strip())} characters; at most {_LIMITS[name]}).",
                 name,
             )
         values[name] = value

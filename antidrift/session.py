@@ -1,4 +1,7 @@
-"""The session controller: every transition, under one lock, persisted, then announced."""
+"""The session controller: the state machine. Every transition, under one lock, is persisted,
+then applied, then announced: `require` the state, validate the input, `store.save` first (a
+failed save changes nothing), mutate, tell the parts that share the lock (coaching, guard,
+reflections), `_changed()`; after the lock run the guard's `After` and `_notify()`."""
 
 from __future__ import annotations
 
@@ -15,25 +18,23 @@ from antidrift.clock import Clock, SteadyClock
 from antidrift.coaching import Coaching
 from antidrift.corrections import Corrections
 from antidrift.dbguard import WriteFailed
-from antidrift.drafts import Draft, Drafts
 from antidrift.domain import (
     MAX_TEXT,
     Commitment,
-    Health,
     IllegalTransitionError,
     NotPlanning,
     RuntimeState,
     WindowSample,
-    describe_state,
-    evidence_health,
+    describe,
     parse_extend_minutes,
-    redact,
-    times_up,
+    redact_window,
+    require,
     valid_text,
     validate_intent,
     validate_plan,
     validate_review,
 )
+from antidrift.drafts import Draft, Drafts
 from antidrift.drift import OFF, DriftSettings, parse_choice
 from antidrift.guard import DriftGuard
 from antidrift.notify import Notifier
@@ -184,7 +185,12 @@ class Controller:
                 version=self._version,
                 state=self._state,
                 commitment=self._commitment,
-                evidence=self._evidence(now),
+                evidence=EvidenceView.of(
+                    self._commitment.started_at if self._state is RuntimeState.ACTIVE else None,
+                    self._last_sample,
+                    now,
+                    self._watcher_running,
+                ),
                 coach=self._coaching.view() if self._state is RuntimeState.PLANNING else None,
                 draft=self.drafts.draft if self._state is RuntimeState.PLANNING else None,
                 now=now,
@@ -194,30 +200,12 @@ class Controller:
                 else None,
             )
 
-    def _evidence(self, now: datetime) -> EvidenceView:
-        running = self._watcher_running
-        if self._state is not RuntimeState.ACTIVE:
-            # Nothing is being watched for: say only whether a watcher is there.
-            return EvidenceView(Health.HEALTHY if running else Health.UNAVAILABLE, None)
-        last = self._last_sample
-        health = evidence_health(
-            last.at if last else None,
-            now,
-            sampler_running=running,
-            since=self._commitment.started_at,
-        )
-        return EvidenceView(health, last)
-
     # -- transitions -------------------------------------------------------------------------
-
-    def _require(self, *allowed: RuntimeState, action: str) -> None:
-        if self._state not in allowed:
-            raise IllegalTransitionError(f"You can't {action} now: {describe_state(self._state)}.")
 
     def enter_planning(self, draft: Draft | None = None) -> None:
         """draft: what the planning form opens with (Again: an earlier commitment's plan)."""
         with self._lock:
-            self._require(RuntimeState.LOCKED, action="plan")
+            require(self._state, RuntimeState.LOCKED, action="plan")
             # Persist first, as every transition does: a failed save changes nothing.
             self.drafts.begin(draft)
             self._store.save(RuntimeState.PLANNING, None)
@@ -229,7 +217,7 @@ class Controller:
 
     def cancel_planning(self) -> None:
         with self._lock:
-            self._require(RuntimeState.PLANNING, action="cancel planning")
+            require(self._state, RuntimeState.PLANNING, action="cancel planning")
             self._store.save(RuntimeState.LOCKED, None)
             self._state = RuntimeState.LOCKED
             self.drafts.clear()
@@ -248,7 +236,7 @@ class Controller:
         """drift: "off" turns the drift guard off for this commitment alone."""
         with self._lock:
             # The state first: a client in the wrong state must hear 409, not "fix your body".
-            self._require(RuntimeState.PLANNING, action="start a commitment")
+            require(self._state, RuntimeState.PLANNING, action="start a commitment")
             plan = validate_plan(next_action, success_condition, timebox_minutes)
             watch = parse_choice(drift)
             now = self._now()
@@ -273,7 +261,7 @@ class Controller:
 
     def finish(self) -> None:
         with self._lock:
-            self._require(RuntimeState.ACTIVE, action="finish")
+            require(self._state, RuntimeState.ACTIVE, action="finish")
             self._to_review(self._now())
         self._notify()
 
@@ -287,7 +275,7 @@ class Controller:
             ):
                 raise IllegalTransitionError(
                     "You can add time only while a commitment runs, or when its time ran out"
-                    f" (not after Finish): {describe_state(self._state)}."
+                    f" (not after Finish): {describe(self._state)}."
                 )
             extended = current.extend(parse_extend_minutes(minutes), self._now())
             self._store.save(RuntimeState.ACTIVE, extended)
@@ -331,7 +319,7 @@ class Controller:
 
     def end(self, outcome: object, note: object = "") -> Commitment:
         with self._lock:
-            self._require(RuntimeState.REVIEW, action="record an outcome")
+            require(self._state, RuntimeState.REVIEW, action="record an outcome")
             result, text = validate_review(outcome, note)
             ended = self._commitment.ended(self._commitment.ended_at, result, text)
             self._store.save(RuntimeState.LOCKED, ended)
@@ -348,12 +336,8 @@ class Controller:
                 return False
             # Redacted, then bounded, here: whatever the source, the pattern sees the whole title.
             app, title = valid_text(app), valid_text(title)
-            redacted = redact(title, self._exclude)
-            # A private title's text may come as the app too (X11 names a window without
-            # WM_CLASS after its title): then the app is redacted with it.
-            if redacted != title and redact(app, self._exclude) != app:
-                app = redacted
-            app, title = app[:MAX_TEXT], redacted[:MAX_TEXT]
+            app, title = redact_window(app, title, self._exclude)
+            app, title = app[:MAX_TEXT], title[:MAX_TEXT]
             sample = WindowSample(app, title, at or self._now())
             self._store.add_sample(self._commitment.id, sample)
             after = None
@@ -385,7 +369,7 @@ class Controller:
     def acknowledge_drift(self, answer: object) -> None:
         """The user's answer to the drift banner: `back` or `on_task`."""
         with self._lock:
-            self._require(RuntimeState.ACTIVE, action="answer the drift guard")
+            require(self._state, RuntimeState.ACTIVE, action="answer the drift guard")
             after = self._guard.acknowledge(answer, self._now())
             self._changed()
         after.run()
@@ -408,7 +392,7 @@ class Controller:
     def request_reflection(self) -> None:
         """Two sentences from the coach on the commitment under review (the Reflect button)."""
         with self._lock:
-            self._require(RuntimeState.REVIEW, action="ask for a reflection")
+            require(self._state, RuntimeState.REVIEW, action="ask for a reflection")
             commitment, now = self._commitment, self._now()
             scope = self._reflections.start(commitment.id)
         self._notify()
@@ -436,7 +420,7 @@ class Controller:
     def cancel_coach(self) -> None:
         """Stop a running Sharpen: its CLI is killed and the coach goes back to idle."""
         with self._lock:
-            self._require(RuntimeState.PLANNING, action="cancel the coach")
+            require(self._state, RuntimeState.PLANNING, action="cancel the coach")
             self._coaching.reset()
             self._changed()
         self._notify()
@@ -448,3 +432,10 @@ class Controller:
             self._coaching.shutdown()
         self._guard.shutdown()
 
+
+def times_up(commitment: Commitment) -> tuple[str, str]:
+    """The notification when a timebox runs out: it names the next action."""
+    return (
+        "Time's up · AntiDrift",
+        f"{commitment.next_action}\nDone when: {commitment.success_condition}",
+    )
