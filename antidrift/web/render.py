@@ -7,7 +7,6 @@ from datetime import datetime
 
 from jinja2 import Environment
 
-from antidrift.drafts import Draft
 from antidrift.web.views import CoachWidget, PageModel, Shows, Widget, clock_text, family
 
 __all__ = ["Renderer", "clock_text", "duration_text", "local_date", "local_time"]
@@ -60,7 +59,7 @@ class Renderer:
         """The three plan inputs filled from a ready proposal, and the socket that records it."""
         return self._render("_prefill.html", coach=coach, shows=shows)
 
-    def used(self, draft: Draft, name: str) -> str:
+    def used(self, draft: object, name: str) -> str:
         """The answer to Use: that one plan input, holding the proposal, swapped and focused."""
         return self._render(f"_input_{name}.html", draft=draft, oob=True, focus=name)
 
