@@ -41,6 +41,7 @@ from antidrift.notify import Notifier
 from antidrift.ports import Store
 from antidrift.reflecting import Reflections, review_facts
 from antidrift.snapshot import EvidenceView, Snapshot
+from antidrift.standing_rules import StandingRules
 
 log = logging.getLogger("antidrift.session")
 
@@ -122,6 +123,8 @@ class Controller:
             announce=self._announce,
             exclude=exclude_titles,
         )
+        # Standing rules: written under this lock; the running commitment's guard follows.
+        self.rules = StandingRules(store, self._lock, self._guard, self._changed, self._notify)
         self._started = False  # the constructor starts nothing: start() does
 
     def start(self) -> None:
