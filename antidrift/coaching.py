@@ -25,6 +25,7 @@ from antidrift.domain import (
     validate_intent,
     validate_plan,
 )
+from antidrift.drafts import Drafts
 from antidrift.ports import Store
 from antidrift.snapshot import CoachStatus, CoachView
 
@@ -54,8 +55,10 @@ class Coaching:
         changed: Callable[[], None],
         notify: Callable[[], None],
         workers: int = 2,
+        drafts: Drafts | None = None,
     ) -> None:
         self.coach = coach
+        self._drafts = drafts  # the plan fields a proposal fills, or leaves to the user
         self._store = store
         self._lock = lock
         self._unavailable = unavailable
@@ -85,7 +88,7 @@ class Coaching:
             if self._state() is not RuntimeState.PLANNING:
                 raise NotPlanning()
             text = validate_intent(intent)
-            call = self._start(self._now())
+            call = self._start(self._now(), text)
         self._notify()
         if call is not None:
             self._submit(call, text)
@@ -98,10 +101,13 @@ class Coaching:
             self._changed()
         self._notify()
 
-    def _start(self, now: datetime) -> CoachCall | None:
+    def _start(self, now: datetime, intent: str = "") -> CoachCall | None:
         """Under the lock: mark a call pending (a running one is cancelled); None when there
-        is no coach to ask (the view then says so)."""
+        is no coach to ask (the view then says so). From here every plan field is open to the
+        proposal again, unless the user edits it before it lands."""
         self._cancel_call()
+        if self._drafts is not None:
+            self._drafts.sharpened(intent)
         if self.coach is None or self._closed:
             self._view = CoachView(CoachStatus.ERROR, error=self._unavailable)
             self._changed()
@@ -145,6 +151,9 @@ class Coaching:
         with self._lock:
             if call is not self._call or self._state() is not RuntimeState.PLANNING:
                 return  # superseded, cancelled, or the user left planning: discard silently
+            if view.proposal is not None and self._drafts is not None:
+                kept = self._drafts.proposed(view.proposal)
+                view = CoachView(view.status, view.proposal, view.proposal_id, kept=kept)
             self._view = view
             self._call = None
             self._changed()
