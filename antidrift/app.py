@@ -13,8 +13,8 @@ from jinja2 import Environment, FileSystemLoader, select_autoescape
 
 from antidrift import bootstrap
 from antidrift.ports import StoreError
-from antidrift.settings import Settings, SettingsError, load
-from antidrift.web import errors, reflection, routes, security, sockets
+from antidrift.settings import LiveSettings, Settings, SettingsError, load
+from antidrift.web import errors, reflection, routes, security, settings_page, sockets
 from antidrift.web.push import Hub
 from antidrift.web.render import Renderer
 from antidrift.web.views import Views
@@ -80,6 +80,8 @@ def create_app(
     )
     env.globals["static"] = lambda path: f"/static/{path}"
     renderer = Renderer(env)
+    if runtime.settings is None:  # a runtime of fakes: the page still reads and saves
+        runtime.settings = LiveSettings(settings)
     views = Views(runtime.coach_info, runtime.reads, drift=runtime.drift_info)
     hub = Hub(runtime.controller.snapshot, views, renderer)
     runtime.attach(hub)
@@ -96,6 +98,7 @@ def create_app(
     errors.register(app)
     app.register_blueprint(routes.bp)
     app.register_blueprint(reflection.bp)
+    app.register_blueprint(settings_page.bp)
     sockets.install(app)
     if built:
         # Started once, before the first request is served (idempotent, and cheap once
