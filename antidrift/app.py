@@ -83,9 +83,12 @@ def create_app(
     env.globals["static"] = lambda path: f"/static/{path}"
     env.globals.update(version=version(), theme=manifest.THEME)  # footer; title bar colours
     renderer = Renderer(env)
-    if runtime.settings is None:  # a runtime of fakes: the page still reads and saves
+    fakes = runtime.settings is None
+    if fakes:  # a runtime of fakes: the page still reads and saves, the fakes stay
         runtime.settings = LiveSettings(settings)
     views = Views(runtime.coach_info, runtime.reads, drift=runtime.drift_info)
+    if not fakes:
+        runtime.settings.subscribe(lambda new: _take_up(runtime, views, new))
     hub = Hub(runtime.controller.snapshot, views, renderer)
     runtime.attach(hub)
     watch = StateWatch()  # GET /state?wait=…: held until the state changes
@@ -112,6 +115,14 @@ def create_app(
         app.before_request(runtime.start)
         atexit.register(runtime.stop)
     return app
+
+
+def _take_up(runtime: bootstrap.Runtime, views: Views, new: Settings) -> None:
+    """A change saved on the Settings page: the runtime rebuilds, the pages say so."""
+    runtime.take_up(new)
+    views.retune(runtime.coach_info, runtime.drift_info)
+    if runtime.pages is not None:
+        runtime.pages.refresh()
 
 
 def runtime_of(app: Flask) -> bootstrap.Runtime:

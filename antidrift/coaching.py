@@ -50,7 +50,7 @@ class Coaching:
         self._store = store
         self._lock = lock
         self._changed = changed  # under the lock: bump the version; the caller notifies
-        self._unavailable = unavailable
+        self.unavailable = unavailable
         self._planning = planning  # under the lock: whether a result may still land
         self._view = CoachView()
         self._call: CoachCall | None = None
@@ -73,7 +73,7 @@ class Coaching:
         is no coach to ask (the view then says so)."""
         self._cancel_call()
         if self.coach is None or self._closed:
-            self._view = CoachView(CoachStatus.ERROR, error=self._unavailable)
+            self._view = CoachView(CoachStatus.ERROR, error=self.unavailable)
             self._changed()
             return None
         self._generation += 1

@@ -115,6 +115,15 @@ class Controller:
         self.rules = StandingRules(store, self._lock, self._guard, self._changed, self._notify)
         self._started = False  # the constructor starts nothing: start() does
 
+    def retune(self, coach, unavailable: str, reflector, judge, drift, exclude, notifier) -> None:
+        """Changed settings: the coach, notifier and private titles now; the guard from the
+        next commitment (a running one keeps the judge it began with)."""
+        with self._lock:
+            self._coaching.coach, self._coaching.unavailable = coach, unavailable
+            self._reflections.reflector, self._notifier = reflector, notifier
+            self._exclude = exclude
+            self._guard.retune(judge, drift, exclude)
+
     def start(self) -> None:
         """Take up what the stored state left (once; `Runtime.start` calls it): the guard
         watches a resumed commitment again with its verdicts, one whose deadline passed while

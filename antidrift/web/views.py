@@ -262,6 +262,11 @@ class Views:
         self._looked_at = 0.0
         self._was_planning = False
 
+    def retune(self, coach: CoachInfo, drift: DriftInfo) -> None:
+        """The coach and drift guard after a settings change (the CLI is looked up anew)."""
+        with self._lock:
+            self.coach, self.drift, self._found = coach, drift, None
+
     def _cli_found(self, snap: Snapshot) -> bool:
         """Whether the coach's CLI is on PATH: looked up on entering planning, then at most
         every few seconds (someone may install it while the page is open), never per tick."""
