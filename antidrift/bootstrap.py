@@ -207,11 +207,11 @@ def build_drift(
     """The drift judge on the coach's backend, or why the guard is off."""
     if settings.drift == "off":
         log.info("drift guard off (ANTIDRIFT_DRIFT=off)")
-        return None, None, DriftInfo(False, why_off="ANTIDRIFT_DRIFT is off")
+        return None, None, DriftInfo(False, why_off="turned off in Settings")
     if coach is None:
         return None, None, DriftInfo(False, why_off="there is no AI backend to judge with")
     backend = coach.backend
-    cli = backend.argv[0] if isinstance(backend, ai.CommandBackend) else backend.name
+    cli = backend.name  # named as the planning view names the coach ("command", not "python3")
     policy = DriftSettings(
         timedelta(seconds=settings.drift_grace),
         timedelta(seconds=settings.drift_cooldown),

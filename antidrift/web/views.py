@@ -20,6 +20,7 @@ object alone, so such a partial shows up as blank in its test (tests/web/test_vi
 
 from __future__ import annotations
 
+import re
 import threading
 import time
 from collections.abc import Callable, Mapping
@@ -35,6 +36,22 @@ from antidrift.snapshot import CoachInfo, CoachStatus, DriftInfo, Snapshot
 
 HISTORY_ON_PAGE = 20
 CLI_RECHECK = 5.0  # seconds a "CLI found on PATH" answer is trusted while planning
+
+
+# "…, or set ANTIDRIFT_CLAUDE_BIN", "fix ANTIDRIFT_AI_COMMAND (…)": the views name no
+# variable; they point to the Settings page, which does.
+_VARIABLE = re.compile(
+    r"(?:,? or )?\b(?:set|fix|unset)? ?`?ANTIDRIFT_[A-Z_]+(?:=\S+)?`?(?: \([^)]*\))?"
+)
+
+
+def in_words(text: str | None) -> str | None:
+    """An error or reason as the main views say it: no variable names, a capital first."""
+    if not text:
+        return text
+    if "ANTIDRIFT_" in text:
+        text = _VARIABLE.sub("", text).rstrip(" ,—-") + " (see Settings)"
+    return text[:1].upper() + text[1:]
 
 
 @dataclass(frozen=True)
@@ -294,9 +311,9 @@ class Views:
             return (
                 CoachWidget(
                     coach.status,
-                    coach.error,
+                    in_words(coach.error),
                     coach.proposal,
-                    CoachSource(info.name, info.problem, info.env_var, found, info.tuning),
+                    CoachSource(info.name, in_words(info.problem), "", found, info.tuning),
                 ),
                 CoachElapsed(coach.elapsed(snap.now) or 0),
             )
