@@ -29,9 +29,9 @@ from datetime import datetime
 from typing import ClassVar, Protocol
 from urllib.parse import urlencode
 
-from antidrift.domain import Commitment, Health, Plan, RuntimeState, clock_text
+from antidrift.domain import Commitment, Health, Outcome, Plan, RuntimeState, clock_text
 from antidrift.drift import DriftStatus, Episode
-from antidrift.insights import Calibration, WindowTime
+from antidrift.insights import Calibration, WindowTime, actual_secs
 from antidrift.snapshot import CoachInfo, CoachStatus, DriftInfo, Snapshot
 
 HISTORY_ON_PAGE = 20
@@ -208,6 +208,25 @@ class DriftReview:
 
 # -- whole views ------------------------------------------------------------------------------
 
+TODAY_LOOKS_AT = 200  # the newest entries read for today's summary (more is not a day)
+
+
+@dataclass(frozen=True)
+class Today:
+    """The locked view's line on today: commitments ended, how many met, minutes focused."""
+
+    count: int = 0
+    met: int = 0
+    minutes: int = 0
+
+    @classmethod
+    def of(cls, history: list[Commitment], now: datetime) -> Today:
+        day = now.astimezone().date()
+        done = [c for c in history if c.ended_at and c.ended_at.astimezone().date() == day]
+        secs = sum(actual_secs(c.started_at, c.ended_at, c.deadline) for c in done)
+        met = sum(1 for c in done if c.outcome is Outcome.MET)
+        return cls(len(done), met, round(secs / 60))
+
 
 @dataclass(frozen=True)
 class PageModel:
@@ -221,6 +240,7 @@ class PageModel:
     drift: DriftReview | None = None
     calibration: Calibration | None = None  # planning: how long the user's plans really take
     drift_on: bool = False  # the planning form offers to turn the guard off for one commitment
+    today: Today | None = None  # locked: today's summary
 
     def context(self) -> dict[str, object]:
         snap = self.snap
@@ -233,6 +253,7 @@ class PageModel:
             "drift_review": self.drift,
             "calibration": self.calibration,
             "drift_on": self.drift_on,
+            "today": self.today,
         }
         if self.focus is not None:
             ctx["shares"], ctx["apps"], ctx["sample_count"] = (
@@ -298,6 +319,14 @@ class Views:
                 self._looked_at = now
             return bool(self._found)
 
+    def _drift_said(self) -> DriftInfo:
+        """The guard as the page says it: not "on" beside a judge that is not installed
+        (the judge is the coach's CLI, looked up while planning)."""
+        drift = self.drift
+        if drift.on and self._found is False:
+            return DriftInfo(False, drift.cli, f"{drift.cli} is not installed")
+        return drift
+
     def widgets(self, snap: Snapshot) -> tuple[Widget, ...]:
         """The pushed widgets of the snapshot's view (parents before their children), then
         those outside the view."""
@@ -329,7 +358,7 @@ class Views:
                     snap.drift.reason,
                     snap.drift.banner,
                     snap.commitment.next_action,
-                    self.drift,
+                    self._drift_said(),
                 ),
             )
         if snap.state is RuntimeState.REVIEW and snap.reflection is not None:
@@ -342,17 +371,18 @@ class Views:
         if widgets is None:
             widgets = self.widgets(snap)
         history: tuple[Commitment, ...] = ()
-        focus = drift = calibration = None
+        focus = drift = calibration = today = None
         if snap.state is RuntimeState.PLANNING:
             calibration = self._reader.calibration()
         if snap.state is RuntimeState.LOCKED:
-            history = tuple(self._reader.history(limit=HISTORY_ON_PAGE))
+            recent = self._reader.history(limit=TODAY_LOOKS_AT)
+            history, today = tuple(recent[:HISTORY_ON_PAGE]), Today.of(recent, snap.now)
         if snap.state is RuntimeState.REVIEW and snap.commitment is not None:
             # Summed by the store: a long commitment has tens of thousands of samples.
             focus = self._reader.window_time(snap.commitment, snap.now)
             drift = self._drift_review(snap.commitment.id)
         return PageModel(
-            snap, Shows.of(snap), widgets, history, focus, drift, calibration, self.drift.on
+            snap, Shows.of(snap), widgets, history, focus, drift, calibration, self.drift.on, today
         )
 
     def _drift_review(self, commitment_id: str) -> DriftReview | None:
