@@ -32,16 +32,19 @@ from urllib.parse import urlencode
 from antidrift.domain import Commitment, Health, Outcome, Plan, RuntimeState, clock_text
 from antidrift.drift import DriftStatus, Episode
 from antidrift.insights import Calibration, WindowTime, actual_secs
+from antidrift.settings import SETTINGS
 from antidrift.snapshot import CoachInfo, CoachStatus, DriftInfo, Snapshot
 
 HISTORY_ON_PAGE = 20
 CLI_RECHECK = 5.0  # seconds a "CLI found on PATH" answer is trusted while planning
 
 
-# "…, or set ANTIDRIFT_CLAUDE_BIN", "fix ANTIDRIFT_AI_COMMAND (…)": the views name no
-# variable; they point to the Settings page, which does.
+# "…, or set <the claude variable>", "fix <the command variable> (…)": the views name no
+# variable (the settings table lists them all); they point to the Settings page, which does.
 _VARIABLE = re.compile(
-    r"(?:,? or )?\b(?:set|fix|unset)? ?`?ANTIDRIFT_[A-Z_]+(?:=\S+)?`?(?: \([^)]*\))?"
+    r"(?:,? or )?\b(?:set |fix |unset )?`?(?:"
+    + "|".join(re.escape(s.variable) for s in SETTINGS)
+    + r")(?:=\S+)?`?(?: \([^)]*\))?"
 )
 
 
@@ -49,7 +52,7 @@ def in_words(text: str | None) -> str | None:
     """An error or reason as the main views say it: no variable names, a capital first."""
     if not text:
         return text
-    if "ANTIDRIFT_" in text:
+    if _VARIABLE.search(text):
         text = _VARIABLE.sub("", text).rstrip(" ,—-") + " (see Settings)"
     return text[:1].upper() + text[1:]
 
@@ -323,7 +326,7 @@ class Views:
         """The guard as the page says it: not "on" beside a judge that is not installed
         (the judge is the coach's CLI, looked up while planning)."""
         drift = self.drift
-        if drift.on and self._found is False:
+        if drift.on and self._found is False and self.coach.backend is not None:
             return DriftInfo(False, drift.cli, f"{drift.cli} is not installed")
         return drift
 
