@@ -103,6 +103,11 @@ class DriftGuard:
         self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="antidrift-judge")
         self._retuned: tuple[Judge | None, DriftSettings | None, re.Pattern | None] | None = None
 
+    @property
+    def exclude(self) -> re.Pattern[str] | None:
+        """The private-title pattern in force (a changed one from the next commitment)."""
+        return self._exclude
+
     def retune(
         self, judge: Judge | None, settings: DriftSettings | None, exclude: re.Pattern[str] | None
     ) -> None:
