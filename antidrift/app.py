@@ -14,7 +14,7 @@ from jinja2 import Environment, FileSystemLoader, select_autoescape
 from antidrift import bootstrap
 from antidrift.ports import StoreError
 from antidrift.settings import Settings, SettingsError, load
-from antidrift.web import errors, reflection, routes, security, sockets
+from antidrift.web import errors, reflection, routes, rules, security, sockets
 from antidrift.web.push import Hub
 from antidrift.web.render import Renderer
 from antidrift.web.views import Views
@@ -96,6 +96,7 @@ def create_app(
     errors.register(app)
     app.register_blueprint(routes.bp)
     app.register_blueprint(reflection.bp)
+    app.register_blueprint(rules.bp)
     sockets.install(app)
     if built:
         # Started once, before the first request is served (idempotent, and cheap once
