@@ -135,4 +135,29 @@ def test_rules_unclear_and_churn_in_the_browser(app, page, watch, ui, browser):
     expect(verdicts).to_contain_text("No answer came back")
     _snap_all(browser, app, ui, "judge-review", open_details=True)
     _snap_all(browser, app, ui, "judge-rules", path="/rules")
+    checked = browser.new_context(bypass_csp=True)  # axe is injected as a script
+    try:
+        _axe_on_review_and_rules(app, ui, checked.new_page())
+    finally:
+        checked.close()
     assert watch.errors == [] and watch.csp_violations() == []
+
+
+def _axe_on_review_and_rules(app: App, ui, page) -> None:
+    expect = ui.expect
+    page.goto(app.base + "/")
+    page.locator("details.verdicts summary").click()
+    assert ui.axe_problems(page) == []
+    page.goto(app.base + "/rules")
+    page.get_by_role("button", name="Add rule").click()  # nothing typed: refused in place
+    expect(page.locator("#rule-app")).to_have_attribute("aria-invalid", "true")
+    expect(page.locator("#rules-message")).to_contain_text("Name the app")
+    assert ui.axe_problems(page) == []
+    page.locator("#rule-app").fill("steam")
+    page.locator("#rule-off").check()
+    page.get_by_role("button", name="Add rule").click()
+    expect(page.locator("#rules-message")).to_contain_text("From now on, steam is always off task")
+    expect(page.locator("#rule-app")).to_have_value("")
+    page.get_by_role("button", name="Remove the rule for steam").click()
+    expect(page.locator(".rule-list")).not_to_contain_text("steam")
+    assert [r["app"] for r in app.server.get("/rules")] == ["firefox"]
