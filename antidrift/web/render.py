@@ -67,6 +67,10 @@ class Renderer:
         """The three plan inputs filled from a ready proposal, and the socket that records it."""
         return self._render("_prefill.html", coach=coach, shows=shows)
 
+    def used(self, draft: object, name: str) -> str:
+        """The answer to Use: that one plan input, holding the proposal, swapped and focused."""
+        return self._render(f"_input_{name}.html", draft=draft, oob=True, focus=name)
+
     def plan_errors(
         self, message: str, invalid: tuple[str, ...], values: Mapping[str, object]
     ) -> str:

@@ -29,9 +29,10 @@ from typing import ClassVar, Protocol
 from urllib.parse import urlencode
 
 from antidrift.domain import Commitment, Health, Plan, RuntimeState, clock_text
+from antidrift.drafts import PLAN_FIELDS, Draft, proposed_value
 from antidrift.drift import GUARD_OFF, DriftStatus, Episode, Judgement, Rule, Window
 from antidrift.insights import Calibration, WindowTime
-from antidrift.snapshot import CoachInfo, CoachStatus, DriftInfo, Snapshot
+from antidrift.snapshot import CoachInfo, CoachStatus, CoachView, DriftInfo, Snapshot
 
 HISTORY_ON_PAGE = 20
 CLI_RECHECK = 5.0  # seconds a "CLI found on PATH" answer is trusted while planning
@@ -87,6 +88,45 @@ class CoachWidget(Widget):
     error: str | None
     proposal: Plan | None  # the plan inputs show it (planning view, prefill)
     source: CoachSource
+    kept: tuple[str, ...] = ()  # fields the user edited: the prefill leaves them alone
+
+
+@dataclass(frozen=True)
+class Suggestion(Widget):
+    """A proposal for a field the user had edited, beside it with a Use button
+    (id="suggest-<field>"); empty text hides it."""
+
+    name = "suggestion"
+    field: str
+    text: str
+
+    @classmethod
+    def of(cls, name: str, coach: CoachView, draft: Draft | None) -> Suggestion:
+        widget = SUGGESTIONS[name]
+        p = coach.proposal
+        if p is None or coach.status != CoachStatus.READY or name not in coach.kept:
+            return widget(name, "")
+        text = proposed_value(p, name)
+        return widget(name, "" if draft is not None and draft.value(name) == text else text)
+
+
+class SuggestNextAction(Suggestion):
+    name = "suggest_next_action"
+
+
+class SuggestSuccessCondition(Suggestion):
+    name = "suggest_success_condition"
+
+
+class SuggestTimeboxMinutes(Suggestion):
+    name = "suggest_timebox_minutes"
+
+
+SUGGESTIONS: dict[str, type[Suggestion]] = {
+    "next_action": SuggestNextAction,
+    "success_condition": SuggestSuccessCondition,
+    "timebox_minutes": SuggestTimeboxMinutes,
+}
 
 
 @dataclass(frozen=True)
@@ -255,6 +295,7 @@ class PageModel:
             "drift_review": self.drift,
             "calibration": self.calibration,
             "drift_on": self.drift_on,
+            "draft": snap.draft,
         }
         if self.focus is not None:
             ctx["shares"], ctx["apps"], ctx["sample_count"] = (
@@ -335,8 +376,10 @@ class Views:
                     coach.error,
                     coach.proposal,
                     CoachSource(info.name, info.problem, info.env_var, found, info.tuning),
+                    coach.kept,
                 ),
                 CoachElapsed(coach.elapsed(snap.now) or 0),
+                *(Suggestion.of(name, coach, snap.draft) for name in PLAN_FIELDS),
             )
         if snap.state is RuntimeState.ACTIVE and snap.commitment is not None:
             last = snap.evidence.last
