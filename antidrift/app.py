@@ -15,7 +15,16 @@ from antidrift import bootstrap
 from antidrift.commands import version
 from antidrift.ports import StoreError
 from antidrift.settings import LiveSettings, Settings, SettingsError, load
-from antidrift.web import errors, manifest, reflection, routes, security, settings_page, sockets
+from antidrift.web import (
+    errors,
+    manifest,
+    reflection,
+    routes,
+    rules,
+    security,
+    settings_page,
+    sockets,
+)
 from antidrift.web.push import Hub
 from antidrift.web.render import Renderer
 from antidrift.web.views import Views
@@ -108,6 +117,7 @@ def create_app(
     app.register_blueprint(routes.bp)
     app.register_blueprint(reflection.bp)
     app.register_blueprint(settings_page.bp)
+    app.register_blueprint(rules.bp)
     sockets.install(app)
     if built:
         # Started once, before the first request is served (idempotent, and cheap once

@@ -31,7 +31,7 @@ from urllib.parse import urlencode
 
 from antidrift.domain import Commitment, Health, Outcome, Plan, RuntimeState, clock_text
 from antidrift.drafts import PLAN_FIELDS, Draft, proposed_value
-from antidrift.drift import DriftStatus, Episode
+from antidrift.drift import GUARD_OFF, DriftStatus, Episode, Judgement, Rule, Window
 from antidrift.insights import Calibration, WindowTime, actual_secs
 from antidrift.settings import SETTINGS
 from antidrift.snapshot import CoachInfo, CoachStatus, CoachView, DriftInfo, Snapshot
@@ -247,6 +247,45 @@ class DriftReview:
     count: int
     on_task_share: float | None
     episodes: tuple[Episode, ...]
+    unclear_secs: float = 0.0  # time the judge could not tell about, counted apart
+    # What decided each window, with what was sent where and what came back, in order.
+    verdicts: tuple[tuple[Window, Judgement], ...] = ()
+
+
+@dataclass(frozen=True)
+class RulesForm:
+    """The standing rules partial's state: a message, and what was typed when it was refused."""
+
+    message: str = ""
+    app: str = ""
+    title_contains: str = ""
+    verdict: str = ""
+    invalid: tuple[str, ...] = ()
+    focus: str = ""  # "app" (the form, to add another) or "title" (the list's heading)
+    error: bool = False  # the message is a refusal (shown as one), not a confirmation
+
+    @classmethod
+    def typed(cls, message: str, data: Mapping[str, object], invalid: tuple[str, ...]):
+        """A refused rule: the sentence, the fields as typed, the ones at fault marked."""
+
+        def text(key: str) -> str:
+            value = data.get(key)
+            return value if isinstance(value, str) else ""
+
+        typed = (text("app"), text("title_contains"), text("verdict"))
+        return cls(message, *typed, invalid, "app", error=True)
+
+
+@dataclass(frozen=True)
+class RulesView:
+    """The standing rules partial: the rules, its state, where a plain form returns."""
+
+    rules: tuple[Rule, ...]
+    form: RulesForm = RulesForm()
+    back: str = "/rules"
+
+    def context(self) -> dict[str, object]:
+        return {"rules": self.rules, "rules_form": self.form, "rules_back": self.back}
 
 
 # -- whole views ------------------------------------------------------------------------------
@@ -319,6 +358,10 @@ class Reader(Protocol):
     def drift_summaries(self, ids: list[str]) -> dict[str, tuple[int, float | None]]: ...
 
     def drift_episodes(self, commitment_id: str) -> list[Episode]: ...
+
+    def drift_judgements(self, commitment_id: str) -> dict[Window, Judgement]: ...
+
+    def unclear_secs(self, commitment_id: str) -> float: ...
 
     def calibration(self) -> Calibration | None: ...
 
@@ -437,7 +480,13 @@ class Views:
         if summary is None:
             return None
         episodes = tuple(self._reader.drift_episodes(commitment_id))
-        return DriftReview(summary[0], summary[1], episodes)
+        verdicts = tuple(
+            (window, judgement)
+            for window, judgement in self._reader.drift_judgements(commitment_id).items()
+            if window != GUARD_OFF
+        )
+        unclear = self._reader.unclear_secs(commitment_id)
+        return DriftReview(summary[0], summary[1], episodes, unclear, verdicts)
 
 
 def family(widget: Widget, widgets: Mapping[str, Widget]) -> dict[str, Widget]:
