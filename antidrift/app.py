@@ -130,7 +130,10 @@ def create_app(
 def _take_up(runtime: bootstrap.Runtime, views: Views, new: Settings) -> None:
     """A change saved on the Settings page: the runtime rebuilds, the pages say so."""
     runtime.take_up(new)
-    views.retune(runtime.coach_info, runtime.drift_info)
+    views.coach, views.drift = (
+        runtime.coach_info,
+        runtime.drift_info,
+    )  # CLI looked up anew in planning
     if runtime.pages is not None:
         runtime.pages.refresh()
 

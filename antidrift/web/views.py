@@ -20,7 +20,6 @@ object alone, so such a partial shows up as blank in its test (tests/web/test_vi
 
 from __future__ import annotations
 
-import re
 import threading
 import time
 from collections.abc import Callable, Mapping
@@ -29,33 +28,15 @@ from datetime import datetime
 from typing import ClassVar, Protocol
 from urllib.parse import urlencode
 
-from antidrift.domain import Commitment, Health, Outcome, Plan, RuntimeState, clock_text
+from antidrift.domain import Commitment, Health, Plan, RuntimeState, clock_text
 from antidrift.drafts import PLAN_FIELDS, Draft, proposed_value
 from antidrift.drift import GUARD_OFF, DriftStatus, Episode, Judgement, Rule, Window
-from antidrift.insights import Calibration, WindowTime, actual_secs
-from antidrift.settings import SETTINGS
+from antidrift.insights import Calibration, WindowTime
 from antidrift.snapshot import CoachInfo, CoachStatus, CoachView, DriftInfo, Snapshot
+from antidrift.web.words import TODAY_LOOKS_AT, Today, drift_said, in_words
 
 HISTORY_ON_PAGE = 20
 CLI_RECHECK = 5.0  # seconds a "CLI found on PATH" answer is trusted while planning
-
-
-# "…, or set <the claude variable>", "fix <the command variable> (…)": the views name no
-# variable (the settings table lists them all); they point to the Settings page, which does.
-_VARIABLE = re.compile(
-    r"(?:,? or )?\b(?:set |fix |unset )?`?(?:"
-    + "|".join(re.escape(s.variable) for s in SETTINGS)
-    + r")(?:=\S+)?`?(?: \([^)]*\))?"
-)
-
-
-def in_words(text: str | None) -> str | None:
-    """An error or reason as the main views say it: no variable names, a capital first."""
-    if not text:
-        return text
-    if _VARIABLE.search(text):
-        text = _VARIABLE.sub("", text).rstrip(" ,—-") + " (see Settings)"
-    return text[:1].upper() + text[1:]
 
 
 @dataclass(frozen=True)
@@ -290,25 +271,6 @@ class RulesView:
 
 # -- whole views ------------------------------------------------------------------------------
 
-TODAY_LOOKS_AT = 200  # the newest entries read for today's summary (more is not a day)
-
-
-@dataclass(frozen=True)
-class Today:
-    """The locked view's line on today: commitments ended, how many met, minutes focused."""
-
-    count: int = 0
-    met: int = 0
-    minutes: int = 0
-
-    @classmethod
-    def of(cls, history: list[Commitment], now: datetime) -> Today:
-        day = now.astimezone().date()
-        done = [c for c in history if c.ended_at and c.ended_at.astimezone().date() == day]
-        secs = sum(actual_secs(c.started_at, c.ended_at, c.deadline) for c in done)
-        met = sum(1 for c in done if c.outcome is Outcome.MET)
-        return cls(len(done), met, round(secs / 60))
-
 
 @dataclass(frozen=True)
 class PageModel:
@@ -387,11 +349,6 @@ class Views:
         self._looked_at = 0.0
         self._was_planning = False
 
-    def retune(self, coach: CoachInfo, drift: DriftInfo) -> None:
-        """The coach and drift guard after a settings change (the CLI is looked up anew)."""
-        with self._lock:
-            self.coach, self.drift, self._found = coach, drift, None
-
     def _cli_found(self, snap: Snapshot) -> bool:
         """Whether the coach's CLI is on PATH: looked up on entering planning, then at most
         every few seconds (someone may install it while the page is open), never per tick."""
@@ -405,14 +362,6 @@ class Views:
                 self._found = self.coach.binary_found()
                 self._looked_at = now
             return bool(self._found)
-
-    def _drift_said(self) -> DriftInfo:
-        """The guard as the page says it: not "on" beside a judge that is not installed
-        (the judge is the coach's CLI, looked up while planning)."""
-        drift = self.drift
-        if drift.on and self._found is False and self.coach.backend is not None:
-            return DriftInfo(False, drift.cli, f"{drift.cli} is not installed")
-        return drift
 
     def widgets(self, snap: Snapshot) -> tuple[Widget, ...]:
         """The pushed widgets of the snapshot's view (parents before their children), then
@@ -447,7 +396,7 @@ class Views:
                     snap.drift.reason,
                     snap.drift.banner,
                     snap.commitment.next_action,
-                    self._drift_said(),
+                    drift_said(self.drift, self._found, self.coach),
                 ),
             )
         if snap.state is RuntimeState.REVIEW and snap.reflection is not None:
