@@ -61,7 +61,7 @@ class Coaching:
         self._drafts = drafts  # the plan fields a proposal fills, or leaves to the user
         self._store = store
         self._lock = lock
-        self._unavailable = unavailable
+        self.unavailable = unavailable  # settings may change it (Controller.retune)
         self._state, self._now = state, now  # the controller's, read under the lock
         self._changed = changed  # under the lock: bump the version
         self._notify = notify  # after the lock: the listeners
@@ -109,7 +109,7 @@ class Coaching:
         if self._drafts is not None:
             self._drafts.sharpened(intent)
         if self.coach is None or self._closed:
-            self._view = CoachView(CoachStatus.ERROR, error=self._unavailable)
+            self._view = CoachView(CoachStatus.ERROR, error=self.unavailable)
             self._changed()
             return None
         self._generation += 1

@@ -38,7 +38,7 @@ class Reflections:
         changed: Callable[[], None],
         notify: Callable[[], None],
     ) -> None:
-        self._reflector = reflector
+        self.reflector = reflector  # settings may change it (Controller.retune)
         self._store = store
         self._executor = executor
         self._lock = lock
@@ -52,7 +52,7 @@ class Reflections:
 
     @property
     def available(self) -> bool:
-        return self._reflector is not None
+        return self.reflector is not None
 
     def view(self, commitment_id: str) -> ReflectionView:
         """Under the lock: the reflection of this commitment (idle if it has none yet)."""
@@ -77,7 +77,7 @@ class Reflections:
         """Under the lock: mark a call pending (a running one is cancelled); None when there
         is no coach to ask (the view then says so)."""
         self.cancel()
-        if self._reflector is None:
+        if self.reflector is None:
             self._view = ReflectionView(
                 commitment_id, ReflectionStatus.ERROR, error=self._unavailable
             )
@@ -90,7 +90,7 @@ class Reflections:
 
     def _run(self, commitment_id: str, facts: ReviewFacts, scope: CancelScope) -> None:
         """After the lock: ask the coach on the executor; the result lands if still wanted."""
-        reflector = self._reflector
+        reflector = self.reflector
         if reflector is None:
             return
 

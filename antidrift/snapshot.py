@@ -131,3 +131,4 @@ class DriftInfo:
     cli: str | None = None
     why_off: str | None = None
     titles_excluded: bool = False  # ANTIDRIFT_EVIDENCE_EXCLUDE is set
+    remote: str | None = None  # where titles go when the AI server is on another machine

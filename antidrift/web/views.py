@@ -30,9 +30,10 @@ from urllib.parse import urlencode
 
 from antidrift.domain import Commitment, Health, Plan, RuntimeState, clock_text
 from antidrift.drafts import PLAN_FIELDS, Draft, proposed_value
-from antidrift.drift import DriftStatus, Episode
+from antidrift.drift import GUARD_OFF, DriftStatus, Episode, Judgement, Rule, Window
 from antidrift.insights import Calibration, WindowTime
 from antidrift.snapshot import CoachInfo, CoachStatus, CoachView, DriftInfo, Snapshot
+from antidrift.web.words import TODAY_LOOKS_AT, Today, drift_said, in_words
 
 HISTORY_ON_PAGE = 20
 CLI_RECHECK = 5.0  # seconds a "CLI found on PATH" answer is trusted while planning
@@ -227,6 +228,45 @@ class DriftReview:
     count: int
     on_task_share: float | None
     episodes: tuple[Episode, ...]
+    unclear_secs: float = 0.0  # time the judge could not tell about, counted apart
+    # What decided each window, with what was sent where and what came back, in order.
+    verdicts: tuple[tuple[Window, Judgement], ...] = ()
+
+
+@dataclass(frozen=True)
+class RulesForm:
+    """The standing rules partial's state: a message, and what was typed when it was refused."""
+
+    message: str = ""
+    app: str = ""
+    title_contains: str = ""
+    verdict: str = ""
+    invalid: tuple[str, ...] = ()
+    focus: str = ""  # "app" (the form, to add another) or "title" (the list's heading)
+    error: bool = False  # the message is a refusal (shown as one), not a confirmation
+
+    @classmethod
+    def typed(cls, message: str, data: Mapping[str, object], invalid: tuple[str, ...]):
+        """A refused rule: the sentence, the fields as typed, the ones at fault marked."""
+
+        def text(key: str) -> str:
+            value = data.get(key)
+            return value if isinstance(value, str) else ""
+
+        typed = (text("app"), text("title_contains"), text("verdict"))
+        return cls(message, *typed, invalid, "app", error=True)
+
+
+@dataclass(frozen=True)
+class RulesView:
+    """The standing rules partial: the rules, its state, where a plain form returns."""
+
+    rules: tuple[Rule, ...]
+    form: RulesForm = RulesForm()
+    back: str = "/rules"
+
+    def context(self) -> dict[str, object]:
+        return {"rules": self.rules, "rules_form": self.form, "rules_back": self.back}
 
 
 # -- whole views ------------------------------------------------------------------------------
@@ -244,6 +284,7 @@ class PageModel:
     drift: DriftReview | None = None
     calibration: Calibration | None = None  # planning: how long the user's plans really take
     drift_on: bool = False  # the planning form offers to turn the guard off for one commitment
+    today: Today | None = None  # locked: today's summary
 
     def context(self) -> dict[str, object]:
         snap = self.snap
@@ -256,6 +297,7 @@ class PageModel:
             "drift_review": self.drift,
             "calibration": self.calibration,
             "drift_on": self.drift_on,
+            "today": self.today,
             "draft": snap.draft,
         }
         if self.focus is not None:
@@ -278,6 +320,10 @@ class Reader(Protocol):
     def drift_summaries(self, ids: list[str]) -> dict[str, tuple[int, float | None]]: ...
 
     def drift_episodes(self, commitment_id: str) -> list[Episode]: ...
+
+    def drift_judgements(self, commitment_id: str) -> dict[Window, Judgement]: ...
+
+    def unclear_secs(self, commitment_id: str) -> float: ...
 
     def calibration(self) -> Calibration | None: ...
 
@@ -330,9 +376,9 @@ class Views:
             return (
                 CoachWidget(
                     coach.status,
-                    coach.error,
+                    in_words(coach.error),
                     coach.proposal,
-                    CoachSource(info.name, info.problem, info.env_var, found, info.tuning),
+                    CoachSource(info.name, in_words(info.problem), "", found, info.tuning),
                     coach.kept,
                 ),
                 CoachElapsed(coach.elapsed(snap.now) or 0),
@@ -350,7 +396,7 @@ class Views:
                     snap.drift.reason,
                     snap.drift.banner,
                     snap.commitment.next_action,
-                    self.drift,
+                    drift_said(self.drift, self._found, self.coach),
                 ),
             )
         if snap.state is RuntimeState.REVIEW and snap.reflection is not None:
@@ -363,17 +409,18 @@ class Views:
         if widgets is None:
             widgets = self.widgets(snap)
         history: tuple[Commitment, ...] = ()
-        focus = drift = calibration = None
+        focus = drift = calibration = today = None
         if snap.state is RuntimeState.PLANNING:
             calibration = self._reader.calibration()
         if snap.state is RuntimeState.LOCKED:
-            history = tuple(self._reader.history(limit=HISTORY_ON_PAGE))
+            recent = self._reader.history(limit=TODAY_LOOKS_AT)
+            history, today = tuple(recent[:HISTORY_ON_PAGE]), Today.of(recent, snap.now)
         if snap.state is RuntimeState.REVIEW and snap.commitment is not None:
             # Summed by the store: a long commitment has tens of thousands of samples.
             focus = self._reader.window_time(snap.commitment, snap.now)
             drift = self._drift_review(snap.commitment.id)
         return PageModel(
-            snap, Shows.of(snap), widgets, history, focus, drift, calibration, self.drift.on
+            snap, Shows.of(snap), widgets, history, focus, drift, calibration, self.drift.on, today
         )
 
     def _drift_review(self, commitment_id: str) -> DriftReview | None:
@@ -382,7 +429,13 @@ class Views:
         if summary is None:
             return None
         episodes = tuple(self._reader.drift_episodes(commitment_id))
-        return DriftReview(summary[0], summary[1], episodes)
+        verdicts = tuple(
+            (window, judgement)
+            for window, judgement in self._reader.drift_judgements(commitment_id).items()
+            if window != GUARD_OFF
+        )
+        unclear = self._reader.unclear_secs(commitment_id)
+        return DriftReview(summary[0], summary[1], episodes, unclear, verdicts)
 
 
 def family(widget: Widget, widgets: Mapping[str, Widget]) -> dict[str, Widget]:
