@@ -18,11 +18,12 @@ from antidrift.datalock import DataDirLock, acquire
 from antidrift.drift import DriftSettings
 from antidrift.evidence import WindowSampler
 from antidrift.notify import Background, build_notifier
+from antidrift.ports import Store
 from antidrift.readmodel import ReadModel
 from antidrift.session import Controller
 from antidrift.settings import LiveSettings, Settings
 from antidrift.snapshot import CoachInfo, DriftInfo
-from antidrift.store import SQLiteStore, Store
+from antidrift.store import SQLiteStore
 from antidrift.ticker import Ticker
 
 log = logging.getLogger("antidrift")
@@ -79,10 +80,15 @@ class Runtime:
         self.controller.subscribe(pages.refresh)
 
     def start(self) -> None:
-        """Start the once-a-second tick and the window sampler."""
+        """Take up the stored state (an expired timebox goes to review, the guard resumes, the
+        coach warms), then start the once-a-second tick and the window sampler."""
+        if self._ticker is not None:  # started: every request under `flask run` asks
+            return
         with self._lock:
             if self._ticker is not None or self.shutting_down.is_set():
                 return
+            # Before the first tick or sample: both assume the restored state is taken up.
+            self.controller.start()
             self._ticker = Ticker(
                 self.controller.expire_if_due, self.controller.drift_tick, self._refresh_pages
             )

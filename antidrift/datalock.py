@@ -13,7 +13,8 @@ import os
 import time
 from pathlib import Path
 
-from antidrift.store import StoreError, prepare_directory
+from antidrift.database import prepare_directory
+from antidrift.ports import StoreError
 
 LOCK_NAME = "antidrift.lock"
 # After `kill -9` of a gunicorn master its worker still holds the lock until it notices,

@@ -17,8 +17,8 @@ from gunicorn.app.base import BaseApplication
 from antidrift import ai, datalock, settings
 from antidrift.evidence.report import doctor_lines
 from antidrift.httpworker import THREADS
+from antidrift.ports import StoreError
 from antidrift.settings import Settings, SettingsError
-from antidrift.store import StoreError
 
 log = logging.getLogger("antidrift")
 LOG_FORMAT = "%(asctime)s %(levelname)s %(name)s: %(message)s"
@@ -32,7 +32,11 @@ def configure_logging(level: int = logging.INFO) -> None:
 
 
 def post_worker_init(worker) -> None:
-    """Chain the worker's SIGTERM handler so sockets and coach CLIs stop at once."""
+    """Start the app's runtime before the worker serves; chain the worker's SIGTERM handler
+    so sockets and coach CLIs stop at once."""
+    runtime = _runtime(worker)
+    if runtime is not None:
+        runtime.start()  # create_app starts nothing
     previous = signal.getsignal(signal.SIGTERM)
 
     def on_term(signum, frame):
@@ -165,10 +169,10 @@ class Server(BaseApplication):
             self.cfg.set(key, value)
 
     def load(self):
-        from antidrift.app import serving_app
+        from antidrift.app import create_app
 
         try:
-            return serving_app(self._settings)
+            return create_app(self._settings)
         except (StoreError, SettingsError, ValueError) as exc:
             log.error("%s", exc)
             sys.exit(3)

@@ -15,7 +15,8 @@ from pathlib import Path
 import pytest
 
 from antidrift import datalock
-from antidrift.store import MIGRATIONS, SQLiteStore
+from antidrift.migrations import MIGRATIONS
+from antidrift.store import SQLiteStore
 from tests.support.server import REPO, free_port
 
 BIN = Path(sys.executable).parent
