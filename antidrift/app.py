@@ -15,7 +15,7 @@ from antidrift import bootstrap
 from antidrift.commands import version
 from antidrift.ports import StoreError
 from antidrift.settings import Settings, SettingsError, load
-from antidrift.web import errors, manifest, reflection, routes, security, sockets
+from antidrift.web import errors, manifest, reflection, routes, rules, security, sockets
 from antidrift.web.push import Hub
 from antidrift.web.render import Renderer
 from antidrift.web.views import Views
@@ -102,6 +102,7 @@ def create_app(
     errors.register(app)
     app.register_blueprint(routes.bp)
     app.register_blueprint(reflection.bp)
+    app.register_blueprint(rules.bp)
     sockets.install(app)
     if built:
         # Started once, before the first request is served (idempotent, and cheap once

@@ -97,6 +97,23 @@ class NotPlanning(DomainError):
 
 
 @dataclass(frozen=True)
+class TaskRef:
+    """A task in the user's own task list: its source (taskwarrior, github, markdown,
+    todotxt), its id there, its title (private, like a window title), and `url`, where it can
+    be opened when it has a page."""
+
+    source: str
+    id: str
+    title: str
+    url: str | None = None
+
+    @property
+    def key(self) -> str:
+        """`<source>:<id>`, the form value that picks this task."""
+        return f"{self.source}:{self.id}"
+
+
+@dataclass(frozen=True)
 class Commitment:
     """What the user committed to, and how it ended."""
 

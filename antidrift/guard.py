@@ -13,7 +13,7 @@ import re
 import threading
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 
 from antidrift.ai import Cancelled, CoachError, Judge
@@ -190,11 +190,20 @@ class DriftGuard:
         if effects.nudge is not None:
             after.nudge = nudge_text(commitment, effects.nudge)
         if effects.judge is not None:
+            self._record_asked(commitment, effects.judge)
             scope = CancelScope()
             self._scope = scope
             call, policy = effects.judge, self._policy
             after.start = lambda: self._submit(call, scope, policy, commitment)
         return after
+
+    def _record_asked(self, commitment: Commitment, call: JudgeCall) -> None:
+        """A title counted off task by churn is now asked about: the review says what was
+        sent for it, even if no answer comes back (focus moved on, the commitment ended)."""
+        decided = self._policy.judgements.get(call.window) if self._policy else None
+        if decided is not None and decided.source is Source.CHURN:
+            sent = Exchange(self._judge.label, call.window.app, call.title, None)
+            self._store.save_judgement(commitment.id, call.window, replace(decided, exchange=sent))
 
     def _stop_judge(self) -> None:
         if self._scope is not None:

@@ -139,4 +139,13 @@ MIGRATIONS: list[tuple[int, str, str]] = [
         );
         """,
     ),
+    (
+        6,
+        "drafts",
+        # What the user types while planning is kept as they type (one JSON object), so a
+        # reload or a restart never loses it.
+        """
+        ALTER TABLE runtime ADD COLUMN draft TEXT;
+        """,
+    ),
 ]

@@ -34,6 +34,7 @@ from antidrift.domain import (
     validate_plan,
     validate_review,
 )
+from antidrift.drafts import Draft, Drafts
 from antidrift.drift import OFF, DriftSettings, parse_choice
 from antidrift.guard import DriftGuard
 from antidrift.notify import Notifier
@@ -83,6 +84,16 @@ class Controller:
             c = self._commitment
             self._clock.resync(not_before=c.deadline - timedelta(seconds=c.total_secs))
         self._last_sample = persisted.samples[-1] if persisted.samples else None
+        # What the user types while planning, kept as they type; guarded by this lock.
+        self.drafts = Drafts(
+            store,
+            self._lock,
+            self._changed,
+            self._notify,
+            planning=lambda: self._state is RuntimeState.PLANNING,
+            proposal=lambda: self._coaching.view().proposal,
+        )
+        self.drafts.resume(self._state is RuntimeState.PLANNING)
         # The planning view's Sharpen button, guarded by this lock.
         self._coaching = Coaching(
             coach,
@@ -92,6 +103,7 @@ class Controller:
             coach_unavailable,
             planning=lambda: self._state is RuntimeState.PLANNING,
             workers=coach_workers,
+            drafts=self.drafts,
         )
         # The review's Reflect button: on the coach's executor, guarded by this lock.
         self._reflections = Reflections(
@@ -183,6 +195,7 @@ class Controller:
                     self._watcher_running,
                 ),
                 coach=self._coaching.view() if self._state is RuntimeState.PLANNING else None,
+                draft=self.drafts.draft if self._state is RuntimeState.PLANNING else None,
                 now=now,
                 drift=self._guard.view(now) if self._state is RuntimeState.ACTIVE else OFF,
                 reflection=self._reflections.view(self._commitment.id)
@@ -192,10 +205,12 @@ class Controller:
 
     # -- transitions -------------------------------------------------------------------------
 
-    def enter_planning(self) -> None:
+    def enter_planning(self, draft: Draft | None = None) -> None:
+        """draft: what the planning form opens with (Again: an earlier commitment's plan)."""
         with self._lock:
             require(self._state, RuntimeState.LOCKED, action="plan")
             # Persist first, as every transition does: a failed save changes nothing.
+            self.drafts.begin(draft)
             self._store.save(RuntimeState.PLANNING, None)
             self._state = RuntimeState.PLANNING
             self._coaching.reset()
@@ -208,6 +223,7 @@ class Controller:
             require(self._state, RuntimeState.PLANNING, action="cancel planning")
             self._store.save(RuntimeState.LOCKED, None)
             self._state = RuntimeState.LOCKED
+            self.drafts.clear()
             self._coaching.reset()
             self._coaching.keep_warm(False)
             self._changed()
@@ -237,6 +253,7 @@ class Controller:
             )
             self._store.save(RuntimeState.ACTIVE, commitment)
             self._state, self._commitment, self._last_sample = RuntimeState.ACTIVE, commitment, None
+            self.drafts.clear()
             self._coaching.reset()
             self._coaching.keep_warm(False)
             after = self._guard.begin(commitment, watch=watch)
@@ -398,7 +415,7 @@ class Controller:
             if self._state is not RuntimeState.PLANNING:
                 raise NotPlanning()
             text = validate_intent(intent)
-            call = self._coaching.start(self._now())
+            call = self._coaching.start(self._now(), text)
         self._notify()
         if call is not None:
             self._coaching.run(call, text, self._notify)

@@ -9,6 +9,7 @@ from datetime import datetime
 from typing import Protocol
 
 from antidrift.domain import Commitment, Health, Plan, RuntimeState, WindowSample, evidence_health
+from antidrift.drafts import Draft
 from antidrift.drift import OFF, DriftView
 
 
@@ -28,6 +29,7 @@ class CoachView:
     proposal_id: str | None = None
     error: str | None = None
     pending_since: datetime | None = None
+    kept: tuple[str, ...] = ()  # plan fields the user edited: the proposal shows beside them
 
     def elapsed(self, now: datetime) -> int | None:
         """Whole seconds a pending call has run (rounded: "1 s" shows after ~0.5 s)."""
@@ -86,6 +88,7 @@ class Snapshot:
     now: datetime
     drift: DriftView = OFF
     reflection: ReflectionView | None = None  # review only
+    draft: Draft | None = None  # planning only: the form as last typed
 
 
 # -- the setup, as the page describes it -----------------------------------------------------
@@ -128,3 +131,4 @@ class DriftInfo:
     cli: str | None = None
     why_off: str | None = None
     titles_excluded: bool = False  # ANTIDRIFT_EVIDENCE_EXCLUDE is set
+    remote: str | None = None  # where titles go when the AI server is on another machine

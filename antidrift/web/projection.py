@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from antidrift.domain import Commitment, RuntimeState
+from antidrift.drafts import DRAFT_FIELDS
 from antidrift.insights import actual_secs
 from antidrift.snapshot import CoachStatus, Snapshot
 
@@ -50,6 +51,9 @@ def state_json(snap: Snapshot) -> dict[str, object]:
         if snap.coach.status == CoachStatus.ERROR:
             coach["error"] = snap.coach.error
         body["coach"] = coach
+    if snap.draft is not None:
+        d = snap.draft
+        body["draft"] = {f: d.value(f) for f in DRAFT_FIELDS} | {"edited": sorted(d.edited)}
     if snap.state is RuntimeState.ACTIVE:
         drift = snap.drift
         body["drift"] = {

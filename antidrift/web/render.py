@@ -7,7 +7,15 @@ from datetime import datetime
 
 from jinja2 import Environment
 
-from antidrift.web.views import CoachWidget, PageModel, Shows, Widget, clock_text, family
+from antidrift.web.views import (
+    CoachWidget,
+    PageModel,
+    RulesView,
+    Shows,
+    Widget,
+    clock_text,
+    family,
+)
 
 __all__ = ["Renderer", "clock_text", "duration_text", "local_date", "local_time"]
 
@@ -59,6 +67,10 @@ class Renderer:
         """The three plan inputs filled from a ready proposal, and the socket that records it."""
         return self._render("_prefill.html", coach=coach, shows=shows)
 
+    def used(self, draft: object, name: str) -> str:
+        """The answer to Use: that one plan input, holding the proposal, swapped and focused."""
+        return self._render(f"_input_{name}.html", draft=draft, oob=True, focus=name)
+
     def plan_errors(
         self, message: str, invalid: tuple[str, ...], values: Mapping[str, object]
     ) -> str:
@@ -73,3 +85,11 @@ class Renderer:
 
     def error(self, message: str) -> str:
         return self._render("_message.html", message=message)
+
+    def rules(self, view: RulesView) -> str:
+        """The standing rules partial (id="rules"): the list, a message, the form."""
+        return self._render("_rules.html", **view.context())
+
+    def rules_page(self, view: RulesView) -> str:
+        """The standing rules on a page of their own (GET /rules from a browser)."""
+        return self._render("rules.html", **view.context())

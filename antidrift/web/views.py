@@ -29,9 +29,10 @@ from typing import ClassVar, Protocol
 from urllib.parse import urlencode
 
 from antidrift.domain import Commitment, Health, Plan, RuntimeState, clock_text
-from antidrift.drift import DriftStatus, Episode
+from antidrift.drafts import PLAN_FIELDS, Draft, proposed_value
+from antidrift.drift import GUARD_OFF, DriftStatus, Episode, Judgement, Rule, Window
 from antidrift.insights import Calibration, WindowTime
-from antidrift.snapshot import CoachInfo, CoachStatus, DriftInfo, Snapshot
+from antidrift.snapshot import CoachInfo, CoachStatus, CoachView, DriftInfo, Snapshot
 
 HISTORY_ON_PAGE = 20
 CLI_RECHECK = 5.0  # seconds a "CLI found on PATH" answer is trusted while planning
@@ -87,6 +88,45 @@ class CoachWidget(Widget):
     error: str | None
     proposal: Plan | None  # the plan inputs show it (planning view, prefill)
     source: CoachSource
+    kept: tuple[str, ...] = ()  # fields the user edited: the prefill leaves them alone
+
+
+@dataclass(frozen=True)
+class Suggestion(Widget):
+    """A proposal for a field the user had edited, beside it with a Use button
+    (id="suggest-<field>"); empty text hides it."""
+
+    name = "suggestion"
+    field: str
+    text: str
+
+    @classmethod
+    def of(cls, name: str, coach: CoachView, draft: Draft | None) -> Suggestion:
+        widget = SUGGESTIONS[name]
+        p = coach.proposal
+        if p is None or coach.status != CoachStatus.READY or name not in coach.kept:
+            return widget(name, "")
+        text = proposed_value(p, name)
+        return widget(name, "" if draft is not None and draft.value(name) == text else text)
+
+
+class SuggestNextAction(Suggestion):
+    name = "suggest_next_action"
+
+
+class SuggestSuccessCondition(Suggestion):
+    name = "suggest_success_condition"
+
+
+class SuggestTimeboxMinutes(Suggestion):
+    name = "suggest_timebox_minutes"
+
+
+SUGGESTIONS: dict[str, type[Suggestion]] = {
+    "next_action": SuggestNextAction,
+    "success_condition": SuggestSuccessCondition,
+    "timebox_minutes": SuggestTimeboxMinutes,
+}
 
 
 @dataclass(frozen=True)
@@ -187,6 +227,45 @@ class DriftReview:
     count: int
     on_task_share: float | None
     episodes: tuple[Episode, ...]
+    unclear_secs: float = 0.0  # time the judge could not tell about, counted apart
+    # What decided each window, with what was sent where and what came back, in order.
+    verdicts: tuple[tuple[Window, Judgement], ...] = ()
+
+
+@dataclass(frozen=True)
+class RulesForm:
+    """The standing rules partial's state: a message, and what was typed when it was refused."""
+
+    message: str = ""
+    app: str = ""
+    title_contains: str = ""
+    verdict: str = ""
+    invalid: tuple[str, ...] = ()
+    focus: str = ""  # "app" (the form, to add another) or "title" (the list's heading)
+    error: bool = False  # the message is a refusal (shown as one), not a confirmation
+
+    @classmethod
+    def typed(cls, message: str, data: Mapping[str, object], invalid: tuple[str, ...]):
+        """A refused rule: the sentence, the fields as typed, the ones at fault marked."""
+
+        def text(key: str) -> str:
+            value = data.get(key)
+            return value if isinstance(value, str) else ""
+
+        typed = (text("app"), text("title_contains"), text("verdict"))
+        return cls(message, *typed, invalid, "app", error=True)
+
+
+@dataclass(frozen=True)
+class RulesView:
+    """The standing rules partial: the rules, its state, where a plain form returns."""
+
+    rules: tuple[Rule, ...]
+    form: RulesForm = RulesForm()
+    back: str = "/rules"
+
+    def context(self) -> dict[str, object]:
+        return {"rules": self.rules, "rules_form": self.form, "rules_back": self.back}
 
 
 # -- whole views ------------------------------------------------------------------------------
@@ -216,6 +295,7 @@ class PageModel:
             "drift_review": self.drift,
             "calibration": self.calibration,
             "drift_on": self.drift_on,
+            "draft": snap.draft,
         }
         if self.focus is not None:
             ctx["shares"], ctx["apps"], ctx["sample_count"] = (
@@ -237,6 +317,10 @@ class Reader(Protocol):
     def drift_summaries(self, ids: list[str]) -> dict[str, tuple[int, float | None]]: ...
 
     def drift_episodes(self, commitment_id: str) -> list[Episode]: ...
+
+    def drift_judgements(self, commitment_id: str) -> dict[Window, Judgement]: ...
+
+    def unclear_secs(self, commitment_id: str) -> float: ...
 
     def calibration(self) -> Calibration | None: ...
 
@@ -292,8 +376,10 @@ class Views:
                     coach.error,
                     coach.proposal,
                     CoachSource(info.name, info.problem, info.env_var, found, info.tuning),
+                    coach.kept,
                 ),
                 CoachElapsed(coach.elapsed(snap.now) or 0),
+                *(Suggestion.of(name, coach, snap.draft) for name in PLAN_FIELDS),
             )
         if snap.state is RuntimeState.ACTIVE and snap.commitment is not None:
             last = snap.evidence.last
@@ -339,7 +425,13 @@ class Views:
         if summary is None:
             return None
         episodes = tuple(self._reader.drift_episodes(commitment_id))
-        return DriftReview(summary[0], summary[1], episodes)
+        verdicts = tuple(
+            (window, judgement)
+            for window, judgement in self._reader.drift_judgements(commitment_id).items()
+            if window != GUARD_OFF
+        )
+        unclear = self._reader.unclear_secs(commitment_id)
+        return DriftReview(summary[0], summary[1], episodes, unclear, verdicts)
 
 
 def family(widget: Widget, widgets: Mapping[str, Widget]) -> dict[str, Widget]:

@@ -151,7 +151,7 @@ def test_a_ready_proposal_fills_the_inputs_on_a_fresh_page(make_controller, make
     assert tree.by_id("next_action").value() == "Outline the report"
     assert tree.by_id("success_condition").value() == "Five headings"
     assert tree.by_id("timebox_minutes").value() == "35"
-    assert tree.by_id("intent").get("value") in (None, "")
+    assert tree.by_id("intent").get("value") == "report"  # the draft: what was typed, kept
     # The socket URL records the applied proposal, so the first push does not fill again.
     proposal_id = client.application.extensions["antidrift.runtime"].controller.snapshot()
     assert ws_query(tree)["p"] == proposal_id.coach.proposal_id
