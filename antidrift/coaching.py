@@ -53,7 +53,7 @@ class Coaching:
         self._store = store
         self._lock = lock
         self._changed = changed  # under the lock: bump the version; the caller notifies
-        self._unavailable = unavailable
+        self.unavailable = unavailable
         self._planning = planning  # under the lock: whether a result may still land
         self._view = CoachView()
         self._call: CoachCall | None = None
@@ -79,7 +79,7 @@ class Coaching:
         if self._drafts is not None:
             self._drafts.sharpened(intent)
         if self.coach is None or self._closed:
-            self._view = CoachView(CoachStatus.ERROR, error=self._unavailable)
+            self._view = CoachView(CoachStatus.ERROR, error=self.unavailable)
             self._changed()
             return None
         self._generation += 1

@@ -101,6 +101,18 @@ class DriftGuard:
         self._scope: CancelScope | None = None
         self._closed = False
         self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="antidrift-judge")
+        self._retuned: tuple[Judge | None, DriftSettings | None, re.Pattern | None] | None = None
+
+    @property
+    def exclude(self) -> re.Pattern[str] | None:
+        """The private-title pattern in force (a changed one from the next commitment)."""
+        return self._exclude
+
+    def retune(
+        self, judge: Judge | None, settings: DriftSettings | None, exclude: re.Pattern[str] | None
+    ) -> None:
+        """Changed settings, taken up when the next commitment begins (not under a running one)."""
+        self._retuned = (judge, settings, exclude)
 
     # -- called under the controller's lock ---------------------------------------------------
 
@@ -110,6 +122,12 @@ class DriftGuard:
         """A commitment became active (started, resumed after a restart, or extended);
         watch=False: the user turned the guard off for it (remembered with its verdicts)."""
         self._stop_judge()
+        if self._retuned is not None:
+            judge, settings, self._exclude = self._retuned
+            self._retuned = None
+            self.on, self._judge = judge is not None and settings is not None, judge
+            self._settings = settings or DriftSettings()
+            self._budget = CallBudget(self._settings.max_calls)
         self._commitment = commitment
         self._policy = None
         self._off_here = False

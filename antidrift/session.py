@@ -71,7 +71,6 @@ class Controller:
         self._clock = SteadyClock(clock)
         self._lock = threading.RLock()
         self._listeners: list[Listener] = []
-        self._exclude = exclude_titles
         self._watcher_running = False  # told by the window sampler (set_watcher)
         self._version = 0
         self._notifier = notifier
@@ -126,6 +125,13 @@ class Controller:
         # Standing rules: written under this lock; the running commitment's guard follows.
         self.rules = StandingRules(store, self._lock, self._guard, self._changed, self._notify)
         self._started = False  # the constructor starts nothing: start() does
+
+    def retune(self, coach, unavailable: str, reflect, judge, drift, exclude, notifier) -> None:
+        """Changed settings: at once, but the guard from the next commitment (guard.retune)."""
+        with self._lock:
+            self._coaching.coach, self._coaching.unavailable = coach, unavailable
+            self._reflections.reflector, self._notifier = reflect, notifier
+            self._guard.retune(judge, drift, exclude)
 
     def start(self) -> None:
         """Take up what the stored state left (once; `Runtime.start` calls it): the guard
@@ -339,7 +345,7 @@ class Controller:
                 return False
             # Redacted, then bounded, here: whatever the source, the pattern sees the whole title.
             app, title = valid_text(app), valid_text(title)
-            app, title = redact_window(app, title, self._exclude)
+            app, title = redact_window(app, title, self._guard.exclude)
             app, title = app[:MAX_TEXT], title[:MAX_TEXT]
             sample = WindowSample(app, title, at or self._now())
             self._store.add_sample(self._commitment.id, sample)

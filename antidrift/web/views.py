@@ -33,6 +33,7 @@ from antidrift.drafts import PLAN_FIELDS, Draft, proposed_value
 from antidrift.drift import GUARD_OFF, DriftStatus, Episode, Judgement, Rule, Window
 from antidrift.insights import Calibration, WindowTime
 from antidrift.snapshot import CoachInfo, CoachStatus, CoachView, DriftInfo, Snapshot
+from antidrift.web.words import TODAY_LOOKS_AT, Today, drift_said, in_words
 
 HISTORY_ON_PAGE = 20
 CLI_RECHECK = 5.0  # seconds a "CLI found on PATH" answer is trusted while planning
@@ -283,6 +284,7 @@ class PageModel:
     drift: DriftReview | None = None
     calibration: Calibration | None = None  # planning: how long the user's plans really take
     drift_on: bool = False  # the planning form offers to turn the guard off for one commitment
+    today: Today | None = None  # locked: today's summary
 
     def context(self) -> dict[str, object]:
         snap = self.snap
@@ -295,6 +297,7 @@ class PageModel:
             "drift_review": self.drift,
             "calibration": self.calibration,
             "drift_on": self.drift_on,
+            "today": self.today,
             "draft": snap.draft,
         }
         if self.focus is not None:
@@ -373,9 +376,9 @@ class Views:
             return (
                 CoachWidget(
                     coach.status,
-                    coach.error,
+                    in_words(coach.error),
                     coach.proposal,
-                    CoachSource(info.name, info.problem, info.env_var, found, info.tuning),
+                    CoachSource(info.name, in_words(info.problem), "", found, info.tuning),
                     coach.kept,
                 ),
                 CoachElapsed(coach.elapsed(snap.now) or 0),
@@ -393,7 +396,7 @@ class Views:
                     snap.drift.reason,
                     snap.drift.banner,
                     snap.commitment.next_action,
-                    self.drift,
+                    drift_said(self.drift, self._found, self.coach),
                 ),
             )
         if snap.state is RuntimeState.REVIEW and snap.reflection is not None:
@@ -406,17 +409,18 @@ class Views:
         if widgets is None:
             widgets = self.widgets(snap)
         history: tuple[Commitment, ...] = ()
-        focus = drift = calibration = None
+        focus = drift = calibration = today = None
         if snap.state is RuntimeState.PLANNING:
             calibration = self._reader.calibration()
         if snap.state is RuntimeState.LOCKED:
-            history = tuple(self._reader.history(limit=HISTORY_ON_PAGE))
+            recent = self._reader.history(limit=TODAY_LOOKS_AT)
+            history, today = tuple(recent[:HISTORY_ON_PAGE]), Today.of(recent, snap.now)
         if snap.state is RuntimeState.REVIEW and snap.commitment is not None:
             # Summed by the store: a long commitment has tens of thousands of samples.
             focus = self._reader.window_time(snap.commitment, snap.now)
             drift = self._drift_review(snap.commitment.id)
         return PageModel(
-            snap, Shows.of(snap), widgets, history, focus, drift, calibration, self.drift.on
+            snap, Shows.of(snap), widgets, history, focus, drift, calibration, self.drift.on, today
         )
 
     def _drift_review(self, commitment_id: str) -> DriftReview | None:
