@@ -340,12 +340,12 @@ def redact(title: str, exclude: re.Pattern[str] | None) -> str:
 
 
 def redact_window(app: str, title: str, exclude: re.Pattern[str] | None) -> tuple[str, str]:
-    """A sample's (app, title) as it may be kept: the title redacted, and the app with it when
-    the app matches too (X11 names a window without WM_CLASS after its title)."""
-    redacted = redact(title, exclude)
-    if redacted != title and redact(app, exclude) != app:
-        app = redacted
-    return app, redacted
+    """A sample's (app, title) as it may be kept or sent: a matching title is hidden, and so
+    is a matching app, on its own, with its window's title (a private app's windows are
+    private; X11 also names a window without WM_CLASS after its title)."""
+    if exclude is not None and exclude.search(app):
+        return EXCLUDED_TITLE, EXCLUDED_TITLE
+    return app, redact(title, exclude)
 
 
 def evidence_health(

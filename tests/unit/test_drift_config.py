@@ -51,12 +51,11 @@ def test_anything_else_refuses_the_start(tmp_path, value):
         _drift(tmp_path, ANTIDRIFT_DRIFT=value)
 
 
-def test_off_without_a_backend_to_judge_with(tmp_path):
-    # A backend the settings accept that has no adapter yet: no coach, so no judge.
+def test_a_local_model_server_judges_too(tmp_path):
     judge, _, info = _drift(
         tmp_path, ANTIDRIFT_AI_BACKEND="openai", ANTIDRIFT_AI_URL="http://127.0.0.1:9"
     )
-    assert judge is None and not info.on and "no AI backend" in info.why_off
+    assert judge is not None and info.on and info.cli == "openai"
 
 
 def test_the_numbers_are_read_and_bounded(tmp_path):
