@@ -67,7 +67,8 @@ def test_typing_during_a_slow_sharpen_is_kept_and_use_fills_the_field(
     suggestion.get_by_role("button", name="Use").click()
     expect(field).to_have_value(DEFAULT_PROPOSAL["next_action"])
     expect(suggestion).to_be_hidden()
-    assert ui.active_id(page) == "next_action", "focus should land in the field Use filled"
+    # htmx focuses an autofocus element after its settle step: wait for it, do not race it.
+    expect(field).to_be_focused()
     assert app.server.get("/state")["draft"]["next_action"] == DEFAULT_PROPOSAL["next_action"]
 
 

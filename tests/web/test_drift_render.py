@@ -70,7 +70,7 @@ def test_the_page_says_the_guard_is_on_which_cli_judges_and_that_titles_go_to_it
     text = parse(client.get("/").get_data(as_text=True)).by_id("drift-guard").text()
     assert "Drift guard on — codex checks each new window" in text
     assert "private titles are never sent" in text and "ANTIDRIFT_" not in text
-    assert "Settings" in text
+    assert "Drift guard settings" in text  # a link to Settings, named for what it changes
 
 
 def test_the_page_says_when_the_guard_is_off(page):
