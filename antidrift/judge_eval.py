@@ -3,28 +3,35 @@ labelled corpus of situations shipped with the package (judge_corpus.jsonl).
 
 Each case is a commitment (next action, done when), a window (app, title) and the right
 answer (on_task, off_task or unclear). A private case is judged as the guard judges a title
-the user excluded: by the app alone. The cases go to the judge one at a time, as the guard
-sends them; the figures are the accuracy, the precision and recall of "off task" (a nudge
-that should not have come; one that should have), how often it says unclear, and the median
-time a verdict took. It measures the judge (the model and the prompt), not the policy: no
-rules, no cache, no churn.
+the user excluded: by the app alone; and the user's own private-title pattern
+(ANTIDRIFT_EVIDENCE_EXCLUDE) hides what it matches here as it does in the guard. The cases
+go to the judge one at a time, as the guard sends them; the figures are the accuracy, the
+precision and recall of "off task" (a nudge that should not have come; one that should
+have), how often it says unclear, and the median time a verdict took. It measures the judge
+(the model and the prompt), not the policy: no rules, no cache, no churn.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import logging
+import re
 import statistics
 import sys
 import time
 from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
+from importlib import resources
+from importlib.resources.abc import Traversable
 from pathlib import Path
 
 from antidrift.ai import CoachError, Judge
+from antidrift.domain import redact_window
+from antidrift.drift import judge_title, window_of
 
-CORPUS = Path(__file__).with_name("judge_corpus.jsonl")
+CORPUS = "judge_corpus.jsonl"  # package data, beside this module in the wheel
 VERDICTS = ("on_task", "off_task", "unclear")
 _FIELDS = ("id", "next_action", "done_when", "app", "title", "expected")
 MAX_CASES = 100_000
@@ -111,8 +118,13 @@ def _case(data: object, where: str) -> Case:
     )
 
 
-def load_cases(path: Path) -> list[Case]:
-    """A cases file: JSON Lines (one case a line) or one JSON array of cases."""
+def shipped_corpus() -> Traversable:
+    """The labelled corpus shipped with the package."""
+    return resources.files("antidrift") / CORPUS
+
+
+def load_cases(path: Path | Traversable) -> list[Case]:
+    """A cases file: JSON Lines (one case a line) or one JSON array of cases; ids unique."""
     try:
         text = path.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as exc:
@@ -120,8 +132,10 @@ def load_cases(path: Path) -> list[Case]:
     if text.lstrip().startswith("["):
         try:
             items = json.loads(text)
-        except ValueError as exc:
+        except (ValueError, RecursionError) as exc:
             raise CasesError(f"{path}: not valid JSON ({exc})") from None
+        if not isinstance(items, list):
+            raise CasesError(f"{path}: not a JSON array of cases")
         found = [(f"{path} case {i + 1}", item) for i, item in enumerate(items)]
     else:
         found = []
@@ -130,29 +144,46 @@ def load_cases(path: Path) -> list[Case]:
                 continue
             try:
                 found.append((f"{path}:{number}", json.loads(line)))
-            except ValueError:
+            except (ValueError, RecursionError):
                 raise CasesError(f"{path}:{number}: not a JSON object") from None
     if not found:
         raise CasesError(f"{path}: holds no cases")
     if len(found) > MAX_CASES:
         raise CasesError(f"{path}: more than {MAX_CASES} cases")
-    return [_case(item, where) for where, item in found]
+    cases, seen = [], set()
+    for where, item in found:
+        case = _case(item, where)
+        if case.id in seen:
+            raise CasesError(f"{where}: the id {case.id!r} is used twice")
+        seen.add(case.id)
+        cases.append(case)
+    return cases
+
+
+def sent_window(case: Case, exclude: re.Pattern[str] | None) -> tuple[str, str | None]:
+    """The app and title the live guard would send of this case's window (title None: judged
+    by the app alone): a private title is left out, and so is what the pattern matches."""
+    app, title = redact_window(case.app, case.title, exclude)
+    if case.private:
+        return app, None
+    return app, judge_title(window_of(app, title).title, exclude)
 
 
 def evaluate(
     judge: Judge,
     cases: Iterable[Case],
     *,
+    exclude: re.Pattern[str] | None = None,
     clock: Callable[[], float] = time.perf_counter,
     progress: Callable[[int, Outcome], None] | None = None,
 ) -> list[Outcome]:
     """Each case through the judge, one at a time; a failed call is an outcome, not a stop."""
     outcomes = []
     for number, case in enumerate(cases, 1):
-        title = None if case.private else case.title
+        app, title = sent_window(case, exclude)
         started = clock()
         try:
-            verdict = judge.judge(case.next_action, case.done_when, case.app, title)
+            verdict = judge.judge(case.next_action, case.done_when, app, title)
             outcome = Outcome(case, verdict.verdict, (clock() - started) * 1000)
         except CoachError as exc:
             outcome = Outcome(case, None, (clock() - started) * 1000, str(exc))
@@ -229,14 +260,14 @@ def _positive(text: str) -> int:
 def run_command(args: argparse.Namespace) -> int:
     """Run the corpus through the configured judge; 0 when it ran."""
     try:
-        cases = load_cases(args.cases or CORPUS)
+        cases = load_cases(args.cases or shipped_corpus())
     except CasesError as exc:
         print(f"antidrift judge-eval: {exc}", file=sys.stderr)
         return 2
     if args.limit:
         cases = cases[: args.limit]
     try:
-        judge, where = configured_judge()
+        judge, where, exclude = configured_judge()
     except JudgeUnavailable as exc:
         print(f"antidrift judge-eval: {exc}", file=sys.stderr)
         return 2
@@ -245,12 +276,25 @@ def run_command(args: argparse.Namespace) -> int:
         mark = "." if outcome.right else ("E" if outcome.error else "x")
         print(mark, end="" if number % 50 else "\n", file=sys.stderr, flush=True)
 
-    outcomes = evaluate(judge, cases, progress=progress)
+    # A failed call is counted and summed up below; its log line per case would bury that.
+    logger = logging.getLogger("antidrift")
+    level = logger.level
+    logger.setLevel(logging.ERROR)
+    try:
+        outcomes = evaluate(judge, cases, exclude=exclude, progress=progress)
+    except KeyboardInterrupt:
+        print("\nantidrift judge-eval: interrupted; no figures", file=sys.stderr)
+        return 130
+    finally:
+        logger.setLevel(level)
     print(file=sys.stderr)
     report = score(outcomes)
     if report.errors:
         first = next(o.error for o in outcomes if o.error)
-        print(f"antidrift judge-eval: {report.errors} calls failed, e.g.: {first}", file=sys.stderr)
+        calls = "call" if report.errors == 1 else "calls"
+        print(
+            f"antidrift judge-eval: {report.errors} {calls} failed, e.g.: {first}", file=sys.stderr
+        )
     if report.errors == report.cases:
         print("antidrift judge-eval: every call failed; no figures", file=sys.stderr)
         return 1
@@ -262,18 +306,27 @@ class JudgeUnavailable(Exception):
     """No judge can be built from the settings; the message says why."""
 
 
-def configured_judge() -> tuple[Judge, str]:
-    """The drift judge the server would use, and where its calls go."""
+def configured_judge() -> tuple[Judge, str, re.Pattern[str] | None]:
+    """The drift judge the server would use (the same backend, prompt and timeout), where its
+    calls go, and the private-title pattern the guard applies."""
     from antidrift import ai
-    from antidrift.bootstrap import build_coach
+    from antidrift.bootstrap import new_backend
     from antidrift.settings import SettingsError, load
 
     try:
         settings = load()
-    except SettingsError as exc:
+    except SettingsError as exc:  # e.g. a remote URL that is not allowed
         raise JudgeUnavailable(str(exc)) from None
-    coach, info = build_coach(settings)
-    if coach is None:
-        raise JudgeUnavailable(f"no AI backend to judge with: {info.problem}")
-    judge = ai.JudgeService(coach.backend, timeout=settings.ai_timeout)
-    return judge, judge.label
+    try:
+        backend = new_backend(settings)
+    except ai.UnknownBackend as exc:
+        raise JudgeUnavailable(f"no AI backend to judge with: {exc}") from None
+    if backend.binary() is None:
+        raise JudgeUnavailable(
+            f"no AI backend to judge with: the {backend.name} program is not on PATH"
+            f" (set {backend.env_var}, or choose another with ANTIDRIFT_AI_BACKEND)"
+        )
+    judge = ai.JudgeService(backend, timeout=settings.ai_timeout)
+    url = getattr(backend, "url", None)
+    where = f"{judge.label} at {url}" if isinstance(url, str) else judge.label
+    return judge, where, settings.evidence_exclude
