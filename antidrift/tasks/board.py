@@ -1,0 +1,167 @@
+"""The configured sources together: a bounded listing for planning and write-back by key.
+
+Every source is asked in parallel, each on its own daemon thread; the listing waits at most
+DEADLINE seconds in all. A source's CLI is killed by its own timeout (a little shorter than
+the deadline), so when the listing answers, no source process is left running; a file read
+that hangs (a dead network mount) is abandoned on its thread. A failing source becomes one
+line in the listing, never an exception."""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+from antidrift.tasks.source import (
+    CLI_TIMEOUT,
+    DONE,
+    NOTE,
+    Gone,
+    SourceError,
+    Task,
+    TaskSource,
+)
+
+log = logging.getLogger("antidrift.tasks")
+
+LIMIT = 10
+DEADLINE = CLI_TIMEOUT + 1.0
+ACTIONS = (NOTE, DONE)
+
+
+@dataclass(frozen=True)
+class Listing:
+    """Up to LIMIT open tasks, a few from each source in turn; one line per source that
+    failed or did not answer in time."""
+
+    tasks: tuple[Task, ...] = ()
+    problems: tuple[str, ...] = ()
+
+
+def interleave(per_source: Sequence[Sequence[Task]], limit: int = LIMIT) -> list[Task]:
+    """The first task of each source, then the second of each, …: no source crowds out the
+    others, and each keeps its own order (most urgent first)."""
+    merged: list[Task] = []
+    depth = 0
+    while len(merged) < limit and any(depth < len(tasks) for tasks in per_source):
+        merged += [tasks[depth] for tasks in per_source if depth < len(tasks)]
+        depth += 1
+    return merged[:limit]
+
+
+def outcome_text(outcome: str, next_action: str, minutes: int, note: str, day: str) -> str:
+    """What a write-back records: the outcome, the next action, the time, the note."""
+    text = f"AntiDrift {day}: {outcome} — {next_action} ({minutes} min)"
+    return f"{text}. {note}" if note else text
+
+
+def split_key(key: object) -> tuple[str, str] | None:
+    """`<source>:<id>` → (source, id); None when it is not that shape."""
+    if not isinstance(key, str) or len(key) > 400:
+        return None
+    source, colon, task_id = key.partition(":")
+    return (source, task_id) if colon and source and task_id else None
+
+
+class Board:
+    """Lists and writes back through whatever sources are configured at the moment."""
+
+    def __init__(
+        self,
+        sources: Callable[[], Sequence[TaskSource]],
+        *,
+        deadline: float = DEADLINE,
+        limit: int = LIMIT,
+    ) -> None:
+        self._sources = sources
+        self._deadline = deadline
+        self._limit = limit
+        self._lock = threading.Lock()
+        self._seen: dict[str, Task] = {}  # the last listing's tasks, by key
+
+    def configured(self) -> bool:
+        """Whether any task source is configured."""
+        return bool(self._sources())
+
+    def listing(self) -> Listing:
+        """Fresh from every source, in parallel, within the deadline."""
+        sources = list(self._sources())
+        results: list[list[Task] | str | None] = [None] * len(sources)
+        done = threading.Semaphore(0)
+
+        def ask(index: int, source: TaskSource) -> None:
+            try:
+                results[index] = source.tasks()
+            except SourceError as exc:
+                results[index] = str(exc)
+            except Exception:  # a bug in one source must not take the listing down
+                log.exception("task source %s failed", source.kind)
+                results[index] = f"{source.label} failed unexpectedly; see the log."
+            done.release()
+
+        for index, source in enumerate(sources):
+            threading.Thread(
+                target=ask, args=(index, source), daemon=True, name=f"tasks-{source.kind}"
+            ).start()
+        _wait_all(done, len(sources), self._deadline)
+        per_source, problems = [], []
+        for source, result in zip(sources, list(results), strict=True):
+            if isinstance(result, list):
+                per_source.append(result)
+            else:
+                problems.append(result or f"{source.label} did not answer in time.")
+        tasks = interleave(per_source, self._limit)
+        with self._lock:
+            self._seen = {task.key: task for task in tasks}
+        return Listing(tuple(tasks), tuple(problems))
+
+    def source_of(self, task: Task) -> TaskSource | None:
+        """The configured source a task belongs to; None when it is no longer configured."""
+        return next((s for s in self._sources() if s.kind == task.source and s.owns(task.id)), None)
+
+    def find(self, key: object) -> Task | None:
+        """The task a `<source>:<id>` names: from the last listing, else asked afresh of its
+        source (an API client that never listed); None when no source has it."""
+        parts = split_key(key)
+        if parts is None:
+            return None
+        with self._lock:
+            seen = self._seen.get(f"{parts[0]}:{parts[1]}")
+        if seen is not None:
+            return seen
+        source = self.source_of(Task(parts[0], parts[1], ""))
+        if source is None:
+            return None
+        try:
+            return next((t for t in source.tasks() if t.id == parts[1]), None)
+        except SourceError:
+            return None
+
+    def actions(self, task: Task) -> frozenset[str]:
+        """The write-backs the task's source offers (none when it is not configured)."""
+        source = self.source_of(task)
+        return source.actions if source is not None else frozenset()
+
+    def write_back(self, task: Task, action: str, text: str) -> str:
+        """Record text with the task (action note or done); the sentence says what happened.
+        SourceError (Gone, Conflict among them) when nothing could be written."""
+        source = self.source_of(task)
+        if source is None:
+            raise Gone("That task's source is no longer in your settings.")
+        if action not in source.actions:
+            raise SourceError(f"{source.label} can't do that: {_offer(source.actions)}.")
+        return source.write_back(task, text, done=action == DONE)
+
+
+def _offer(actions: frozenset[str]) -> str:
+    words = {NOTE: "add a note", DONE: "mark it done"}
+    return " or ".join(words[a] for a in ACTIONS if a in actions) or "nothing"
+
+
+def _wait_all(done: threading.Semaphore, count: int, deadline: float) -> None:
+    end = time.monotonic() + deadline
+    for _ in range(count):
+        if not done.acquire(timeout=max(end - time.monotonic(), 0)):
+            return

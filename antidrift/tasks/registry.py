@@ -1,0 +1,99 @@
+"""The task sources AntiDrift knows: one table, `name → (available?, build)`. A new source is
+one module and one line here; nothing else lists them."""
+
+from __future__ import annotations
+
+import os
+import shutil
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+
+from antidrift.tasks.github import GitHubSource
+from antidrift.tasks.markdown import MarkdownSource
+from antidrift.tasks.source import TaskSource
+from antidrift.tasks.taskwarrior import TaskwarriorSource
+from antidrift.tasks.todotxt import TodoTxtSource
+
+Env = Mapping[str, str]
+
+
+def _on_path(program: str) -> Callable[[str | None, Env], bool]:
+    return lambda _path, env: shutil.which(program, path=env.get("PATH")) is not None
+
+
+def _is_file(path: str | None, _env: Env) -> bool:
+    return path is not None and Path(path).expanduser().is_file()
+
+
+@dataclass(frozen=True)
+class Kind:
+    """How to tell whether a source can work here, and how to make one."""
+
+    available: Callable[[str | None, Env], bool]
+    build: Callable[[str | None, Env], TaskSource]
+    takes_path: bool = False
+
+
+SOURCES: dict[str, Kind] = {
+    "taskwarrior": Kind(_on_path("task"), lambda _p, env: TaskwarriorSource(env)),
+    "github": Kind(_on_path("gh"), lambda _p, env: GitHubSource(env)),
+    "markdown": Kind(_is_file, lambda path, _env: MarkdownSource(Path(path)), takes_path=True),
+    "todotxt": Kind(_is_file, lambda path, _env: TodoTxtSource(Path(path)), takes_path=True),
+}
+
+
+@dataclass(frozen=True)
+class Spec:
+    """One entry of the `tasks` setting: a source's name and, for a file, its path."""
+
+    kind: str
+    path: str | None = None
+
+    def __str__(self) -> str:
+        return self.kind if self.path is None else f"{self.kind}:{self.path}"
+
+
+def parse(value: str) -> tuple[Spec, ...]:
+    """The `tasks` setting (`taskwarrior, github, markdown:<path>, todotxt:<path>`) → specs,
+    duplicates dropped; ValueError with a sentence naming the fault."""
+    specs: list[Spec] = []
+    for item in (part.strip() for part in value.split(",")):
+        if not item:
+            continue
+        kind, colon, path = item.partition(":")
+        kind, path = kind.strip().lower(), path.strip()
+        if kind not in SOURCES:
+            raise ValueError(
+                f"{kind!r} is not a task source: use {', '.join(_forms())}, separated by commas."
+            )
+        if SOURCES[kind].takes_path:
+            if not path:
+                raise ValueError(f"{kind} needs the file's path: {kind}:/path/to/file.")
+            if not os.path.isabs(os.path.expanduser(path)):
+                raise ValueError(f"{kind}:{path} is not a full path (start it with / or ~).")
+            if any(not c.isprintable() for c in path):
+                raise ValueError(f"{kind}: the path contains control characters.")
+            spec = Spec(kind, path)
+        elif colon:
+            raise ValueError(f"{kind} takes no path: write just {kind}.")
+        else:
+            spec = Spec(kind)
+        if spec not in specs:
+            specs.append(spec)
+    return tuple(specs)
+
+
+def _forms() -> list[str]:
+    return [f"{name}:<path>" if kind.takes_path else name for name, kind in SOURCES.items()]
+
+
+def build(specs: tuple[Spec, ...], env: Env | None = None) -> list[TaskSource]:
+    """The configured sources, in the order given (the user's environment for the CLIs)."""
+    env = os.environ if env is None else env
+    return [SOURCES[spec.kind].build(spec.path, env) for spec in specs]
+
+
+def available(spec: Spec, env: Env | None = None) -> bool:
+    """Whether the source can work here: its CLI is on PATH, its file exists."""
+    return SOURCES[spec.kind].available(spec.path, os.environ if env is None else env)

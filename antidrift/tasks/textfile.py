@@ -1,0 +1,136 @@
+"""A task file read with bounds and changed in place without losing a byte of anything else.
+
+Shared by the Markdown and todo.txt sources: bytes are decoded with `surrogateescape`, so a
+file that is not valid UTF-8 still round-trips exactly; lines are split only at \\r\\n, \\n
+and \\r (str.splitlines would also split at form feeds and U+2028, and an edit would then
+rewrite them); a write goes to a temporary file beside the real one and is renamed over it,
+after checking that the file still holds what was read."""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import os
+import re
+import stat
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+
+from antidrift.tasks.source import Conflict, SourceError
+
+MAX_FILE = 1 << 20  # bytes; a task file larger than this is refused, not half-read
+_LINE = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+\Z")
+_ENDING = re.compile(r"\r\n|\r|\n")
+
+
+@dataclass(frozen=True)
+class Snapshot:
+    """A file's bytes as read, and where its real (symlink-resolved) path is."""
+
+    path: str
+    data: bytes
+
+    @property
+    def text(self) -> str:
+        return self.data.decode("utf-8", "surrogateescape")
+
+
+def file_key(path: Path) -> str:
+    """A short, stable name for a configured file (the first part of its tasks' ids)."""
+    return hashlib.sha256(os.fsencode(os.path.abspath(path))).hexdigest()[:6]
+
+
+def task_key(title: str, occurrence: int) -> str:
+    """The second part of a task's id: its title and how many same-titled tasks precede it
+    (an id survives the file being edited above or below it)."""
+    digest = hashlib.sha256(f"{title}\0{occurrence}".encode("utf-8", "surrogateescape"))
+    return digest.hexdigest()[:10]
+
+
+def split_lines(text: str) -> list[str]:
+    """The lines of text with their endings; "".join() gives the text back exactly."""
+    return _LINE.findall(text)
+
+
+def body_and_ending(line: str) -> tuple[str, str]:
+    """A line without its ending, and the ending ("" for a last line without one)."""
+    body = line.rstrip("\r\n")
+    return body, line[len(body) :]
+
+
+def newline_of(text: str) -> str:
+    """The file's first line ending (for a line added after a last line that had none)."""
+    match = _ENDING.search(text)
+    return match.group(0) if match else "\n"
+
+
+def _read_fd(path: str, label: str) -> bytes:
+    # O_NONBLOCK: a path swapped for a FIFO must not hang the listing on open().
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
+    except FileNotFoundError:
+        raise SourceError(f"{label}: the file does not exist.") from None
+    except OSError as exc:
+        raise SourceError(f"{label}: the file cannot be read ({exc.strerror}).") from None
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            raise SourceError(f"{label} is not a regular file.")
+        if info.st_size > MAX_FILE:
+            raise SourceError(f"{label} is larger than {MAX_FILE // 1024} KiB.")
+        chunks, size = [], 0
+        while chunk := os.read(fd, 64 * 1024):
+            chunks.append(chunk)
+            size += len(chunk)
+            if size > MAX_FILE:  # it grew while we read
+                raise SourceError(f"{label} is larger than {MAX_FILE // 1024} KiB.")
+        return b"".join(chunks)
+    except OSError as exc:
+        raise SourceError(f"{label}: the file cannot be read ({exc.strerror}).") from None
+    finally:
+        os.close(fd)
+
+
+def read(path: Path, label: str) -> Snapshot:
+    """The file's bytes, at most MAX_FILE; SourceError when missing, special or too large."""
+    real = os.path.realpath(os.path.expanduser(path))
+    return Snapshot(real, _read_fd(real, label))
+
+
+def replace(snapshot: Snapshot, text: str, label: str) -> None:
+    """Write text over the file atomically, keeping its permissions; Conflict (nothing
+    written) when the file no longer holds the bytes the snapshot read."""
+    data = text.encode("utf-8", "surrogateescape")
+    folder, name = os.path.split(snapshot.path)
+    try:
+        mode = stat.S_IMODE(os.stat(snapshot.path).st_mode)
+        fd, temp = tempfile.mkstemp(prefix=f".{name}.", suffix=".antidrift", dir=folder)
+    except OSError as exc:
+        raise SourceError(f"{label}: cannot write beside the file ({exc.strerror}).") from None
+    try:
+        with os.fdopen(fd, "wb") as out:
+            out.write(data)
+            out.flush()
+            os.fchmod(out.fileno(), mode)
+            os.fsync(out.fileno())
+        # Checked last, just before the rename: an editor that saved meanwhile wins.
+        if _read_fd(snapshot.path, label) != snapshot.data:
+            raise Conflict(
+                f"{label} changed while AntiDrift was writing to it; nothing was written."
+            )
+        os.replace(temp, snapshot.path)
+    except OSError as exc:
+        with contextlib.suppress(OSError):
+            os.unlink(temp)
+        raise SourceError(f"{label}: the file could not be written ({exc.strerror}).") from None
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(temp)
+        raise
+    with contextlib.suppress(OSError):  # the rename itself survives a power cut
+        dir_fd = os.open(folder, os.O_RDONLY)
+        try:
+            os.fsync(dir_fd)
+        finally:
+            os.close(dir_fd)
