@@ -239,32 +239,34 @@ def _evidence_lines() -> list[str]:
     return doctor_lines(config.window_source, os.environ, config.aw_url)
 
 
-COMMANDS = ("serve", "doctor")
+def serve_command(parser: argparse.ArgumentParser):
+    """`antidrift serve`: its flags; returns what runs it (antidrift.commands' table)."""
+    parser.add_argument("--host", default=DEFAULT_HOST, help="address to bind (loopback)")
+    parser.add_argument("--port", type=int, default=DEFAULT_PORT, help="port (7717)")
+    parser.add_argument("--data-dir", help="where the database lives (ANTIDRIFT_DATA_DIR)")
+    parser.add_argument("--threads", type=int, default=DEFAULT_THREADS, help=argparse.SUPPRESS)
+    parser.add_argument("--allow-remote", action="store_true", help="allow a non-loopback --host")
+    return _logged(serve)
 
 
-def parser() -> argparse.ArgumentParser:
-    top = argparse.ArgumentParser(prog="antidrift", description=__doc__)
-    sub = top.add_subparsers(dest="command", required=True)
-    run = sub.add_parser("serve", help="run the server (the default)")
-    run.add_argument("--host", default=DEFAULT_HOST, help="address to bind (loopback)")
-    run.add_argument("--port", type=int, default=DEFAULT_PORT, help="port (7717)")
-    run.add_argument("--data-dir", help="where the database lives (ANTIDRIFT_DATA_DIR)")
-    run.add_argument("--threads", type=int, default=DEFAULT_THREADS, help=argparse.SUPPRESS)
-    run.add_argument("--allow-remote", action="store_true", help="allow a non-loopback --host")
-    sub.add_parser("doctor", help="check the coach CLIs and the window source")
-    return top
+def doctor_command(parser: argparse.ArgumentParser):
+    """`antidrift doctor`: no flags."""
+    return _logged(doctor)
+
+
+def _logged(run):
+    def with_logging(args: argparse.Namespace) -> int:
+        configure_logging()
+        return run(args)
+
+    return with_logging
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    configure_logging()
-    argv = list(sys.argv[1:] if argv is None else argv)
-    # `antidrift [flags]` is `antidrift serve [flags]`.
-    if not argv or argv[0] not in (*COMMANDS, "-h", "--help"):
-        argv.insert(0, "serve")
-    args = parser().parse_args(argv)
-    if args.command == "doctor":
-        return doctor(args)
-    return serve(args)
+    """`antidrift` (kept for `python -m antidrift.serve`): the table in antidrift.commands."""
+    from antidrift.commands import main as dispatch
+
+    return dispatch(argv)
 
 
 if __name__ == "__main__":

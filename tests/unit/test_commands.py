@@ -1,0 +1,59 @@
+"""The `antidrift` command table: one row per subcommand, `--version`, serve by default."""
+
+from __future__ import annotations
+
+import argparse
+import subprocess
+import sys
+import tomllib
+from pathlib import Path
+
+import pytest
+
+from antidrift import commands
+
+REPO = Path(__file__).resolve().parents[2]
+PYPROJECT = tomllib.loads((REPO / "pyproject.toml").read_text())
+
+
+def test_version_prints_the_version_pyproject_gives():
+    result = subprocess.run(
+        [sys.executable, "-m", "antidrift", "--version"], capture_output=True, text=True
+    )
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip() == f"antidrift {PYPROJECT['project']['version']}"
+
+
+def test_the_release_is_0_4_0():
+    assert PYPROJECT["project"]["version"] == "0.4.0"
+    assert PYPROJECT["project"]["scripts"]["antidrift"] == "antidrift.commands:main"
+
+
+@pytest.mark.parametrize("command", commands.COMMANDS, ids=lambda c: c.name)
+def test_every_row_sets_up_a_command_that_runs(command):
+    parser = argparse.ArgumentParser(prog=f"antidrift {command.name}")
+    run = command.setup(parser)
+    assert callable(run), f"{command.target} must return the function that runs it"
+
+
+def test_names_are_unique_and_help_fits_one_line():
+    names = [c.name for c in commands.COMMANDS]
+    assert len(names) == len(set(names))
+    assert all("\n" not in c.help and len(c.help) <= 60 for c in commands.COMMANDS)
+
+
+def test_help_lists_every_command(capsys):
+    with pytest.raises(SystemExit) as exit_:
+        commands.main(["--help"])
+    assert exit_.value.code == 0
+    out = capsys.readouterr().out
+    for command in commands.COMMANDS:
+        assert command.name in out and command.help in out
+
+
+def test_an_unknown_first_word_is_taken_as_serve_flags(capsys):
+    # `antidrift --port 1 --host 0.0.0.0` is serve's; a stray word is serve's error, not ours.
+    with pytest.raises(SystemExit) as exit_:
+        commands.main(["bogus"])
+    assert exit_.value.code == 2
+    assert "unrecognized arguments: bogus" in capsys.readouterr().err
