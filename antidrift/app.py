@@ -65,7 +65,7 @@ def create_app(config: Config | None = None, *, runtime: bootstrap.Runtime | Non
     )
     env.globals["static"] = lambda path: f"/static/{path}"
     renderer = Renderer(env)
-    views = Views(runtime.coach_info, runtime.controller, drift=runtime.drift_info)
+    views = Views(runtime.coach_info, runtime.reads, drift=runtime.drift_info)
     hub = Hub(runtime.controller.snapshot, views, renderer)
     runtime.attach(hub)
     app.extensions.update(

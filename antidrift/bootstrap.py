@@ -16,12 +16,12 @@ from antidrift.config import Config
 from antidrift.datalock import DataDirLock, acquire
 from antidrift.drift import DriftSettings
 from antidrift.evidence import WindowSampler
-from antidrift.guard import DriftInfo
 from antidrift.notify import Background, build_notifier
+from antidrift.readmodel import ReadModel
 from antidrift.session import Controller
+from antidrift.snapshot import CoachInfo, DriftInfo
 from antidrift.store import SQLiteStore, Store
 from antidrift.ticker import Ticker
-from antidrift.web.views import CoachInfo
 
 log = logging.getLogger("antidrift")
 
@@ -54,9 +54,15 @@ class Runtime:
     shutting_down: threading.Event = field(default_factory=threading.Event)
     # Held for the process's life: one server per data directory, whatever the entry point.
     lock: DataDirLock | None = None
+    # The history as the pages read it (built over the store unless given).
+    reads: ReadModel | None = None
     _ticker: Ticker | None = field(default=None, init=False, repr=False)
     _stopped: bool = field(default=False, init=False, repr=False)
     _lock: threading.Lock = field(default_factory=threading.Lock, init=False, repr=False)
+
+    def __post_init__(self) -> None:
+        if self.reads is None:
+            self.reads = ReadModel(self.store)
 
     def attach(self, pages: Pages) -> None:
         """Keep the open pages in step: after every transition, and once a second."""
@@ -193,7 +199,15 @@ def build_runtime(config: Config, *, clock: Clock | None = None) -> Runtime:
         else None
     )
     return Runtime(
-        controller, store, clock, info, sampler, notifier, lock=lock, drift_info=drift_info
+        controller,
+        store,
+        clock,
+        info,
+        sampler,
+        notifier,
+        lock=lock,
+        drift_info=drift_info,
+        reads=ReadModel(store),
     )
 
 

@@ -43,16 +43,6 @@ from antidrift.store import Store
 log = logging.getLogger("antidrift.drift")
 
 
-@dataclass(frozen=True)
-class DriftInfo:
-    """What the page says about the guard: on or off (and why), which CLI judges."""
-
-    on: bool
-    cli: str | None = None
-    why_off: str | None = None
-    titles_excluded: bool = False  # ANTIDRIFT_EVIDENCE_EXCLUDE is set
-
-
 @dataclass
 class After:
     """Work for after the lock: start a judge call, show a nudge."""

@@ -7,32 +7,15 @@ import logging
 import threading
 from collections.abc import Callable
 from concurrent.futures import Executor
-from dataclasses import dataclass
 
 from antidrift.ai import Cancelled, CoachError
 from antidrift.ai.reflect import Reflector, ReviewFacts
 from antidrift.domain import Commitment
 from antidrift.insights import WindowTime, actual_secs
 from antidrift.process import CancelScope
+from antidrift.snapshot import ReflectionStatus, ReflectionView
 
 log = logging.getLogger("antidrift.reflecting")
-
-
-class ReflectionStatus:
-    IDLE = "idle"
-    PENDING = "pending"
-    READY = "ready"
-    ERROR = "error"
-
-
-@dataclass(frozen=True)
-class ReflectionView:
-    """The reflection as the review shows it (never persisted, like the coach's state)."""
-
-    commitment_id: str = ""
-    status: str = ReflectionStatus.IDLE
-    text: str | None = None
-    error: str | None = None
 
 
 class Reflections:

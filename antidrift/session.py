@@ -4,29 +4,24 @@ from __future__ import annotations
 
 import logging
 import re
-import secrets
 import threading
 import uuid
 from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
 from datetime import datetime, timedelta
 
-from antidrift import insights
-from antidrift.ai import Cancelled, CancelScope, Coach, CoachError, Judge
+from antidrift.ai import Coach, Judge
 from antidrift.ai.reflect import Reflector
 from antidrift.clock import Clock, SteadyClock
+from antidrift.coaching import Coaching
+from antidrift.corrections import Corrections
 from antidrift.dbguard import WriteFailed
 from antidrift.domain import (
     MAX_TEXT,
     Commitment,
     Health,
     IllegalTransitionError,
-    NotFound,
     NotPlanning,
-    Plan,
     RuntimeState,
-    ValidationError,
     WindowSample,
     evidence_health,
     parse_extend_minutes,
@@ -36,66 +31,16 @@ from antidrift.domain import (
     validate_plan,
     validate_review,
 )
-from antidrift.drift import OFF, DriftSettings, DriftView, Episode, Judgement, Window, parse_choice
+from antidrift.drift import OFF, DriftSettings, parse_choice
 from antidrift.guard import DriftGuard
-from antidrift.insights import Ended, WindowTime
 from antidrift.notify import Notifier
-from antidrift.reflecting import Reflections, ReflectionView, review_facts
+from antidrift.reflecting import Reflections, review_facts
+from antidrift.snapshot import EvidenceView, Snapshot
 from antidrift.store import Store
 
 log = logging.getLogger("antidrift.session")
 
 Listener = Callable[[], None]
-
-
-class CoachStatus:
-    IDLE = "idle"
-    PENDING = "pending"
-    READY = "ready"
-    ERROR = "error"
-
-
-@dataclass(frozen=True)
-class CoachView:
-    """The coach as the page shows it; exists only while planning."""
-
-    status: str = CoachStatus.IDLE
-    proposal: Plan | None = None  # validated by the domain, like a typed plan
-    proposal_id: str | None = None
-    error: str | None = None
-    pending_since: datetime | None = None
-
-    def elapsed(self, now: datetime) -> int | None:
-        """Whole seconds a pending call has run (rounded: "1 s" shows after ~0.5 s)."""
-        if self.status != CoachStatus.PENDING or self.pending_since is None:
-            return None
-        return max(0, round((now - self.pending_since).total_seconds()))
-
-
-@dataclass(frozen=True)
-class EvidenceView:
-    health: Health
-    last: WindowSample | None
-
-
-@dataclass(frozen=True)
-class Snapshot:
-    """Everything a page needs, taken under the lock at one instant."""
-
-    version: int
-    state: RuntimeState
-    commitment: Commitment | None
-    evidence: EvidenceView
-    coach: CoachView | None
-    now: datetime
-    drift: DriftView = OFF
-    reflection: ReflectionView | None = None  # review only
-
-
-@dataclass
-class _CoachCall:
-    generation: int
-    scope: CancelScope
 
 
 class Controller:
@@ -134,23 +79,22 @@ class Controller:
             c = self._commitment
             self._clock.resync(not_before=c.deadline - timedelta(seconds=c.total_secs))
         self._last_sample = persisted.samples[-1] if persisted.samples else None
-        # Coach state: ephemeral by design.
-        self._coach = coach
-        self._coach_unavailable = coach_unavailable
-        self._coach_view = CoachView()
-        self._coach_call: _CoachCall | None = None
-        self._generation = 0
-        # Proposal ids must not repeat across restarts: a page that applied "boot-3" before a
-        # restart must still take the new process's third proposal.
-        self._boot = secrets.token_hex(4)
-        self._executor = ThreadPoolExecutor(
-            max_workers=coach_workers, thread_name_prefix="antidrift-coach"
+        # The planning view's Sharpen button, guarded by this lock.
+        self._coaching = Coaching(
+            coach,
+            store,
+            self._lock,
+            self._changed,
+            coach_unavailable,
+            planning=lambda: self._state is RuntimeState.PLANNING,
+            workers=coach_workers,
         )
-        self._closed = False
         # The review's Reflect button: on the coach's executor, guarded by this lock.
         self._reflections = Reflections(
-            reflector, self._executor, self._lock, self._changed, coach_unavailable
+            reflector, self._coaching.executor, self._lock, self._changed, coach_unavailable
         )
+        # Corrections to the history after the fact, guarded by this lock.
+        self.corrections = Corrections(store, self._lock, self._changed, self._notify)
         # The drift guard: judge calls on its own executor, under this controller's lock.
         self._guard = DriftGuard(
             judge=judge,
@@ -175,7 +119,7 @@ class Controller:
             after.run()
         if self._state is RuntimeState.PLANNING:  # resumed in planning: the coach gets ready
             with self._lock:
-                self._keep_coach_warm(True)
+                self._coaching.keep_warm(True)
 
     # -- listeners ---------------------------------------------------------------------------
 
@@ -218,7 +162,7 @@ class Controller:
                 state=self._state,
                 commitment=self._commitment,
                 evidence=self._evidence(now),
-                coach=self._coach_view if self._state is RuntimeState.PLANNING else None,
+                coach=self._coaching.view() if self._state is RuntimeState.PLANNING else None,
                 now=now,
                 drift=self._guard.view(now) if self._state is RuntimeState.ACTIVE else OFF,
                 reflection=self._reflections.view(self._commitment.id)
@@ -252,8 +196,8 @@ class Controller:
             # Persist first, as every transition does: a failed save changes nothing.
             self._store.save(RuntimeState.PLANNING, None)
             self._state = RuntimeState.PLANNING
-            self._reset_coach()
-            self._keep_coach_warm(True)
+            self._coaching.reset()
+            self._coaching.keep_warm(True)
             self._changed()
         self._notify()
 
@@ -262,8 +206,8 @@ class Controller:
             self._require(RuntimeState.PLANNING, action="cancel planning")
             self._store.save(RuntimeState.LOCKED, None)
             self._state = RuntimeState.LOCKED
-            self._reset_coach()
-            self._keep_coach_warm(False)
+            self._coaching.reset()
+            self._coaching.keep_warm(False)
             self._changed()
         self._notify()
 
@@ -291,8 +235,8 @@ class Controller:
             )
             self._store.save(RuntimeState.ACTIVE, commitment)
             self._state, self._commitment, self._last_sample = RuntimeState.ACTIVE, commitment, None
-            self._reset_coach()
-            self._keep_coach_warm(False)
+            self._coaching.reset()
+            self._coaching.keep_warm(False)
             after = self._guard.begin(commitment, watch=watch)
             self._changed()
         after.run()
@@ -431,71 +375,6 @@ class Controller:
         if changed:
             self._notify()
 
-    def drift_episodes(self, commitment_id: str) -> list[Episode]:
-        return self._store.episodes(commitment_id)
-
-    def drift_judgements(self, commitment_id: str) -> dict[Window, Judgement]:
-        return self._store.judgements(commitment_id)
-
-    def drift_summaries(self, ids: list[str]) -> dict[str, tuple[int, float | None]]:
-        return self._store.drift_summaries(ids)
-
-    # -- read models -------------------------------------------------------------------------
-
-    def history(self, limit: int | None = None, before: str | None = None) -> list[Commitment]:
-        """Ended commitments, newest first; `before` (an id) pages; NotFound if it is unknown."""
-        try:
-            return self._store.history(limit, before)
-        except KeyError:
-            raise NotFound("There is no such entry in the history to page from.") from None
-
-    def samples(self, commitment_id: str) -> list[WindowSample]:
-        return self._store.samples(commitment_id)
-
-    def entry(self, commitment_id: str) -> Commitment:
-        """One ended commitment; NotFound when the history has no such entry."""
-        found = self._store.entry(commitment_id)
-        if found is None:
-            raise NotFound("There is no such entry in the history.")
-        return found
-
-    def window_time(self, commitment: Commitment, now: datetime, top: int = 12) -> WindowTime:
-        """Where a commitment's focus went, summed by the store (fast for long ones)."""
-        return self._store.window_time(commitment.id, commitment.ended_at or now, top)
-
-    def ended_figures(self) -> list[Ended]:
-        return self._store.ended_figures()
-
-    def app_totals(self) -> dict[str, float]:
-        return self._store.app_totals()
-
-    def export_rows(self) -> list[tuple]:
-        return self._store.export_rows()
-
-    # -- corrections -------------------------------------------------------------------------
-
-    def correct(self, commitment_id: str, outcome: object, note: object = "") -> Commitment:
-        """Change an ended commitment's outcome and note (a mistaken "missed", a better note)."""
-        with self._lock:
-            # What is addressed first, as transitions check the state before the input.
-            if self._store.entry(commitment_id) is None:
-                raise NotFound("There is no such entry in the history.")
-            result, text = validate_review(outcome, note)
-            fixed = self._store.correct(commitment_id, result, text)
-            if fixed is None:
-                raise NotFound("There is no such entry in the history.")
-            self._changed()  # the locked view lists the history
-        self._notify()
-        return fixed
-
-    def remove(self, commitment_id: str) -> None:
-        """Delete an ended commitment and its evidence from the history."""
-        with self._lock:
-            if not self._store.delete(commitment_id):
-                raise NotFound("There is no such entry in the history.")
-            self._changed()
-        self._notify()
-
     # -- reflection --------------------------------------------------------------------------
 
     def request_reflection(self) -> None:
@@ -521,103 +400,24 @@ class Controller:
             if self._state is not RuntimeState.PLANNING:
                 raise NotPlanning()
             text = validate_intent(intent)
-            if self._coach is None or self._closed:
-                self._cancel_call()
-                self._coach_view = CoachView(CoachStatus.ERROR, error=self._coach_unavailable)
-                self._changed()
-                call = None
-            else:
-                self._cancel_call()
-                self._generation += 1
-                call = _CoachCall(self._generation, CancelScope())
-                self._coach_call = call
-                self._coach_view = CoachView(CoachStatus.PENDING, pending_since=self._now())
-                self._changed()
+            call = self._coaching.start(self._now())
         self._notify()
         if call is not None:
-            try:
-                self._executor.submit(self._run_coach, call, text, self._coach)
-            except RuntimeError:  # the executor is shutting down with the server
-                call.scope.cancel()
+            self._coaching.run(call, text, self._notify)
 
     def cancel_coach(self) -> None:
         """Stop a running Sharpen: its CLI is killed and the coach goes back to idle."""
         with self._lock:
             self._require(RuntimeState.PLANNING, action="cancel the coach")
-            self._reset_coach()
+            self._coaching.reset()
             self._changed()
         self._notify()
-
-    def _run_coach(self, call: _CoachCall, intent: str, coach: Coach) -> None:
-        if call.scope.cancelled:
-            return  # superseded while queued: a stale call never starts its CLI
-        try:
-            proposal = coach.coach(intent, scope=call.scope, track_record=self._track_record())
-            # The one plan validator: what the coach proposes meets a typed plan's rules.
-            plan = validate_plan(
-                proposal.next_action, proposal.success_condition, proposal.timebox_minutes
-            )
-            view = CoachView(CoachStatus.READY, plan, proposal_id=f"{self._boot}-{call.generation}")
-        except Cancelled:
-            return
-        except CoachError as exc:
-            view = CoachView(CoachStatus.ERROR, error=str(exc))
-        except ValidationError as exc:
-            view = CoachView(CoachStatus.ERROR, error=unusable_proposal(exc))
-        except Exception:
-            log.exception("coach call failed unexpectedly")
-            view = CoachView(CoachStatus.ERROR, error="The coach failed unexpectedly; see the log.")
-        with self._lock:
-            if call is not self._coach_call or self._state is not RuntimeState.PLANNING:
-                return  # superseded, cancelled, or the user left planning: discard silently
-            self._coach_view = view
-            self._coach_call = None
-            self._changed()
-        self._notify()
-
-    def _track_record(self) -> list[insights.TrackRecordLine]:
-        """The user's recent plans for the coach (none before three have ended); a store that
-        cannot be read costs the coach its calibration, never the call."""
-        try:
-            return insights.track_record(self._store.ended_figures(insights.TRACK_RECORD_LINES))
-        except Exception:
-            log.exception("could not read the track record for the coach")
-            return []
-
-    def calibration(self) -> insights.Calibration | None:
-        """How long the user's plans really take (the planning view says it beside Minutes)."""
-        return insights.calibration(self._store.ended_figures(insights.CALIBRATION_WINDOW))
-
-    def _cancel_call(self) -> None:
-        if self._coach_call is not None:
-            self._coach_call.scope.cancel()
-            self._coach_call = None
-
-    def _reset_coach(self) -> None:
-        self._cancel_call()
-        self._generation += 1
-        self._coach_view = CoachView()
-
-    def _keep_coach_warm(self, on: bool) -> None:
-        # Under the lock, so on/off reach the coach in the order of the transitions. Starting
-        # a process costs about a millisecond; its start-up runs while the user types.
-        keep = getattr(self._coach, "keep_warm", None)
-        if keep is not None and not (on and self._closed):
-            try:
-                keep(on)
-            except Exception:
-                log.exception("could not keep the coach warm")
 
     def shutdown(self) -> None:
         """Kill running coach CLIs and refuse new ones (server stop)."""
         with self._lock:
-            self._closed = True
             self._reflections.cancel()
-            self._keep_coach_warm(False)
-            self._cancel_call()
-            if self._coach_view.status == CoachStatus.PENDING:
-                self._coach_view = CoachView()
-        self._executor.shutdown(wait=False, cancel_futures=True)
+            self._coaching.shutdown()
         self._guard.shutdown()
 
 
@@ -627,11 +427,6 @@ def times_up(commitment: Commitment) -> tuple[str, str]:
         "Time's up · AntiDrift",
         f"{commitment.next_action}\nDone when: {commitment.success_condition}",
     )
-
-
-def unusable_proposal(exc: ValidationError) -> str:
-    """The coach page's sentence for a proposal the domain refused."""
-    return f"The coach's proposal can't be used ({exc.message.rstrip('.')}) — try again."
 
 
 def _describe(state: RuntimeState) -> str:

@@ -5,9 +5,11 @@ from __future__ import annotations
 import pytest
 
 from antidrift.app import create_app
-from antidrift.bootstrap import CoachInfo, Runtime
+from antidrift.bootstrap import Runtime
 from antidrift.config import Config
+from antidrift.readmodel import ReadModel
 from antidrift.session import Controller
+from antidrift.snapshot import CoachInfo
 from tests.fakes import FakeClock, FakeCoach, FakeJudge, FakeStore
 
 
@@ -27,6 +29,12 @@ def fake_coach() -> FakeCoach:
 
 
 @pytest.fixture
+def reads(store) -> ReadModel:
+    """The history as the pages read it, over the fake store."""
+    return ReadModel(store)
+
+
+@pytest.fixture
 def make_controller(clock, store):
     """make_controller(coach=..., **kwargs): a Controller over the fakes, shut down after."""
     made: list[Controller] = []
@@ -41,7 +49,7 @@ def make_controller(clock, store):
         controller.shutdown()
         # A test that failed before releasing a gated fake must not hang the interpreter's
         # exit (it joins the executor's threads).
-        release = getattr(controller._coach, "release_all", None)
+        release = getattr(controller._coaching.coach, "release_all", None)
         if release is not None:
             release()
 

@@ -6,7 +6,7 @@ from collections.abc import Mapping
 
 from antidrift.domain import Commitment, RuntimeState
 from antidrift.insights import actual_secs
-from antidrift.session import CoachStatus, Snapshot
+from antidrift.snapshot import CoachStatus, Snapshot
 
 
 def _iso(value) -> str | None:

@@ -24,7 +24,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from antidrift.domain import RuntimeState
-from antidrift.session import Snapshot
+from antidrift.snapshot import Snapshot
 from antidrift.web.render import Renderer
 from antidrift.web.views import CoachWidget, Shows, Views, Widget
 

@@ -12,7 +12,16 @@ from antidrift.domain import Commitment, NotFound, ValidationError, whole_number
 from antidrift.store import EXPORT_COLUMNS
 from antidrift.web import export, insights_view
 from antidrift.web.projection import history_json
-from antidrift.web.requests import HTML, controller, done, from_htmx, payload, wants_html
+from antidrift.web.requests import (
+    HTML,
+    controller,
+    corrections,
+    done,
+    from_htmx,
+    payload,
+    reads,
+    wants_html,
+)
 
 bp = Blueprint("reflection", __name__)
 
@@ -41,7 +50,7 @@ def _before(value: str | None) -> str | None:
 @bp.get("/history")
 def history():
     limit, before = _limit(request.args.get("limit")), _before(request.args.get("before"))
-    items = controller().history(limit, before)
+    items = reads().history(limit, before)
     response = jsonify(_rows(items))
     if limit is not None and len(items) == limit:
         query = urlencode({"limit": limit, "before": items[-1].id})
@@ -51,7 +60,7 @@ def history():
 
 @bp.get("/history.csv")
 def history_csv():
-    body = export.to_csv(EXPORT_COLUMNS, controller().export_rows())
+    body = export.to_csv(EXPORT_COLUMNS, reads().export_rows())
     return Response(
         body,
         mimetype="text/csv",
@@ -65,13 +74,13 @@ def history_csv():
 @bp.post("/history/<cid>")
 def correct(cid: str):
     data = payload()
-    fixed = controller().correct(cid, data.get("outcome"), data.get("note"))
+    fixed = corrections().correct(cid, data.get("outcome"), data.get("note"))
     return _changed(_rows([fixed])[0])
 
 
 @bp.post("/history/<cid>/delete")
 def delete(cid: str):
-    controller().remove(cid)
+    corrections().remove(cid)
     return _changed({"deleted": cid})
 
 
@@ -79,7 +88,7 @@ def delete(cid: str):
 def confirm_delete(cid: str):
     """The confirmation step, a page of its own: removing needs two deliberate clicks."""
     back = _back(request.args.get("back"))
-    return _page(lambda: _render("confirm_delete.html", entry=controller().entry(cid), back=back))
+    return _page(lambda: _render("confirm_delete.html", entry=reads().entry(cid), back=back))
 
 
 @bp.post("/reflect")
@@ -95,15 +104,15 @@ def insights_page():
 
 
 def _insights(before: str | None) -> insights_view.InsightsView:
-    ctl = controller()
-    page = ctl.history(insights_view.PAGE_SIZE + 1, before)
+    history = reads()
+    page = history.history(insights_view.PAGE_SIZE + 1, before)
     return insights_view.build(
-        ctl.ended_figures(),
-        ctl.history(insights_view.CHART_COMMITMENTS),
-        ctl.app_totals(),
+        history.ended_figures(),
+        history.history(insights_view.CHART_COMMITMENTS),
+        history.app_totals(),
         page,
         before=before,
-        drift=ctl.drift_summaries([c.id for c in page]),
+        drift=history.drift_summaries([c.id for c in page]),
     )
 
 
@@ -120,7 +129,7 @@ def _page(render: Callable[[], str]):
 
 def _rows(items: list[Commitment]) -> list[dict[str, object]]:
     """/history rows, with the drift guard's figures for each entry."""
-    return history_json(items, controller().drift_summaries([c.id for c in items]))
+    return history_json(items, reads().drift_summaries([c.id for c in items]))
 
 
 def _render(template: str, **context: object) -> str:

@@ -1,4 +1,4 @@
-"""What every route module shares: the controller, the request's fields, how to answer."""
+"""What every route module shares: the services, the request's fields, how to answer."""
 
 from __future__ import annotations
 
@@ -6,7 +6,9 @@ from collections.abc import Mapping
 
 from flask import current_app, jsonify, request
 
+from antidrift.corrections import Corrections
 from antidrift.domain import ValidationError
+from antidrift.readmodel import ReadModel
 from antidrift.session import Controller
 from antidrift.web.projection import state_json
 
@@ -15,8 +17,18 @@ HTML = {"Content-Type": "text/html; charset=utf-8"}
 
 
 def controller() -> Controller:
-    """The running app's controller."""
+    """The running app's controller: the state machine and its commands."""
     return current_app.extensions["antidrift.runtime"].controller
+
+
+def reads() -> ReadModel:
+    """The running app's read model: the history and its figures."""
+    return current_app.extensions["antidrift.runtime"].reads
+
+
+def corrections() -> Corrections:
+    """Changes to ended commitments (a corrected outcome, a removed entry)."""
+    return controller().corrections
 
 
 def from_htmx() -> bool:

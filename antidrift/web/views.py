@@ -23,48 +23,18 @@ from __future__ import annotations
 import threading
 import time
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import datetime
 from typing import ClassVar, Protocol
 from urllib.parse import urlencode
 
 from antidrift.domain import Commitment, Health, Plan, RuntimeState
 from antidrift.drift import DriftStatus, Episode
-from antidrift.guard import DriftInfo
 from antidrift.insights import Calibration, WindowTime
-from antidrift.session import CoachStatus, Snapshot
+from antidrift.snapshot import CoachInfo, CoachStatus, DriftInfo, Snapshot
 
 HISTORY_ON_PAGE = 20
 CLI_RECHECK = 5.0  # seconds a "CLI found on PATH" answer is trusted while planning
-
-
-class HasBinary(Protocol):
-    env_var: str
-
-    def binary(self) -> str | None: ...
-
-
-@dataclass(frozen=True)
-class CoachInfo:
-    """What the page says about the coach: which backend, and how to fix it if missing."""
-
-    name: str | None
-    problem: str | None = None
-    backend: HasBinary | None = field(default=None, compare=False, repr=False)
-
-    def binary_found(self) -> bool:
-        """Looks the CLI up on PATH now (Views caches it: never call this per tick)."""
-        return self.backend is not None and self.backend.binary() is not None
-
-    @property
-    def env_var(self) -> str:
-        return getattr(self.backend, "env_var", "") or ""
-
-    @property
-    def tuning(self) -> str:
-        """The model and effort the coach asks for ("haiku, low effort"); "" for a command."""
-        tuning = getattr(self.backend, "tuning", None)
-        return str(tuning) if tuning is not None else ""
 
 
 @dataclass(frozen=True)
@@ -265,7 +235,7 @@ class PageModel:
 
 
 class Reader(Protocol):
-    """What the locked and review views read beyond the snapshot (the controller)."""
+    """What the planning, locked and review views read beyond the snapshot (the read model)."""
 
     def history(self, limit: int | None = None) -> list[Commitment]: ...
 

@@ -21,9 +21,10 @@ from werkzeug.serving import make_server
 
 from antidrift.ai import CLITimeout, Proposal
 from antidrift.app import create_app
-from antidrift.bootstrap import CoachInfo, Runtime
+from antidrift.bootstrap import Runtime
 from antidrift.config import Config
 from antidrift.session import Controller
+from antidrift.snapshot import CoachInfo
 from tests.fakes import FakeClock, FakeCoach, FakeStore, wait_until
 from tests.support.fake_cli import FakeCLI, path_with
 from tests.support.html import Node, parse, top_ids, top_level

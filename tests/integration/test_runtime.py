@@ -12,12 +12,13 @@ import pytest
 
 from antidrift import ai
 from antidrift.app import create_app, runtime_of
-from antidrift.bootstrap import CoachInfo, Runtime
+from antidrift.bootstrap import Runtime
 from antidrift.config import Config
 from antidrift.domain import Health, RuntimeState
 from antidrift.evidence import WindowSampler
 from antidrift.serve import worker_exit
-from antidrift.session import CoachStatus, Controller
+from antidrift.session import Controller
+from antidrift.snapshot import CoachInfo, CoachStatus
 from tests.fakes import FakeClock, FakeStore, wait_until
 from tests.support.fake_cli import FakeCLI
 from tests.support.procs import alive, wait_dead

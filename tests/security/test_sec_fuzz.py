@@ -17,11 +17,12 @@ from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from antidrift.app import MAX_BODY, create_app
-from antidrift.bootstrap import CoachInfo, Runtime
+from antidrift.bootstrap import Runtime
 from antidrift.config import Config
 from antidrift.domain import RuntimeState
 from antidrift.drift import DriftSettings, DriftStatus
 from antidrift.session import Controller
+from antidrift.snapshot import CoachInfo
 from antidrift.store import SQLiteStore
 from antidrift.web.projection import history_json, state_json
 from tests.fakes import FakeClock, FakeJudge, wait_until
@@ -118,6 +119,7 @@ def app_and_controller(tmp_path_factory):
     runtime = Runtime(controller, store, clock, CoachInfo(None, "no coach in this test."))
     app = create_app(Config(data_dir=data), runtime=runtime)
     controller.fuzz_clock = clock  # drive() makes timeboxes run out
+    controller.fuzz_store = store  # observe() reads the history and samples from it
     yield app, controller
     controller.shutdown()
     store.close()
@@ -132,7 +134,7 @@ def drive(controller: Controller, state: str) -> None:
         controller.end("missed", "")
     elif snap.state is RuntimeState.REVIEW:
         controller.end("missed", "")
-    if not controller.history():  # /history/{id} needs one entry
+    if not controller.fuzz_store.history():  # /history/{id} needs one entry
         controller.enter_planning()
         controller.start_manual_commitment("=fuzz entry", "it holds", 30)
         controller.finish()
@@ -165,8 +167,13 @@ def observe(controller: Controller) -> tuple:
     snap = controller.snapshot()
     body = state_json(snap)
     body["evidence"].pop("health")  # a function of the clock, not of the request
-    samples = len(controller.samples(snap.commitment.id)) if snap.commitment else 0
-    return snap.version, json.dumps(body), json.dumps(history_json(controller.history())), samples
+    samples = len(controller.fuzz_store.samples(snap.commitment.id)) if snap.commitment else 0
+    return (
+        snap.version,
+        json.dumps(body),
+        json.dumps(history_json(controller.fuzz_store.history())),
+        samples,
+    )
 
 
 text = st.one_of(
@@ -296,7 +303,7 @@ class _Text(HTMLParser):
 def send(app, controller, state, method, path, ctype, body, htmx) -> int:
     """One request from `state`: never a 5xx; a refusal says why and changes nothing."""
     drive(controller, state)
-    newest = controller.history(1)[0].id
+    newest = controller.fuzz_store.history(1)[0].id
     path = path.replace("{id}", newest).replace("{ID}", newest.upper())
     before = observe(controller)
     headers = {"HX-Request": "true"} if htmx else {}

@@ -153,7 +153,7 @@ def test_finish_early_ends_at_now(controller, clock):
     assert snap.commitment.ended_at == START + timedelta(seconds=125)
 
 
-def test_end_writes_history_and_goes_back_to_locked(controller, store, clock):
+def test_end_writes_history_and_goes_back_to_locked(controller, store, clock, reads):
     drive(controller, REVIEW)
     cid = controller.snapshot().commitment.id
     clock.advance(60)
@@ -162,7 +162,7 @@ def test_end_writes_history_and_goes_back_to_locked(controller, store, clock):
     snap = controller.snapshot()
     assert snap.state is LOCKED and snap.commitment is None
     assert store.current is None
-    [item] = controller.history()
+    [item] = reads.history()
     assert (item.id, item.outcome, item.note) == (cid, Outcome.MISSED, "got distracted")
     # the commitment ended when it went to review, not when the review was written
     assert item.ended_at == START
@@ -177,14 +177,14 @@ def test_end_with_a_bad_outcome_stays_in_review(controller, store):
     assert store.snapshot() == stored
 
 
-def test_history_is_newest_first(controller, clock):
+def test_history_is_newest_first(controller, clock, reads):
     for action in ("first", "second", "third"):
         controller.enter_planning()
         controller.start_manual_commitment(action, "done", 5)
         clock.advance(10)
         controller.finish()
         controller.end("met")
-    assert [c.next_action for c in controller.history()] == ["third", "second", "first"]
+    assert [c.next_action for c in reads.history()] == ["third", "second", "first"]
 
 
 # -- the timebox --------------------------------------------------------------------------------
@@ -373,7 +373,7 @@ def test_samples_while_active_are_stored_for_that_commitment(controller, store, 
     assert controller.record_window("code", "main.py") is True
     explicit = START + timedelta(seconds=5)
     assert controller.record_window("firefox", "docs", explicit) is True
-    assert controller.samples(cid) == [
+    assert store.samples(cid) == [
         WindowSample("code", "main.py", START + timedelta(seconds=3)),
         WindowSample("firefox", "docs", explicit),
     ]
@@ -381,13 +381,13 @@ def test_samples_while_active_are_stored_for_that_commitment(controller, store, 
     assert len(rec) == 2
 
 
-def test_an_older_sample_is_stored_but_does_not_become_the_last(controller, clock):
+def test_an_older_sample_is_stored_but_does_not_become_the_last(controller, clock, store):
     drive(controller, ACTIVE)
     clock.advance(20)
     controller.record_window("code", "new")
     controller.record_window("mail", "old", START + timedelta(seconds=1))
     assert controller.snapshot().evidence.last.title == "new"
-    assert len(controller.samples(controller.snapshot().commitment.id)) == 2
+    assert len(store.samples(controller.snapshot().commitment.id)) == 2
 
 
 def test_excluded_titles_are_stored_as_excluded(make_controller, store):
@@ -490,7 +490,7 @@ def test_evidence_recorded_from_many_threads_during_transitions_keeps_the_invari
         assert c.started_at <= sample.at <= c.ended_at
     assert {cid for cid, _ in store.sample_rows} <= set(store.commitments)
     assert controller.snapshot().state is LOCKED
-    assert len(controller.history(limit=1000)) == 60
+    assert len(store.history(limit=1000)) == 60
 
 
 # -- review fixes: health outside active, bounded samples, unbounded history ---------------------
@@ -513,11 +513,11 @@ def test_a_sample_from_any_source_is_bounded_to_500_characters(controller, store
     assert (len(sample.app), len(sample.title)) == (500, 500)
 
 
-def test_history_is_every_ended_commitment_not_the_newest_hundred(controller, clock):
+def test_history_is_every_ended_commitment_not_the_newest_hundred(controller, clock, reads):
     for _ in range(105):
         controller.enter_planning()
         controller.start_manual_commitment("Write", "Done", "10")
         clock.advance(60)
         controller.finish()
         controller.end("met")
-    assert len(controller.history()) == 105
+    assert len(reads.history()) == 105

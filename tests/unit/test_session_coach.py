@@ -15,7 +15,7 @@ from antidrift.domain import (
     RuntimeState,
     ValidationError,
 )
-from antidrift.session import CoachStatus
+from antidrift.snapshot import CoachStatus
 from antidrift.store import Persisted
 from tests.fakes import FakeCoach, Recorder, wait_until
 

@@ -164,10 +164,10 @@ def test_review_writes_the_figures_history_shows(guarded, judge, store, clock):
     clock.advance(20)
     controller.finish()
     commitment_id = controller.snapshot().commitment.id
-    count, share = controller.drift_summaries([commitment_id])[commitment_id]
+    count, share = store.drift_summaries([commitment_id])[commitment_id]
     assert count == 1
     assert share == pytest.approx(50 / 60)
-    [episode] = controller.drift_episodes(commitment_id)
+    [episode] = store.episodes(commitment_id)
     assert (episode.app, episode.answer) == ("firefox", None)
     assert episode.ended_at - episode.started_at == timedelta(seconds=10)
 

@@ -1,4 +1,4 @@
-"""The controller's history corrections: validated, 404 for the unknown, announced."""
+"""History corrections (under the controller's lock): validated, 404 for the unknown, announced."""
 
 from __future__ import annotations
 
@@ -16,13 +16,13 @@ def finish_one(controller, clock, outcome="missed", note="") -> str:
     return c.id
 
 
-def test_a_correction_changes_the_outcome_and_note_and_is_announced(controller, clock):
+def test_a_correction_changes_the_outcome_and_note_and_is_announced(controller, clock, reads):
     cid = finish_one(controller, clock)
     calls = []
     controller.subscribe(lambda: calls.append(1))
-    fixed = controller.correct(cid, "met", "  it was met  ")
+    fixed = controller.corrections.correct(cid, "met", "  it was met  ")
     assert (fixed.outcome, fixed.note) == (Outcome.MET, "it was met")
-    assert controller.history()[0] == fixed
+    assert reads.history()[0] == fixed
     assert calls == [1]
 
 
@@ -30,7 +30,7 @@ def test_a_bad_correction_changes_nothing(controller, clock, store):
     cid = finish_one(controller, clock)
     before = store.snapshot()
     with pytest.raises(ValidationError):
-        controller.correct(cid, "maybe", "")
+        controller.corrections.correct(cid, "maybe", "")
     assert store.snapshot() == before
 
 
@@ -39,30 +39,30 @@ def test_the_running_commitment_cannot_be_corrected_or_removed(controller, clock
     running = controller.start_manual_commitment("Write", "Done", "10")
     before = store.snapshot()
     with pytest.raises(NotFound):
-        controller.correct(running.id, "met", "")
+        controller.corrections.correct(running.id, "met", "")
     with pytest.raises(NotFound):
-        controller.remove(running.id)
+        controller.corrections.remove(running.id)
     assert store.snapshot() == before
     assert controller.snapshot().state is RuntimeState.ACTIVE
 
 
-def test_removing_an_entry_deletes_it_and_its_samples(controller, clock, store):
+def test_removing_an_entry_deletes_it_and_its_samples(controller, clock, store, reads):
     controller.enter_planning()
     c = controller.start_manual_commitment("Write", "Done", "10")
     controller.record_window("code", "a.py")
     clock.advance(30)
     controller.finish()
     controller.end("met")
-    controller.remove(c.id)
-    assert controller.history() == [] and store.samples(c.id) == []
+    controller.corrections.remove(c.id)
+    assert reads.history() == [] and store.samples(c.id) == []
     with pytest.raises(NotFound):
-        controller.remove(c.id)
+        controller.corrections.remove(c.id)
 
 
-def test_paging_from_an_unknown_id_is_not_found(controller, clock):
+def test_paging_from_an_unknown_id_is_not_found(controller, clock, reads):
     finish_one(controller, clock)
     with pytest.raises(NotFound):
-        controller.history(limit=5, before="nope")
+        reads.history(limit=5, before="nope")
 
 
 def test_the_coach_gets_the_track_record_once_three_commitments_have_ended(
@@ -101,8 +101,8 @@ def test_a_store_that_cannot_read_the_record_does_not_stop_the_coach(
     assert call.outcome == "returned" and call.track_record == ()
 
 
-def test_calibration_speaks_once_three_have_ended(controller, clock):
-    assert controller.calibration() is None
+def test_calibration_speaks_once_three_have_ended(controller, clock, reads):
+    assert reads.calibration() is None
     for _ in range(3):
         finish_one(controller, clock)
-    assert controller.calibration().sentence() == "Your 10-minute plans took 2 on average."
+    assert reads.calibration().sentence() == "Your 10-minute plans took 2 on average."

@@ -11,7 +11,7 @@ from antidrift.app import create_app
 from antidrift.bootstrap import Runtime
 from antidrift.config import Config
 from antidrift.drift import DriftSettings
-from antidrift.guard import DriftInfo
+from antidrift.snapshot import DriftInfo
 from tests.conftest import coach_info_for
 from tests.fakes import RecordingNotifier, wait_until
 from tests.support.html import parse

@@ -344,8 +344,9 @@ def test_history_shows_time_spent(client, clock):
 def test_a_missing_command_cli_names_the_setting_that_fixes_it(tmp_path, controller, store, clock):
     from antidrift.ai import CommandBackend
     from antidrift.app import create_app
-    from antidrift.bootstrap import CoachInfo, Runtime
+    from antidrift.bootstrap import Runtime
     from antidrift.config import Config
+    from antidrift.snapshot import CoachInfo
 
     info = CoachInfo("command", None, CommandBackend("surely-not-installed-xyz -m x"))
     runtime = Runtime(controller, store, clock, info)

@@ -390,13 +390,13 @@ def test_coach_cancel_goes_back_to_idle(make_controller, make_app):
 # -- evidence -----------------------------------------------------------------------------------
 
 
-def test_evidence_window_is_202_and_recorded_while_active(client, controller):
+def test_evidence_window_is_202_and_recorded_while_active(client, store):
     to(client, "active")
     response = client.post("/evidence/window", json={"app": "firefox", "title": "Docs"})
     assert response.status_code == 202
     assert response.get_json() == {"recorded": True}
     cid = state(client)["commitment"]["id"]
-    assert [(s.app, s.title) for s in controller.samples(cid)] == [("firefox", "Docs")]
+    assert [(s.app, s.title) for s in store.samples(cid)] == [("firefox", "Docs")]
 
 
 def test_evidence_window_outside_active_is_202_and_dropped(client, store):

@@ -12,10 +12,10 @@ from jinja2 import Environment, FileSystemLoader, StrictUndefined, UndefinedErro
 
 from antidrift.ai import CoachError
 from antidrift.app import resource_dir
+from antidrift.snapshot import CoachInfo
 from antidrift.web import views as views_module
 from antidrift.web.render import Renderer
 from antidrift.web.views import (
-    CoachInfo,
     CoachWidget,
     EvidenceWidget,
     PageModel,
@@ -82,10 +82,10 @@ def test_the_renderer_imports_no_runtime_controller_or_store():
     assert app_modules <= {"antidrift.web.views"}, app_modules
 
 
-def test_a_page_renders_from_a_view_model_without_any_app(controller):
+def test_a_page_renders_from_a_view_model_without_any_app(controller, reads):
     controller.enter_planning()
     snap = controller.snapshot()
-    model = Views(CoachInfo("fake", None, FakeCoach()), controller).page(snap)
+    model = Views(CoachInfo("fake", None, FakeCoach()), reads).page(snap)
     assert isinstance(model, PageModel)
     html = strict_renderer().view(model)
     assert 'data-state="planning"' in html and 'id="coach"' in html
@@ -121,10 +121,10 @@ def _drive(controller, coach: FakeCoach, clock, step: str) -> None:
 STEPS = ["planning", "pending", "ready", "error", "active", "sample", "review"]
 
 
-def test_each_pushed_widget_renders_from_its_own_object_alone(make_controller, clock):
+def test_each_pushed_widget_renders_from_its_own_object_alone(make_controller, clock, reads):
     coach = CountingCoach()
     controller = make_controller(coach)
-    views = Views(CoachInfo("fake", None, coach), controller)
+    views = Views(CoachInfo("fake", None, coach), reads)
     renderer = strict_renderer()
     seen: set[type] = set()
     for step in STEPS:
@@ -143,10 +143,10 @@ def test_each_pushed_widget_renders_from_its_own_object_alone(make_controller, c
     assert not missing, f"add a step that shows {missing} to STEPS in this test"
 
 
-def test_a_widgets_object_changes_exactly_when_what_it_shows_changes(controller):
+def test_a_widgets_object_changes_exactly_when_what_it_shows_changes(controller, reads):
     controller.enter_planning()
     controller.start_manual_commitment("Write", "Done", "20")
-    views = Views(CoachInfo("fake", None, FakeCoach()), controller)
+    views = Views(CoachInfo("fake", None, FakeCoach()), reads)
 
     def evidence() -> EvidenceWidget:
         return {w.name: w for w in views.widgets(controller.snapshot())}["evidence"]
@@ -163,12 +163,12 @@ def test_a_widgets_object_changes_exactly_when_what_it_shows_changes(controller)
 
 
 def test_the_cli_is_looked_up_on_entering_planning_then_at_most_every_few_seconds(
-    make_controller,
+    make_controller, reads
 ):
     coach = CountingCoach()
     controller = make_controller(coach)
     clock = Clock()
-    views = Views(CoachInfo("fake", None, coach), controller, recheck=5.0, monotonic=clock)
+    views = Views(CoachInfo("fake", None, coach), reads, recheck=5.0, monotonic=clock)
     controller.enter_planning()
 
     def source():

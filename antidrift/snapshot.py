@@ -1,0 +1,115 @@
+"""What the web layer is shown: the snapshot the controller takes under its lock, and the
+fixed facts of the setup (which coach, whether the drift guard is on). Plain frozen data: no
+Flask, no I/O, nothing that runs."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Protocol
+
+from antidrift.domain import Commitment, Health, Plan, RuntimeState, WindowSample
+from antidrift.drift import OFF, DriftView
+
+
+class CoachStatus:
+    IDLE = "idle"
+    PENDING = "pending"
+    READY = "ready"
+    ERROR = "error"
+
+
+@dataclass(frozen=True)
+class CoachView:
+    """The coach as the page shows it; exists only while planning."""
+
+    status: str = CoachStatus.IDLE
+    proposal: Plan | None = None  # validated by the domain, like a typed plan
+    proposal_id: str | None = None
+    error: str | None = None
+    pending_since: datetime | None = None
+
+    def elapsed(self, now: datetime) -> int | None:
+        """Whole seconds a pending call has run (rounded: "1 s" shows after ~0.5 s)."""
+        if self.status != CoachStatus.PENDING or self.pending_since is None:
+            return None
+        return max(0, round((now - self.pending_since).total_seconds()))
+
+
+class ReflectionStatus:
+    IDLE = "idle"
+    PENDING = "pending"
+    READY = "ready"
+    ERROR = "error"
+
+
+@dataclass(frozen=True)
+class ReflectionView:
+    """The reflection as the review shows it (never persisted, like the coach's state)."""
+
+    commitment_id: str = ""
+    status: str = ReflectionStatus.IDLE
+    text: str | None = None
+    error: str | None = None
+
+
+@dataclass(frozen=True)
+class EvidenceView:
+    health: Health
+    last: WindowSample | None
+
+
+@dataclass(frozen=True)
+class Snapshot:
+    """Everything a page needs, taken under the lock at one instant."""
+
+    version: int
+    state: RuntimeState
+    commitment: Commitment | None
+    evidence: EvidenceView
+    coach: CoachView | None
+    now: datetime
+    drift: DriftView = OFF
+    reflection: ReflectionView | None = None  # review only
+
+
+# -- the setup, as the page describes it -----------------------------------------------------
+
+
+class HasBinary(Protocol):
+    env_var: str
+
+    def binary(self) -> str | None: ...
+
+
+@dataclass(frozen=True)
+class CoachInfo:
+    """What the page says about the coach: which backend, and how to fix it if missing."""
+
+    name: str | None
+    problem: str | None = None
+    backend: HasBinary | None = field(default=None, compare=False, repr=False)
+
+    def binary_found(self) -> bool:
+        """Looks the CLI up on PATH now (Views caches it: never call this per tick)."""
+        return self.backend is not None and self.backend.binary() is not None
+
+    @property
+    def env_var(self) -> str:
+        return getattr(self.backend, "env_var", "") or ""
+
+    @property
+    def tuning(self) -> str:
+        """The model and effort the coach asks for ("haiku, low effort"); "" for a command."""
+        tuning = getattr(self.backend, "tuning", None)
+        return str(tuning) if tuning is not None else ""
+
+
+@dataclass(frozen=True)
+class DriftInfo:
+    """What the page says about the guard: on or off (and why), which CLI judges."""
+
+    on: bool
+    cli: str | None = None
+    why_off: str | None = None
+    titles_excluded: bool = False  # ANTIDRIFT_EVIDENCE_EXCLUDE is set
