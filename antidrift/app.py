@@ -13,7 +13,7 @@ from jinja2 import Environment, FileSystemLoader, select_autoescape
 from antidrift import bootstrap
 from antidrift.config import Config, ConfigError
 from antidrift.store import StoreError
-from antidrift.web import errors, reflection, routes, security, sockets
+from antidrift.web import errors, reflection, routes, security, sockets, tasks
 from antidrift.web.push import Hub
 from antidrift.web.render import Renderer
 from antidrift.web.views import Views
@@ -65,7 +65,7 @@ def create_app(config: Config | None = None, *, runtime: bootstrap.Runtime | Non
     )
     env.globals["static"] = lambda path: f"/static/{path}"
     renderer = Renderer(env)
-    views = Views(runtime.coach_info, runtime.reads, drift=runtime.drift_info)
+    views = Views(runtime.coach_info, runtime.reads, drift=runtime.drift_info, tasks=runtime.tasks)
     hub = Hub(runtime.controller.snapshot, views, renderer)
     runtime.attach(hub)
     app.extensions.update(
@@ -81,6 +81,7 @@ def create_app(config: Config | None = None, *, runtime: bootstrap.Runtime | Non
     errors.register(app)
     app.register_blueprint(routes.bp)
     app.register_blueprint(reflection.bp)
+    app.register_blueprint(tasks.bp)
     sockets.install(app)
     return app
 

@@ -21,6 +21,7 @@ from antidrift.readmodel import ReadModel
 from antidrift.session import Controller
 from antidrift.snapshot import CoachInfo, DriftInfo
 from antidrift.store import SQLiteStore, Store
+from antidrift.tasks import Board
 from antidrift.ticker import Ticker
 
 log = logging.getLogger("antidrift")
@@ -56,6 +57,8 @@ class Runtime:
     lock: DataDirLock | None = None
     # The history as the pages read it (built over the store unless given).
     reads: ReadModel | None = None
+    # The user's task sources (none configured unless given).
+    tasks: Board = field(default_factory=lambda: Board(tuple))
     _ticker: Ticker | None = field(default=None, init=False, repr=False)
     _stopped: bool = field(default=False, init=False, repr=False)
     _lock: threading.Lock = field(default_factory=threading.Lock, init=False, repr=False)

@@ -78,6 +78,23 @@ class NotPlanning(DomainError):
 
 
 @dataclass(frozen=True)
+class TaskRef:
+    """The task a commitment serves, in the user's own task list: its source (taskwarrior,
+    github, markdown, todotxt), its id there, and its title as it was picked (private, like a
+    window title); `url` is where it can be opened, when it has a page."""
+
+    source: str
+    id: str
+    title: str
+    url: str | None = None
+
+    @property
+    def key(self) -> str:
+        """`<source>:<id>`, the form value that picks this task."""
+        return f"{self.source}:{self.id}"
+
+
+@dataclass(frozen=True)
 class Commitment:
     """What the user committed to, and how it ended."""
 
@@ -92,6 +109,7 @@ class Commitment:
     note: str = ""
     # Time added after the start (extend); timebox_secs stays what was planned.
     extended_secs: int = 0
+    task: TaskRef | None = None  # picked from the user's task list while planning
 
     def ended(self, at: datetime, outcome: Outcome, note: str) -> Commitment:
         return replace(self, ended_at=at, outcome=outcome, note=note)

@@ -22,6 +22,7 @@ from antidrift.domain import (
     IllegalTransitionError,
     NotPlanning,
     RuntimeState,
+    TaskRef,
     WindowSample,
     evidence_health,
     parse_extend_minutes,
@@ -79,6 +80,7 @@ class Controller:
             c = self._commitment
             self._clock.resync(not_before=c.deadline - timedelta(seconds=c.total_secs))
         self._last_sample = persisted.samples[-1] if persisted.samples else None
+        self._task: TaskRef | None = None  # planning: the picked task (ephemeral, as coaching)
         # The planning view's Sharpen button, guarded by this lock.
         self._coaching = Coaching(
             coach,
@@ -168,6 +170,7 @@ class Controller:
                 reflection=self._reflections.view(self._commitment.id)
                 if self._state is RuntimeState.REVIEW and self._commitment is not None
                 else None,
+                task=self._task if self._state is RuntimeState.PLANNING else None,
             )
 
     def _evidence(self, now: datetime) -> EvidenceView:
@@ -190,14 +193,21 @@ class Controller:
         if self._state not in allowed:
             raise IllegalTransitionError(f"You can't {action} now: {_describe(self._state)}.")
 
-    def enter_planning(self) -> None:
+    def check_can_plan(self) -> None:
+        """IllegalTransitionError unless planning can open, or pick a task, now (a pre-check)."""
+        self._require(RuntimeState.LOCKED, RuntimeState.PLANNING, action="plan")
+
+    def enter_planning(self, task: TaskRef | None = None, *, pick: bool = False) -> None:
+        """Open planning; pick=True sets (or, while planning, changes) the task it serves."""
         with self._lock:
-            self._require(RuntimeState.LOCKED, action="plan")
-            # Persist first, as every transition does: a failed save changes nothing.
-            self._store.save(RuntimeState.PLANNING, None)
-            self._state = RuntimeState.PLANNING
-            self._coaching.reset()
-            self._coaching.keep_warm(True)
+            if not (pick and self._state is RuntimeState.PLANNING):
+                self._require(RuntimeState.LOCKED, action="plan")
+                # Persist first, as every transition does: a failed save changes nothing.
+                self._store.save(RuntimeState.PLANNING, None)
+                self._state = RuntimeState.PLANNING
+                self._coaching.reset()
+                self._coaching.keep_warm(True)
+            self._task = task
             self._changed()
         self._notify()
 
@@ -205,7 +215,7 @@ class Controller:
         with self._lock:
             self._require(RuntimeState.PLANNING, action="cancel planning")
             self._store.save(RuntimeState.LOCKED, None)
-            self._state = RuntimeState.LOCKED
+            self._state, self._task = RuntimeState.LOCKED, None
             self._coaching.reset()
             self._coaching.keep_warm(False)
             self._changed()
@@ -232,8 +242,10 @@ class Controller:
                 timebox_secs=plan.timebox_secs,
                 started_at=now,
                 deadline=now + timedelta(seconds=plan.timebox_secs),
+                task=self._task,
             )
             self._store.save(RuntimeState.ACTIVE, commitment)
+            self._task = None
             self._state, self._commitment, self._last_sample = RuntimeState.ACTIVE, commitment, None
             self._coaching.reset()
             self._coaching.keep_warm(False)

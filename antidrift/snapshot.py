@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Protocol
 
-from antidrift.domain import Commitment, Health, Plan, RuntimeState, WindowSample
+from antidrift.domain import Commitment, Health, Plan, RuntimeState, TaskRef, WindowSample
 from antidrift.drift import OFF, DriftView
 
 
@@ -71,6 +71,7 @@ class Snapshot:
     now: datetime
     drift: DriftView = OFF
     reflection: ReflectionView | None = None  # review only
+    task: TaskRef | None = None  # planning only: the task the next commitment will serve
 
 
 # -- the setup, as the page describes it -----------------------------------------------------

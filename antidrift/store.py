@@ -17,6 +17,7 @@ from antidrift.domain import (
     Commitment,
     Outcome,
     RuntimeState,
+    TaskRef,
     WindowSample,
 )
 from antidrift.drift import Answer, Episode, Judgement, Window
@@ -69,6 +70,7 @@ EXPORT_COLUMNS = (
     "actual_secs",
     "drift_count",
     "on_task_share",
+    "task",  # the title of the task it served (the CSV's one column for /history's object)
 )
 
 # Tables whose rows belong to one commitment: removing an entry from the history removes
@@ -141,7 +143,14 @@ def _commitment(row: sqlite3.Row) -> Commitment:
         outcome=Outcome(row["outcome"]) if row["outcome"] else None,
         note=row["note"],
         extended_secs=row["extended_secs"],
+        task=TaskRef(row["task_source"], row["task_id"], row["task_title"], row["task_url"])
+        if row["task_source"]
+        else None,
     )
+
+
+def _task_columns(task: TaskRef | None) -> tuple[str | None, ...]:
+    return (task.source, task.id, task.title, task.url) if task else (None,) * 4
 
 
 class SQLiteStore:
@@ -232,8 +241,8 @@ class SQLiteStore:
                     self._db.execute(
                         "INSERT INTO commitments (id, next_action, success_condition,"
                         " timebox_secs, started_at, deadline, ended_at, outcome, note,"
-                        " extended_secs)"
-                        " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+                        " extended_secs, task_source, task_id, task_title, task_url)"
+                        " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
                         " ON CONFLICT(id) DO UPDATE SET ended_at = excluded.ended_at,"
                         " outcome = excluded.outcome, note = excluded.note,"
                         " deadline = excluded.deadline, extended_secs = excluded.extended_secs",
@@ -248,6 +257,7 @@ class SQLiteStore:
                             commitment.outcome.value if commitment.outcome else None,
                             commitment.note,
                             commitment.extended_secs,
+                            *_task_columns(commitment.task),
                         ),
                     )
                 if commitment is not None and commitment.outcome is not None:
@@ -449,7 +459,7 @@ class SQLiteStore:
                 "SELECT c.id, c.next_action, c.success_condition, c.timebox_secs, c.started_at,"
                 " c.ended_at, c.outcome, c.note, c.extended_secs, c.actual_secs,"
                 " COALESCE(d.drift_count, 0),"
-                " ROUND(MIN(MAX(d.on_task_share, 0.0), 1.0), 4)"
+                " ROUND(MIN(MAX(d.on_task_share, 0.0), 1.0), 4), c.task_title"
                 " FROM commitments c LEFT JOIN drift_summary d ON d.commitment_id = c.id"
                 " WHERE c.outcome IS NOT NULL ORDER BY c.ended_at DESC, c.rowid DESC"
             ).fetchall()

@@ -5,7 +5,7 @@ One module per source (taskwarrior, github, markdown, todotxt), one table of the
 (registry.SOURCES), the shared shapes (source.py), bounded file edits (textfile.py) and the
 parallel, bounded listing (board.py). Nothing here imports Flask or the controller."""
 
-from antidrift.tasks.board import Board, Listing, outcome_text, split_key
+from antidrift.tasks.board import Board, Listing, Offer, outcome_text, split_key
 from antidrift.tasks.registry import SOURCES, Spec, available, build, parse
 from antidrift.tasks.source import DONE, NOTE, Conflict, Gone, SourceError, Task, TaskSource
 
@@ -17,6 +17,7 @@ __all__ = [
     "Conflict",
     "Gone",
     "Listing",
+    "Offer",
     "SourceError",
     "Spec",
     "Task",

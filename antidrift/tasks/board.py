@@ -11,8 +11,8 @@ from __future__ import annotations
 import logging
 import threading
 import time
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
 
 from antidrift.tasks.source import (
     CLI_TIMEOUT,
@@ -38,6 +38,19 @@ class Listing:
 
     tasks: tuple[Task, ...] = ()
     problems: tuple[str, ...] = ()
+    labels: Mapping[str, str] = field(default_factory=dict)  # task key → its source's name
+
+    def label(self, task: Task) -> str:
+        """What the page calls the task's source ("Taskwarrior", "todo.md")."""
+        return self.labels.get(task.key, task.source)
+
+
+@dataclass(frozen=True)
+class Offer:
+    """The write-backs a task's source offers, and what the page calls that source."""
+
+    label: str
+    actions: tuple[str, ...]  # note and/or done, in that order
 
 
 def interleave(per_source: Sequence[Sequence[Task]], limit: int = LIMIT) -> list[Task]:
@@ -106,16 +119,17 @@ class Board:
                 target=ask, args=(index, source), daemon=True, name=f"tasks-{source.kind}"
             ).start()
         _wait_all(done, len(sources), self._deadline)
-        per_source, problems = [], []
+        per_source, problems, labels = [], [], {}
         for source, result in zip(sources, list(results), strict=True):
             if isinstance(result, list):
                 per_source.append(result)
+                labels.update((task.key, source.label) for task in result)
             else:
                 problems.append(result or f"{source.label} did not answer in time.")
         tasks = interleave(per_source, self._limit)
         with self._lock:
             self._seen = {task.key: task for task in tasks}
-        return Listing(tuple(tasks), tuple(problems))
+        return Listing(tuple(tasks), tuple(problems), labels)
 
     def source_of(self, task: Task) -> TaskSource | None:
         """The configured source a task belongs to; None when it is no longer configured."""
@@ -139,10 +153,13 @@ class Board:
         except SourceError:
             return None
 
-    def actions(self, task: Task) -> frozenset[str]:
-        """The write-backs the task's source offers (none when it is not configured)."""
+    def offer(self, task: Task) -> Offer | None:
+        """What the page may offer for a remembered task; None when its source is gone from
+        the settings."""
         source = self.source_of(task)
-        return source.actions if source is not None else frozenset()
+        if source is None:
+            return None
+        return Offer(source.label, tuple(a for a in ACTIONS if a in source.actions))
 
     def write_back(self, task: Task, action: str, text: str) -> str:
         """Record text with the task (action note or done); the sentence says what happened.

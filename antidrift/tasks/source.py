@@ -9,10 +9,10 @@ from __future__ import annotations
 import re
 import unicodedata
 from collections.abc import Mapping
-from dataclasses import dataclass
 from typing import Protocol
 
 from antidrift import process
+from antidrift.domain import TaskRef as Task  # one shape for a task, listed or remembered
 
 MAX_TITLE = 500  # a title becomes the rough intent and may become the next action (500)
 CLI_TIMEOUT = 5.0  # seconds per CLI run; the listing's overall deadline is a little longer
@@ -32,25 +32,6 @@ class Gone(SourceError):
 
 class Conflict(SourceError):
     """The task's file changed while AntiDrift was writing: nothing was written."""
-
-
-@dataclass(frozen=True)
-class Task:
-    """One open task: `source` is the kind (taskwarrior, github, markdown, todotxt), `id`
-    is unique within it, `url` is where the user can open it (None when it has no page)."""
-
-    source: str
-    id: str
-    title: str
-    url: str | None = None
-
-    @property
-    def key(self) -> str:
-        """`<source>:<id>`, the form value that picks this task."""
-        return f"{self.source}:{self.id}"
-
-    def as_json(self) -> dict:
-        return {"source": self.source, "id": self.id, "title": self.title, "url": self.url}
 
 
 class TaskSource(Protocol):

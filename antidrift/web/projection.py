@@ -4,13 +4,20 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from antidrift.domain import Commitment, RuntimeState
+from antidrift.domain import Commitment, RuntimeState, TaskRef
 from antidrift.insights import actual_secs
 from antidrift.snapshot import CoachStatus, Snapshot
 
 
 def _iso(value) -> str | None:
     return value.isoformat() if value is not None else None
+
+
+def task_json(task: TaskRef | None) -> dict[str, object] | None:
+    """The task a commitment serves, as /state and /history show it."""
+    if task is None:
+        return None
+    return {"source": task.source, "id": task.id, "title": task.title, "url": task.url}
 
 
 def state_json(snap: Snapshot) -> dict[str, object]:
@@ -28,6 +35,7 @@ def state_json(snap: Snapshot) -> dict[str, object]:
             "started_at": _iso(c.started_at),
             "deadline": _iso(c.deadline),
             "extended_secs": c.extended_secs,
+            "task": task_json(c.task),
         },
         "evidence": {
             "health": snap.evidence.health.value,
@@ -77,6 +85,7 @@ def history_json(
             "actual_secs": actual_secs(c.started_at, c.ended_at, c.deadline),
             "drift_count": drift.get(c.id, (0, None))[0],
             "on_task_share": _share(drift.get(c.id, (0, None))[1]),
+            "task": task_json(c.task),
         }
         for c in items
     ]

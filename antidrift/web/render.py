@@ -7,7 +7,15 @@ from datetime import datetime
 
 from jinja2 import Environment
 
-from antidrift.web.views import CoachWidget, PageModel, Shows, Widget, clock_text, family
+from antidrift.web.views import (
+    CoachWidget,
+    Listing,
+    PageModel,
+    Shows,
+    Widget,
+    clock_text,
+    family,
+)
 
 __all__ = ["Renderer", "clock_text", "duration_text", "local_date", "local_time"]
 
@@ -73,3 +81,15 @@ class Renderer:
 
     def error(self, message: str) -> str:
         return self._render("_message.html", message=message)
+
+    def tasks(self, listing: Listing) -> str:
+        """The planning view's list of open tasks (loaded after the view, never pushed)."""
+        return self._render("_tasks.html", listing=listing)
+
+    def intent(self, title: str) -> str:
+        """The rough-intent box holding a picked task's title."""
+        return self._render("_input_intent.html", intent_value=title, oob=True)
+
+    def writeback_result(self, said: str) -> str:
+        """The line that says what a write-back recorded."""
+        return self._render("_writeback_result.html", message=said)

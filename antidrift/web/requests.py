@@ -10,6 +10,7 @@ from antidrift.corrections import Corrections
 from antidrift.domain import ValidationError
 from antidrift.readmodel import ReadModel
 from antidrift.session import Controller
+from antidrift.tasks import Board
 from antidrift.web.projection import state_json
 
 # The header of every HTML fragment or page a view returns by hand.
@@ -24,6 +25,11 @@ def controller() -> Controller:
 def reads() -> ReadModel:
     """The running app's read model: the history and its figures."""
     return current_app.extensions["antidrift.runtime"].reads
+
+
+def board() -> Board:
+    """The user's task sources (listing, write-back)."""
+    return current_app.extensions["antidrift.runtime"].tasks
 
 
 def corrections() -> Corrections:

@@ -5,6 +5,7 @@ from __future__ import annotations
 from flask import Blueprint, current_app, jsonify
 
 from antidrift.domain import ValidationError, validate_window
+from antidrift.web import tasks
 from antidrift.web.projection import state_json
 from antidrift.web.requests import HTML, controller, done, from_htmx, payload
 
@@ -24,6 +25,9 @@ def state():
 
 @bp.post("/planning")
 def enter_planning():
+    data = payload()
+    if "task" in data:  # planning for a task from the user's own list
+        return tasks.pick(data.get("task"))
     controller().enter_planning()
     return done()
 

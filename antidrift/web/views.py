@@ -22,16 +22,18 @@ from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, field
 from datetime import datetime
 from typing import ClassVar, Protocol
 from urllib.parse import urlencode
 
-from antidrift.domain import Commitment, Health, Plan, RuntimeState
+from antidrift.domain import Commitment, Health, Plan, RuntimeState, TaskRef
 from antidrift.drift import DriftStatus, Episode
 from antidrift.insights import Calibration, WindowTime
 from antidrift.snapshot import CoachInfo, CoachStatus, DriftInfo, Snapshot
+from antidrift.tasks import Board, Offer
+from antidrift.tasks import Listing as Listing  # the task list's view data, for the renderer
 
 HISTORY_ON_PAGE = 20
 CLI_RECHECK = 5.0  # seconds a "CLI found on PATH" answer is trusted while planning
@@ -188,6 +190,14 @@ class ReflectionWidget(Widget):
 
 
 @dataclass(frozen=True)
+class TaskPick(Widget):
+    """Planning: the task from the user's list the next commitment will serve (id="task-pick")."""
+
+    name = "task_pick"
+    task: TaskRef | None
+
+
+@dataclass(frozen=True)
 class DriftReview:
     """The drift guard's evidence for one commitment in review."""
 
@@ -211,6 +221,9 @@ class PageModel:
     drift: DriftReview | None = None
     calibration: Calibration | None = None  # planning: how long the user's plans really take
     drift_on: bool = False  # the planning form offers to turn the guard off for one commitment
+    tasks_on: bool = False  # planning lists the user's open tasks (task sources configured)
+    # Review and history: what each remembered task's source offers to record, by commitment.
+    offers: Mapping[str, Offer] = field(default_factory=dict)
 
     def context(self) -> dict[str, object]:
         snap = self.snap
@@ -223,6 +236,8 @@ class PageModel:
             "drift_review": self.drift,
             "calibration": self.calibration,
             "drift_on": self.drift_on,
+            "tasks_on": self.tasks_on,
+            "offers": self.offers,
         }
         if self.focus is not None:
             ctx["shares"], ctx["apps"], ctx["sample_count"] = (
@@ -259,8 +274,10 @@ class Views:
         recheck: float = CLI_RECHECK,
         monotonic: Callable[[], float] = time.monotonic,
         drift: DriftInfo | None = None,
+        tasks: Board | None = None,
     ) -> None:
         self.coach = coach
+        self.tasks = tasks or Board(tuple)
         self.drift = drift or DriftInfo(False, why_off="it is not configured")
         self._reader = reader
         self._recheck, self._monotonic = recheck, monotonic
@@ -301,6 +318,7 @@ class Views:
                     CoachSource(info.name, info.problem, info.env_var, found, info.tuning),
                 ),
                 CoachElapsed(coach.elapsed(snap.now) or 0),
+                TaskPick(snap.task),
             )
         if snap.state is RuntimeState.ACTIVE and snap.commitment is not None:
             last = snap.evidence.last
@@ -336,9 +354,27 @@ class Views:
             # Summed by the store: a long commitment has tens of thousands of samples.
             focus = self._reader.window_time(snap.commitment, snap.now)
             drift = self._drift_review(snap.commitment.id)
+        served = history if snap.state is RuntimeState.LOCKED else (snap.commitment,)
         return PageModel(
-            snap, Shows.of(snap), widgets, history, focus, drift, calibration, self.drift.on
+            snap,
+            Shows.of(snap),
+            widgets,
+            history,
+            focus,
+            drift,
+            calibration,
+            self.drift.on,
+            tasks_on=snap.state is RuntimeState.PLANNING and self.tasks.configured(),
+            offers=self.offers(c for c in served if c is not None),
         )
+
+    def offers(self, commitments: Iterable[Commitment]) -> dict[str, Offer]:
+        """What the sources of the commitments' tasks offer to record (no I/O)."""
+        found = {}
+        for c in commitments:
+            if c.task is not None and (offer := self.tasks.offer(c.task)) is not None:
+                found[c.id] = offer
+        return found
 
     def _drift_review(self, commitment_id: str) -> DriftReview | None:
         """None when the guard did not watch this commitment (off, or an older one)."""

@@ -22,6 +22,7 @@ COMMITMENT_KEYS = [
     "started_at",
     "deadline",
     "extended_secs",
+    "task",
 ]
 HISTORY_KEYS = [
     "id",
@@ -36,6 +37,7 @@ HISTORY_KEYS = [
     "actual_secs",
     "drift_count",
     "on_task_share",
+    "task",
 ]
 
 
