@@ -223,11 +223,11 @@ def planning_view(live: Live, **extra: str) -> dict[str, str]:
 # -- connecting ---------------------------------------------------------------------------------
 
 
-def test_a_page_showing_the_current_planning_view_gets_only_the_coach_widget(srv):
+def test_a_page_showing_the_current_planning_view_gets_only_its_widgets(srv):
     srv.to("planning")
     page = srv.open(**planning_view(srv))
     message = page.recv()
-    assert ids(message) == ["coach"]
+    assert ids(message) == ["coach", "task-pick"]
     assert roots(message)["coach"].get("data-status") == "idle"
     assert inputs(message) == []
     assert page.quiet() == []
@@ -326,7 +326,7 @@ def test_a_connection_that_already_applied_the_proposal_gets_no_inputs(srv):
     proposal_id = srv.controller.snapshot().coach.proposal_id
     page = srv.open(**planning_view(srv, p=proposal_id))
     message = page.recv()
-    assert ids(message) == ["coach"] and inputs(message) == []
+    assert ids(message) == ["coach", "task-pick"] and inputs(message) == []
     assert page.quiet() == []
 
 
@@ -522,7 +522,7 @@ def test_a_fake_claude_sharpen_shows_elapsed_seconds_then_fills_the_inputs(real,
     real.post("/planning")
     page = open_real(real, view="planning", c="", p="")
     try:
-        assert ids(page.recv()) == ["coach"]
+        assert ids(page.recv()) == ["coach", "task-pick"]
         assert real.post("/coach", {"intent": "the quarterly report"})[0] == 200
         seconds: list[int] = []
 
