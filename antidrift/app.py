@@ -11,7 +11,7 @@ from flask import Flask
 from jinja2 import Environment, FileSystemLoader, select_autoescape
 
 from antidrift import bootstrap
-from antidrift.config import Config, ConfigError
+from antidrift.settings import Settings, SettingsError, load
 from antidrift.store import StoreError
 from antidrift.web import errors, reflection, routes, security, sockets, tasks
 from antidrift.web.push import Hub
@@ -39,13 +39,15 @@ def resource_dir(name: str) -> Path:
     return Path(__file__).resolve().parent.parent / name
 
 
-def create_app(config: Config | None = None, *, runtime: bootstrap.Runtime | None = None) -> Flask:
+def create_app(
+    settings: Settings | None = None, *, runtime: bootstrap.Runtime | None = None
+) -> Flask:
     """Wire Flask around a runtime: routes, sockets, renderer, hub. Starts nothing.
 
-    Tests pass a runtime of fakes; without one it is built (not started) from Config.
+    Tests pass a runtime of fakes; without one it is built (not started) from the settings.
     """
-    config = config or Config.from_env()
-    runtime = runtime or bootstrap.build_runtime(config)
+    settings = settings or load()
+    runtime = runtime or bootstrap.build_runtime(settings)
     static_dir = resource_dir("static")
     app = Flask(__name__, static_folder=str(static_dir), static_url_path="/static")
     app.config.update(
@@ -77,7 +79,7 @@ def create_app(config: Config | None = None, *, runtime: bootstrap.Runtime | Non
         }
     )
 
-    security.install(app, config.allowed_hosts)
+    security.install(app, settings.allowed_hosts)
     errors.register(app)
     app.register_blueprint(routes.bp)
     app.register_blueprint(reflection.bp)
@@ -91,13 +93,13 @@ def runtime_of(app: Flask) -> bootstrap.Runtime:
     return app.extensions["antidrift.runtime"]
 
 
-def serving_app(config: Config | None = None) -> Flask:
+def serving_app(settings: Settings | None = None) -> Flask:
     """The app a server runs (`antidrift:create_app()`, `flask --app antidrift run`): wired,
     its runtime started, and stopped when the interpreter exits. Under gunicorn the hooks in
     antidrift.serve stop it earlier: on SIGTERM and at worker exit."""
     try:
-        app = create_app(config)
-    except (ConfigError, StoreError) as exc:
+        app = create_app(settings)
+    except (SettingsError, StoreError) as exc:
         # A refusal (already running, a database that is not ours, a bad setting) is one
         # line, not a traceback from whichever server loaded us.
         raise SystemExit(f"antidrift: {exc}") from None

@@ -1,4 +1,4 @@
-"""The composition root: builds the real store, coach and evidence source from a Config."""
+"""The composition root: builds the real store, coach and evidence source from Settings."""
 
 from __future__ import annotations
 
@@ -12,13 +12,13 @@ from typing import Protocol
 from antidrift import ai, evidence
 from antidrift.ai.reflect import ReflectService
 from antidrift.clock import Clock, SystemClock
-from antidrift.config import Config
 from antidrift.datalock import DataDirLock, acquire
 from antidrift.drift import DriftSettings
 from antidrift.evidence import WindowSampler
 from antidrift.notify import Background, build_notifier
 from antidrift.readmodel import ReadModel
 from antidrift.session import Controller
+from antidrift.settings import LiveSettings, Settings
 from antidrift.snapshot import CoachInfo, DriftInfo
 from antidrift.store import SQLiteStore, Store
 from antidrift.tasks import Board
@@ -55,6 +55,8 @@ class Runtime:
     shutting_down: threading.Event = field(default_factory=threading.Event)
     # Held for the process's life: one server per data directory, whatever the entry point.
     lock: DataDirLock | None = None
+    # The settings in force and the Settings page's changes (None: a runtime of fakes).
+    settings: LiveSettings | None = None
     # The history as the pages read it (built over the store unless given).
     reads: ReadModel | None = None
     # The user's task sources (none configured unless given).
@@ -119,16 +121,26 @@ class Runtime:
         log.info("stopped")
 
 
-def build_coach(config: Config) -> tuple[ai.Service | None, CoachInfo]:
+def new_backend(settings: Settings, name: str | None = None) -> ai.Backend:
+    """The AI backend the settings choose (or the one `name`s, with the same tuning)."""
+    return ai.new_backend(
+        settings.ai_backend if name is None else name,
+        model=settings.ai_model,
+        effort=settings.ai_effort,
+        claude_bin=settings.claude_bin,
+        codex_bin=settings.codex_bin,
+        command=settings.ai_command,
+        warm=settings.ai_warm,
+    )
+
+
+def build_coach(settings: Settings) -> tuple[ai.Service | None, CoachInfo]:
     """The configured coach, or None with a reason the page and the log can show."""
     try:
-        backend = ai.new_backend(config.ai_backend, config.env)
+        backend = new_backend(settings)
     except ai.UnknownBackend as exc:
         log.warning("running without a coach: %s", exc)
         return None, CoachInfo(None, f"{exc}")
-    tuning = getattr(backend, "tuning", None)
-    for warning in tuning.warnings if tuning is not None else ():
-        log.warning("%s", warning)
     if backend.binary() is None:
         log.warning(
             "the %s CLI was not found on PATH: Sharpen will say so until it is installed"
@@ -136,46 +148,46 @@ def build_coach(config: Config) -> tuple[ai.Service | None, CoachInfo]:
             backend.name,
             backend.env_var,
         )
-    return ai.Service(backend, timeout=config.ai_timeout), CoachInfo(backend.name, None, backend)
+    return ai.Service(backend, timeout=settings.ai_timeout), CoachInfo(backend.name, None, backend)
 
 
 def build_drift(
-    config: Config, coach: ai.Service | None
+    settings: Settings, coach: ai.Service | None
 ) -> tuple[ai.JudgeService | None, DriftSettings | None, DriftInfo]:
     """The drift judge on the coach's backend, or why the guard is off."""
-    if config.drift != "ai":
-        if config.drift != "off":
-            log.warning("ANTIDRIFT_DRIFT=%r is not ai or off: the drift guard is off", config.drift)
-        log.info("drift guard off (ANTIDRIFT_DRIFT=%s)", config.drift)
+    if settings.drift == "off":
+        log.info("drift guard off (ANTIDRIFT_DRIFT=off)")
         return None, None, DriftInfo(False, why_off="ANTIDRIFT_DRIFT is off")
     if coach is None:
         return None, None, DriftInfo(False, why_off="there is no AI backend to judge with")
     backend = coach.backend
     cli = backend.argv[0] if isinstance(backend, ai.CommandBackend) else backend.name
-    settings = DriftSettings(
-        timedelta(seconds=config.drift_grace),
-        timedelta(seconds=config.drift_cooldown),
-        config.drift_max_calls,
+    policy = DriftSettings(
+        timedelta(seconds=settings.drift_grace),
+        timedelta(seconds=settings.drift_cooldown),
+        settings.drift_max_calls,
     )
     log.info("drift guard on: %s judges the focused window's app and title", cli)
-    info = DriftInfo(True, cli, titles_excluded=config.evidence_exclude is not None)
-    return ai.JudgeService(backend, timeout=config.ai_timeout), settings, info
+    info = DriftInfo(True, cli, titles_excluded=settings.evidence_exclude is not None)
+    return ai.JudgeService(backend, timeout=settings.ai_timeout), policy, info
 
 
-def build_runtime(config: Config, *, clock: Clock | None = None) -> Runtime:
+def build_runtime(settings: Settings, *, clock: Clock | None = None) -> Runtime:
     """Real adapters for a real server."""
     clock = clock or SystemClock()
-    lock = acquire(config.data_dir)  # before the database is even opened
+    lock = acquire(settings.data_dir)  # before the database is even opened
     try:
-        store = SQLiteStore(config.database)
+        store = SQLiteStore(settings.database)
     except BaseException:
         lock.release()
         raise
-    coach, info = build_coach(config)
-    judge, drift, drift_info = build_drift(config, coach)
-    probe = choose_window_source(config).probe
+    coach, info = build_coach(settings)
+    judge, drift, drift_info = build_drift(settings, coach)
+    probe = choose_window_source(settings).probe
     # In the background: a notification daemon that hangs must never hold a transition.
-    notifier = Background(build_notifier(config.notify, config.notify_command, env=config.env))
+    notifier = Background(
+        build_notifier(settings.notify, settings.notify_command, env=settings.env)
+    )
     controller = Controller(
         store,
         clock,
@@ -184,8 +196,8 @@ def build_runtime(config: Config, *, clock: Clock | None = None) -> Runtime:
         judge=judge,
         drift=drift,
         coach_unavailable=_unavailable(info),
-        exclude_titles=config.evidence_exclude,
-        reflector=ReflectService(coach.backend, timeout=config.ai_timeout) if coach else None,
+        exclude_titles=settings.evidence_exclude,
+        reflector=ReflectService(coach.backend, timeout=settings.ai_timeout) if coach else None,
     )
     # The sampler feeds the controller and tells it whether it runs; the controller never
     # calls the sampler, so there is no cycle to break.
@@ -193,7 +205,7 @@ def build_runtime(config: Config, *, clock: Clock | None = None) -> Runtime:
         WindowSampler(
             probe,
             controller.record_window,
-            interval=config.sample_interval,
+            interval=settings.sample_interval,
             wanted=controller.wants_evidence,
             on_running=controller.set_watcher,
             now=controller.now,  # the controller's steady time, not the jumpy wall clock
@@ -210,16 +222,20 @@ def build_runtime(config: Config, *, clock: Clock | None = None) -> Runtime:
         notifier,
         lock=lock,
         drift_info=drift_info,
+        settings=LiveSettings(settings),
         reads=ReadModel(store),
     )
 
 
-def choose_window_source(config: Config) -> evidence.Choice:
+def choose_window_source(settings: Settings) -> evidence.Choice:
     """The evidence source for this session, said in the log with why and what would help."""
     choice = evidence.choose(
-        config.window_source, env=config.env or os.environ, aw_url=config.aw_url, try_first=True
+        settings.window_source,
+        env=settings.env or os.environ,
+        aw_url=settings.aw_url,
+        try_first=True,
     )
-    if choice.probe is None and config.window_source == "off":
+    if choice.probe is None and settings.window_source == "off":
         log.info("built-in window sampler off (ANTIDRIFT_WINDOW_SOURCE=off)")
     elif choice.probe is None:
         log.warning(

@@ -34,7 +34,11 @@ class Command:
 
 COMMANDS: tuple[Command, ...] = (
     Command("serve", "antidrift.serve:serve_command", "run the server (the default)"),
-    Command("doctor", "antidrift.serve:doctor_command", "check the coach CLIs and window source"),
+    Command(
+        "doctor",
+        "antidrift.serve:doctor_command",
+        "list the settings, check the AI CLIs and window source",
+    ),
 )
 
 DEFAULT = "serve"  # `antidrift [flags]` is `antidrift serve [flags]`

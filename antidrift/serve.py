@@ -14,9 +14,9 @@ from collections.abc import Sequence
 
 from gunicorn.app.base import BaseApplication
 
-from antidrift import ai, datalock
-from antidrift.config import DEFAULT_HOST, DEFAULT_PORT, DEFAULT_THREADS, Config, ConfigError
+from antidrift import ai, datalock, settings
 from antidrift.evidence.report import doctor_lines
+from antidrift.settings import DEFAULT_THREADS, Settings, SettingsError
 from antidrift.store import StoreError
 
 log = logging.getLogger("antidrift")
@@ -75,12 +75,12 @@ def on_starting(server) -> None:
     `gunicorn -c gunicorn.conf.py` this is where a second server is turned away in a line.
     """
     refuse_more_workers(server)
-    config = getattr(server.app, "antidrift_config", None)
+    chosen = getattr(server.app, "antidrift_settings", None)
     try:
-        config = config or Config.from_env()
+        chosen = chosen or settings.load()
         binds = list(server.cfg.bind)
-        datalock.acquire(config.data_dir, url=f"http://{binds[0]}/" if binds else None)
-    except (ConfigError, StoreError) as exc:
+        datalock.acquire(chosen.data_dir, url=f"http://{binds[0]}/" if binds else None)
+    except (SettingsError, StoreError) as exc:
         raise SystemExit(f"antidrift: {exc}") from None
     for bind in binds:
         host, _, port = bind.rpartition(":")
@@ -140,9 +140,9 @@ def gunicorn_options(host: str, port: int, threads: int = DEFAULT_THREADS) -> di
 class Server(BaseApplication):
     """gunicorn, run from Python with our options and our app."""
 
-    def __init__(self, config: Config, options: dict[str, object]) -> None:
-        self._config = config
-        self.antidrift_config = config  # read by on_starting
+    def __init__(self, chosen: Settings, options: dict[str, object]) -> None:
+        self._settings = chosen
+        self.antidrift_settings = chosen  # read by on_starting
         self._options = options
         super().__init__()
 
@@ -154,8 +154,8 @@ class Server(BaseApplication):
         from antidrift.app import serving_app
 
         try:
-            return serving_app(self._config)
-        except (StoreError, ConfigError, ValueError) as exc:
+            return serving_app(self._settings)
+        except (StoreError, SettingsError, ValueError) as exc:
             log.error("%s", exc)
             sys.exit(3)
 
@@ -173,47 +173,58 @@ def _is_loopback(host: str) -> bool:
 
 
 def serve(args: argparse.Namespace) -> int:
-    if not _is_loopback(args.host):
+    try:
+        # Every setting first: a refused one is a line before anything is bound or opened.
+        chosen = settings.load(
+            data_dir=args.data_dir, overrides={"host": args.host, "port": args.port}
+        )
+    except SettingsError as exc:
+        print(f"antidrift: {exc}", file=sys.stderr)
+        return 2
+    host, port = chosen.host, chosen.port
+    if not _is_loopback(host):
         if not args.allow_remote:
             print(
-                f"Refusing to listen on {args.host}: anyone who can reach it could drive"
+                f"Refusing to listen on {host}: anyone who can reach it could drive"
                 " AntiDrift and start your AI CLI. Pass --allow-remote if you mean it.",
                 file=sys.stderr,
             )
             return 2
         log.warning(
-            "listening on %s: anyone on that network can drive AntiDrift and your AI CLI",
-            args.host,
+            "listening on %s: anyone on that network can drive AntiDrift and your AI CLI", host
         )
-    url = url_of(args.host, args.port)
+    url = url_of(host, port)
     try:
-        config = Config.from_env(data_dir=args.data_dir)
         # Fail before gunicorn starts, with a sentence rather than a traceback. The lock comes
         # first: a second server must not even open the first one's database. It is kept for
         # the life of this process; the gunicorn worker inherits it.
-        datalock.acquire(config.data_dir, url=url)
-        if problem := port_problem(args.host.strip("[]"), args.port):
+        datalock.acquire(chosen.data_dir, url=url)
+        if problem := port_problem(host.strip("[]"), port):
             print(f"antidrift: {problem}", file=sys.stderr)
             return 2
         from antidrift.store import SQLiteStore
 
-        SQLiteStore(config.database).close()
-    except (ConfigError, StoreError) as exc:
+        SQLiteStore(chosen.database).close()
+    except StoreError as exc:
         print(f"antidrift: {exc}", file=sys.stderr)
         return 2
-    log.info("AntiDrift on %s (data in %s)", url, config.data_dir)
-    Server(config, gunicorn_options(args.host, args.port, args.threads)).run()
+    log.info("AntiDrift on %s (data in %s)", url, chosen.data_dir)
+    Server(chosen, gunicorn_options(host, port, args.threads)).run()
     return 0
 
 
 def doctor(_: argparse.Namespace) -> int:
-    """Which coach CLIs are installed (and their versions), and which window source works."""
-    selected = os.environ.get("ANTIDRIFT_AI_BACKEND", "claude") or "claude"
-    print(f"ANTIDRIFT_AI_BACKEND={selected}")
-    warnings: dict[str, None] = {}
+    """Every setting and where it came from, the coach CLIs (and their versions), and which
+    window source works. Exit 1 when a setting would refuse the start."""
+    from antidrift.bootstrap import new_backend  # the one mapping from settings to a backend
+
+    reading = settings.read()
+    # What is not refused, to show the CLIs and the window source with.
+    usable = Settings(**reading.values, env=dict(os.environ))  # type: ignore[arg-type]
+    print(f"ANTIDRIFT_AI_BACKEND={usable.ai_backend}")
     for name in ("claude", "codex", "command"):
         try:
-            backend = ai.new_backend(name, os.environ)
+            backend = new_backend(usable, name)
         except ai.UnknownBackend as exc:
             print(f"  {name:8} not configured: {exc}")
             continue
@@ -223,26 +234,16 @@ def doctor(_: argparse.Namespace) -> int:
         warm = ", kept warm while planning" if getattr(backend, "warm_up", False) else ""
         tuning = f"  ({backend.tuning}{warm})" if backend.tuning is not None else ""
         print(f"  {name:8} {found}{tuning}")
-        warnings.update(dict.fromkeys(backend.tuning.warnings if backend.tuning else ()))
-    for warning in warnings:
-        print(f"warning: {warning}")
-    print("\n" + "\n".join(_evidence_lines()))  # a blank line between the sections
-    return 0
-
-
-def _evidence_lines() -> list[str]:
-    """The window source this session would get, and why."""
-    try:
-        config = Config.from_env()
-    except ConfigError as exc:
-        return [f"evidence: {exc}"]
-    return doctor_lines(config.window_source, os.environ, config.aw_url)
+    lines = doctor_lines(usable.window_source, os.environ, usable.aw_url)
+    print("\n" + "\n".join(lines))  # a blank line between the sections
+    print("\n" + "\n".join(settings.doctor_lines(os.environ)))
+    return 1 if reading.problems else 0
 
 
 def serve_command(parser: argparse.ArgumentParser):
     """`antidrift serve`: its flags; returns what runs it (antidrift.commands' table)."""
-    parser.add_argument("--host", default=DEFAULT_HOST, help="address to bind (loopback)")
-    parser.add_argument("--port", type=int, default=DEFAULT_PORT, help="port (7717)")
+    parser.add_argument("--host", help="address to bind (loopback; ANTIDRIFT_HOST)")
+    parser.add_argument("--port", type=int, help="port (7717; ANTIDRIFT_PORT)")
     parser.add_argument("--data-dir", help="where the database lives (ANTIDRIFT_DATA_DIR)")
     parser.add_argument("--threads", type=int, default=DEFAULT_THREADS, help=argparse.SUPPRESS)
     parser.add_argument("--allow-remote", action="store_true", help="allow a non-loopback --host")

@@ -6,9 +6,9 @@ import pytest
 
 from antidrift.app import create_app
 from antidrift.bootstrap import Runtime
-from antidrift.config import Config
 from antidrift.readmodel import ReadModel
 from antidrift.session import Controller
+from antidrift.settings import Settings
 from antidrift.snapshot import CoachInfo
 from tests.fakes import FakeClock, FakeCoach, FakeJudge, FakeStore
 
@@ -79,7 +79,7 @@ def make_app(tmp_path, clock, store):
 
     def make(controller: Controller, coach=None):
         runtime = Runtime(controller, store, clock, coach_info_for(coach))
-        app = create_app(Config(data_dir=tmp_path), runtime=runtime)
+        app = create_app(Settings(data_dir=tmp_path), runtime=runtime)
         app.config.update(TESTING=True)
         return app
 

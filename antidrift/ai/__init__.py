@@ -14,7 +14,7 @@ from .backend import (
     Tuning,
     new_backend,
     run_cli,
-    tuning_from_env,
+    tuning_for,
 )
 from .coach import (
     PROPOSAL_SCHEMA,
@@ -89,6 +89,6 @@ __all__ = [
     "parse_proposal",
     "parse_verdict",
     "run_cli",
-    "tuning_from_env",
+    "tuning_for",
     "warm",
 ]

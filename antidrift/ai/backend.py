@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import dataclasses
 import json
 import logging
 import os
@@ -12,12 +11,13 @@ import shutil
 import stat
 import tempfile
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
 
 from antidrift import process
 from antidrift.process import CancelScope, Result
+from antidrift.process.warm import Warm
 
 from . import warm
 from .errors import (
@@ -95,12 +95,7 @@ CODEX_ARGS: tuple[str, ...] = (
 )
 CODEX_LOGIN_STATUS: tuple[str, ...] = ("login", "status")
 
-_ON = ("1", "on", "yes", "true")
-_OFF = ("0", "off", "no", "false")
-EFFORTS = ("low", "medium", "high")
 DEFAULT_EFFORT = "low"
-# A model name is one argv word; anything else (a leading dash above all) could read as a flag.
-_MODEL_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._:/@\[\]-]{0,99}")
 
 # What a CLI prints when it cannot reach its service (claude 2.1.332, on stdout): DNS failing
 # ("… check your internet or DNS (EAI_AGAIN)") or the connection refused ("… (ECONNREFUSED)").
@@ -131,7 +126,6 @@ class Tuning:
 
     model: str | None = None
     effort: str | None = DEFAULT_EFFORT
-    warnings: tuple[str, ...] = field(default=(), compare=False)
 
     def __str__(self) -> str:
         model = self.model or "default model"
@@ -167,32 +161,11 @@ class Backend(Protocol):
         ...
 
 
-def tuning_from_env(env: Mapping[str, str], default_model: str | None) -> Tuning:
-    """ANTIDRIFT_AI_MODEL and ANTIDRIFT_AI_EFFORT; an unusable value is a warning, ignored."""
-    warnings = []
-    model_text = (env.get("ANTIDRIFT_AI_MODEL") or "").strip()
-    model = default_model
-    if model_text.lower() == "default":
-        model = None
-    elif _MODEL_NAME.fullmatch(model_text):
-        model = model_text
-    elif model_text:
-        warnings.append(
-            f"ANTIDRIFT_AI_MODEL={model_text!r} is not a model name — ignored"
-            f" (using {default_model or 'the CLI default'})"
-        )
-    effort_text = (env.get("ANTIDRIFT_AI_EFFORT") or "").strip().lower()
-    effort: str | None = DEFAULT_EFFORT
-    if effort_text == "default":
-        effort = None
-    elif effort_text in EFFORTS:
-        effort = effort_text
-    elif effort_text:
-        warnings.append(
-            f"ANTIDRIFT_AI_EFFORT={effort_text!r} is not one of {', '.join(EFFORTS)} or"
-            f" default — ignored (using {DEFAULT_EFFORT})"
-        )
-    return Tuning(model, effort, tuple(warnings))
+def tuning_for(model: str, effort: str, default_model: str | None) -> Tuning:
+    """The tuning for settings already validated: an empty model is the backend's usual one,
+    `default` (model or effort) leaves the CLI its own choice."""
+    chosen = default_model if not model else None if model == "default" else model
+    return Tuning(chosen, None if effort == "default" else effort or DEFAULT_EFFORT)
 
 
 def run_cli(
@@ -411,7 +384,7 @@ class ClaudeBackend(_BinaryBackend):
         self.warm_slot.want(warm.Spec(tuple(argv), env, _neutral_cwd()))
 
     def _ask_warm(
-        self, waiting: process.Warm, prompt: str, timeout: float, scope: CancelScope | None
+        self, waiting: Warm, prompt: str, timeout: float, scope: CancelScope | None
     ) -> dict:
         """The result object the warm claude gave for prompt."""
         try:
@@ -593,35 +566,32 @@ class CommandBackend:
 BACKEND_NAMES = ("claude", "codex", "command")
 
 
-def new_backend(name: str, env: Mapping[str, str] = os.environ) -> Backend:
-    """The backend ANTIDRIFT_AI_BACKEND names ("" means claude); UnknownBackend otherwise."""
+def new_backend(
+    name: str,
+    *,
+    model: str = "",
+    effort: str = DEFAULT_EFFORT,
+    claude_bin: str = "",
+    codex_bin: str = "",
+    command: str = "",
+    warm: bool = False,
+) -> Backend:
+    """The backend `name` names ("" means claude), from values the settings reader checked;
+    UnknownBackend for a name with no backend, or the command backend with no command."""
     key = (name or "").strip().lower()
     if key in ("", "claude"):
-        tuning = tuning_from_env(env, CLAUDE_MODEL)
-        warm_text = (env.get("ANTIDRIFT_AI_WARM") or "").strip().lower()
-        if warm_text and warm_text not in _ON + _OFF:
-            # Start-up says so (with the other ignored settings), rather than silently off.
-            tuning = dataclasses.replace(
-                tuning,
-                warnings=(
-                    *tuning.warnings,
-                    f"ANTIDRIFT_AI_WARM={warm_text!r} is not on or off — ignored (off)",
-                ),
-            )
-        return ClaudeBackend(
-            env.get("ANTIDRIFT_CLAUDE_BIN") or None, tuning, warm_up=warm_text in _ON
-        )
+        tuning = tuning_for(model, effort, CLAUDE_MODEL)
+        return ClaudeBackend(claude_bin or None, tuning, warm_up=warm)
     if key == "codex":
-        return CodexBackend(env.get("ANTIDRIFT_CODEX_BIN") or None, tuning_from_env(env, None))
+        return CodexBackend(codex_bin or None, tuning_for(model, effort, None))
     if key == "command":
-        command = (env.get("ANTIDRIFT_AI_COMMAND") or "").strip()
-        if not command:
+        if not command.strip():
             raise UnknownBackend(
                 "ANTIDRIFT_AI_BACKEND=command needs ANTIDRIFT_AI_COMMAND, "
                 'e.g. ANTIDRIFT_AI_COMMAND="llm -m gpt-4o-mini"'
             )
         try:
-            return CommandBackend(command)
+            return CommandBackend(command.strip())
         except UnknownBackend:
             raise
         except ValueError as err:  # shlex: unbalanced quotes

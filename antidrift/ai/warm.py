@@ -19,6 +19,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 from antidrift import process
+from antidrift.process.warm import Warm, start
 
 log = logging.getLogger("antidrift.ai")
 
@@ -84,7 +85,7 @@ class Slot:
         self.name = name
         self._lock = threading.Lock()
         self._spec: Spec | None = None  # set while wanted
-        self._idle: process.Warm | None = None
+        self._idle: Warm | None = None
         self._idle_spec: Spec | None = None  # what the waiting process was started for
         self.handed_out = 0  # how many calls a warm process served (for tests and benches)
 
@@ -99,7 +100,7 @@ class Slot:
                 threading.Thread(target=idle.stop, name="antidrift-warm-reap", daemon=True).start()
             self._fill()
 
-    def take(self, argv: list[str]) -> tuple[process.Warm, Spec] | None:
+    def take(self, argv: list[str]) -> tuple[Warm, Spec] | None:
         """The waiting process if it was started for exactly argv, with its spec; it is the
         caller's until give_back()."""
         with self._lock:
@@ -112,7 +113,7 @@ class Slot:
             idle.stop()  # died while waiting, or started for another call
             return None
 
-    def give_back(self, used: process.Warm, spec: Spec, reusable: bool) -> None:
+    def give_back(self, used: Warm, spec: Spec, reusable: bool) -> None:
         """After a Sharpen, off the caller's path: a process that answered is cleared and
         waits again; one that failed is stopped and a fresh one started (if still wanted)."""
         if not reusable:
@@ -121,7 +122,7 @@ class Slot:
             target=self._recycle, args=(used, spec, reusable), name="antidrift-warm", daemon=True
         ).start()
 
-    def _recycle(self, used: process.Warm, spec: Spec, reusable: bool) -> None:
+    def _recycle(self, used: Warm, spec: Spec, reusable: bool) -> None:
         if reusable:
             try:
                 used.exchange(
@@ -152,9 +153,7 @@ class Slot:
             return
         spec = self._spec
         try:
-            self._idle = process.start(
-                list(spec.argv), env=dict(spec.env), cwd=spec.cwd, name=self.name
-            )
+            self._idle = start(list(spec.argv), env=dict(spec.env), cwd=spec.cwd, name=self.name)
             self._idle_spec = spec
         except process.ProcessError as err:
             log.info("%s: could not start a warm process: %s", self.name, err)

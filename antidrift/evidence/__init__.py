@@ -1,9 +1,10 @@
 """Evidence: which window has focus, from the desktop's own tool or from ActivityWatch.
 
-Modules: `probe` (the protocol, its error, the one way a probe runs a tool), one module per
-source (`x11`, `macos`, `sway`, `hyprland`, `kde`, `gnome`, `activitywatch`), `choose` (the
-source for ANTIDRIFT_WINDOW_SOURCE, `auto` included) and `sampler` (the thread). Probes never
-import the sampler."""
+Modules: `probe` (the protocol, its error, the one way a probe runs a tool, the Desktop
+entry), one module per source (each desktop's defines its `DESKTOP` entry; `activitywatch` is
+the fallback), `desktops` (the registry: the one table of desktops), `choose` (the source
+for ANTIDRIFT_WINDOW_SOURCE, `auto` included), `report` (doctor) and `sampler` (the thread).
+Probes never import the sampler."""
 
 from antidrift.evidence.choose import MODES, Choice, choose, new_probe
 from antidrift.evidence.probe import ProbeError, WindowProbe

@@ -19,7 +19,17 @@ from __future__ import annotations
 import os
 from collections.abc import Mapping
 
-from antidrift.evidence.probe import ProbeError, ToolFailed, Window, load_json, run_tool, text_field
+from antidrift.evidence.probe import (
+    Desktop,
+    Fit,
+    ProbeError,
+    ToolFailed,
+    Window,
+    desktop_names,
+    load_json,
+    run_tool,
+    text_field,
+)
 
 OBJECTS = (
     ("/org/gnome/shell/extensions/FocusedWindow", "org.gnome.shell.extensions.FocusedWindow"),
@@ -107,3 +117,19 @@ class GnomeProbe:
             f"GNOME Shell does not offer the focused window: install and enable {EXTENSION}"
             f" ({missing})"
         )
+
+
+def fits(env: Mapping[str, str], platform: str) -> Fit | None:
+    """GNOME by name ("GNOME", "ubuntu:GNOME", "GNOME-Classic", …)."""
+    if any(n == "gnome" or n.startswith("gnome-") for n in desktop_names(env)):
+        return Fit(f"GNOME (XDG_CURRENT_DESKTOP={env.get('XDG_CURRENT_DESKTOP', '')})")
+    return None
+
+
+DESKTOP = Desktop(
+    "gnome",
+    GnomeProbe,
+    fits,
+    "gdbus",
+    f"install and enable {EXTENSION}; gdbus comes with GLib (Debian: libglib2.0-bin)",
+)

@@ -11,7 +11,16 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from antidrift.evidence.probe import ProbeError, Window, load_json, run_tool, text_field
+from antidrift.evidence.probe import (
+    Desktop,
+    Fit,
+    ProbeError,
+    Window,
+    desktop_names,
+    load_json,
+    run_tool,
+    text_field,
+)
 
 
 def parse(text: str) -> Window | None:
@@ -35,3 +44,17 @@ class HyprlandProbe:
 
     def active_window(self) -> Window | None:
         return parse(run_tool(["hyprctl", "activewindow", "-j"], env=self._env).stdout)
+
+
+def fits(env: Mapping[str, str], platform: str) -> Fit | None:
+    """Hyprland's instance signature, else its name in XDG_CURRENT_DESKTOP."""
+    if env.get("HYPRLAND_INSTANCE_SIGNATURE"):
+        return Fit("HYPRLAND_INSTANCE_SIGNATURE is set", sure=True)
+    if "hyprland" in desktop_names(env):
+        return Fit(f"XDG_CURRENT_DESKTOP={env.get('XDG_CURRENT_DESKTOP', '')}")
+    return None
+
+
+DESKTOP = Desktop(
+    "hyprland", HyprlandProbe, fits, "hyprctl", "hyprctl comes with Hyprland: put it on PATH"
+)

@@ -11,7 +11,15 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from antidrift.evidence.probe import ProbeError, Window, failure_detail, run_tool
+from antidrift.evidence.probe import (
+    Desktop,
+    Fit,
+    ProbeError,
+    Window,
+    desktop_names,
+    failure_detail,
+    run_tool,
+)
 
 ARGV = ["kdotool", "getactivewindow", "getwindowclassname", "getwindowname"]
 
@@ -38,3 +46,19 @@ class KdeProbe:
             # kdotool reports a failed KWin script on stderr and still exits 0.
             raise ProbeError(f"kdotool failed: {failure_detail(result)}")
         return window
+
+
+def fits(env: Mapping[str, str], platform: str) -> Fit | None:
+    """KDE by name (Wayland or X11; on X11 the X11 probe comes first)."""
+    if "kde" in desktop_names(env):
+        return Fit(f"KDE (XDG_CURRENT_DESKTOP={env.get('XDG_CURRENT_DESKTOP', '')})")
+    return None
+
+
+DESKTOP = Desktop(
+    "kde",
+    KdeProbe,
+    fits,
+    "kdotool",
+    "install kdotool (a package of your distribution, or `cargo install kdotool`)",
+)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from antidrift.evidence.probe import ProbeError, Window, run_tool
+from antidrift.evidence.probe import Desktop, Fit, ProbeError, Window, run_tool
 
 _FRONT_WINDOW_SCRIPT = (
     'set appName to ""',
@@ -49,3 +49,17 @@ class MacOSProbe:
                 ) from None
             raise
         return parse(out)
+
+
+def fits(env: Mapping[str, str], platform: str) -> Fit | None:
+    """macOS, whatever else the session says (XQuartz sets DISPLAY)."""
+    return Fit("macOS", sure=True) if platform == "darwin" else None
+
+
+DESKTOP = Desktop(
+    "macos",
+    MacOSProbe,
+    fits,
+    "osascript",
+    "osascript comes with macOS; allow it to control System Events",
+)

@@ -1,10 +1,12 @@
-"""What every window probe is: a name and one call that answers the focused window."""
+"""What every window probe is: a name and one call that answers the focused window; and
+what the registry (desktops.py) knows of each desktop's source."""
 
 from __future__ import annotations
 
 import json
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
 from typing import Protocol
 
 from antidrift import process
@@ -45,6 +47,36 @@ class WindowProbe(Protocol):
     def active_window(self) -> Window | None:
         """(app, title) of the focused window, None when nothing has focus."""
         ...
+
+
+@dataclass(frozen=True)
+class Fit:
+    """Why this session looks like a desktop. `sure`: the platform or a variable only that
+    desktop sets (its socket) says so, not a name in XDG_CURRENT_DESKTOP or the display kind;
+    `auto` tries sure fits first."""
+
+    reason: str
+    sure: bool = False
+
+
+@dataclass(frozen=True)
+class Desktop:
+    """One desktop's window source as the registry lists it; its module defines it."""
+
+    name: str  # ANTIDRIFT_WINDOW_SOURCE's word for it
+    build: Callable[[Mapping[str, str] | None], WindowProbe]  # the session's env (None: ours)
+    fits: Callable[[Mapping[str, str], str], Fit | None]  # (env, sys.platform): for `auto`
+    tool: str  # the program its probe runs; `auto` passes the desktop by when it is missing
+    install: str  # what to do when that program is missing (doctor, the start-up log)
+    # The teeth (issue 22): how to put the off-task window away on this desktop, an adapter
+    # in the desktop's own module that runs its tool through run_tool. None: it cannot.
+    put_away: Callable[..., object] | None = None
+
+
+def desktop_names(env: Mapping[str, str]) -> set[str]:
+    """The lower-cased names in XDG_CURRENT_DESKTOP ("ubuntu:GNOME" → {"ubuntu", "gnome"})."""
+    desktop = env.get("XDG_CURRENT_DESKTOP", "")
+    return {part.strip().lower() for part in desktop.split(":") if part.strip()}
 
 
 def run_tool(

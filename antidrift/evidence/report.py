@@ -7,8 +7,9 @@ import shutil
 import sys
 from collections.abc import Callable, Mapping
 
+from antidrift.evidence import desktops
 from antidrift.evidence.activitywatch import ActivityWatchProbe
-from antidrift.evidence.choose import INSTALL, TOOLS, choose
+from antidrift.evidence.choose import choose
 from antidrift.evidence.probe import ProbeError
 
 
@@ -42,10 +43,12 @@ def doctor_lines(
             )  # fmt: skip
     if choice.advice:
         lines.append(f"  to fix    {choice.advice}")
-    for name, tool in TOOLS.items():
-        found = find(tool)
-        state = f"{tool}: {found}" if found else f"{tool} not found: {INSTALL[name]}"
-        lines.append(f"  {name:9} {state}")
+    for desktop in desktops.DESKTOPS:
+        found = find(desktop.tool)
+        state = (
+            f"{desktop.tool}: {found}" if found else f"{desktop.tool} not found: {desktop.install}"
+        )
+        lines.append(f"  {desktop.name:9} {state}")
     aw_state = "answers" if answers(aw_url) else "does not answer"
     lines.append(f"  {'activitywatch':9} aw-server {aw_state} at {aw_url} (ANTIDRIFT_AW_URL)")
     return lines

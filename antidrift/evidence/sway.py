@@ -11,7 +11,16 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from antidrift.evidence.probe import ProbeError, Window, load_json, run_tool, text_field
+from antidrift.evidence.probe import (
+    Desktop,
+    Fit,
+    ProbeError,
+    Window,
+    desktop_names,
+    load_json,
+    run_tool,
+    text_field,
+)
 
 WINDOW_TYPES = ("con", "floating_con")
 
@@ -57,3 +66,15 @@ class SwayProbe:
 
     def active_window(self) -> Window | None:
         return parse(run_tool(["swaymsg", "-t", "get_tree"], env=self._env).stdout)
+
+
+def fits(env: Mapping[str, str], platform: str) -> Fit | None:
+    """sway's socket, else its name in XDG_CURRENT_DESKTOP."""
+    if env.get("SWAYSOCK"):
+        return Fit("SWAYSOCK is set", sure=True)
+    if "sway" in desktop_names(env):
+        return Fit(f"XDG_CURRENT_DESKTOP={env.get('XDG_CURRENT_DESKTOP', '')}")
+    return None
+
+
+DESKTOP = Desktop("sway", SwayProbe, fits, "swaymsg", "swaymsg comes with sway: put it on PATH")

@@ -6,7 +6,7 @@ import os
 import re
 from collections.abc import Mapping
 
-from antidrift.evidence.probe import ProbeError, ToolFailed, Window, run_tool
+from antidrift.evidence.probe import Desktop, Fit, ProbeError, ToolFailed, Window, run_tool
 
 NO_WINDOW_IDS = (0, 1)  # X11 None and PointerRoot: nothing has focus
 _QUOTED = re.compile(r'"((?:[^"\\]|\\.)*)"')
@@ -66,3 +66,19 @@ class X11Probe:
             except ProbeError:
                 return None  # focus is on the root or a window no application owns
         return None if window in NO_WINDOW_IDS else window
+
+
+def fits(env: Mapping[str, str], platform: str) -> Fit | None:
+    """An X11 session; never under Wayland, where xdotool sees only XWayland windows."""
+    if env.get("DISPLAY") and not env.get("WAYLAND_DISPLAY"):
+        return Fit("an X11 session (DISPLAY is set, WAYLAND_DISPLAY is not)")
+    return None
+
+
+DESKTOP = Desktop(
+    "x11",
+    X11Probe,
+    fits,
+    "xdotool",
+    "install xdotool and xprop (Debian/Ubuntu: xdotool x11-utils)",
+)

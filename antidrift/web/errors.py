@@ -15,6 +15,7 @@ from antidrift.domain import (
     NotPlanning,
     ValidationError,
 )
+from antidrift.settings import SettingsError
 from antidrift.web.requests import HTML, from_htmx
 
 log = logging.getLogger("antidrift.web")
@@ -62,6 +63,11 @@ def register(app: Flask) -> None:
 
     @app.errorhandler(Refused)
     def refused(exc: Refused):
+        return respond_error(exc.status, exc.message)
+
+    @app.errorhandler(SettingsError)
+    def settings_refused(exc: SettingsError):
+        # 400 a value not accepted, 409 a key the environment sets, 503 not saved.
         return respond_error(exc.status, exc.message)
 
     @app.errorhandler(WriteFailed)

@@ -22,8 +22,8 @@ from werkzeug.serving import make_server
 from antidrift.ai import CLITimeout, Proposal
 from antidrift.app import create_app
 from antidrift.bootstrap import Runtime
-from antidrift.config import Config
 from antidrift.session import Controller
+from antidrift.settings import Settings
 from antidrift.snapshot import CoachInfo
 from tests.fakes import FakeClock, FakeCoach, FakeStore, wait_until
 from tests.support.fake_cli import FakeCLI, path_with
@@ -127,7 +127,7 @@ class Live:
             self.controller, self.store, self.clock, CoachInfo("fake", None, self.coach)
         )
         self.runtime = runtime
-        self.app = create_app(Config(data_dir=tmp), runtime=runtime)
+        self.app = create_app(Settings(data_dir=tmp), runtime=runtime)
         self.hub = self.app.extensions["antidrift.hub"]
         self.server = make_server("127.0.0.1", 0, self.app, threaded=True)
         self.base = f"http://127.0.0.1:{self.server.server_port}"

@@ -13,11 +13,11 @@ import pytest
 from antidrift import ai
 from antidrift.app import create_app, runtime_of
 from antidrift.bootstrap import Runtime
-from antidrift.config import Config
 from antidrift.domain import Health, RuntimeState
 from antidrift.evidence import WindowSampler
 from antidrift.serve import worker_exit
 from antidrift.session import Controller
+from antidrift.settings import Settings
 from antidrift.snapshot import CoachInfo, CoachStatus
 from tests.fakes import FakeClock, FakeStore, wait_until
 from tests.support.fake_cli import FakeCLI
@@ -69,7 +69,7 @@ def parts():
 
 def test_create_app_starts_no_thread_and_the_runtime_starts_and_stops_them(parts, tmp_path):
     assert background() == []
-    app = create_app(Config(data_dir=tmp_path), runtime=parts)
+    app = create_app(Settings(data_dir=tmp_path), runtime=parts)
     assert background() == []  # wiring Flask starts nothing
     assert runtime_of(app) is parts
     parts.start()
@@ -125,7 +125,7 @@ def test_stop_closes_pages_and_store_once_whoever_calls_it(parts, tmp_path):
 
 
 def test_gunicorns_worker_exit_hook_stops_the_apps_runtime(parts, tmp_path):
-    app = create_app(Config(data_dir=tmp_path), runtime=parts)
+    app = create_app(Settings(data_dir=tmp_path), runtime=parts)
     parts.start()
 
     class Worker:

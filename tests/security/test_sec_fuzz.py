@@ -18,10 +18,10 @@ from hypothesis import strategies as st
 
 from antidrift.app import MAX_BODY, create_app
 from antidrift.bootstrap import Runtime
-from antidrift.config import Config
 from antidrift.domain import RuntimeState
 from antidrift.drift import DriftSettings, DriftStatus
 from antidrift.session import Controller
+from antidrift.settings import Settings
 from antidrift.snapshot import CoachInfo
 from antidrift.store import SQLiteStore
 from antidrift.web.projection import history_json, state_json
@@ -117,7 +117,7 @@ def app_and_controller(tmp_path_factory):
         drift=DriftSettings(timedelta(0), timedelta(0), 1_000_000),
     )
     runtime = Runtime(controller, store, clock, CoachInfo(None, "no coach in this test."))
-    app = create_app(Config(data_dir=data), runtime=runtime)
+    app = create_app(Settings(data_dir=data), runtime=runtime)
     controller.fuzz_clock = clock  # drive() makes timeboxes run out
     controller.fuzz_store = store  # observe() reads the history and samples from it
     yield app, controller

@@ -1,5 +1,5 @@
-"""ANTIDRIFT_DRIFT and its numbers: on by default with a coach backend, off when asked (or
-when the value is not understood: titles go to an AI only when that is clearly wanted)."""
+"""ANTIDRIFT_DRIFT and its numbers: on by default with a coach backend, off when asked; a
+value not understood refuses the start (titles go to an AI only when that is clearly wanted)."""
 
 from __future__ import annotations
 
@@ -9,12 +9,12 @@ import pytest
 
 from antidrift import ai
 from antidrift.bootstrap import build_coach, build_drift
-from antidrift.config import Config, ConfigError
 from antidrift.drift import DriftSettings
+from antidrift.settings import SettingsError, load
 
 
 def _drift(tmp_path, **env):
-    config = Config.from_env({"ANTIDRIFT_DATA_DIR": str(tmp_path), **env})
+    config = load({"ANTIDRIFT_DATA_DIR": str(tmp_path), **env})
     coach, _ = build_coach(config)
     return build_drift(config, coach)
 
@@ -36,15 +36,24 @@ def test_the_command_backend_is_named_by_its_program(tmp_path):
     assert info.cli == "llm" and info.titles_excluded
 
 
-@pytest.mark.parametrize("value", ["off", "OFF", "of", "no"])
-def test_off_or_anything_unknown_is_off(tmp_path, value):
+@pytest.mark.parametrize("value", ["off", "OFF", " off "])
+def test_off_is_off(tmp_path, value):
     judge, settings, info = _drift(tmp_path, ANTIDRIFT_DRIFT=value)
     assert (judge, settings, info.on) == (None, None, False)
     assert "ANTIDRIFT_DRIFT" in info.why_off
 
 
+@pytest.mark.parametrize("value", ["of", "no", "false", "0", "maybe"])
+def test_anything_else_refuses_the_start(tmp_path, value):
+    with pytest.raises(SettingsError, match=f"ANTIDRIFT_DRIFT='{value}' is not accepted"):
+        _drift(tmp_path, ANTIDRIFT_DRIFT=value)
+
+
 def test_off_without_a_backend_to_judge_with(tmp_path):
-    judge, _, info = _drift(tmp_path, ANTIDRIFT_AI_BACKEND="nonsense")
+    # A backend the settings accept that has no adapter yet: no coach, so no judge.
+    judge, _, info = _drift(
+        tmp_path, ANTIDRIFT_AI_BACKEND="openai", ANTIDRIFT_AI_URL="http://127.0.0.1:9"
+    )
     assert judge is None and not info.on and "no AI backend" in info.why_off
 
 
@@ -62,5 +71,5 @@ def test_the_numbers_are_read_and_bounded(tmp_path):
         ("ANTIDRIFT_DRIFT_MAX_CALLS", "0"),
         ("ANTIDRIFT_DRIFT_MAX_CALLS", "2.5"),
     ):
-        with pytest.raises(ConfigError, match=name):
-            Config.from_env({"ANTIDRIFT_DATA_DIR": str(tmp_path), name: bad})
+        with pytest.raises(SettingsError, match=name):
+            load({"ANTIDRIFT_DATA_DIR": str(tmp_path), name: bad})

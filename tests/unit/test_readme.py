@@ -45,3 +45,9 @@ def test_the_commands_a_reader_is_told_to_run_exist_in_a_checkout():
     for command in set(told):
         path = REPO / command
         assert path.is_file() and os.access(path, os.X_OK), command
+
+
+def test_the_settings_table_is_the_one_in_the_code():
+    from antidrift.settings.report import markdown_table
+
+    assert markdown_table() in README, "paste antidrift.settings.report.markdown_table() there"

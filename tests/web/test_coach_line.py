@@ -6,6 +6,7 @@ import pytest
 
 from antidrift import ai
 from tests.support.html import parse
+from tests.support.settings import backend_from_env
 
 
 def coach_line(make_app, controller, backend) -> str:
@@ -33,7 +34,7 @@ def coach_line(make_app, controller, backend) -> str:
     ],
 )
 def test_the_coach_line_shows_model_and_effort(make_app, controller, name, env, shown):
-    assert shown in coach_line(make_app, controller, ai.new_backend(name, env))
+    assert shown in coach_line(make_app, controller, backend_from_env(name, env))
 
 
 def test_a_command_backend_shows_no_model_or_effort(make_app, controller):

@@ -9,8 +9,8 @@ import pytest
 
 from antidrift.app import create_app
 from antidrift.bootstrap import Runtime
-from antidrift.config import Config
 from antidrift.drift import DriftSettings
+from antidrift.settings import Settings
 from antidrift.snapshot import DriftInfo
 from tests.conftest import coach_info_for
 from tests.fakes import RecordingNotifier, wait_until
@@ -29,7 +29,7 @@ def page(make_controller, judge, store, clock, tmp_path):
     def make(info: DriftInfo, **kwargs):
         controller = make_controller(judge=judge, notifier=RecordingNotifier(), **kwargs)
         runtime = Runtime(controller, store, clock, coach_info_for(None), drift_info=info)
-        app = create_app(Config(data_dir=tmp_path), runtime=runtime)
+        app = create_app(Settings(data_dir=tmp_path), runtime=runtime)
         client = app.test_client()
         client.post("/planning")
         client.post("/commitment", data=PLAN)
@@ -104,7 +104,7 @@ def test_the_planning_form_offers_to_turn_the_guard_off_for_one_commitment(
     ):
         controller = make_controller(judge=judge, drift=NOW if info.on else None)
         runtime = Runtime(controller, store, clock, coach_info_for(None), drift_info=info)
-        client = create_app(Config(data_dir=tmp_path), runtime=runtime).test_client()
+        client = create_app(Settings(data_dir=tmp_path), runtime=runtime).test_client()
         client.post("/planning")
         box = parse(client.get("/").get_data(as_text=True)).by_id("drift_off")
         assert (box is not None) == offered

@@ -345,12 +345,12 @@ def test_a_missing_command_cli_names_the_setting_that_fixes_it(tmp_path, control
     from antidrift.ai import CommandBackend
     from antidrift.app import create_app
     from antidrift.bootstrap import Runtime
-    from antidrift.config import Config
+    from antidrift.settings import Settings
     from antidrift.snapshot import CoachInfo
 
     info = CoachInfo("command", None, CommandBackend("surely-not-installed-xyz -m x"))
     runtime = Runtime(controller, store, clock, info)
-    app = create_app(Config(data_dir=tmp_path), runtime=runtime)
+    app = create_app(Settings(data_dir=tmp_path), runtime=runtime)
     controller.enter_planning()
     page = app.test_client().get("/").get_data(as_text=True)
     assert "set ANTIDRIFT_AI_COMMAND" in page

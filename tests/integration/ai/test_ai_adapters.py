@@ -28,8 +28,8 @@ from antidrift.ai import (
     Proposal,
     Service,
     build_prompt,
-    new_backend,
 )
+from tests.support.settings import backend_from_env
 
 # The fake reads the prompt from stdin (so stdin must reach EOF), finds the quoted intent
 # and answers a chatty, valid proposal about it.
@@ -114,14 +114,14 @@ def test_binary_is_looked_up_at_call_time(write_cli):
 
 def test_bin_override_from_env(write_cli, fake_bin):
     path = write_cli("my-claude", FAKE_CLAUDE)
-    backend = new_backend("claude", env={"ANTIDRIFT_CLAUDE_BIN": str(path)})
+    backend = backend_from_env("claude", {"ANTIDRIFT_CLAUDE_BIN": str(path)})
     assert backend.binary() == str(path)
     assert Service(backend).coach("x").next_action == "Start: x"
     assert backend.version() == "2.1.197 (Claude Code)"
 
 
 def test_bin_override_pointing_nowhere_names_the_variable(fake_bin):
-    backend = new_backend("claude", env={"ANTIDRIFT_CLAUDE_BIN": str(fake_bin / "gone")})
+    backend = backend_from_env("claude", {"ANTIDRIFT_CLAUDE_BIN": str(fake_bin / "gone")})
     with pytest.raises(CLINotFound, match="ANTIDRIFT_CLAUDE_BIN"):
         backend.run("p", timeout=5)
 
@@ -307,7 +307,7 @@ def test_command_backend_splits_argv_and_pipes_the_prompt(write_cli, tmp_path):
         "fakellm",
         f"open({str(record)!r}, 'w').write(json.dumps(sys.argv[1:]))\n{ANSWER_FROM_STDIN}",
     )
-    backend = new_backend("command", env={"ANTIDRIFT_AI_COMMAND": "fakellm -m x"})
+    backend = backend_from_env("command", {"ANTIDRIFT_AI_COMMAND": "fakellm -m x"})
     assert Service(backend).coach("tidy the inbox").next_action == "Start: tidy the inbox"
     assert json.loads(record.read_text()) == ["-m", "x"]
 

@@ -19,11 +19,11 @@ from antidrift.ai import (
     CLIOffline,
     CLITimeout,
     Service,
-    new_backend,
     warm,
 )
 from antidrift.ai.backend import CLAUDE_ENV
 from tests.support.procs import alive, wait_dead
+from tests.support.settings import backend_from_env
 
 ANSWER = {"next_action": "Outline it", "success_condition": "Outline saved", "timebox_minutes": 30}
 
@@ -241,7 +241,7 @@ def test_planning_transitions_start_and_stop_it(claude, backend, make_controller
 
 
 def test_unless_asked_for_planning_starts_nothing(claude, make_controller):
-    backend = new_backend("claude", {})  # no ANTIDRIFT_AI_WARM
+    backend = backend_from_env("claude", {})  # no ANTIDRIFT_AI_WARM
     controller = make_controller(Service(backend))
     controller.enter_planning()
     assert backend.warm_slot.pid is None
@@ -251,7 +251,7 @@ def test_unless_asked_for_planning_starts_nothing(claude, make_controller):
 
 
 def test_asked_for_planning_starts_one(claude, make_controller, procs):
-    backend = new_backend("claude", {"ANTIDRIFT_AI_WARM": "1"})
+    backend = backend_from_env("claude", {"ANTIDRIFT_AI_WARM": "1"})
     controller = make_controller(Service(backend))
     controller.enter_planning()
     assert (pid := backend.warm_slot.pid) is not None

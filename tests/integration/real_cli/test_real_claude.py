@@ -11,10 +11,11 @@ import time
 
 import pytest
 
-from antidrift.ai import PROPOSAL_SCHEMA, ClaudeBackend, CLIOffline, Proposal, Service, new_backend
+from antidrift.ai import PROPOSAL_SCHEMA, ClaudeBackend, CLIOffline, Proposal, Service
 from tests.support import real_cli
 from tests.support.fake_cli import DEFAULT_PROPOSAL
 from tests.support.server import RunningServer
+from tests.support.settings import backend_from_env
 
 MESSAGES = "/v1/messages"
 
@@ -88,7 +89,7 @@ def test_the_users_claude_setup_neither_runs_nor_reaches_the_model(
 
 
 def test_haiku_at_low_effort_by_default(claude_bin, stand_in):
-    Service(new_backend("claude", {"ANTIDRIFT_CLAUDE_BIN": claude_bin})).coach("x")
+    Service(backend_from_env("claude", {"ANTIDRIFT_CLAUDE_BIN": claude_bin})).coach("x")
     (body,) = stand_in.bodies(MESSAGES)
     assert body["model"].startswith("claude-haiku")
     assert body["output_config"]["effort"] == "low"
@@ -100,7 +101,7 @@ def test_the_chosen_model_and_effort_reach_the_request(claude_bin, stand_in):
         "ANTIDRIFT_AI_MODEL": "sonnet",
         "ANTIDRIFT_AI_EFFORT": "high",
     }
-    Service(new_backend("claude", env)).coach("x")
+    Service(backend_from_env("claude", env)).coach("x")
     (body,) = stand_in.bodies(MESSAGES)
     assert body["model"].startswith("claude-sonnet")
     assert body["output_config"]["effort"] == "high"
@@ -137,7 +138,7 @@ def test_sharpen_on_a_running_server_fills_the_proposal(claude_bin, cli_env, sta
     assert '\\"plan the offsite\\"' in _request_text(body)
 
 
-def test_doctor_names_the_real_claude_its_model_and_effort_and_warns_of_a_bad_effort(
+def test_doctor_names_the_real_claude_its_model_and_effort_and_refuses_a_bad_effort(
     claude_bin, cli_env
 ):
     env = {**cli_env, "ANTIDRIFT_CLAUDE_BIN": claude_bin, "ANTIDRIFT_AI_EFFORT": "max"}
@@ -148,12 +149,12 @@ def test_doctor_names_the_real_claude_its_model_and_effort_and_warns_of_a_bad_ef
         text=True,
         timeout=60,
     )
-    assert done.returncode == 0, done.stderr
+    assert done.returncode == 1, done.stderr  # the server would refuse to start
     lines = done.stdout.splitlines()
     (claude,) = [line for line in lines if line.split()[:1] == ["claude"]]
     assert claude_bin in claude and f"{real_cli.CLAUDE_VERSION} (Claude Code)" in claude
-    assert claude.endswith("(haiku, low effort)")
-    assert "warning: ANTIDRIFT_AI_EFFORT='max' is not one of low, medium, high" in done.stdout
+    assert claude.endswith("(haiku, low effort)")  # the default, shown beside the refusal
+    assert "refused: ANTIDRIFT_AI_EFFORT='max' is not accepted: use one of low," in done.stdout
 
 
 def test_a_warm_claude_answers_the_same_isolated_call(claude_bin, stand_in, users_setup):

@@ -6,9 +6,10 @@ import json
 
 import pytest
 
-from antidrift.ai import PROPOSAL_SCHEMA, CLIOffline, CodexBackend, Proposal, Service, new_backend
+from antidrift.ai import PROPOSAL_SCHEMA, CLIOffline, CodexBackend, Proposal, Service
 from tests.support import real_cli
 from tests.support.fake_cli import DEFAULT_PROPOSAL
+from tests.support.settings import backend_from_env
 
 RESPONSES = "/v1/responses"
 
@@ -32,9 +33,9 @@ def test_a_sharpen_reaches_the_stand_in_and_comes_back_as_a_proposal(codex_bin, 
 
 
 def test_codex_keeps_its_model_at_low_effort_by_default(codex_bin, stand_in):
-    argv = new_backend("codex", {"ANTIDRIFT_CODEX_BIN": codex_bin}).args(codex_bin, "/o")
+    argv = backend_from_env("codex", {"ANTIDRIFT_CODEX_BIN": codex_bin}).args(codex_bin, "/o")
     assert "-m" not in argv and "model_reasoning_effort=low" in argv
-    Service(new_backend("codex", {"ANTIDRIFT_CODEX_BIN": codex_bin})).coach("x")
+    Service(backend_from_env("codex", {"ANTIDRIFT_CODEX_BIN": codex_bin})).coach("x")
     (body,) = stand_in.bodies(RESPONSES)
     assert body["reasoning"]["effort"] == "low"
 
@@ -45,7 +46,7 @@ def test_the_chosen_model_and_effort_reach_the_request(codex_bin, stand_in):
         "ANTIDRIFT_AI_MODEL": "gpt-5.5",
         "ANTIDRIFT_AI_EFFORT": "medium",
     }
-    Service(new_backend("codex", env)).coach("x")
+    Service(backend_from_env("codex", env)).coach("x")
     (body,) = stand_in.bodies(RESPONSES)
     assert body["model"] == "gpt-5.5"
     assert body["reasoning"]["effort"] == "medium"

@@ -26,7 +26,7 @@ from antidrift.ai import (
     UnknownBackend,
     new_backend,
     run_cli,
-    tuning_from_env,
+    tuning_for,
 )
 
 PROMPT = "You are a focus coach. INTENT: write the report"
@@ -34,48 +34,48 @@ PROMPT = "You are a focus coach. INTENT: write the report"
 
 @pytest.mark.parametrize("name", ["", "claude", " Claude "])
 def test_default_and_claude_select_claude(name):
-    backend = new_backend(name, env={})
+    backend = new_backend(name)
     assert isinstance(backend, ClaudeBackend)
     assert backend.name == "claude"
 
 
 def test_codex_by_name():
-    backend = new_backend("codex", env={})
+    backend = new_backend("codex")
     assert isinstance(backend, CodexBackend)
     assert backend.name == "codex"
 
 
 def test_command_splits_like_a_shell():
-    backend = new_backend("command", env={"ANTIDRIFT_AI_COMMAND": 'llm -m "gpt 4o" --no-log'})
+    backend = new_backend("command", command='llm -m "gpt 4o" --no-log')
     assert isinstance(backend, CommandBackend)
     assert backend.argv == ["llm", "-m", "gpt 4o", "--no-log"]
     assert backend.args("/usr/bin/llm") == ["/usr/bin/llm", "-m", "gpt 4o", "--no-log"]
 
 
-@pytest.mark.parametrize("env", [{}, {"ANTIDRIFT_AI_COMMAND": ""}, {"ANTIDRIFT_AI_COMMAND": "  "}])
-def test_command_without_a_command_names_the_fix(env):
+@pytest.mark.parametrize("command", ["", "  "])
+def test_command_without_a_command_names_the_fix(command):
     with pytest.raises(UnknownBackend, match="ANTIDRIFT_AI_COMMAND"):
-        new_backend("command", env=env)
+        new_backend("command", command=command)
 
 
 def test_command_with_unbalanced_quotes_is_unknown_backend():
     with pytest.raises(UnknownBackend, match="ANTIDRIFT_AI_COMMAND"):
-        new_backend("command", env={"ANTIDRIFT_AI_COMMAND": 'llm -m "oops'})
+        new_backend("command", command='llm -m "oops')
 
 
 def test_unknown_name_lists_the_valid_ones():
     with pytest.raises(UnknownBackend) as err:
-        new_backend("gpt", env={})
+        new_backend("gpt")
     assert isinstance(err.value, ValueError)
     for valid in ("claude", "codex", "command"):
         assert valid in str(err.value)
 
 
 def test_bin_overrides_pass_through_new_backend():
-    env = {"ANTIDRIFT_CLAUDE_BIN": "/opt/claude", "ANTIDRIFT_CODEX_BIN": "/opt/codex"}
-    assert new_backend("claude", env=env).bin == "/opt/claude"
-    assert new_backend("codex", env=env).bin == "/opt/codex"
-    assert new_backend("claude", env={"ANTIDRIFT_CLAUDE_BIN": ""}).bin is None
+    bins = {"claude_bin": "/opt/claude", "codex_bin": "/opt/codex"}
+    assert new_backend("claude", **bins).bin == "/opt/claude"
+    assert new_backend("codex", **bins).bin == "/opt/codex"
+    assert new_backend("claude", claude_bin="").bin is None
 
 
 def test_claude_argv_is_the_verified_one():
@@ -97,9 +97,9 @@ def test_claude_argv_is_the_verified_one():
     ]
 
 
-@pytest.mark.parametrize(("value", "on"), [("", False), ("1", True), ("on", True), ("no", False)])
-def test_a_claude_is_kept_warm_only_when_asked(value, on):
-    assert new_backend("claude", env={"ANTIDRIFT_AI_WARM": value}).warm_up is on
+@pytest.mark.parametrize("on", [False, True])
+def test_a_claude_is_kept_warm_only_when_asked(on):
+    assert new_backend("claude", warm=on).warm_up is on
 
 
 def test_claude_gets_the_schema_as_one_compact_json_word():
@@ -145,37 +145,22 @@ def test_codex_model_and_schema_file_when_asked():
 
 
 @pytest.mark.parametrize(
-    ("env", "claude", "codex"),
+    ("tuning", "claude", "codex"),
     [
         ({}, "haiku, low effort", "default model, low effort"),
-        ({"ANTIDRIFT_AI_MODEL": "sonnet"}, "sonnet, low effort", "sonnet, low effort"),
-        ({"ANTIDRIFT_AI_MODEL": "Default"}, "default model, low effort", None),
-        ({"ANTIDRIFT_AI_EFFORT": " HIGH "}, "haiku, high effort", "default model, high effort"),
-        ({"ANTIDRIFT_AI_EFFORT": "default"}, "haiku, default effort", None),
+        ({"model": "sonnet"}, "sonnet, low effort", "sonnet, low effort"),
+        ({"model": "default"}, "default model, low effort", None),
+        ({"effort": "high"}, "haiku, high effort", "default model, high effort"),
+        ({"effort": "default"}, "haiku, default effort", None),
     ],
 )
-def test_model_and_effort_come_from_the_environment(env, claude, codex):
-    assert str(new_backend("claude", env=env).tuning) == claude
+def test_model_and_effort_are_asked_for_as_set(tuning, claude, codex):
+    assert str(new_backend("claude", **tuning).tuning) == claude
     if codex:
-        assert str(new_backend("codex", env=env).tuning) == codex
-    assert new_backend("claude", env=env).tuning.warnings == ()
-
-
-@pytest.mark.parametrize(
-    ("name", "value"),
-    [
-        ("ANTIDRIFT_AI_EFFORT", "max"),
-        ("ANTIDRIFT_AI_EFFORT", "lowest"),
-        ("ANTIDRIFT_AI_MODEL", "--dangerously-skip-permissions"),
-        ("ANTIDRIFT_AI_MODEL", "haiku sonnet"),
-    ],
-)
-def test_an_unusable_model_or_effort_is_a_warning_and_ignored(name, value):
-    tuning = tuning_from_env({name: value}, "haiku")
-    assert tuning == Tuning("haiku", "low")
-    (warning,) = tuning.warnings
-    assert warning.startswith(f"{name}=") and "ignored" in warning
-    assert not any(value in arg for arg in ClaudeBackend(tuning=tuning).args("claude"))
+        assert str(new_backend("codex", **tuning).tuning) == codex
+    assert tuning_for(tuning.get("model", ""), tuning.get("effort", "low"), "haiku") == (
+        new_backend("claude", **tuning).tuning
+    )
 
 
 def test_missing_binary_is_none_and_version_is_none(monkeypatch, tmp_path):

@@ -5,8 +5,7 @@ from __future__ import annotations
 import json
 import logging
 
-from antidrift import bootstrap, serve
-from antidrift.config import Config
+from antidrift import bootstrap, serve, settings
 from antidrift.evidence.report import doctor_lines
 
 TREE = {"type": "root", "nodes": [{"type": "con", "focused": True, "app_id": "foot",
@@ -55,8 +54,10 @@ def test_doctor_reports_a_failing_sample(fake_bin):
 def test_doctor_shows_a_bad_setting_as_a_sentence(monkeypatch, capsys, tmp_path):
     monkeypatch.setenv("ANTIDRIFT_WINDOW_SOURCE", "wayland")
     monkeypatch.setenv("ANTIDRIFT_DATA_DIR", str(tmp_path))
-    assert serve.main(["doctor"]) == 0
-    assert "ANTIDRIFT_WINDOW_SOURCE='wayland' is not a window source" in capsys.readouterr().out
+    assert serve.main(["doctor"]) == 1  # the server would refuse to start
+    assert "ANTIDRIFT_WINDOW_SOURCE='wayland' is not accepted: use one of auto," in (
+        capsys.readouterr().out
+    )
 
 
 # --- the start-up log says the same ---------------------------------------------------------
@@ -65,7 +66,7 @@ def test_doctor_shows_a_bad_setting_as_a_sentence(monkeypatch, capsys, tmp_path)
 def test_the_start_up_log_names_the_picked_source_and_why(fake_bin, tmp_path, caplog):
     fake_bin("swaymsg", f"sys.stdout.write({json.dumps(TREE)!r})")
     env = {"PATH": str(fake_bin.dir), "SWAYSOCK": "/run/user/1000/s.sock", "WAYLAND_DISPLAY": "w"}
-    config = Config.from_env(env, data_dir=tmp_path)
+    config = settings.load(env, data_dir=tmp_path)
     with caplog.at_level(logging.INFO, logger="antidrift"):
         choice = bootstrap.choose_window_source(config)
     assert choice.name == "sway"
@@ -79,7 +80,7 @@ def test_the_start_up_log_says_what_to_install_when_no_source_works(fake_bin, tm
         "XDG_CURRENT_DESKTOP": "KDE",
         "ANTIDRIFT_AW_URL": "http://127.0.0.1:9",
     }  # fmt: skip  (the discard port: no aw-server)
-    config = Config.from_env(env, data_dir=tmp_path)
+    config = settings.load(env, data_dir=tmp_path)
     with caplog.at_level(logging.INFO, logger="antidrift"):
         assert bootstrap.choose_window_source(config).probe is None
     assert "no window source for this session: the desktop's tool is missing: kdotool" in (

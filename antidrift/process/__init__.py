@@ -1,9 +1,14 @@
 """The one subprocess seam: every process AntiDrift starts (coach and judge CLIs, window
 probes, notifiers) runs here, in its own process group, bounded in time and output, killable
-through a cancel scope or all at once at shutdown.
+through a cancel scope or all at once at shutdown. `warm` keeps one started ahead of need.
 
 It imports nothing of the app: its errors say what happened to the process, and each caller
-(ai/, evidence, notify) turns them into sentences for people."""
+(ai/, evidence, notify) turns them into sentences for people.
+
+The rule that keeps the user's other programs safe: a child's process group is signalled
+only before the child is reaped. Once reaped its pid (the group id) may be reused by any
+program; so a child leaves every registry (the running set, its cancel scope) before it is
+reaped, and `_Child.kill_group` refuses once reaping has begun."""
 
 from __future__ import annotations
 
@@ -11,13 +16,11 @@ import contextlib
 import logging
 import math
 import os
-import queue
 import select
 import signal
 import subprocess
 import threading
 import time
-from collections.abc import Callable
 from dataclasses import dataclass, field
 
 log = logging.getLogger("antidrift.process")
@@ -94,21 +97,39 @@ class Result:
     returncode: int
 
 
+_registry_lock = threading.Lock()
+_running: dict[int, _Child] = {}
+
+
 @dataclass(eq=False)
-class _Running:
+class _Child:
+    """One started process; its group may be signalled until, and only until, it is reaped."""
+
     proc: subprocess.Popen
     stopped: bool = False  # set by kill_all_running: the call ends as Cancelled
+    _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
+    _reaping: bool = False
 
+    def kill_group(self) -> None:
+        """SIGKILL its process group, unless it is being (or has been) reaped."""
+        # The group id is the child's pid (start_new_session). Under the lock, so reap()
+        # cannot begin between the check and the signal: the pid is still ours here.
+        with self._lock:
+            if self._reaping:
+                return
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.killpg(self.proc.pid, signal.SIGKILL)
 
-_registry_lock = threading.Lock()
-_running: dict[int, _Running] = {}
-
-
-def _kill_group(proc: subprocess.Popen) -> None:
-    # The group id is the child's pid (start_new_session). Only called before the child is
-    # reaped, so the pid (and with it the group id) cannot have been reused.
-    with contextlib.suppress(ProcessLookupError, PermissionError):
-        os.killpg(proc.pid, signal.SIGKILL)
+    def reap(self, scope: CancelScope | None = None) -> int:
+        """Leave every registry, then reap; from here on nothing signals its group."""
+        # While unreaped the pid is reserved, so the entry under it is this one.
+        with _registry_lock:
+            _running.pop(self.proc.pid, None)
+        if scope is not None:
+            scope._detach(self)
+        with self._lock:
+            self._reaping = True
+        return self.proc.wait()
 
 
 def kill_all_running() -> int:
@@ -117,7 +138,7 @@ def kill_all_running() -> int:
         entries = list(_running.values())
         for entry in entries:
             entry.stopped = True
-            _kill_group(entry.proc)
+            entry.kill_group()
     return len(entries)
 
 
@@ -128,7 +149,7 @@ class CancelScope:
     def __init__(self) -> None:
         self._lock = threading.Lock()
         self._cancelled = False
-        self._procs: set[subprocess.Popen] = set()
+        self._children: set[_Child] = set()
 
     @property
     def cancelled(self) -> bool:
@@ -139,20 +160,19 @@ class CancelScope:
         """Kill the process group of every attached process; later attaches fail."""
         with self._lock:
             self._cancelled = True
-            procs = list(self._procs)
-            for proc in procs:
-                _kill_group(proc)
+            for child in list(self._children):
+                child.kill_group()
 
-    def _attach(self, proc: subprocess.Popen) -> bool:
+    def _attach(self, child: _Child) -> bool:
         with self._lock:
             if self._cancelled:
                 return False
-            self._procs.add(proc)
+            self._children.add(child)
             return True
 
-    def _detach(self, proc: subprocess.Popen) -> None:
+    def _detach(self, child: _Child) -> None:
         with self._lock:
-            self._procs.discard(proc)
+            self._children.discard(child)
 
 
 @dataclass(eq=False)
@@ -169,7 +189,7 @@ class _Sink:
         return b"".join(self.chunks).decode("utf-8", errors="replace")
 
 
-def _read_pipe(pipe, sink: _Sink, proc: subprocess.Popen) -> None:
+def _read_pipe(pipe, sink: _Sink, child: _Child) -> None:
     # The reader owns its pipe and closes it: closing an fd another thread is blocked on
     # could let the fd number be reused under that thread.
     try:
@@ -180,7 +200,7 @@ def _read_pipe(pipe, sink: _Sink, proc: subprocess.Popen) -> None:
                 sink.size = sink.cap
                 sink.overflowed = True
                 if sink.kill_on_overflow:
-                    _kill_group(proc)
+                    child.kill_group()
                     return
                 continue  # keep draining, store nothing more
             sink.chunks.append(chunk)
@@ -202,16 +222,18 @@ def _write_stdin(pipe, data: bytes) -> None:
             pipe.close()
 
 
-def _wait_exit(proc: subprocess.Popen, exited: threading.Event) -> None:
+def _wait_exit(child: _Child, exited: threading.Event) -> None:
     # The fallback where there is no pidfd (macOS, Linux before 5.3).
     # WNOWAIT: learn that the child exited without reaping it, so the group can still be
-    # killed safely (the pid stays reserved until proc.wait() reaps it). os.waitid is missing
-    # on macOS before Python 3.13; there we reap here and accept a tiny pid-reuse window.
+    # killed safely (the pid stays reserved until it is reaped). os.waitid is missing on
+    # macOS before Python 3.13; there the only way to learn of the exit is to reap, and then
+    # the group is left alone: a grandchild may outlive the call rather than a reused pid's
+    # group being killed.
     try:
         if hasattr(os, "waitid"):
-            os.waitid(os.P_PID, proc.pid, os.WEXITED | os.WNOWAIT)
+            os.waitid(os.P_PID, child.proc.pid, os.WEXITED | os.WNOWAIT)
         else:
-            proc.wait()
+            child.reap()
     except (ChildProcessError, OSError):
         pass
     finally:
@@ -246,7 +268,7 @@ def _wait_pidfd(pidfd: int, timeout: float) -> bool:
             return False
 
 
-def _spawn(argv, scope, env, cwd, name) -> tuple[subprocess.Popen, _Running]:
+def _spawn(argv, scope, env, cwd, name) -> tuple[subprocess.Popen, _Child]:
     # Spawning under the registry lock means kill_all_running() cannot miss a process that
     # was started but not yet registered.
     with _registry_lock:
@@ -267,11 +289,11 @@ def _spawn(argv, scope, env, cwd, name) -> tuple[subprocess.Popen, _Running]:
         except OSError as err:
             log.warning("%s: cannot start %s: %s", name, argv[0], err)
             raise StartFailed(name, err.strerror or "") from err
-        entry = _Running(proc)
-        _running[proc.pid] = entry
-    if scope is not None and not scope._attach(proc):
-        _kill_group(proc)
-    return proc, entry
+        child = _Child(proc)
+        _running[proc.pid] = child
+    if scope is not None and not scope._attach(child):
+        child.kill_group()
+    return proc, child
 
 
 def run(
@@ -291,18 +313,18 @@ def run(
         raise Cancelled(name)
     data = stdin.encode("utf-8", errors="replace")  # a lone surrogate must not crash us
     log.debug("%s: running %s", name, argv)
-    proc, entry = _spawn(argv, scope, env, cwd, name)
+    proc, child = _spawn(argv, scope, env, cwd, name)
     out = _Sink(max_output, kill_on_overflow=True)
     err = _Sink(_STDERR_CAP, kill_on_overflow=False)
     exited = threading.Event()
     pidfd = _open_pidfd(proc)
     threads = [
         threading.Thread(target=_write_stdin, args=(proc.stdin, data), daemon=True),
-        threading.Thread(target=_read_pipe, args=(proc.stdout, out, proc), daemon=True),
-        threading.Thread(target=_read_pipe, args=(proc.stderr, err, proc), daemon=True),
+        threading.Thread(target=_read_pipe, args=(proc.stdout, out, child), daemon=True),
+        threading.Thread(target=_read_pipe, args=(proc.stderr, err, child), daemon=True),
     ]
     if pidfd is None:
-        threads.append(threading.Thread(target=_wait_exit, args=(proc, exited), daemon=True))
+        threads.append(threading.Thread(target=_wait_exit, args=(child, exited), daemon=True))
     try:
         for thread in threads:
             thread.start()
@@ -314,16 +336,12 @@ def run(
         if pidfd is not None:
             os.close(pidfd)
         # Always: take down grandchildren that may still hold the pipes, then reap.
-        _kill_group(proc)
-        returncode = proc.wait()
-        with _registry_lock:
-            _running.pop(proc.pid, None)
-        if scope is not None:
-            scope._detach(proc)
+        child.kill_group()
+        returncode = child.reap(scope)
     for thread in threads[1:3]:
         thread.join(_READER_GRACE)
 
-    if (scope is not None and scope.cancelled) or entry.stopped:
+    if (scope is not None and scope.cancelled) or child.stopped:
         raise Cancelled(name)
     if out.overflowed:
         log.debug("%s: stdout exceeded %d bytes; killed", name, max_output)
@@ -332,151 +350,3 @@ def run(
         # Logged by the caller, which knows whether this is news (a probe times out often).
         raise TimedOut(name, timeout, err.text())
     return Result(out.text(), err.text(), returncode)
-
-
-# -- a process kept warm -----------------------------------------------------------------------
-
-_EOF = b""  # what the line reader queues when stdout closes
-
-
-def _read_lines(pipe, lines: queue.Queue, proc: subprocess.Popen, max_line: int, warm) -> None:
-    # Complete lines go to the queue; a line longer than max_line kills the group (the
-    # answer is dropped, as run() drops an oversized stdout). EOF is queued last.
-    pending = b""
-    try:
-        while chunk := pipe.read(_CHUNK):
-            pending += chunk
-            *complete, pending = pending.split(b"\n")
-            for line in complete:
-                lines.put(line + b"\n")
-            if len(pending) > max_line:
-                warm.overflowed = True
-                _kill_group(proc)
-                return
-    except (OSError, ValueError):
-        pass
-    finally:
-        pipe.close()
-        lines.put(_EOF)
-
-
-class Warm:
-    """A process started ahead of need and kept waiting for its input: a line is written
-    when there is work, lines are read back until one says it is done. Its group is killed
-    by stop(), by a cancel scope during an exchange, and by kill_all_running() at shutdown."""
-
-    def __init__(self, proc: subprocess.Popen, entry: _Running, name: str, max_line: int):
-        self.name = name
-        self.overflowed = False
-        self._proc, self._entry, self._max_line = proc, entry, max_line
-        self._lines: queue.Queue[bytes] = queue.Queue()
-        self._err = _Sink(_STDERR_CAP, kill_on_overflow=False)
-        self._stop_lock = threading.Lock()
-        self._stopped = False
-        self._busy = False
-        self._readers = [
-            threading.Thread(
-                target=_read_lines,
-                args=(proc.stdout, self._lines, proc, max_line, self),
-                daemon=True,
-            ),
-            threading.Thread(target=_read_pipe, args=(proc.stderr, self._err, proc), daemon=True),
-        ]
-        for thread in self._readers:
-            thread.start()
-
-    @property
-    def pid(self) -> int:
-        return self._proc.pid
-
-    @property
-    def ready(self) -> bool:
-        """Started, not in an exchange, not stopped, nothing unread (so stdout is open)."""
-        return not (self._busy or self._stopped or self._entry.stopped) and self._lines.empty()
-
-    def exchange(
-        self,
-        line: bytes,
-        *,
-        done: Callable[[bytes], bool],
-        timeout: float,
-        scope: CancelScope | None = None,
-    ) -> list[bytes]:
-        """Write one line, then read lines until done(line) is true; one exchange at a time.
-        Any failure stops the process: it is never left half-way through an answer."""
-        if self._busy:
-            raise RuntimeError("a warm process is already answering")
-        self._busy = True
-        if scope is not None and not scope._attach(self._proc):
-            self.stop()
-            raise Cancelled(self.name)
-        try:
-            return self._exchange(line, done, timeout, scope)
-        finally:
-            self._busy = False
-            if scope is not None:
-                scope._detach(self._proc)
-
-    def _exchange(self, line, done, timeout, scope) -> list[bytes]:
-        try:
-            self._proc.stdin.write(line)
-            self._proc.stdin.flush()
-        except (OSError, ValueError):
-            pass  # it died: the reader's EOF below tells the story
-        deadline = time.monotonic() + max(timeout, 0)
-        read: list[bytes] = []
-        while True:
-            try:
-                got = self._lines.get(timeout=max(deadline - time.monotonic(), 0))
-            except queue.Empty:
-                self.stop()
-                raise TimedOut(self.name, timeout, self._err.text()) from None
-            if got == _EOF:
-                self.stop()
-                if (scope is not None and scope.cancelled) or self._entry.stopped:
-                    raise Cancelled(self.name)
-                if self.overflowed:
-                    raise TooLarge(self.name, self._max_line)
-                raise Exited(self.name, self._err.text())
-            read.append(got)
-            if done(got):
-                return read
-
-    def stderr(self) -> str:
-        """What it wrote to stderr so far (capped; for the log)."""
-        return self._err.text()
-
-    def kill(self) -> None:
-        """SIGKILL its process group now; stop() still reaps it."""
-        with self._stop_lock:
-            if not self._stopped:
-                _kill_group(self._proc)
-
-    def stop(self) -> None:
-        """Kill its process group and reap it; safe to call twice."""
-        with self._stop_lock:
-            if self._stopped:
-                return
-            self._stopped = True
-            _kill_group(self._proc)
-            self._proc.wait()
-            with _registry_lock:
-                _running.pop(self._proc.pid, None)
-        with contextlib.suppress(OSError, ValueError):
-            self._proc.stdin.close()
-        for thread in self._readers:
-            thread.join(_READER_GRACE)
-
-
-def start(
-    argv: list[str],
-    *,
-    env: dict | None = None,
-    cwd: str | None = None,
-    name: str = "cli",
-    max_line: int = 1 << 20,
-) -> Warm:
-    """Start argv (never a shell) to wait for its input; see Warm."""
-    log.debug("%s: starting warm %s", name, argv)
-    proc, entry = _spawn(argv, None, env, cwd, name)
-    return Warm(proc, entry, name, max_line)

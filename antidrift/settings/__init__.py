@@ -1,0 +1,63 @@
+"""Every ANTIDRIFT_* setting: one table, one reader, one frozen Settings, three sources.
+
+`load()` reads them at start-up (default < saved < environment) and refuses a value outside
+what a setting accepts with a SettingsError of one line; `LiveSettings` holds the running
+server's Settings and applies the Settings page's changes. Nothing else reads ANTIDRIFT_*.
+"""
+
+from antidrift.settings.live import LiveSettings, write_atomically
+from antidrift.settings.reader import (
+    SAVED_NAME,
+    InvalidSetting,
+    Reading,
+    SetByEnvironment,
+    SettingsError,
+    SettingsNotSaved,
+    data_dir,
+    load,
+    read,
+    saved_path,
+)
+from antidrift.settings.report import doctor_lines
+from antidrift.settings.table import (
+    BACKENDS,
+    BY_KEY,
+    DEFAULT_HOST,
+    DEFAULT_OLLAMA_URL,
+    DEFAULT_PORT,
+    DEFAULT_THREADS,
+    EFFORTS,
+    PAGE_KEYS,
+    SETTINGS,
+    Setting,
+    Settings,
+    default_data_dir,
+)
+
+__all__ = [
+    "BACKENDS",
+    "BY_KEY",
+    "DEFAULT_HOST",
+    "DEFAULT_OLLAMA_URL",
+    "DEFAULT_PORT",
+    "DEFAULT_THREADS",
+    "EFFORTS",
+    "PAGE_KEYS",
+    "SAVED_NAME",
+    "SETTINGS",
+    "InvalidSetting",
+    "LiveSettings",
+    "Reading",
+    "SetByEnvironment",
+    "Setting",
+    "Settings",
+    "SettingsError",
+    "SettingsNotSaved",
+    "data_dir",
+    "default_data_dir",
+    "doctor_lines",
+    "load",
+    "read",
+    "saved_path",
+    "write_atomically",
+]

@@ -1,0 +1,292 @@
+"""What one setting accepts: parse a text (an environment value, a form field) or say so.
+
+Each kind has `accepted` (the words a refusal ends with), `parse(text)` (the typed value, or
+ValueError) and `show(value)` (the JSON the Settings page and the saved file hold).
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import math
+import re
+import shlex
+from dataclasses import dataclass
+from pathlib import Path
+from urllib.parse import urlsplit
+
+ON = ("1", "on", "yes", "true")
+OFF = ("0", "off", "no", "false")
+
+
+@dataclass(frozen=True)
+class Choice:
+    """One name of a closed set (case and surrounding spaces do not matter)."""
+
+    names: tuple[str, ...]
+
+    @property
+    def accepted(self) -> str:
+        return "one of " + ", ".join(self.names)
+
+    def parse(self, text: str) -> str:
+        value = text.strip().lower()
+        if value not in self.names:
+            raise ValueError(self.accepted)
+        return value
+
+    def show(self, value: str) -> str:
+        return value
+
+
+@dataclass(frozen=True)
+class Number:
+    """A number within low..high: whole, or seconds (finite; `above` makes low exclusive)."""
+
+    low: float
+    high: float
+    whole: bool = False
+    above: bool = False
+
+    @property
+    def accepted(self) -> str:
+        if self.whole:
+            return f"a whole number from {self.low:g} to {self.high:g}"
+        if self.above:
+            return f"a number of seconds more than {self.low:g}, at most {self.high:g}"
+        return f"a number of seconds from {self.low:g} to {self.high:g}"
+
+    def parse(self, text: str) -> int | float:
+        text = text.strip()
+        if self.whole:
+            # ASCII digits only: int() takes "٣" and "²" is a digit to str.isdigit().
+            if not re.fullmatch(r"[0-9]{1,9}", text):
+                raise ValueError(self.accepted)
+            value: float = int(text)
+        else:
+            try:
+                value = float(text)
+            except ValueError:
+                raise ValueError(self.accepted) from None
+        if not math.isfinite(value) or not self.low <= value <= self.high:
+            raise ValueError(self.accepted)
+        if self.above and value <= self.low:
+            raise ValueError(self.accepted)
+        return value
+
+    def show(self, value: int | float) -> int | float:
+        return value
+
+
+@dataclass(frozen=True)
+class Flag:
+    """On or off."""
+
+    accepted = "on or off (1/0, yes/no, true/false also do)"
+
+    def parse(self, text: str) -> bool:
+        value = text.strip().lower()
+        if value not in ON + OFF:
+            raise ValueError(self.accepted)
+        return value in ON
+
+    def show(self, value: bool) -> bool:
+        return value
+
+
+@dataclass(frozen=True)
+class Text:
+    """Free text, or text that must match `pattern` (empty always allowed)."""
+
+    accepted: str = "any text"
+    pattern: str | None = None
+
+    def parse(self, text: str) -> str:
+        value = text.strip()
+        if value and self.pattern and not re.fullmatch(self.pattern, value):
+            raise ValueError(self.accepted)
+        return value
+
+    def show(self, value: str) -> str:
+        return value
+
+
+@dataclass(frozen=True)
+class Model:
+    """A model name: one argv word (a leading dash could read as a flag), or `default`."""
+
+    accepted = "a model name (letters, digits and . _ : / @ -), or default"
+
+    def parse(self, text: str) -> str:
+        value = text.strip()
+        if value.lower() == "default":
+            return "default"
+        if value and not re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9._:/@\[\]-]{0,99}", value):
+            raise ValueError(self.accepted)
+        return value
+
+    def show(self, value: str) -> str:
+        return value
+
+
+@dataclass(frozen=True)
+class Command:
+    """A command line, split like a shell would (never run through one)."""
+
+    example: str
+
+    @property
+    def accepted(self) -> str:
+        return f"a command line whose quotes are balanced, e.g. {self.example}"
+
+    def parse(self, text: str) -> str:
+        try:
+            shlex.split(text)
+        except ValueError:
+            raise ValueError(self.accepted) from None
+        return text.strip()
+
+    def show(self, value: str) -> str:
+        return value
+
+
+@dataclass(frozen=True)
+class Pattern:
+    """A regular expression (case-insensitive); empty means none."""
+
+    accepted = "a valid regular expression, e.g. bank|private"
+
+    def parse(self, text: str) -> re.Pattern[str] | None:
+        if not text.strip():
+            return None
+        try:
+            return re.compile(text, re.IGNORECASE)
+        except (re.error, RecursionError, OverflowError) as exc:
+            raise ValueError(f"{self.accepted} ({exc})") from None
+
+    def show(self, value: re.Pattern[str] | None) -> str:
+        return value.pattern if value is not None else ""
+
+
+def is_loopback(host: str) -> bool:
+    """localhost or a loopback address (127.0.0.0/8, ::1)."""
+    if host.lower() == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host.strip("[]")).is_loopback
+    except ValueError:
+        return False
+
+
+@dataclass(frozen=True)
+class Url:
+    """An http(s) URL with no login and no query; `loopback` also requires a loopback host."""
+
+    example: str
+    loopback: bool = False
+
+    @property
+    def accepted(self) -> str:
+        where = "on this machine (localhost or 127.0.0.1) " if self.loopback else ""
+        return f"an http URL {where}with no user, password or query, e.g. {self.example}"
+
+    def parse(self, text: str) -> str:
+        url = text.strip().rstrip("/")
+        if not url:
+            return ""
+        # urlsplit quietly drops tabs and newlines and keeps spaces; http.client refuses all
+        # of them at the first request: a worker that fails to boot, not a sentence.
+        if not url.isprintable() or any(c.isspace() for c in url):
+            raise ValueError(self.accepted)
+        try:
+            parts = urlsplit(url)
+            parts.port  # noqa: B018 — a port that is no number raises here
+        except ValueError:
+            raise ValueError(self.accepted) from None
+        # No login: a password in this URL would reach the log.
+        if parts.username is not None or parts.password is not None:
+            raise ValueError(self.accepted)
+        if parts.scheme not in ("http", "https") or not parts.hostname or parts.query:
+            raise ValueError(self.accepted)
+        if self.loopback and not is_loopback(parts.hostname):
+            raise ValueError(self.accepted)
+        return url
+
+    def show(self, value: str) -> str:
+        return value
+
+
+@dataclass(frozen=True)
+class Names:
+    """A comma list of host names."""
+
+    accepted = "host names separated by commas, e.g. antidrift.local,laptop"
+
+    def parse(self, text: str) -> tuple[str, ...]:
+        names = tuple(n.strip().lower() for n in text.split(",") if n.strip())
+        if any(not re.fullmatch(r"[a-z0-9._:\[\]-]{1,253}", n) for n in names):
+            raise ValueError(self.accepted)
+        return names
+
+    def show(self, value: tuple[str, ...]) -> str:
+        return ",".join(value)
+
+
+TASK_SOURCES = ("taskwarrior", "github")
+TASK_FILES = ("markdown", "todotxt")
+
+
+@dataclass(frozen=True)
+class Tasks:
+    """A comma list of task sources: taskwarrior, github, markdown:<path>, todotxt:<path>."""
+
+    accepted = (
+        "task sources separated by commas: taskwarrior, github, markdown:<path>, todotxt:<path>"
+    )
+
+    def parse(self, text: str) -> tuple[str, ...]:
+        sources = []
+        for item in (i.strip() for i in text.split(",")):
+            if not item:
+                continue
+            kind, colon, path = item.partition(":")
+            kind = kind.strip().lower()
+            if kind in TASK_SOURCES and not colon:
+                sources.append(kind)
+            elif kind in TASK_FILES and path.strip() and path.isprintable():
+                sources.append(f"{kind}:{path.strip()}")
+            else:
+                raise ValueError(self.accepted)
+        return tuple(sources)
+
+    def show(self, value: tuple[str, ...]) -> str:
+        return ",".join(value)
+
+
+@dataclass(frozen=True)
+class Folder:
+    """A directory path (~ expanded)."""
+
+    accepted = "a directory path"
+
+    def parse(self, text: str) -> Path:
+        if not text.strip() or "\0" in text:
+            raise ValueError(self.accepted)
+        return Path(text.strip()).expanduser()
+
+    def show(self, value: Path) -> str:
+        return str(value)
+
+
+def as_text(value: object, kind: object = None) -> str:
+    """A JSON or form value as the text `kind` parses; TypeError for objects, null, and lists
+    for a kind that is no list."""
+    if isinstance(value, str):
+        return value
+    if isinstance(value, bool):
+        return "on" if value else "off"
+    if isinstance(value, int | float):
+        return repr(value)
+    many = isinstance(kind, Names | Tasks)
+    if many and isinstance(value, list) and all(isinstance(v, str) for v in value):
+        return ",".join(value)  # a list setting (tasks, hosts) sent as a JSON list
+    raise TypeError("a text, a number or true/false")

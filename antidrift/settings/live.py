@@ -1,0 +1,167 @@
+"""The running server's settings: the current Settings, and the Settings page's changes.
+
+`update()` validates every change first (nothing is saved when one is refused), refuses a key
+the environment sets, writes the saved file atomically, then swaps the current Settings and
+tells each subscriber — the runtime takes the new values up for the next commitment.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import logging
+import os
+import tempfile
+import threading
+from collections.abc import Callable, Mapping
+from pathlib import Path
+
+from antidrift.settings.kinds import as_text
+from antidrift.settings.reader import (
+    InvalidSetting,
+    SetByEnvironment,
+    SettingsNotSaved,
+    conflicts,
+    read_saved,
+    saved_path,
+)
+from antidrift.settings.table import BY_KEY, PAGE_KEYS, SETTINGS, Settings, default_of
+
+log = logging.getLogger("antidrift")
+Subscriber = Callable[[Settings], None]
+
+
+class LiveSettings:
+    """The Settings a server runs with now, changed only through `update()`. Thread-safe."""
+
+    def __init__(self, settings: Settings, path: Path | None = None) -> None:
+        self._settings = settings
+        self.path = path or saved_path(settings.data_dir)
+        self._subscribers: list[Subscriber] = []
+        self._lock = threading.Lock()
+
+    def current(self) -> Settings:
+        """The Settings in force now (frozen: hold on to it for a whole commitment)."""
+        return self._settings
+
+    def describe(self) -> dict[str, dict[str, object]]:
+        """The Settings page's keys: `{key: {"value": …, "source": …}}` (GET /settings.json)."""
+        settings = self._settings
+        return {k: {"value": settings.shown(k), "source": settings.source(k)} for k in PAGE_KEYS}
+
+    def subscribe(self, callback: Subscriber) -> Callable[[], None]:
+        """Call `callback(new_settings)` after each update; returns the unsubscribe."""
+        with self._lock:
+            self._subscribers.append(callback)
+
+        def unsubscribe() -> None:
+            with self._lock, contextlib.suppress(ValueError):
+                self._subscribers.remove(callback)
+
+        return unsubscribe
+
+    def update(self, changes: Mapping[str, object]) -> Settings:
+        """Validate, save and apply changes (Settings page keys; None forgets a saved value).
+
+        InvalidSetting (400) for an unknown key or a refused value, SetByEnvironment (409) for
+        a key the environment sets, SettingsNotSaved (503) when the file cannot be written;
+        in each case nothing is saved and nothing changes.
+        """
+        with self._lock:
+            before = self._settings
+            values, forgotten = self._parse(before, changes)
+            sources = dict(before.sources)
+            for key in values:
+                sources[key] = "saved"
+            for key in forgotten:
+                values[key] = default_of(key)
+                sources.pop(key, None)
+            after = before.replace(**values, sources=sources)
+            merged = {s.key: getattr(after, s.key) for s in SETTINGS}
+            refused = conflicts(merged, _page_label)
+            if refused:
+                raise refused[0]
+            self._save(after, changed=set(values) - set(forgotten), forgotten=forgotten)
+            self._settings = after
+            subscribers = list(self._subscribers)
+        for callback in subscribers:
+            try:
+                callback(after)
+            except Exception:  # one subscriber's fault must not hide the change from others
+                log.exception("a settings subscriber failed")
+        return after
+
+    def _parse(
+        self, before: Settings, changes: Mapping[str, object]
+    ) -> tuple[dict[str, object], set[str]]:
+        values: dict[str, object] = {}
+        forgotten: set[str] = set()
+        for key, raw in changes.items():
+            setting = BY_KEY.get(key)
+            if setting is None or not setting.page:
+                raise InvalidSetting(
+                    f"There is no setting {key!r} to change here; these are:"
+                    f" {', '.join(PAGE_KEYS)}.",
+                    key,
+                )
+            if before.source(key) == "environment":
+                raise SetByEnvironment(
+                    f"{key} is set by {setting.variable} in the server's environment, which"
+                    f" wins over this page: change or unset {setting.variable} and restart.",
+                    key,
+                )
+            if raw is None:
+                forgotten.add(key)
+                continue
+            try:
+                values[key] = setting.kind.parse(as_text(raw, setting.kind))
+            except (ValueError, TypeError) as exc:
+                raise InvalidSetting(f"{key}: {raw!r} is not accepted; use {exc}.", key) from None
+        return values, forgotten
+
+    def _save(self, after: Settings, *, changed: set[str], forgotten: set[str]) -> None:
+        """Write the file atomically: a crash leaves the old file or the new, never half."""
+        try:
+            data = read_saved(self.path)
+        except InvalidSetting:
+            data = {}  # unreadable (and refused at the last start unless the environment won)
+        for key in changed:
+            data[key] = after.shown(key)
+        for key in forgotten:
+            data.pop(key, None)
+        text = json.dumps(data, indent=2, ensure_ascii=False, sort_keys=True) + "\n"
+        try:
+            write_atomically(self.path, text)
+        except OSError as exc:
+            raise SettingsNotSaved(
+                f"The settings could not be saved in {self.path.parent} ({exc.strerror or exc});"
+                " nothing changed."
+            ) from None
+
+
+def write_atomically(path: Path, text: str) -> None:
+    """Write text to path through a synced temporary file and a rename."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, temp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            f.write(text)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(temp, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(temp)
+        raise
+    with contextlib.suppress(OSError):  # the rename itself survives a power cut
+        directory = os.open(path.parent, os.O_RDONLY)
+        try:
+            os.fsync(directory)
+        finally:
+            os.close(directory)
+
+
+def _page_label(key: str) -> str:
+    """A setting as the Settings page names it (one it cannot change: by its variable)."""
+    setting = BY_KEY[key]
+    return key if setting.page else setting.variable

@@ -1,0 +1,214 @@
+"""The one reader of ANTIDRIFT_* variables: default, then the saved file, then the environment.
+
+A value a setting does not accept is a refusal in one line naming the variable (or the saved
+file and key), the value and what is accepted — never a warning that runs on with something
+the user did not ask for (ANTIDRIFT_DRIFT=of once kept sending window titles to the AI).
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from urllib.parse import urlsplit
+
+from antidrift.settings.kinds import as_text, is_loopback
+from antidrift.settings.table import (
+    BY_KEY,
+    PAGE_KEYS,
+    SETTINGS,
+    Setting,
+    Settings,
+    default_data_dir,
+    default_of,
+)
+
+log = logging.getLogger("antidrift")
+SAVED_NAME = "settings.json"
+
+
+class SettingsError(ValueError):
+    """A setting refused; the message is one sentence that names it and what is accepted.
+
+    `status` is the HTTP status the web layer answers with; `key` the setting, when one.
+    """
+
+    status = 400
+
+    def __init__(self, message: str, key: str | None = None) -> None:
+        super().__init__(message)
+        self.message, self.key = message, key
+
+
+class InvalidSetting(SettingsError):
+    """A value outside what the setting accepts (or that another setting rules out)."""
+
+
+class SetByEnvironment(SettingsError):
+    """The environment sets this value; the Settings page cannot change it."""
+
+    status = 409
+
+
+class SettingsNotSaved(SettingsError):
+    """The saved file could not be written; nothing changed."""
+
+    status = 503
+
+
+@dataclass
+class Reading:
+    """Every value with its source, and each problem as the one line that refuses it."""
+
+    values: dict[str, object]
+    sources: dict[str, str]
+    problems: list[SettingsError] = field(default_factory=list)
+    saved: dict[str, object] = field(default_factory=dict)  # the file's JSON, as read
+    path: Path | None = None
+
+
+def saved_path(data_dir: Path) -> Path:
+    """Where the Settings page's choices are kept."""
+    return data_dir / SAVED_NAME
+
+
+def data_dir(env: Mapping[str, str] | None = None, flag: str | Path | None = None) -> Path:
+    """The data directory alone (--data-dir, else ANTIDRIFT_DATA_DIR, else the default), for
+    commands that only need to find it (status, backup) and must not refuse other settings."""
+    env = os.environ if env is None else env
+    chosen = flag or (env.get(BY_KEY["data_dir"].variable) or "").strip()
+    return Path(chosen).expanduser() if chosen else default_data_dir(env)
+
+
+def read(
+    env: Mapping[str, str] | None = None,
+    *,
+    data_dir: str | Path | None = None,
+    overrides: Mapping[str, object] | None = None,
+) -> Reading:
+    """Read every setting without raising: doctor shows the problems, load() refuses them."""
+    env = os.environ if env is None else env
+    overrides = {k: v for k, v in (overrides or {}).items() if v is not None}
+    if data_dir is not None:
+        overrides["data_dir"] = Path(data_dir).expanduser()
+    values: dict[str, object] = {}
+    sources: dict[str, str] = {}
+    problems: list[SettingsError] = []
+
+    def take(setting: Setting, saved: Mapping[str, object], path: Path | None) -> None:
+        key, text = setting.key, (env.get(setting.variable) or "").strip()
+        if text:
+            # Checked even when a flag overrides it: one rule for every value given.
+            try:
+                values[key], sources[key] = setting.kind.parse(text), "environment"
+            except ValueError as exc:
+                problems.append(InvalidSetting(_env_refusal(setting, text, exc), key))
+        if key in overrides:
+            values[key], sources[key] = overrides[key], "command line"
+        elif key in saved and not text and setting.page:
+            try:
+                values[key] = setting.kind.parse(as_text(saved[key], setting.kind))
+                sources[key] = "saved"
+            except (ValueError, TypeError) as exc:
+                message = (
+                    f"{path} says {key}={saved[key]!r}, which is not accepted: use {exc}."
+                    f" Fix or remove it there, or set {setting.variable}."
+                )
+                problems.append(InvalidSetting(message, key))
+
+    take(BY_KEY["data_dir"], {}, None)
+    if "data_dir" not in values:
+        values["data_dir"] = default_data_dir(env)
+    path = saved_path(values["data_dir"])  # type: ignore[arg-type]
+    try:
+        saved = read_saved(path)
+    except SettingsError as exc:
+        problems.append(exc)
+        saved = {}
+    for setting in SETTINGS:
+        if setting.key != "data_dir":
+            take(setting, saved, path)
+    if not problems:
+        merged = {s.key: values.get(s.key, default_of(s.key)) for s in SETTINGS}
+        problems += conflicts(merged, lambda key: BY_KEY[key].variable)
+    return Reading(values, sources, problems, saved, path)
+
+
+def load(
+    env: Mapping[str, str] | None = None,
+    *,
+    data_dir: str | Path | None = None,
+    overrides: Mapping[str, object] | None = None,
+) -> Settings:
+    """The Settings to run with; SettingsError (one line) for the first refused value."""
+    env = os.environ if env is None else env
+    reading = read(env, data_dir=data_dir, overrides=overrides)
+    if reading.problems:
+        raise reading.problems[0]
+    return Settings(**reading.values, env=dict(env), sources=reading.sources)  # type: ignore[arg-type]
+
+
+def read_saved(path: Path) -> dict[str, object]:
+    """The saved file's settings (none when it does not exist); SettingsError if unreadable."""
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (FileNotFoundError, NotADirectoryError):
+        return {}
+    except PermissionError:
+        if not os.access(path.parent, os.X_OK):
+            return {}  # the data directory itself is unusable: the store's check says how
+        raise InvalidSetting(f"{path} cannot be read: fix its permissions or remove it.") from None
+    except (OSError, UnicodeDecodeError, ValueError) as exc:
+        raise InvalidSetting(
+            f"{path} cannot be read as saved settings ({exc}): fix it or remove it."
+        ) from None
+    if not isinstance(data, dict):
+        raise InvalidSetting(f"{path} is not a JSON object of settings: fix it or remove it.")
+    for key in data:
+        if key not in PAGE_KEYS:
+            # A newer version's setting, or a hand edit: kept in the file, not used.
+            log.warning("%s: %r is not a setting saved from the Settings page; ignored", path, key)
+    return data
+
+
+def conflicts(values: Mapping[str, object], label: Callable[[str], str]) -> list[InvalidSetting]:
+    """Values that are fine alone and refused together; `label` names a setting in the
+    words of where it was set (a variable at start-up, a key on the Settings page)."""
+    found = []
+    backend, model, url = values["ai_backend"], values["ai_model"], values["ai_url"]
+    if backend == "ollama" and model in ("", "default"):
+        found.append(
+            ("ai_model", f"{label('ai_backend')}=ollama needs {label('ai_model')}: the name of"
+             " a model ollama has pulled, e.g. llama3.2.")
+        )  # fmt: skip
+    if backend == "openai" and not url:
+        found.append(
+            ("ai_url", f"{label('ai_backend')}=openai needs {label('ai_url')}: the server's"
+             " address, e.g. http://127.0.0.1:8080/v1.")
+        )  # fmt: skip
+    if backend == "command" and not values["ai_command"]:
+        found.append(
+            ("ai_command", f"{label('ai_backend')}=command needs {label('ai_command')}: the"
+             " command to run, e.g. llm -m gpt-4o-mini.")
+        )  # fmt: skip
+    if values["notify"] == "command" and not values["notify_command"]:
+        found.append(
+            ("notify_command", f"{label('notify')}=command needs {label('notify_command')}:"
+             " the command that shows a notification, e.g. notify-send -a AntiDrift --.")
+        )  # fmt: skip
+    host = urlsplit(str(url)).hostname if url else None
+    if host and not is_loopback(host) and not values["ai_allow_remote"]:
+        found.append(
+            ("ai_url", f"{label('ai_url')}={url!r} is not on this machine: refused, because what"
+             f" you plan and your window titles would go there (set {label('ai_allow_remote')}=1"
+             " if you mean it).")
+        )  # fmt: skip
+    return [InvalidSetting(message, key) for key, message in found]
+
+
+def _env_refusal(setting: Setting, text: str, exc: Exception) -> str:
+    shown = "(hidden)" if setting.secret else repr(text)
+    return f"{setting.variable}={shown} is not accepted: use {exc}."

@@ -1,0 +1,20 @@
+"""Settings as a test's environment would give them, through the one settings reader."""
+
+from __future__ import annotations
+
+import tempfile
+from collections.abc import Mapping
+from pathlib import Path
+
+from antidrift import ai, bootstrap, settings
+
+
+def settings_from_env(env: Mapping[str, str], data_dir: Path | None = None) -> settings.Settings:
+    """load() with `env` as the whole environment and a data directory with nothing saved."""
+    folder = data_dir or Path(tempfile.mkdtemp(prefix="antidrift-settings-"))
+    return settings.load(env, data_dir=folder)
+
+
+def backend_from_env(name: str, env: Mapping[str, str]) -> ai.Backend:
+    """The backend `name` with the tuning and binaries `env` sets (ANTIDRIFT_* variables)."""
+    return bootstrap.new_backend(settings_from_env(env), name)
