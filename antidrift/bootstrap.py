@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from datetime import timedelta
 from typing import Protocol
 
-from antidrift import ai, evidence
+from antidrift import ai, evidence, tasks
 from antidrift.ai.reflect import ReflectService
 from antidrift.clock import Clock, SystemClock
 from antidrift.datalock import DataDirLock, acquire
@@ -213,6 +213,7 @@ def build_runtime(settings: Settings, *, clock: Clock | None = None) -> Runtime:
         if probe
         else None
     )
+    live = LiveSettings(settings)
     return Runtime(
         controller,
         store,
@@ -222,9 +223,22 @@ def build_runtime(settings: Settings, *, clock: Clock | None = None) -> Runtime:
         notifier,
         lock=lock,
         drift_info=drift_info,
-        settings=LiveSettings(settings),
+        settings=live,
         reads=ReadModel(store),
+        tasks=task_board(live),
     )
+
+
+def task_board(live: LiveSettings) -> Board:
+    """The user's task sources as the settings name them now (a change on the Settings page
+    applies at the next listing); the CLIs run with the server's environment (the user's
+    TASKRC, GH_HOST, login)."""
+
+    def sources() -> list[tasks.TaskSource]:
+        settings = live.current()
+        return tasks.build(tasks.parse(",".join(settings.tasks)), settings.env or os.environ)
+
+    return Board(sources)
 
 
 def choose_window_source(settings: Settings) -> evidence.Choice:

@@ -14,6 +14,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import urlsplit
 
+from antidrift import tasks
+
 ON = ("1", "on", "yes", "true")
 OFF = ("0", "off", "no", "false")
 
@@ -231,32 +233,20 @@ class Names:
         return ",".join(value)
 
 
-TASK_SOURCES = ("taskwarrior", "github")
-TASK_FILES = ("markdown", "todotxt")
-
-
 @dataclass(frozen=True)
 class Tasks:
-    """A comma list of task sources: taskwarrior, github, markdown:<path>, todotxt:<path>."""
+    """A comma list of task sources (antidrift/tasks/registry.py, the one list of them and
+    the one reader of their syntax): taskwarrior, github, markdown:<path>, todotxt:<path>."""
 
-    accepted = (
-        "task sources separated by commas: taskwarrior, github, markdown:<path>, todotxt:<path>"
-    )
+    @property
+    def accepted(self) -> str:
+        return f"task sources separated by commas: {', '.join(tasks.forms())}"
 
     def parse(self, text: str) -> tuple[str, ...]:
-        sources = []
-        for item in (i.strip() for i in text.split(",")):
-            if not item:
-                continue
-            kind, colon, path = item.partition(":")
-            kind = kind.strip().lower()
-            if kind in TASK_SOURCES and not colon:
-                sources.append(kind)
-            elif kind in TASK_FILES and path.strip() and path.isprintable():
-                sources.append(f"{kind}:{path.strip()}")
-            else:
-                raise ValueError(self.accepted)
-        return tuple(sources)
+        try:
+            return tuple(str(spec) for spec in tasks.parse(text))
+        except ValueError as exc:
+            raise ValueError(f"{self.accepted} ({exc})") from None
 
     def show(self, value: tuple[str, ...]) -> str:
         return ",".join(value)

@@ -5,8 +5,8 @@ One module per source (taskwarrior, github, markdown, todotxt), one table of the
 (registry.SOURCES), the shared shapes (source.py), bounded file edits (textfile.py) and the
 parallel, bounded listing (board.py). Nothing here imports Flask or the controller."""
 
-from antidrift.tasks.board import Board, Listing, Offer, outcome_text, split_key
-from antidrift.tasks.registry import SOURCES, Spec, available, build, parse
+from antidrift.tasks.board import Board, Listing, Offer, doctor_lines, outcome_text, split_key
+from antidrift.tasks.registry import SOURCES, Spec, available, build, forms, parse
 from antidrift.tasks.source import DONE, NOTE, Conflict, Gone, SourceError, Task, TaskSource
 
 __all__ = [
@@ -24,6 +24,8 @@ __all__ = [
     "TaskSource",
     "available",
     "build",
+    "doctor_lines",
+    "forms",
     "outcome_text",
     "parse",
     "split_key",

@@ -182,3 +182,15 @@ def _wait_all(done: threading.Semaphore, count: int, deadline: float) -> None:
     for _ in range(count):
         if not done.acquire(timeout=max(end - time.monotonic(), 0)):
             return
+
+
+def doctor_lines(sources: Sequence[TaskSource]) -> list[str]:
+    """`antidrift doctor`'s task section: each configured source and what it answers now."""
+    if not sources:
+        return ["task sources: none (ANTIDRIFT_TASKS)"]
+    lines = ["task sources (ANTIDRIFT_TASKS):"]
+    for source in sources:
+        listing = Board(lambda source=source: [source]).listing()
+        count = f"{source.label}: {len(listing.tasks)} open task(s) listed"
+        lines.append(f"  {source.kind:12} {listing.problems[0] if listing.problems else count}")
+    return lines

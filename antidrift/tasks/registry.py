@@ -56,7 +56,7 @@ class Spec:
 
 def parse(value: str) -> tuple[Spec, ...]:
     """The `tasks` setting (`taskwarrior, github, markdown:<path>, todotxt:<path>`) → specs,
-    duplicates dropped; ValueError with a sentence naming the fault."""
+    duplicates dropped; ValueError naming the one fault (settings/kinds.py words the rest)."""
     specs: list[Spec] = []
     for item in (part.strip() for part in value.split(",")):
         if not item:
@@ -64,19 +64,17 @@ def parse(value: str) -> tuple[Spec, ...]:
         kind, colon, path = item.partition(":")
         kind, path = kind.strip().lower(), path.strip()
         if kind not in SOURCES:
-            raise ValueError(
-                f"{kind!r} is not a task source: use {', '.join(_forms())}, separated by commas."
-            )
+            raise ValueError(f"{kind!r} is not a task source")
         if SOURCES[kind].takes_path:
             if not path:
-                raise ValueError(f"{kind} needs the file's path: {kind}:/path/to/file.")
+                raise ValueError(f"{kind} needs the file's path, as {kind}:/path/to/file")
             if not os.path.isabs(os.path.expanduser(path)):
-                raise ValueError(f"{kind}:{path} is not a full path (start it with / or ~).")
-            if any(not c.isprintable() for c in path):
-                raise ValueError(f"{kind}: the path contains control characters.")
+                raise ValueError(f"{kind}:{path} is not a full path: start it with / or ~")
+            if not path.isprintable():
+                raise ValueError(f"the path after {kind}: contains control characters")
             spec = Spec(kind, path)
         elif colon:
-            raise ValueError(f"{kind} takes no path: write just {kind}.")
+            raise ValueError(f"{kind} takes no path")
         else:
             spec = Spec(kind)
         if spec not in specs:
@@ -84,7 +82,8 @@ def parse(value: str) -> tuple[Spec, ...]:
     return tuple(specs)
 
 
-def _forms() -> list[str]:
+def forms() -> list[str]:
+    """How each source is written in the setting: `taskwarrior`, `markdown:<path>`, …"""
     return [f"{name}:<path>" if kind.takes_path else name for name, kind in SOURCES.items()]
 
 

@@ -9,7 +9,7 @@ import pytest
 
 from antidrift.app import create_app
 from antidrift.bootstrap import Runtime
-from antidrift.config import Config
+from antidrift.settings import Settings
 from antidrift.tasks import Board, SourceError, Task
 from antidrift.tasks.markdown import MarkdownSource
 from antidrift.tasks.todotxt import TodoTxtSource
@@ -64,7 +64,7 @@ def client(tmp_path, controller, store, clock, fake_coach, sources):
     runtime = Runtime(
         controller, store, clock, coach_info_for(fake_coach), tasks=Board(lambda: sources)
     )
-    app = create_app(Config(data_dir=tmp_path), runtime=runtime)
+    app = create_app(Settings(data_dir=tmp_path), runtime=runtime)
     app.config.update(TESTING=True)
     return app.test_client()
 
@@ -339,7 +339,7 @@ def test_todotxt_only_marks_done(tmp_path, controller, store, clock, fake_coach)
     todo.write_text("(A) Pay rent\n")
     board = Board(lambda: [TodoTxtSource(todo)])
     runtime = Runtime(controller, store, clock, coach_info_for(fake_coach), tasks=board)
-    client = create_app(Config(data_dir=tmp_path), runtime=runtime).test_client()
+    client = create_app(Settings(data_dir=tmp_path), runtime=runtime).test_client()
     cid = review_of(client, "Pay rent")
     review = parse(client.get("/").get_data(as_text=True))
     buttons = [b for b in review.find_all("button") if b.get("hx-post") == "/tasks/writeback"]
@@ -348,3 +348,31 @@ def test_todotxt_only_marks_done(tmp_path, controller, store, clock, fake_coach)
         "/tasks/writeback", json={"commitment": cid, "action": "done", "outcome": "met"}
     )
     assert response.status_code == 200 and todo.read_text().startswith("x ")
+
+
+# -- privacy: a task's title reaches the AI only as the intent the user sharpens -----------------
+
+
+def test_the_title_reaches_the_coach_only_when_the_user_sharpens_it(client, fake_coach):
+    client.post("/planning", data={"task": key_of(client, "Call the bank")})
+    client.post("/coach", data={"intent": "sort out the mortgage paperwork"})
+    fake_coach.wait_calls(1)
+    assert fake_coach.intents == ["sort out the mortgage paperwork"]
+    client.post(
+        "/coach", data={"intent": "Call the bank"}
+    )  # the picked title, as the page fills it
+    fake_coach.wait_calls(2)
+    assert fake_coach.intents[1] == "Call the bank"
+
+
+def test_the_reflection_is_told_nothing_of_the_task(client, controller):
+    from dataclasses import asdict
+
+    from antidrift.insights import WindowTime
+    from antidrift.reflecting import review_facts
+
+    review_of(client, "Call the bank")
+    commitment = controller.snapshot().commitment
+    assert commitment.task.title == "Call the bank"
+    facts = asdict(review_facts(commitment, WindowTime((), (), 0), None))
+    assert "Call the bank" not in repr(facts)

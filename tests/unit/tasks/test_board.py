@@ -8,7 +8,7 @@ import time
 import pytest
 
 from antidrift.tasks import Board, Gone, SourceError, Task, outcome_text
-from antidrift.tasks.board import interleave
+from antidrift.tasks.board import doctor_lines, interleave
 
 
 class FakeSource:
@@ -111,3 +111,15 @@ def test_the_written_text_says_outcome_action_time_and_note():
     assert outcome_text("missed", "Draft intro", 25, "phone rang", "2026-12-03").endswith(
         "(25 min). phone rang"
     )
+
+
+def test_doctor_says_what_each_source_answers_now():
+    lines = doctor_lines(
+        [FakeSource("github", ["a", "b"]), FakeSource("markdown", error="x.md: gone.")]
+    )
+    assert lines == [
+        "task sources (ANTIDRIFT_TASKS):",
+        "  github       Github: 2 open task(s) listed",
+        "  markdown     x.md: gone.",
+    ]
+    assert doctor_lines([]) == ["task sources: none (ANTIDRIFT_TASKS)"]

@@ -7,6 +7,7 @@ import re
 
 import pytest
 
+from antidrift.settings.kinds import Tasks
 from antidrift.tasks import SOURCES, SourceError, Spec, parse
 from antidrift.tasks.github import parse_issues
 from antidrift.tasks.source import MAX_TITLE, clean_title
@@ -29,17 +30,28 @@ def test_the_setting_names_sources_and_file_paths():
 @pytest.mark.parametrize(
     ("value", "says"),
     [
-        ("jira", "'jira' is not a task source: use taskwarrior, github, markdown:<path>"),
-        ("markdown", "markdown needs the file's path"),
-        ("markdown:", "markdown needs the file's path"),
-        ("todotxt:notes/todo.txt", "todotxt:notes/todo.txt is not a full path"),
+        ("jira", "'jira' is not a task source"),
+        ("markdown", "markdown needs the file's path, as markdown:/path/to/file"),
+        ("markdown:", "markdown needs the file's path, as markdown:/path/to/file"),
+        ("todotxt:notes/todo.txt", "todotxt:notes/todo.txt is not a full path: start it with /"),
         ("github:me", "github takes no path"),
-        ("markdown:/tmp/a\x07b.md", "markdown: the path contains control characters"),
+        ("markdown:/tmp/a\x07b.md", "the path after markdown: contains control characters"),
     ],
 )
-def test_a_bad_setting_is_one_sentence(value, says):
+def test_a_bad_setting_names_its_one_fault(value, says):
     with pytest.raises(ValueError, match="^" + re.escape(says)):
         parse(value)
+
+
+def test_the_settings_reader_refuses_with_the_registrys_words():
+    # settings/kinds.py reads ANTIDRIFT_TASKS through this registry: one validator.
+    with pytest.raises(ValueError) as refused:
+        Tasks().parse("taskwarrior, jira")
+    assert str(refused.value) == (
+        "task sources separated by commas: taskwarrior, github, markdown:<path>,"
+        " todotxt:<path> ('jira' is not a task source)"
+    )
+    assert Tasks().parse(" GitHub ,markdown:~/n.md, github") == ("github", "markdown:~/n.md")
 
 
 def test_the_registry_is_the_one_list_of_sources():
