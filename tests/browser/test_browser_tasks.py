@@ -148,8 +148,10 @@ def test_pick_a_task_sharpen_start_finish_and_write_back(page, app, ui):
 def test_a_markdown_task_gets_its_line_from_the_history(page, app, ui):
     expect = ui.expect
     ui.plan(page)
-    page.locator("#tasks").get_by_role("button", name="Book the venue for the offsite").click()
+    picked = page.locator("#tasks").get_by_role("button", name="Book the venue for the offsite")
+    picked.click()
     expect(page.locator("#intent")).to_have_value("Book the venue for the offsite")
+    expect(picked).to_be_focused()  # focus stays where the user clicked: typing goes on there
     page.get_by_label("Next action", exact=True).fill("Call three venues")
     page.get_by_label("Done when", exact=True).fill("One booked")
     page.get_by_role("button", name="Start").click()

@@ -182,6 +182,7 @@ def test_picking_while_planning_fills_the_intent_and_another_pick_replaces_it(cl
         "Call the bank",
         "true",
     )
+    assert "autofocus" not in intent.attrs  # focus must not jump while the user types on
     client.post("/planning", data={"task": key_of(client, "Fix login")})
     client.post("/commitment", json=PLAN)
     assert state(client)["commitment"]["task"]["title"] == "Fix login"
