@@ -2,8 +2,20 @@
 
 from __future__ import annotations
 
-# `antidrift:create_app()` (gunicorn) and `flask --app antidrift run` get the app a server
-# runs: wired by antidrift.app.create_app, with its runtime started.
-from antidrift.app import serving_app as create_app
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from antidrift.app import create_app
 
 __all__ = ["create_app"]
+
+
+def __getattr__(name: str) -> Any:
+    # `antidrift:create_app()` (gunicorn) and `flask --app antidrift run` find the one app
+    # factory here; it is imported on first use so that `import antidrift.domain` (or drift,
+    # ai, the command line) loads no Flask, no controller and no web module.
+    if name == "create_app":
+        from antidrift.app import create_app
+
+        return create_app
+    raise AttributeError(f"module 'antidrift' has no attribute {name!r}")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import atexit
+import sys
 import threading
 from importlib.resources import files
 from pathlib import Path
@@ -11,8 +12,8 @@ from flask import Flask
 from jinja2 import Environment, FileSystemLoader, select_autoescape
 
 from antidrift import bootstrap
+from antidrift.ports import StoreError
 from antidrift.settings import Settings, SettingsError, load
-from antidrift.store import StoreError
 from antidrift.web import errors, reflection, routes, security, sockets, tasks
 from antidrift.web.push import Hub
 from antidrift.web.render import Renderer
@@ -42,12 +43,24 @@ def resource_dir(name: str) -> Path:
 def create_app(
     settings: Settings | None = None, *, runtime: bootstrap.Runtime | None = None
 ) -> Flask:
-    """Wire Flask around a runtime: routes, sockets, renderer, hub. Starts nothing.
+    """The one app factory (`antidrift:create_app()` for gunicorn and `flask --app antidrift
+    run`): wires Flask around a runtime — routes, sockets, renderer, hub — and starts nothing.
 
-    Tests pass a runtime of fakes; without one it is built (not started) from the settings.
+    Without a runtime one is built from the settings (a refusal is one line: SystemExit) and
+    started by whoever serves the app: gunicorn's post_worker_init hook (`antidrift serve`,
+    the repo's gunicorn.conf.py), else the first request (`flask run`); it stops at exit.
+    Tests pass a runtime of fakes and start it themselves when they need it.
     """
-    settings = settings or load()
-    runtime = runtime or bootstrap.build_runtime(settings)
+    built = runtime is None
+    try:
+        settings = settings or load()
+        runtime = runtime or bootstrap.build_runtime(settings)
+    except (SettingsError, StoreError) as exc:
+        # A refusal (already running, a database that is not ours, a bad setting) is one
+        # line, not a traceback from whichever server loaded us; exit status 3 is gunicorn's
+        # "worker failed to boot", which stops it rather than starting worker after worker.
+        print(f"antidrift: {exc}", file=sys.stderr)
+        raise SystemExit(3) from None
     static_dir = resource_dir("static")
     app = Flask(__name__, static_folder=str(static_dir), static_url_path="/static")
     app.config.update(
@@ -85,25 +98,14 @@ def create_app(
     app.register_blueprint(reflection.bp)
     app.register_blueprint(tasks.bp)
     sockets.install(app)
+    if built:
+        # Started once, before the first request is served (idempotent, and cheap once
+        # started); under gunicorn the post_worker_init hook has started it already.
+        app.before_request(runtime.start)
+        atexit.register(runtime.stop)
     return app
 
 
 def runtime_of(app: Flask) -> bootstrap.Runtime:
     """The runtime an app serves (gunicorn's hooks stop it through this)."""
     return app.extensions["antidrift.runtime"]
-
-
-def serving_app(settings: Settings | None = None) -> Flask:
-    """The app a server runs (`antidrift:create_app()`, `flask --app antidrift run`): wired,
-    its runtime started, and stopped when the interpreter exits. Under gunicorn the hooks in
-    antidrift.serve stop it earlier: on SIGTERM and at worker exit."""
-    try:
-        app = create_app(settings)
-    except (SettingsError, StoreError) as exc:
-        # A refusal (already running, a database that is not ours, a bad setting) is one
-        # line, not a traceback from whichever server loaded us.
-        raise SystemExit(f"antidrift: {exc}") from None
-    runtime = runtime_of(app)
-    runtime.start()
-    atexit.register(runtime.stop)
-    return app

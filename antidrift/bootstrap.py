@@ -5,22 +5,25 @@ from __future__ import annotations
 import logging
 import os
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import timedelta
 from typing import Protocol
 
 from antidrift import ai, evidence, tasks
 from antidrift.ai.reflect import ReflectService
+from antidrift.backup import Scheduler
 from antidrift.clock import Clock, SystemClock
 from antidrift.datalock import DataDirLock, acquire
 from antidrift.drift import DriftSettings
 from antidrift.evidence import WindowSampler
 from antidrift.notify import Background, build_notifier
+from antidrift.ports import Store
 from antidrift.readmodel import ReadModel
 from antidrift.session import Controller
 from antidrift.settings import LiveSettings, Settings
 from antidrift.snapshot import CoachInfo, DriftInfo
-from antidrift.store import SQLiteStore, Store
+from antidrift.store import SQLiteStore
 from antidrift.tasks import Board
 from antidrift.ticker import Ticker
 
@@ -49,6 +52,9 @@ class Runtime:
     clock: Clock
     coach_info: CoachInfo
     sampler: WindowSampler | None = None
+    # Finds the window source when there is no sampler yet: run by start() on its own
+    # thread, since `auto` may try a desktop tool and ask aw-server (seconds, off the boot).
+    find_sampler: Callable[[], WindowSampler | None] | None = None
     notifier: Background | None = None  # the notifier port, for every role that speaks
     pages: Pages | None = None
     drift_info: DriftInfo = field(default_factory=lambda: DriftInfo(False, why_off="off"))
@@ -61,6 +67,8 @@ class Runtime:
     reads: ReadModel | None = None
     # The user's task sources (none configured unless given).
     tasks: Board = field(default_factory=lambda: Board(tuple))
+    # The daily backup (its own thread and connection: no request waits for it).
+    backups: Scheduler | None = None
     _ticker: Ticker | None = field(default=None, init=False, repr=False)
     _stopped: bool = field(default=False, init=False, repr=False)
     _lock: threading.Lock = field(default_factory=threading.Lock, init=False, repr=False)
@@ -75,16 +83,35 @@ class Runtime:
         self.controller.subscribe(pages.refresh)
 
     def start(self) -> None:
-        """Start the once-a-second tick and the window sampler."""
+        """Take up the stored state (an expired timebox goes to review, the guard resumes, the
+        coach warms), then start the once-a-second tick and the window sampler."""
+        if self._ticker is not None:  # started: every request under `flask run` asks
+            return
         with self._lock:
             if self._ticker is not None or self.shutting_down.is_set():
                 return
+            # Before the first tick or sample: both assume the restored state is taken up.
+            self.controller.start()
             self._ticker = Ticker(
                 self.controller.expire_if_due, self.controller.drift_tick, self._refresh_pages
             )
             self._ticker.start()
+        if self.backups is not None:
+            self.backups.start()
         if self.sampler is not None:
             self.sampler.start()
+        elif self.find_sampler is not None:
+            threading.Thread(
+                target=self._start_found_sampler, name="antidrift-evidence-source", daemon=True
+            ).start()
+
+    def _start_found_sampler(self) -> None:
+        sampler = self.find_sampler() if self.find_sampler is not None else None
+        with self._lock:  # quiesce() either sees this sampler or it is never started
+            if sampler is None or self.shutting_down.is_set():
+                return
+            self.sampler = sampler
+            sampler.start()
 
     def _refresh_pages(self) -> None:
         if self.pages is not None:
@@ -100,8 +127,12 @@ class Runtime:
             self.pages.close_all()
         if self._ticker is not None:
             self._ticker.stop()
-        if self.sampler is not None:
-            self.sampler.stop()
+        if self.backups is not None:
+            self.backups.stop()
+        with self._lock:
+            sampler = self.sampler
+        if sampler is not None:
+            sampler.stop()
         # The one kill path: the controller cancels its coach call's scope, which kills the
         # CLI's whole process group and refuses any later start in that scope.
         self.controller.shutdown()
@@ -179,11 +210,10 @@ def build_runtime(settings: Settings, *, clock: Clock | None = None) -> Runtime:
     try:
         store = SQLiteStore(settings.database)
     except BaseException:
-        lock.release()
+        lock.abandon()  # a refused start leaves the data directory as it found it
         raise
     coach, info = build_coach(settings)
     judge, drift, drift_info = build_drift(settings, coach)
-    probe = choose_window_source(settings).probe
     # In the background: a notification daemon that hangs must never hold a transition.
     notifier = Background(
         build_notifier(settings.notify, settings.notify_command, env=settings.env)
@@ -199,10 +229,14 @@ def build_runtime(settings: Settings, *, clock: Clock | None = None) -> Runtime:
         exclude_titles=settings.evidence_exclude,
         reflector=ReflectService(coach.backend, timeout=settings.ai_timeout) if coach else None,
     )
-    # The sampler feeds the controller and tells it whether it runs; the controller never
-    # calls the sampler, so there is no cycle to break.
-    sampler = (
-        WindowSampler(
+
+    def find_sampler() -> WindowSampler | None:
+        # The sampler feeds the controller and tells it whether it runs; the controller never
+        # calls the sampler, so there is no cycle to break.
+        probe = choose_window_source(settings).probe
+        if probe is None:
+            return None
+        return WindowSampler(
             probe,
             controller.record_window,
             interval=settings.sample_interval,
@@ -210,22 +244,21 @@ def build_runtime(settings: Settings, *, clock: Clock | None = None) -> Runtime:
             on_running=controller.set_watcher,
             now=controller.now,  # the controller's steady time, not the jumpy wall clock
         )
-        if probe
-        else None
-    )
+
     live = LiveSettings(settings)
     return Runtime(
         controller,
         store,
         clock,
         info,
-        sampler,
-        notifier,
+        find_sampler=find_sampler,
+        notifier=notifier,
         lock=lock,
         drift_info=drift_info,
         settings=live,
         reads=ReadModel(store),
         tasks=task_board(live),
+        backups=build_backups(settings, clock),
     )
 
 
@@ -239,6 +272,14 @@ def task_board(live: LiveSettings) -> Board:
         return tasks.build(tasks.parse(",".join(settings.tasks)), settings.env or os.environ)
 
     return Board(sources)
+
+
+def build_backups(settings: Settings, clock: Clock) -> Scheduler | None:
+    """The daily backup of the database, or None when ANTIDRIFT_BACKUPS is 0."""
+    if settings.backups == 0:
+        log.info("daily backups off (ANTIDRIFT_BACKUPS=0)")
+        return None
+    return Scheduler(settings.database, settings.backups, now=clock.now)
 
 
 def choose_window_source(settings: Settings) -> evidence.Choice:

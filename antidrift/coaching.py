@@ -18,8 +18,8 @@ from datetime import datetime
 from antidrift import insights
 from antidrift.ai import Cancelled, CancelScope, Coach, CoachError
 from antidrift.domain import ValidationError, validate_plan
+from antidrift.ports import Store
 from antidrift.snapshot import CoachStatus, CoachView
-from antidrift.store import Store
 
 log = logging.getLogger("antidrift.coaching")
 

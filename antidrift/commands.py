@@ -39,6 +39,8 @@ COMMANDS: tuple[Command, ...] = (
         "antidrift.serve:doctor_command",
         "list the settings, check the AI CLIs and window source",
     ),
+    Command("backup", "antidrift.backup:backup_command", "copy the database into backups/"),
+    Command("restore", "antidrift.backup:restore_command", "put a backup in the database's place"),
 )
 
 DEFAULT = "serve"  # `antidrift [flags]` is `antidrift serve [flags]`

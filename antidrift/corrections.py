@@ -11,7 +11,7 @@ import threading
 from collections.abc import Callable
 
 from antidrift.domain import Commitment, NotFound, validate_review
-from antidrift.store import Store
+from antidrift.ports import Store
 
 
 class Corrections:

@@ -13,7 +13,8 @@ import os
 import time
 from pathlib import Path
 
-from antidrift.store import StoreError, prepare_directory
+from antidrift.database import prepare_directory
+from antidrift.ports import StoreError
 
 LOCK_NAME = "antidrift.lock"
 # After `kill -9` of a gunicorn master its worker still holds the lock until it notices,
@@ -28,8 +29,11 @@ class AlreadyRunning(StoreError):
 class DataDirLock:
     """A held lock on one data directory; `release()` closes this process's descriptor."""
 
-    def __init__(self, directory: Path, fd: int) -> None:
+    def __init__(self, directory: Path, fd: int, *, created: bool = False) -> None:
         self.directory, self._fd = directory, fd
+        # The lock file was not there before this process (a forked worker inherits the
+        # lock, not the file: only its maker may remove it).
+        self._maker = os.getpid() if created else None
 
     def describe(self, url: str | None) -> None:
         """Say who holds the lock, so a second server can name the first one's page."""
@@ -43,6 +47,15 @@ class DataDirLock:
         if self._fd >= 0:
             os.close(self._fd)
             self._fd = -1
+
+    def abandon(self) -> None:
+        """Release after a refused start, removing the lock file if this process made it:
+        a refusal leaves the data directory as it found it. (Removed while still held, so a
+        server that opened it meanwhile sees it gone when its own lock is granted.)"""
+        if self._maker == os.getpid() and self._fd >= 0:
+            with contextlib.suppress(OSError):
+                (self.directory / LOCK_NAME).unlink()
+        self.release()
 
 
 # Locks this process holds (or inherited from a gunicorn master across fork), by directory.
@@ -59,21 +72,45 @@ def acquire(directory: Path, *, url: str | None = None) -> DataDirLock:
         return held
     prepare_directory(key)
     path = key / LOCK_NAME
-    try:
-        fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
-    except PermissionError:  # made by another user: reading is enough to lock it
-        fd = os.open(path, os.O_RDONLY)
-    if not _lock(fd, wait=0.0) and not (_holder_gone(fd) and _lock(fd, wait=ORPHAN_GRACE)):
-        holder = _holder(fd)
-        os.close(fd)
-        raise AlreadyRunning(
-            f"AntiDrift is already running on the data directory {key}{holder}."
-            " Use that one, stop it first, or choose another --data-dir."
-        )
-    lock = DataDirLock(key, fd)
+    while True:
+        fd, created = _open(path)
+        if not _lock(fd, wait=0.0) and not (_holder_gone(fd) and _lock(fd, wait=ORPHAN_GRACE)):
+            holder = _holder(fd)
+            os.close(fd)
+            raise AlreadyRunning(
+                f"AntiDrift is already running on the data directory {key}{holder}."
+                " Use that one, stop it first, or choose another --data-dir."
+            )
+        if _still_there(path, fd):
+            break
+        os.close(fd)  # a refused start removed that file while we waited: lock the new one
+    lock = DataDirLock(key, fd, created=created)
     lock.describe(url)
     _held[key] = lock
     return lock
+
+
+def _open(path: Path) -> tuple[int, bool]:
+    """The lock file's descriptor, and whether this call created the file."""
+    try:
+        return os.open(path, os.O_RDWR | os.O_CREAT | os.O_EXCL, 0o644), True
+    except FileExistsError:
+        pass
+    try:
+        return os.open(path, os.O_RDWR), False
+    except PermissionError:  # made by another user: reading is enough to lock it
+        return os.open(path, os.O_RDONLY), False
+    except FileNotFoundError:  # removed since: try again
+        return _open(path)
+
+
+def _still_there(path: Path, fd: int) -> bool:
+    """Whether the locked file is still the one at `path` (not removed by a refused start)."""
+    try:
+        named, held = os.stat(path), os.fstat(fd)
+    except OSError:
+        return False
+    return (named.st_dev, named.st_ino) == (held.st_dev, held.st_ino)
 
 
 def _lock(fd: int, wait: float) -> bool:

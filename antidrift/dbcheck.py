@@ -22,18 +22,50 @@ class UnusableDatabase(Exception):
     """The file must not be opened for writing; the message says what to do."""
 
 
-def inspect(path: Path, known_versions: Collection[int]) -> None:
-    """Refuse (UnusableDatabase) a file that is not ours, newer, damaged or read-only.
+def inspect(path: Path, known_versions: Collection[int], *, writable: bool = True) -> None:
+    """Refuse (UnusableDatabase) a file that is not ours, newer, damaged or (unless
+    `writable` is false: a file to restore from) read-only.
 
     sqlite3.OperationalError (a lock held by another program) is left to the caller.
     """
     if not path.exists() or path.stat().st_size == 0:
         return  # a new database
+    beside = _beside(path)
+    found = {part for part in beside if part.exists()}
+    try:
+        _check(path, known_versions)
+    except UnusableDatabase:
+        # A refused file is left as it was found: without a -wal or -shm it did not have.
+        for part in set(beside) - found:
+            part.unlink(missing_ok=True)
+        raise
+    if writable:
+        _require_writable(path)
+
+
+def _beside(path: Path) -> list[Path]:
+    return [Path(f"{path}{suffix}") for suffix in ("-wal", "-shm", "-journal")]
+
+
+def open_read_only(path: Path, timeout: float = 2.0) -> sqlite3.Connection:
+    """A read-only connection that adds no file beside the database when it can help it.
+
+    With no WAL or journal beside it the file is the whole database: it is read as
+    immutable, and SQLite creates no -wal and -shm (a plain read-only open of a WAL database
+    does). The caller holds the data directory's lock then, so AntiDrift does not write it
+    meanwhile. With a WAL beside it (a server runs, or was killed) it is read through it.
+    """
+    immutable = not any(part.exists() for part in _beside(path))
+    mode = "mode=ro&immutable=1" if immutable else "mode=ro"
+    return sqlite3.connect(f"file:{quote(str(path))}?{mode}", uri=True, timeout=timeout)
+
+
+def _check(path: Path, known_versions: Collection[int]) -> None:
     try:
         with path.open("rb") as f:
             if f.read(16) != b"SQLite format 3\x00":
                 raise UnusableDatabase(_foreign(path, "it is not an SQLite database"))
-        db = sqlite3.connect(f"file:{quote(str(path))}?mode=ro", uri=True, timeout=2.0)
+        db = open_read_only(path)
     except OSError as exc:
         raise UnusableDatabase(f"Cannot read the database {path}: {exc.strerror}.") from exc
     try:
@@ -51,7 +83,6 @@ def inspect(path: Path, known_versions: Collection[int]) -> None:
         raise UnusableDatabase(_foreign(path, str(exc))) from exc
     finally:
         db.close()
-    _require_writable(path)
 
 
 def _identify(db: sqlite3.Connection, path: Path, known_versions: Collection[int]) -> None:

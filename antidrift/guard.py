@@ -37,8 +37,8 @@ from antidrift.drift import (
     on_task_share,
     window_of,
 )
+from antidrift.ports import Store
 from antidrift.process import CancelScope
-from antidrift.store import Store
 
 log = logging.getLogger("antidrift.drift")
 

@@ -58,7 +58,12 @@ class CommandNotifier:
         self.timeout = timeout
 
     def command(self, title: str, body: str) -> list[str]:
-        """The argument list for one notification (title and body last, as given)."""
+        """The argument list for one notification: title and body last, as given when the
+        command ends its options with `--`, else never beginning with "-"."""
+        if self.argv[-1:] != ["--"]:
+            # The user's command (`notify-send -a AntiDrift`) would read a next action such
+            # as "--help" as an option and show nothing: a leading space keeps it text.
+            title, body = _not_an_option(title), _not_an_option(body)
         return [*self.argv, title, body]
 
     def notify(self, title: str, body: str) -> None:
@@ -79,6 +84,10 @@ class CommandNotifier:
                 result.returncode,
                 (result.stderr or result.stdout).strip()[:500],
             )
+
+
+def _not_an_option(text: str) -> str:
+    return " " + text if text.startswith("-") else text
 
 
 class NotifySend(CommandNotifier):

@@ -10,7 +10,7 @@ from antidrift import insights
 from antidrift.domain import Commitment, NotFound
 from antidrift.drift import Episode
 from antidrift.insights import Calibration, Ended, WindowTime
-from antidrift.store import Store
+from antidrift.ports import Store
 
 
 class ReadModel:
@@ -54,7 +54,7 @@ class ReadModel:
         return self._store.app_totals()
 
     def export_rows(self) -> list[tuple]:
-        """Every ended commitment as the CSV's plain values (store.EXPORT_COLUMNS order)."""
+        """Every ended commitment as the CSV's plain values (ports.EXPORT_COLUMNS order)."""
         return self._store.export_rows()
 
     def calibration(self) -> Calibration | None:

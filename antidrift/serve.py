@@ -16,8 +16,9 @@ from gunicorn.app.base import BaseApplication
 
 from antidrift import ai, datalock, settings, tasks
 from antidrift.evidence.report import doctor_lines
-from antidrift.settings import DEFAULT_THREADS, Settings, SettingsError
-from antidrift.store import StoreError
+from antidrift.httpworker import THREADS
+from antidrift.ports import StoreError
+from antidrift.settings import Settings, SettingsError
 
 log = logging.getLogger("antidrift")
 LOG_FORMAT = "%(asctime)s %(levelname)s %(name)s: %(message)s"
@@ -31,7 +32,11 @@ def configure_logging(level: int = logging.INFO) -> None:
 
 
 def post_worker_init(worker) -> None:
-    """Chain the worker's SIGTERM handler so sockets and coach CLIs stop at once."""
+    """Start the app's runtime before the worker serves; chain the worker's SIGTERM handler
+    so sockets and coach CLIs stop at once."""
+    runtime = _runtime(worker)
+    if runtime is not None:
+        runtime.start()  # create_app starts nothing
     previous = signal.getsignal(signal.SIGTERM)
 
     def on_term(signum, frame):
@@ -76,16 +81,27 @@ def on_starting(server) -> None:
     """
     refuse_more_workers(server)
     chosen = getattr(server.app, "antidrift_settings", None)
+    checked = chosen is not None  # `antidrift serve` has looked at the database already
     try:
         chosen = chosen or settings.load()
         binds = list(server.cfg.bind)
-        datalock.acquire(chosen.data_dir, url=f"http://{binds[0]}/" if binds else None)
+        lock = datalock.acquire(chosen.data_dir, url=f"http://{binds[0]}/" if binds else None)
     except (SettingsError, StoreError) as exc:
         raise SystemExit(f"antidrift: {exc}") from None
-    for bind in binds:
-        host, _, port = bind.rpartition(":")
-        if port.isdigit() and (problem := port_problem(host.strip("[]"), int(port))):
-            raise SystemExit(f"antidrift: {problem}")
+    try:
+        for bind in binds:
+            host, _, port = bind.rpartition(":")
+            if port.isdigit() and (problem := port_problem(host.strip("[]"), int(port))):
+                raise StoreError(problem)
+        if not checked:
+            # Here, not in the worker: a worker that fails to open the database exits, and
+            # gunicorn would start another, and another.
+            from antidrift.store import SQLiteStore
+
+            SQLiteStore(chosen.database).close()
+    except StoreError as exc:
+        lock.abandon()  # a refused start leaves the data directory as it found it
+        raise SystemExit(f"antidrift: {exc}") from None
 
 
 def port_problem(host: str, port: int) -> str | None:
@@ -115,13 +131,15 @@ def url_of(host: str, port: int) -> str:
     return f"http://[{host}]:{port}/" if ":" in host else f"http://{host}:{port}/"
 
 
-def gunicorn_options(host: str, port: int, threads: int = DEFAULT_THREADS) -> dict[str, object]:
+def gunicorn_options(host: str, port: int, threads: int = THREADS) -> dict[str, object]:
     return {
         "bind": f"[{host}]:{port}" if ":" in host else f"{host}:{port}",
         "workers": 1,
-        # gthread with a deadline for request heads: slow clients cannot hold every thread.
+        # gthread with one deadline for each request's head and body, and a thread for every
+        # connection it takes: slow clients cannot hold every thread (httpworker.py).
         "worker_class": "antidrift.httpworker.Worker",
         "threads": threads,
+        "worker_connections": threads,
         # For gthread this is a heartbeat, not a request limit: websockets outlive it.
         "timeout": 30,
         "graceful_timeout": 5,
@@ -151,10 +169,10 @@ class Server(BaseApplication):
             self.cfg.set(key, value)
 
     def load(self):
-        from antidrift.app import serving_app
+        from antidrift.app import create_app
 
         try:
-            return serving_app(self._settings)
+            return create_app(self._settings)
         except (StoreError, SettingsError, ValueError) as exc:
             log.error("%s", exc)
             sys.exit(3)
@@ -198,14 +216,18 @@ def serve(args: argparse.Namespace) -> int:
         # Fail before gunicorn starts, with a sentence rather than a traceback. The lock comes
         # first: a second server must not even open the first one's database. It is kept for
         # the life of this process; the gunicorn worker inherits it.
-        datalock.acquire(chosen.data_dir, url=url)
+        lock = datalock.acquire(chosen.data_dir, url=url)
+    except StoreError as exc:
+        print(f"antidrift: {exc}", file=sys.stderr)
+        return 2
+    try:
         if problem := port_problem(host.strip("[]"), port):
-            print(f"antidrift: {problem}", file=sys.stderr)
-            return 2
+            raise StoreError(problem)
         from antidrift.store import SQLiteStore
 
         SQLiteStore(chosen.database).close()
     except StoreError as exc:
+        lock.abandon()  # a refused start leaves the data directory as it found it
         print(f"antidrift: {exc}", file=sys.stderr)
         return 2
     log.info("AntiDrift on %s (data in %s)", url, chosen.data_dir)
@@ -247,7 +269,7 @@ def serve_command(parser: argparse.ArgumentParser):
     parser.add_argument("--host", help="address to bind (loopback; ANTIDRIFT_HOST)")
     parser.add_argument("--port", type=int, help="port (7717; ANTIDRIFT_PORT)")
     parser.add_argument("--data-dir", help="where the database lives (ANTIDRIFT_DATA_DIR)")
-    parser.add_argument("--threads", type=int, default=DEFAULT_THREADS, help=argparse.SUPPRESS)
+    parser.add_argument("--threads", type=int, default=THREADS, help=argparse.SUPPRESS)
     parser.add_argument("--allow-remote", action="store_true", help="allow a non-loopback --host")
     return _logged(serve)
 

@@ -35,9 +35,9 @@ from antidrift.domain import (
 from antidrift.drift import OFF, DriftSettings, parse_choice
 from antidrift.guard import DriftGuard
 from antidrift.notify import Notifier
+from antidrift.ports import Store
 from antidrift.reflecting import Reflections, review_facts
 from antidrift.snapshot import EvidenceView, Snapshot
-from antidrift.store import Store
 
 log = logging.getLogger("antidrift.session")
 
@@ -109,9 +109,18 @@ class Controller:
             announce=self._announce,
             exclude=exclude_titles,
         )
-        after = None
-        if self._state is RuntimeState.ACTIVE:  # resumed after a restart: verdicts are kept
-            with self._lock:
+        self._started = False  # the constructor starts nothing: start() does
+
+    def start(self) -> None:
+        """Take up what the stored state left (once; `Runtime.start` calls it): the guard
+        watches a resumed commitment again with its verdicts, one whose deadline passed while
+        the server was down goes to review and says so, a resumed planning warms the coach."""
+        with self._lock:
+            if self._started:
+                return
+            self._started = True
+            after = None
+            if self._state is RuntimeState.ACTIVE:  # resumed after a restart: verdicts are kept
                 after = self._guard.begin(self._commitment, self._last_sample)
         try:
             expired = self.expire_if_due()
@@ -119,8 +128,8 @@ class Controller:
             expired = False
         if not expired and after is not None:
             after.run()
-        if self._state is RuntimeState.PLANNING:  # resumed in planning: the coach gets ready
-            with self._lock:
+        with self._lock:
+            if self._state is RuntimeState.PLANNING:  # resumed in planning: the coach gets ready
                 self._coaching.keep_warm(True)
 
     # -- listeners ---------------------------------------------------------------------------

@@ -5,13 +5,10 @@ from __future__ import annotations
 import contextlib
 import sqlite3
 import threading
-from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
-from typing import Protocol
 
-from antidrift import dbcheck
-from antidrift.dbguard import GuardedConnection
+from antidrift.database import connect
 from antidrift.domain import (
     MAX_SAMPLE_SPAN,
     Commitment,
@@ -22,7 +19,8 @@ from antidrift.domain import (
 )
 from antidrift.drift import Answer, Episode, Judgement, Window
 from antidrift.insights import Ended, WindowTime, actual_secs
-from antidrift.migrations import ALL_APP_TIME, MIGRATIONS
+from antidrift.migrations import ALL_APP_TIME
+from antidrift.ports import Persisted
 
 # Time per (app, title) of one commitment, as domain.time_shares defines it: each sample counts
 # until the next one (or :until), at most MAX_SAMPLE_SPAN. The top windows and the per-app
@@ -56,23 +54,6 @@ GROUP BY app
 
 _HISTORY_ORDER = " ORDER BY ended_at DESC, rowid DESC"
 
-# The columns of export_rows, the same names and order as a /history row's keys.
-EXPORT_COLUMNS = (
-    "id",
-    "next_action",
-    "success_condition",
-    "timebox_secs",
-    "started_at",
-    "ended_at",
-    "outcome",
-    "note",
-    "extended_secs",
-    "actual_secs",
-    "drift_count",
-    "on_task_share",
-    "task",  # the title of the task it served (the CSV's one column for /history's object)
-)
-
 # Tables whose rows belong to one commitment: removing an entry from the history removes
 # them too (new tables of that kind go here).
 _PER_COMMITMENT_TABLES = (
@@ -82,45 +63,6 @@ _PER_COMMITMENT_TABLES = (
     "drift_episodes",
     "drift_summary",
 )
-
-
-class StoreError(Exception):
-    """The data directory or database cannot be used; the message says how to fix it."""
-
-
-@dataclass
-class Persisted:
-    """What a restart resumes from."""
-
-    state: RuntimeState = RuntimeState.LOCKED
-    commitment: Commitment | None = None
-    samples: list[WindowSample] = field(default_factory=list)
-
-
-class Store(Protocol):
-    """The persistence port the controller depends on."""
-
-    def load(self) -> Persisted: ...
-    def save(self, state: RuntimeState, commitment: Commitment | None) -> None: ...
-    def add_sample(self, commitment_id: str, sample: WindowSample) -> None: ...
-    def history(self, limit: int | None = None, before: str | None = None) -> list[Commitment]: ...
-    def samples(self, commitment_id: str) -> list[WindowSample]: ...
-    def save_judgement(self, commitment_id: str, window: Window, judgement: Judgement) -> None: ...
-    def judgements(self, commitment_id: str) -> dict[Window, Judgement]: ...
-    def save_episode(self, commitment_id: str, episode: Episode) -> None: ...
-    def episodes(self, commitment_id: str) -> list[Episode]: ...
-    def save_drift_summary(
-        self, commitment_id: str, drift_count: int, on_task_share: float | None
-    ) -> None: ...
-    def drift_summaries(self, ids: list[str]) -> dict[str, tuple[int, float | None]]: ...
-    def window_time(self, commitment_id: str, until: datetime, top: int) -> WindowTime: ...
-    def ended_figures(self, limit: int | None = None) -> list[Ended]: ...
-    def export_rows(self) -> list[tuple]: ...
-    def app_totals(self) -> dict[str, float]: ...
-    def entry(self, commitment_id: str) -> Commitment | None: ...
-    def correct(self, commitment_id: str, outcome: Outcome, note: str) -> Commitment | None: ...
-    def delete(self, commitment_id: str) -> bool: ...
-    def close(self) -> None: ...
 
 
 def _iso(value: datetime | None) -> str | None:
@@ -158,62 +100,8 @@ class SQLiteStore:
 
     def __init__(self, path: str | Path) -> None:
         self.path = str(path)
-        if self.path != ":memory:":
-            prepare_directory(Path(self.path).parent)
-        try:
-            if self.path != ":memory:":
-                # Read-only, before anything (even journal_mode) writes into the file.
-                dbcheck.inspect(Path(self.path), [version for version, _, _ in MIGRATIONS])
-            self._db = sqlite3.connect(
-                self.path, check_same_thread=False, isolation_level=None, timeout=2.0
-            )
-            self._db.row_factory = sqlite3.Row
-            self._db.execute("PRAGMA journal_mode=WAL")
-            # NORMAL survives a killed process (the WAL is in the OS's hands); FULL would
-            # only add power-loss safety at the cost of an fsync per sample.
-            self._db.execute("PRAGMA synchronous=NORMAL")
-            self._db.execute("PRAGMA foreign_keys=ON")
-            self._lock = threading.Lock()
-            self._migrate()
-            # Prove we can write now, not at the first transition: in WAL mode another
-            # program's exclusive transaction still lets us open and read the database.
-            self._db.execute("BEGIN IMMEDIATE")
-            self._db.execute("ROLLBACK")
-            # From here on a failed write is a WriteFailed naming its cause (HTTP 503).
-            self._db = GuardedConnection(self._db, self.path)
-        except dbcheck.UnusableDatabase as exc:
-            raise StoreError(str(exc)) from None
-        except sqlite3.OperationalError as exc:
-            raise StoreError(_explain(self.path, exc)) from exc
-        except sqlite3.DatabaseError as exc:
-            raise StoreError(f"{self.path} is not an AntiDrift database ({exc}).") from exc
-
-    def _migrate(self) -> None:
-        with self._lock:
-            # Marked first, so a file we created is ours even if we stop half-way through.
-            if self._db.execute("PRAGMA application_id").fetchone()[0] != dbcheck.APPLICATION_ID:
-                self._db.execute(f"PRAGMA application_id = {dbcheck.APPLICATION_ID}")
-            self._db.execute(
-                "CREATE TABLE IF NOT EXISTS schema_migrations"
-                " (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TEXT NOT NULL"
-                " DEFAULT CURRENT_TIMESTAMP)"
-            )
-            done = {row[0] for row in self._db.execute("SELECT version FROM schema_migrations")}
-            for version, name, sql in MIGRATIONS:
-                if version in done:
-                    continue
-                self._db.execute("BEGIN IMMEDIATE")
-                try:
-                    for statement in filter(str.strip, sql.split(";")):
-                        self._db.execute(statement)
-                    self._db.execute(
-                        "INSERT INTO schema_migrations (version, name) VALUES (?, ?)",
-                        (version, name),
-                    )
-                    self._db.execute("COMMIT")
-                except BaseException:
-                    self._db.execute("ROLLBACK")
-                    raise
+        self._db = connect(self.path)
+        self._lock = threading.Lock()
 
     def schema_version(self) -> int:
         with self._lock:
@@ -519,33 +407,3 @@ class SQLiteStore:
             with contextlib.suppress(sqlite3.Error):
                 self._db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
             self._db.close()
-
-
-def prepare_directory(directory: Path) -> None:
-    """Create the data directory and prove a file can be written there."""
-    try:
-        directory.mkdir(parents=True, exist_ok=True)
-    except OSError as exc:
-        raise StoreError(
-            f"Cannot create the data directory {directory}: {exc.strerror}."
-            " Choose another with --data-dir or ANTIDRIFT_DATA_DIR."
-        ) from exc
-    probe = directory / ".antidrift-write-test"
-    try:
-        probe.write_bytes(b"")
-        probe.unlink()
-    except OSError as exc:
-        raise StoreError(
-            f"The data directory {directory} is not writable ({exc.strerror})."
-            " Fix its permissions, or choose another with --data-dir or ANTIDRIFT_DATA_DIR."
-        ) from exc
-
-
-def _explain(path: str, exc: sqlite3.OperationalError) -> str:
-    text = str(exc)
-    if "locked" in text or "busy" in text:
-        return (
-            f"The database {path} is locked by another program (is AntiDrift already"
-            " running?). Stop it, or use another --data-dir."
-        )
-    return f"Cannot open the database {path}: {text}."

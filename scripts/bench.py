@@ -50,6 +50,8 @@ from tests.support.server import RunningServer, free_port  # noqa: E402
 from tests.support.stand_in_api import StandInAPI  # noqa: E402
 
 sys.path.insert(0, str(REPO / "scripts"))
+from bench_backup import GOALS as GOALS_B  # noqa: E402
+from bench_backup import bench_backup  # noqa: E402
 from bench_drift import GOAL as GOAL_D1  # noqa: E402
 from bench_drift import bench_d1  # noqa: E402
 from bench_reflection import GOALS as GOALS_R  # noqa: E402
@@ -71,6 +73,7 @@ GOALS = {
     "P7": "exactly one CLI run completes",
     "D1": GOAL_D1,
     **GOALS_R,
+    **GOALS_B,
     "C1": "≤ 1.10",
     "C2": "median ≤ 300 ms",
 }
@@ -850,6 +853,8 @@ def run(trials: Trials, *, quick: bool, profile: Path | None, only: set[str]) ->
             figures["R1"], figures["R2"] = bench_history(root, reflection_trials)
         if want("R3"):
             figures["R3"] = bench_review(root, reflection_trials)
+        if want("B1") or want("B2"):
+            figures["B1"], figures["B2"] = bench_backup(root, "quick" if quick else "full")
         if want("C1") and (c1 := bench_c1(root, trials)) is not None:
             figures["C1"] = c1
         if want("C2") and (c2 := bench_c2(root, trials)) is not None:

@@ -13,7 +13,7 @@ from antidrift import insights
 from antidrift.ai import Cancelled, CancelScope, Proposal, Verdict
 from antidrift.domain import Commitment, Outcome, RuntimeState, WindowSample
 from antidrift.insights import WindowTime
-from antidrift.store import Persisted
+from antidrift.ports import Persisted
 
 START = datetime(2026, 3, 2, 9, 0, 0, tzinfo=UTC)
 

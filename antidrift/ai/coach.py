@@ -16,6 +16,7 @@ from antidrift.process import CancelScope
 
 from .backend import Backend
 from .errors import EmptyResponse, InvalidProposal, NoJSON
+from .quoting import quote
 
 # The range the prompt asks for. ai/ imports nothing of the app, so these are the domain's
 # MIN_MINUTES and MAX_MINUTES restated; tests/unit/test_plan_validation.py checks they agree.
@@ -103,7 +104,7 @@ task will really take this user, judging by that record, not how long it ideally
 
 def build_prompt(intent: str, track_record: Sequence[PastCommitment] = ()) -> str:
     """The strict coaching prompt; the intent is quoted as a JSON string, as data."""
-    quoted = json.dumps(intent, ensure_ascii=False)
+    quoted = quote(intent)
     record = track_record_text(track_record)
     return f"""You are a focus coach. Turn the user's rough intent into ONE concrete commitment \
 they can start right now.

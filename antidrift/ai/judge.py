@@ -11,6 +11,7 @@ from antidrift.process import CancelScope
 from .backend import Backend
 from .coach import extract_json, valid_unicode
 from .errors import CLITimeout, CoachError, EmptyResponse, NoJSON
+from .quoting import quote
 
 MAX_REASON = 200  # characters of the judge's reason kept; it is shown on the page and stored
 MAX_FIELD = 500  # characters of each commitment or window field put in the prompt
@@ -55,7 +56,7 @@ class Judge(Protocol):
 
 
 def _quote(text: str) -> str:
-    return json.dumps(text[:MAX_FIELD], ensure_ascii=False)
+    return quote(text, MAX_FIELD)
 
 
 def build_judge_prompt(

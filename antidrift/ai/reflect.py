@@ -13,6 +13,7 @@ from antidrift.process import CancelScope
 from .backend import Backend
 from .coach import extract_json, valid_unicode
 from .errors import CoachError, EmptyResponse, NoJSON
+from .quoting import quote
 
 MAX_REFLECTION = 400  # characters shown; a reflection is two sentences, not an essay
 MAX_FIELD = 500
@@ -52,7 +53,7 @@ class Reflector(Protocol):
 
 
 def _quote(text: str) -> str:
-    return json.dumps(text[:MAX_FIELD], ensure_ascii=False)
+    return quote(text, MAX_FIELD)
 
 
 def build_reflect_prompt(facts: ReviewFacts) -> str:

@@ -10,11 +10,11 @@ aw-server answers 400 ("host header is invalid") to a Host other than localhost/
 from __future__ import annotations
 
 import http.client
+import io
+import ipaddress
 import socket
 import time
-import urllib.error
 import urllib.parse
-import urllib.request
 from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 
@@ -26,16 +26,6 @@ RESPONSE_CAP = 256 * 1024  # bytes; one event is well under 1 KiB
 # A watcher that has not extended its newest event for this long has stopped: what it last
 # saw is no longer evidence of now (the same 30 s after which health calls evidence stale).
 STALE_AFTER = timedelta(seconds=30)
-
-
-class _NoRedirect(urllib.request.HTTPRedirectHandler):
-    def redirect_request(self, *args, **kwargs):  # noqa: ANN002, ANN003
-        return None  # aw-server never redirects; following one could leave the loopback
-
-
-def _opener() -> urllib.request.OpenerDirector:
-    """No proxies (a proxy for a loopback address is always wrong), no redirects."""
-    return urllib.request.build_opener(urllib.request.ProxyHandler({}), _NoRedirect())
 
 
 def bucket_id(hostname: str) -> str:
@@ -73,8 +63,29 @@ def parse_events(text: str, now: datetime) -> Window | None:
     return (app, title) if app or title else None
 
 
+def is_loopback_host(host: str) -> bool:
+    """Whether a URL's host is this machine: `localhost` or a loopback address (IPv4 in any
+    form the resolver reads without DNS, e.g. 127.1)."""
+    host = host.strip("[]").lower()
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        pass
+    try:
+        return ipaddress.ip_address(socket.inet_aton(host)).is_loopback
+    except OSError:
+        return False
+
+
 class ActivityWatchProbe:
-    """Reads the window watcher's newest event from aw-server (ANTIDRIFT_AW_URL)."""
+    """Reads the window watcher's newest event from aw-server (ANTIDRIFT_AW_URL).
+
+    One plain HTTP/1.1 exchange per read, on loopback only, under one wall-clock deadline
+    (connect, request, status line, headers and body alike): a server that trickles any
+    part of its answer is cut off when the deadline passes. No proxy, no redirect.
+    """
 
     name = "activitywatch"
 
@@ -89,14 +100,13 @@ class ActivityWatchProbe:
         self.url = url.rstrip("/")
         self.bucket = bucket_id(hostname or socket.gethostname())
         self._now, self._timeout = now, timeout
-        self._opener = _opener()
 
     def active_window(self) -> Window | None:
         path = f"/api/0/buckets/{urllib.parse.quote(self.bucket, safe='')}/events?limit=1"
         return parse_events(self._get(path), self._now())
 
     def answers(self) -> bool:
-        """Whether an aw-server answers at the URL (one short request)."""
+        """Whether an aw-server answers at the URL: a whole answer within the deadline."""
         try:
             self._get("/api/0/info")
         except ProbeError:
@@ -104,58 +114,146 @@ class ActivityWatchProbe:
         return True
 
     def _get(self, path: str) -> str:
-        request = urllib.request.Request(self.url + path, headers={"Accept": "application/json"})
+        deadline = time.monotonic() + self._timeout
+        parts = self._target()
         try:
-            with self._opener.open(request, timeout=self._timeout) as response:
-                body = self._read(response)
-        except urllib.error.HTTPError as exc:
-            raise ProbeError(self._http_error(exc)) from None
+            raw = self._exchange(parts, path, deadline)
+        except TimeoutError:
+            raise ProbeError(
+                f"ActivityWatch at {self.url} did not answer within {self._timeout:g} s"
+            ) from None
+        except OSError:
+            raise ProbeError(
+                f"ActivityWatch does not answer at {self.url} (is aw-server running?)"
+            ) from None
+        try:
+            status, body = _parse_response(raw) if raw is not None else (200, b"")
         except (http.client.HTTPException, ValueError):
             # Something else listens there (a wrong port): no HTTP status line, a header line
             # too long, a body cut short. A sentence, not an exception that fails the boot.
             raise ProbeError(
                 f"What answers at {self.url} is not aw-server (check ANTIDRIFT_AW_URL)"
             ) from None
-        except (urllib.error.URLError, OSError) as exc:
-            reason = getattr(exc, "reason", exc)
-            if isinstance(reason, TimeoutError):
-                raise ProbeError(
-                    f"ActivityWatch at {self.url} did not answer within {self._timeout:g} s"
-                ) from None
-            raise ProbeError(
-                f"ActivityWatch does not answer at {self.url} (is aw-server running?)"
-            ) from None
-        if len(body) > RESPONSE_CAP:
+        if raw is None or len(body) > RESPONSE_CAP:
             raise ProbeError(f"ActivityWatch answered more than {RESPONSE_CAP // 1024} KiB")
+        if status != 200:
+            raise ProbeError(self._http_error(status, body))
         return body.decode("utf-8", errors="replace")
 
-    def _read(self, response) -> bytes:  # noqa: ANN001
-        # The timeout bounds each socket read; the deadline bounds a server that drips.
-        deadline = time.monotonic() + 2 * self._timeout
-        body = b""
-        while len(body) <= RESPONSE_CAP:
-            if time.monotonic() > deadline:
-                raise TimeoutError
-            chunk = response.read1(16 * 1024)  # one socket read at most: the deadline holds
-            if not chunk:
-                break
-            body += chunk
-        return body
+    def _target(self) -> urllib.parse.SplitResult:
+        """The URL's parts; a host off this machine is refused before any connection."""
+        try:
+            parts = urllib.parse.urlsplit(self.url)
+            parts.port  # noqa: B018 — a port that is no number raises here
+        except ValueError:
+            raise ProbeError(f"ANTIDRIFT_AW_URL={self.url} is not a URL") from None
+        if parts.scheme != "http" or not parts.hostname:
+            raise ProbeError(f"ANTIDRIFT_AW_URL={self.url}: aw-server speaks plain http://")
+        if not is_loopback_host(parts.hostname):
+            # Whatever answered there would become evidence and reach the judge.
+            raise ProbeError(
+                f"ANTIDRIFT_AW_URL={self.url} is not on this machine: AntiDrift reads"
+                " ActivityWatch over loopback only (127.0.0.1, ::1 or localhost)"
+            )
+        return parts
 
-    def _http_error(self, exc: urllib.error.HTTPError) -> str:
-        with exc:
-            # One socket read at most, like the body: an error page must not drip for long.
-            body = getattr(exc, "fp", None)
-            raw = body.read1(4096) if body is not None and hasattr(body, "read1") else b""
-            detail = raw.decode("utf-8", errors="replace")
-        if exc.code == 404 and "bucket" in detail:
+    def _exchange(self, parts, path: str, deadline: float) -> bytes | None:
+        """The raw answer (None past the cap), read until the server closes or the body is
+        whole; every socket call is bounded by what is left of the deadline."""
+        host = parts.hostname
+        port = parts.port or 80
+        target = parts.path.rstrip("/") + path
+        head = (
+            f"GET {target} HTTP/1.1\r\nHost: {parts.netloc}\r\n"
+            "Accept: application/json\r\nConnection: close\r\n\r\n"
+        ).encode("ascii", errors="strict")
+        with _connect(host, port, deadline) as sock:
+            _left(sock, deadline)
+            sock.sendall(head)
+            raw = b""
+            while len(raw) <= RESPONSE_CAP + _HEAD_CAP:
+                _left(sock, deadline)
+                chunk = sock.recv(16 * 1024)
+                if not chunk or _complete(raw := raw + chunk):
+                    return raw
+            return None
+
+    def _http_error(self, status: int, body: bytes) -> str:
+        detail = body[:4096].decode("utf-8", errors="replace")
+        if status == 404 and "bucket" in detail:
             return (
                 f"ActivityWatch has no bucket {self.bucket}: run its window watcher"
                 " (aw-watcher-window, or awatcher on Wayland)"
             )
-        if exc.code == 400 and "host header" in detail.lower():
+        if status == 400 and "host header" in detail.lower():
             return (
                 f"aw-server refused the host in ANTIDRIFT_AW_URL={self.url}:"
                 " use http://127.0.0.1:<port> or http://localhost:<port>"
             )
-        return f"ActivityWatch answered HTTP {exc.code}"
+        return f"ActivityWatch answered HTTP {status}"
+
+
+_HEAD_CAP = 64 * 1024  # bytes of status line and headers on top of the body's cap
+
+
+def _left(sock: socket.socket, deadline: float) -> None:
+    """Bound the next socket call by what is left of the deadline."""
+    left = deadline - time.monotonic()
+    if left <= 0:
+        raise TimeoutError
+    sock.settimeout(left)
+
+
+def _connect(host: str, port: int, deadline: float) -> socket.socket:
+    # `localhost` is resolved, and only its loopback addresses are tried (a hosts file
+    # could say otherwise); an address literal is read as one, never looked up in DNS.
+    numeric = 0 if host.lower() == "localhost" else socket.AI_NUMERICHOST
+    infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM, flags=numeric)
+    last: OSError = ConnectionRefusedError()
+    for family, kind, proto, _, address in infos:
+        if not ipaddress.ip_address(address[0]).is_loopback:
+            continue
+        sock = socket.socket(family, kind, proto)
+        try:
+            _left(sock, deadline)
+            sock.connect(address)
+            return sock
+        except OSError as exc:
+            sock.close()
+            last = exc
+            if isinstance(exc, TimeoutError):
+                raise
+    raise last
+
+
+def _complete(raw: bytes) -> bool:
+    """Whether the answer is whole by its Content-Length (else it ends when the server
+    closes, as `Connection: close` asks)."""
+    head, sep, body = raw.partition(b"\r\n\r\n")
+    if not sep:
+        return False
+    for line in head.split(b"\r\n")[1:]:
+        name, _, value = line.partition(b":")
+        if name.strip().lower() == b"content-length" and value.strip().isdigit():
+            return len(body) >= int(value)
+    return False
+
+
+class _Recorded:
+    """A finished answer, as the socket http.client reads a response from."""
+
+    def __init__(self, raw: bytes) -> None:
+        self._raw = raw
+
+    def makefile(self, *_args, **_kwargs) -> io.BytesIO:
+        return io.BytesIO(self._raw)
+
+
+def _parse_response(raw: bytes) -> tuple[int, bytes]:
+    """Status and body of a whole HTTP/1.x answer (chunked or not), parsed by http.client."""
+    response = http.client.HTTPResponse(_Recorded(raw))  # type: ignore[arg-type]
+    response.begin()
+    try:
+        return response.status, response.read()
+    finally:
+        response.close()

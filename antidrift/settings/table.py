@@ -38,9 +38,6 @@ from antidrift.settings.kinds import (
 DEFAULT_HOST = "127.0.0.1"
 DEFAULT_PORT = 7717
 DEFAULT_OLLAMA_URL = "http://127.0.0.1:11434"
-# Each open tab holds two threads (pool + websocket reader), a client still sending its request
-# head one (at most httpworker.HEADER_TIMEOUT). gunicorn starts them only when needed.
-DEFAULT_THREADS = 512
 BACKENDS = ("claude", "codex", "command", "ollama", "openai")
 EFFORTS = ("low", "medium", "high", "default")
 SOURCES = ("default", "saved", "environment", "command line")

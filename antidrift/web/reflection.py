@@ -9,7 +9,7 @@ from urllib.parse import urlencode
 from flask import Blueprint, Response, current_app, jsonify, redirect, request
 
 from antidrift.domain import Commitment, NotFound, ValidationError, whole_number
-from antidrift.store import EXPORT_COLUMNS
+from antidrift.ports import EXPORT_COLUMNS
 from antidrift.web import export, insights_view
 from antidrift.web.projection import history_json
 from antidrift.web.requests import (

@@ -26,7 +26,7 @@ def test_quick_bench_reports_every_figure(tmp_path):
         cwd=REPO,
     )
     assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-4000:]
-    for key in ("P1", "P2", "P3", "P4", "P5", "P6", "P7", "D1", "R1", "R2", "R3"):
+    for key in ("P1", "P2", "P3", "P4", "P5", "P6", "P7", "D1", "R1", "R2", "R3", "B1", "B2"):
         assert key in done.stdout
 
     result = json.loads(out.read_text())
@@ -35,7 +35,9 @@ def test_quick_bench_reports_every_figure(tmp_path):
     f = result["figures"]
     # C1/C2 need the real claude (scripts/install-clis); CI has it, so there they are measured.
     real = {"C1", "C2"} if real_cli.binary("claude") or required() else set()
-    assert set(f) == {"P1", "P2", "P3", "P4", "P5", "P6", "P7", "D1", "R1", "R2", "R3", *real}
+    assert set(f) == {
+        "P1", "P2", "P3", "P4", "P5", "P6", "P7", "D1", "R1", "R2", "R3", "B1", "B2", *real
+    }  # fmt: skip
     for key, figure in f.items():
         assert figure["goal"] and isinstance(figure["met"], bool), key
 
@@ -71,6 +73,11 @@ def test_quick_bench_reports_every_figure(tmp_path):
         assert 0 < f[key]["median"] < 30_000, key
     assert f["R2"]["bytes"] > 10_000 * 100  # every one of the 10,000 entries is in the CSV
     assert set(f["R3"]["cases"]) == {"91", "18091"}
+    # B1-B2: a backup of the (quick: a tenth of the) big history was made and timed, and the
+    # pages answered while the server made its own.
+    assert 0 < f["B1"]["median"] < 600 and f["B1"]["database_mib"] > 1
+    for case in f["B2"]["cases"].values():
+        assert 0 < case["after_ms"] < 30_000
     # C1: the real claude answered through the server and directly, in seconds, not minutes.
     if real:
         c1 = f["C1"]

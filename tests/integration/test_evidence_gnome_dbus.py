@@ -6,11 +6,8 @@ its README."""
 from __future__ import annotations
 
 import json
-import os
-import selectors
 import shutil
 import subprocess
-import tempfile
 import time
 from pathlib import Path
 
@@ -21,30 +18,9 @@ from antidrift.evidence.gnome import OBJECTS, GnomeProbe
 from antidrift.evidence.probe import ProbeError
 from tests.support.procs import stop
 from tests.support.require import need
+from tests.support.session_bus import INSTALL, private_bus, read_line, system_python
 
 STANDIN = Path(__file__).resolve().parents[1] / "support" / "gnome_shell_standin.py"
-INSTALL = (
-    "apt-get install --no-install-recommends dbus-daemon dbus-session-bus-common libglib2.0-bin"
-    " python3-dbus python3-gi"
-)
-
-
-def system_python() -> str | None:
-    """A python3 with python3-dbus and python3-gi (the distribution's, not our venv)."""
-    for candidate in (shutil.which("python3"), "/usr/bin/python3"):
-        if candidate and os.access(candidate, os.X_OK):
-            probe = [candidate, "-c", "import dbus.mainloop.glib, gi.repository.GLib"]
-            if subprocess.run(probe, capture_output=True, timeout=30).returncode == 0:
-                return candidate
-    return None
-
-
-def read_line(proc: subprocess.Popen, timeout: float = 15.0) -> str:
-    with selectors.DefaultSelector() as sel:
-        sel.register(proc.stdout, selectors.EVENT_READ)
-        if not sel.select(timeout):
-            raise RuntimeError(f"{proc.args[0]} printed nothing within {timeout:g} s")
-    return proc.stdout.readline().decode().strip()
 
 
 @pytest.fixture(scope="module")
@@ -57,19 +33,8 @@ def tools():
 def bus(tools):
     available, _ = tools
     need(available, f"dbus-daemon, gdbus or python3-dbus/python3-gi missing: {INSTALL}")
-    folder = Path(tempfile.mkdtemp(prefix="antidrift-dbus-"))
-    daemon = subprocess.Popen(
-        ["dbus-daemon", "--session", "--nofork", f"--address=unix:path={folder}/bus",
-         "--print-address=1"],
-        stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
-    )  # fmt: skip
-    try:
-        address = read_line(daemon)
-        env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "DBUS_SESSION_BUS_ADDRESS": address}
+    with private_bus() as (env, folder):
         yield env, folder
-    finally:
-        stop(daemon)
-        shutil.rmtree(folder, ignore_errors=True)
 
 
 @pytest.fixture

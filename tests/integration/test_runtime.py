@@ -6,7 +6,7 @@ import os
 import signal
 import threading
 import time
-from datetime import timedelta
+from datetime import UTC, datetime, timedelta
 
 import pytest
 
@@ -19,6 +19,7 @@ from antidrift.serve import worker_exit
 from antidrift.session import Controller
 from antidrift.settings import Settings
 from antidrift.snapshot import CoachInfo, CoachStatus
+from antidrift.store import SQLiteStore
 from tests.fakes import FakeClock, FakeStore, wait_until
 from tests.support.fake_cli import FakeCLI
 from tests.support.procs import alive, wait_dead
@@ -189,3 +190,40 @@ def test_a_failing_probe_shows_as_no_watcher_until_it_recovers(make_controller):
     finally:
         sampler.stop()
     assert controller.snapshot().evidence.health is Health.UNAVAILABLE
+
+
+def test_create_app_from_the_settings_starts_nothing_until_it_serves(tmp_path):
+    """The one app factory, as gunicorn and flask run call it: building the app takes up
+    nothing (a timebox that ran out while the server was down stays active, no thread, no
+    notification); the first request starts the runtime, which sends it to review and says so."""
+    shown = tmp_path / "shown.txt"
+    notifier = tmp_path / "notify"
+    notifier.write_text(f'#!/bin/sh\nprintf "%s\\n" "$1" >> "{shown}"\n')
+    notifier.chmod(0o755)
+    data = tmp_path / "data"
+    clock = FakeClock(datetime.now(UTC) - timedelta(hours=2))
+    store = SQLiteStore(data / "antidrift.sqlite3")
+    first = Controller(store, clock)
+    first.enter_planning()
+    first.start_manual_commitment("Write", "Done", 5)  # its deadline passed long ago
+    first.shutdown()
+    store.close()
+    settings = Settings(
+        data_dir=data,
+        window_source="off",
+        notify="command",
+        notify_command=str(notifier),
+        drift="off",
+    )
+    app = create_app(settings)
+    runtime = runtime_of(app)
+    try:
+        assert background() == [] and runtime.notifier is not None
+        assert runtime.controller.snapshot().state is RuntimeState.ACTIVE
+        assert runtime.store.load().state is RuntimeState.ACTIVE
+        assert app.test_client().get("/state").get_json()["runtime_state"] == "review"
+        assert "antidrift-ticker" in background()
+        wait_until(lambda: shown.exists() and shown.read_text(), message="never announced")
+        assert shown.read_text().splitlines() == ["Time's up · AntiDrift"]
+    finally:
+        runtime.stop()

@@ -18,7 +18,8 @@ from pathlib import Path
 import pytest
 
 from antidrift.dbcheck import APPLICATION_ID
-from antidrift.store import MIGRATIONS, SQLiteStore
+from antidrift.migrations import MIGRATIONS
+from antidrift.store import SQLiteStore
 from tests.support.require import need
 from tests.support.server import REPO, RunningServer, free_port
 

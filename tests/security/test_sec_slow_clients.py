@@ -4,13 +4,15 @@ must not starve the page. A real `antidrift serve`, raw sockets, a real second c
 from __future__ import annotations
 
 import contextlib
+import resource
 import socket
+import threading
 import time
 import urllib.request
 
 import pytest
 
-from antidrift.httpworker import HEADER_TIMEOUT
+from antidrift.httpworker import HEADER_TIMEOUT, MAX_CONNECTIONS
 from tests.support.server import RunningServer
 
 
@@ -43,16 +45,69 @@ def test_200_half_open_connections_do_not_stop_state_answering_another_client(se
             s.close()
 
 
-def test_a_client_that_never_finishes_its_head_is_closed_without_a_traceback(server):
+def test_a_client_that_trickles_its_head_is_closed_at_the_deadline_without_a_traceback(server):
     (slow,) = _half_open(server.port, 1)
     with slow:
-        slow.settimeout(HEADER_TIMEOUT + 10)
         began = time.monotonic()
-        with contextlib.suppress(ConnectionResetError):
-            assert slow.recv(1024) == b""  # closed by the server, with no answer
-        assert time.monotonic() - began < HEADER_TIMEOUT + 10
+        closed = threading.Event()
+
+        def trickle() -> None:  # a byte a second: never 10 s between two packets
+            with contextlib.suppress(OSError):
+                while not closed.wait(1.0):
+                    slow.send(b"T")
+
+        sender = threading.Thread(target=trickle)
+        sender.start()
+        try:
+            slow.settimeout(HEADER_TIMEOUT + 10)
+            with contextlib.suppress(ConnectionResetError):
+                assert slow.recv(1024) == b""  # closed by the server, with no answer
+        finally:
+            closed.set()
+            sender.join()
+        assert time.monotonic() - began < HEADER_TIMEOUT + 3
     assert "Traceback" not in server.log()
     assert server.get("/state")["runtime_state"] == "locked"
+
+
+def test_the_connection_limit_of_trickling_clients_does_not_stop_state(tmp_path, sec):
+    _enough_files(MAX_CONNECTIONS + 200)
+    server = RunningServer(tmp_path / "data").start()  # the threads and limit it ships with
+    socks: list[socket.socket] = []
+    try:
+        for _ in range(MAX_CONNECTIONS):
+            s = socket.create_connection(("127.0.0.1", server.port), timeout=5)
+            s.sendall(b"GET /state HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Slow: ")
+            socks.append(s)
+        sec.settled_threads(sec.worker_pid(server), within=30)  # each has reached a thread
+        stop = threading.Event()
+
+        def trickle() -> None:  # a byte each, twice a second: never a whole head
+            while not stop.wait(0.5):
+                for s in socks:
+                    with contextlib.suppress(OSError):
+                        s.send(b"x")
+
+        sender = threading.Thread(target=trickle)
+        sender.start()
+        try:
+            began = time.monotonic()
+            with urllib.request.urlopen(f"{server.base}/state", timeout=10) as resp:
+                assert resp.status == 200
+            assert time.monotonic() - began < 1.0
+        finally:
+            stop.set()
+            sender.join()
+    finally:
+        for s in socks:
+            s.close()
+        server.stop()
+
+
+def _enough_files(count: int) -> None:
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    if soft != resource.RLIM_INFINITY and soft < count:
+        resource.setrlimit(resource.RLIMIT_NOFILE, (min(count, hard), hard))
 
 
 def test_a_body_that_never_arrives_is_a_400_not_a_thread_held_for_ever(server):

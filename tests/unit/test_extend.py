@@ -7,7 +7,7 @@ from datetime import timedelta
 
 import pytest
 
-from antidrift import store as store_module
+from antidrift import database
 from antidrift.domain import (
     Commitment,
     IllegalTransitionError,
@@ -15,7 +15,8 @@ from antidrift.domain import (
     ValidationError,
     parse_extend_minutes,
 )
-from antidrift.store import MIGRATIONS, SQLiteStore
+from antidrift.migrations import MIGRATIONS
+from antidrift.store import SQLiteStore
 from tests.fakes import START
 
 ACTIVE, REVIEW = RuntimeState.ACTIVE, RuntimeState.REVIEW
@@ -151,7 +152,7 @@ def test_extended_secs_and_the_moved_deadline_survive_a_reopen(tmp_path):
 
 def test_migration_2_adds_extended_secs_to_a_version_1_database(tmp_path, monkeypatch):
     path = tmp_path / "db.sqlite3"
-    monkeypatch.setattr(store_module, "MIGRATIONS", [m for m in MIGRATIONS if m[0] == 1])
+    monkeypatch.setattr(database, "MIGRATIONS", [m for m in MIGRATIONS if m[0] == 1])
     old = SQLiteStore(path)
     db = sqlite3.connect(path)
     db.execute(
@@ -162,7 +163,7 @@ def test_migration_2_adds_extended_secs_to_a_version_1_database(tmp_path, monkey
     db.commit()
     db.close()
     old.close()
-    monkeypatch.setattr(store_module, "MIGRATIONS", MIGRATIONS)
+    monkeypatch.setattr(database, "MIGRATIONS", MIGRATIONS)
     new = SQLiteStore(path)
     try:
         [row] = new.history()

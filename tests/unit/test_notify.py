@@ -174,3 +174,15 @@ def test_background_drops_rather_than_queueing_without_end(caplog):
         inner.release.set()
         notifier.shutdown(wait=True)
     assert 1 <= len(inner.delivered) <= 8
+
+
+def test_a_command_without_its_own_double_dash_never_gets_a_text_starting_with_a_dash(bin_dir):
+    fake = FakeNotifier(bin_dir, "my-notifier")
+    build_notifier("command", f"'{fake.path}' -a AntiDrift").notify("-t 1", "--help")
+    assert fake.calls() == [["-a", "AntiDrift", " -t 1", " --help"]]
+
+
+def test_a_command_that_ends_its_options_gets_the_texts_verbatim(bin_dir):
+    fake = FakeNotifier(bin_dir, "my-notifier")
+    build_notifier("command", f"'{fake.path}' -a AntiDrift --").notify("-t 1", "--help")
+    assert fake.calls() == [["-a", "AntiDrift", "--", "-t 1", "--help"]]

@@ -19,7 +19,7 @@ from antidrift.domain import (
     ValidationError,
     WindowSample,
 )
-from tests.fakes import START, FakeStore, Recorder
+from tests.fakes import START, FakeCoach, FakeStore, Recorder, RecordingNotifier
 
 LOCKED, PLANNING, ACTIVE, REVIEW = (
     RuntimeState.LOCKED,
@@ -241,7 +241,9 @@ def persisted_active(store: FakeStore, minutes: int = 10) -> Commitment:
 def test_startup_resumes_an_active_commitment_and_its_last_sample(make_controller, store, clock):
     c = persisted_active(store)
     clock.advance(60)
-    snap = make_controller().snapshot()
+    controller = make_controller()
+    controller.start()
+    snap = controller.snapshot()
     assert snap.state is ACTIVE
     assert snap.commitment == c
     assert snap.evidence.last == WindowSample("mail", "Inbox", START + timedelta(seconds=9))
@@ -250,11 +252,55 @@ def test_startup_resumes_an_active_commitment_and_its_last_sample(make_controlle
 def test_startup_after_the_deadline_passed_while_down_goes_to_review(make_controller, store, clock):
     c = persisted_active(store, minutes=10)
     clock.advance(timedelta(hours=5))
-    snap = make_controller().snapshot()
+    controller = make_controller()
+    controller.start()
+    snap = controller.snapshot()
     assert snap.state is REVIEW
     assert snap.commitment.id == c.id
     assert snap.commitment.ended_at == c.deadline
     assert store.state is REVIEW and store.current.ended_at == c.deadline
+
+
+class WarmingCoach(FakeCoach):
+    """A coach that records each keep_warm (a warm claude started or stopped)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.warm: list[bool] = []
+
+    def keep_warm(self, on: bool) -> None:
+        self.warm.append(on)
+
+
+def test_building_a_controller_starts_nothing_and_start_takes_up_the_stored_state(
+    make_controller, store, clock
+):
+    """A deadline passed while the server was down: the constructor saves, announces and
+    notifies nothing; start() moves it to review and says so, once."""
+    c = persisted_active(store, minutes=10)
+    clock.advance(timedelta(hours=5))
+    saves, notifier = len(store.saves), RecordingNotifier()
+    controller = make_controller(notifier=notifier)
+    rec = Recorder(controller)
+    controller.subscribe(rec)
+    assert controller.snapshot().state is ACTIVE
+    assert (len(store.saves), notifier.shown, len(rec)) == (saves, [], 0)
+    controller.start()
+    assert controller.snapshot().state is REVIEW and store.current.ended_at == c.deadline
+    assert len(notifier.shown) == 1 and len(rec) == 1
+    controller.start()  # once: a second call takes up nothing again
+    assert len(notifier.shown) == 1 and len(rec) == 1 and len(store.saves) == saves + 1
+
+
+def test_a_restart_in_planning_warms_the_coach_at_start_not_when_built(make_controller, store):
+    store.save(PLANNING, None)
+    coach = WarmingCoach()
+    controller = make_controller(coach)
+    assert coach.warm == []
+    controller.start()
+    assert coach.warm == [True]
+    controller.cancel_planning()
+    assert coach.warm == [True, False]
 
 
 @pytest.mark.parametrize("state", [PLANNING, REVIEW])
@@ -264,7 +310,9 @@ def test_startup_resumes_planning_and_review(make_controller, store, state):
         store.save(REVIEW, c.stopped(START + timedelta(minutes=2)))
     else:
         store.save(PLANNING, None)
-    snap = make_controller().snapshot()
+    controller = make_controller()
+    controller.start()
+    snap = controller.snapshot()
     assert snap.state is state
     assert (snap.coach is not None) == (state is PLANNING)
 

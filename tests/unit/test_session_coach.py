@@ -15,8 +15,8 @@ from antidrift.domain import (
     RuntimeState,
     ValidationError,
 )
+from antidrift.ports import Persisted
 from antidrift.snapshot import CoachStatus
-from antidrift.store import Persisted
 from tests.fakes import FakeCoach, Recorder, wait_until
 
 P1 = Proposal("Outline the report", "Five headings in the doc", 30)

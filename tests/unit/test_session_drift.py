@@ -178,6 +178,7 @@ def test_a_restart_keeps_the_verdicts_of_the_commitment(guarded, make_controller
     _settled(controller, judge, 1)
     controller.shutdown()
     restarted = make_controller(judge=judge, drift=SETTINGS, store_=store)
+    restarted.start()
     restarted.record_window("code", "intro.md")
     assert _drift(restarted).status is DriftStatus.ON_TASK
     assert len(judge.calls) == 1
@@ -197,6 +198,7 @@ def test_the_guard_can_be_off_for_one_commitment_and_stays_so_after_a_restart(
     assert _drift(controller).reason == "off for this commitment"
     controller.shutdown()
     restarted = make_controller(judge=judge, drift=SETTINGS, store_=store)
+    restarted.start()
     restarted.record_window("firefox", "feed")
     assert _drift(restarted).status is DriftStatus.OFF
     restarted.finish()

@@ -11,10 +11,12 @@ from datetime import UTC, datetime, timedelta, timezone
 
 import pytest
 
-from antidrift import store as store_module
+from antidrift import database
 from antidrift.domain import Commitment, Outcome, RuntimeState, WindowSample
+from antidrift.migrations import MIGRATIONS
+from antidrift.ports import StoreError
 from antidrift.session import Controller
-from antidrift.store import MIGRATIONS, SQLiteStore, StoreError
+from antidrift.store import SQLiteStore
 from tests.fakes import START, FakeClock, FakeCoach, wait_until
 
 ACTIVE, REVIEW, LOCKED = RuntimeState.ACTIVE, RuntimeState.REVIEW, RuntimeState.LOCKED
@@ -202,7 +204,7 @@ def test_a_new_migration_applies_to_an_existing_database_keeping_its_data(db_pat
     s.save(ACTIVE, commitment("old"))
     s.close()
     extra = (MIGRATIONS[-1][0] + 1, "add_tags", "CREATE TABLE tags (name TEXT)")
-    monkeypatch.setattr(store_module, "MIGRATIONS", [*MIGRATIONS, extra])
+    monkeypatch.setattr(database, "MIGRATIONS", [*MIGRATIONS, extra])
     s = SQLiteStore(db_path)
     try:
         assert s.schema_version() == extra[0]
@@ -219,7 +221,7 @@ def test_a_new_migration_applies_to_an_existing_database_keeping_its_data(db_pat
 def test_a_failing_migration_is_rolled_back_and_not_recorded(db_path, monkeypatch):
     SQLiteStore(db_path).close()
     broken = (MIGRATIONS[-1][0] + 1, "broken", "CREATE TABLE half (x); SELECT * FROM missing")
-    monkeypatch.setattr(store_module, "MIGRATIONS", [*MIGRATIONS, broken])
+    monkeypatch.setattr(database, "MIGRATIONS", [*MIGRATIONS, broken])
     with pytest.raises(StoreError):
         SQLiteStore(db_path)
     db = sqlite3.connect(db_path)
@@ -302,6 +304,7 @@ def test_the_controller_over_sqlite_restarts_into_the_same_commitment(db_path):
     clock.advance(60)
     second_store = SQLiteStore(db_path)
     second = Controller(second_store, clock)
+    second.start()
     try:
         snap = second.snapshot()
         assert snap.state is ACTIVE
@@ -333,6 +336,7 @@ def test_the_controller_over_sqlite_sends_an_overdue_commitment_to_review_on_sta
     s = SQLiteStore(db_path)
     try:
         again = Controller(s, clock)
+        again.start()
         again.shutdown()
         snap = again.snapshot()
         assert snap.state is REVIEW

@@ -9,11 +9,12 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from antidrift import insights
-from antidrift import store as store_module
+from antidrift import database, insights
 from antidrift.domain import Commitment, Outcome, RuntimeState, WindowSample
 from antidrift.drift import Episode, Judgement, Window
-from antidrift.store import EXPORT_COLUMNS, MIGRATIONS, SQLiteStore
+from antidrift.migrations import MIGRATIONS
+from antidrift.ports import EXPORT_COLUMNS
+from antidrift.store import SQLiteStore
 from antidrift.web.projection import history_json
 from tests.fakes import START
 
@@ -190,7 +191,7 @@ def test_window_time_of_many_samples_returns_only_the_top_windows(db):
 
 def test_migration_4_fills_sample_times_and_app_time_for_an_existing_history(tmp_path, monkeypatch):
     path = tmp_path / "old.sqlite3"
-    monkeypatch.setattr(store_module, "MIGRATIONS", [m for m in MIGRATIONS if m[0] < 4])
+    monkeypatch.setattr(database, "MIGRATIONS", [m for m in MIGRATIONS if m[0] < 4])
     old = SQLiteStore(path)
     # The store of that version wrote these rows; written raw so today's save() is not used.
     old._db.execute(
@@ -208,7 +209,7 @@ def test_migration_4_fills_sample_times_and_app_time_for_an_existing_history(tmp
             (app, (START + timedelta(seconds=offset)).isoformat()),
         )
     old.close()
-    monkeypatch.setattr(store_module, "MIGRATIONS", MIGRATIONS)
+    monkeypatch.setattr(database, "MIGRATIONS", MIGRATIONS)
     new = SQLiteStore(path)
     try:
         assert new.schema_version() >= 4

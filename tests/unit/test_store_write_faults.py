@@ -107,7 +107,8 @@ def test_a_server_starting_on_a_full_disk_past_a_deadline_starts_and_saves_later
         clock.set(c.deadline)  # down past the deadline
         store = SQLiteStore(disk / "antidrift.sqlite3")
         filler = fill(disk)
-        second = Controller(store, clock)  # the move to review cannot be saved: no crash
+        second = Controller(store, clock)
+        second.start()  # the move to review cannot be saved: no crash
         try:
             assert second.snapshot().state is ACTIVE
             filler.unlink()

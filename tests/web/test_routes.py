@@ -427,7 +427,9 @@ def test_a_restarted_review_can_still_be_ended(make_controller, make_app, store,
     c = Commitment("c-1", "Write", "Done", 600, START, START + timedelta(minutes=10))
     store.save(RuntimeState.ACTIVE, c)
     clock.advance(3600)
-    client = make_app(make_controller(FakeCoach())).test_client()
+    controller = make_controller(FakeCoach())
+    controller.start()  # as Runtime.start does
+    client = make_app(controller).test_client()
     assert state(client)["runtime_state"] == "review"
     assert client.post("/end", json={"outcome": "met"}).status_code == 200
     [item] = client.get("/history").get_json()
