@@ -3,6 +3,8 @@
 The kernel drops an flock when the last descriptor of its open file closes, so a crash or
 `kill -9` never leaves a stale lock. A gunicorn worker inherits the master's descriptor:
 both hold the same lock, and neither may unlock it explicitly (that would free it for both).
+The kernel's table of open descriptors is also how a process finds a lock it already holds
+(taken earlier, or inherited across fork): no registry of our own can disagree with it.
 """
 
 from __future__ import annotations
@@ -43,7 +45,6 @@ class DataDirLock:
             os.pwrite(self._fd, text.encode(), 0)
 
     def release(self) -> None:
-        _held.pop(self.directory, None)
         if self._fd >= 0:
             os.close(self._fd)
             self._fd = -1
@@ -58,20 +59,20 @@ class DataDirLock:
         self.release()
 
 
-# Locks this process holds (or inherited from a gunicorn master across fork), by directory.
-_held: dict[Path, DataDirLock] = {}
-
-
 def acquire(directory: Path, *, url: str | None = None) -> DataDirLock:
-    """Hold the data directory for this process's life, or raise AlreadyRunning."""
+    """Hold the data directory for this process's life, or raise AlreadyRunning.
+
+    A lock this process already holds (its own, or its gunicorn master's, inherited) is
+    found among its open descriptors and kept; `url` then updates what it says."""
     key = Path(os.path.abspath(directory))
-    held = _held.get(key)
-    if held is not None:
-        if url:
-            held.describe(url)
-        return held
     prepare_directory(key)
     path = key / LOCK_NAME
+    held = _held_descriptor(path)
+    if held is not None:
+        lock = DataDirLock(key, os.dup(held))
+        if url:
+            lock.describe(url)
+        return lock
     while True:
         fd, created = _open(path)
         if not _lock(fd, wait=0.0) and not (_holder_gone(fd) and _lock(fd, wait=ORPHAN_GRACE)):
@@ -86,8 +87,29 @@ def acquire(directory: Path, *, url: str | None = None) -> DataDirLock:
         os.close(fd)  # a refused start removed that file while we waited: lock the new one
     lock = DataDirLock(key, fd, created=created)
     lock.describe(url)
-    _held[key] = lock
     return lock
+
+
+def _held_descriptor(path: Path) -> int | None:
+    """An open descriptor of this process on the lock file whose flock it holds, if any."""
+    try:
+        wanted = os.stat(path)
+        fds = [int(name) for name in os.listdir("/dev/fd")]
+    except OSError:
+        return None
+    for fd in fds:
+        try:
+            found = os.fstat(fd)
+        except OSError:
+            continue  # the descriptor listdir itself used, closed since
+        if (found.st_dev, found.st_ino) != (wanted.st_dev, wanted.st_ino):
+            continue
+        try:  # on the open file that holds the lock this succeeds; on any other it is refused
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            continue
+        return fd
+    return None
 
 
 def _open(path: Path) -> tuple[int, bool]:

@@ -313,10 +313,21 @@ def valid_text(text: str) -> str:
 
 
 def redact(title: str, exclude: re.Pattern[str] | None) -> str:
-    """Window titles leak private data: a matching title is never stored in clear."""
+    """Window titles leak private data: a matching title is never stored or sent in clear.
+
+    The one place ANTIDRIFT_EVIDENCE_EXCLUDE is applied (samples, the judge's prompt)."""
     if exclude is not None and exclude.search(title):
         return EXCLUDED_TITLE
     return title
+
+
+def redact_window(app: str, title: str, exclude: re.Pattern[str] | None) -> tuple[str, str]:
+    """A sample's (app, title) as it may be kept: the title redacted, and the app with it when
+    the app matches too (X11 names a window without WM_CLASS after its title)."""
+    redacted = redact(title, exclude)
+    if redacted != title and redact(app, exclude) != app:
+        app = redacted
+    return app, redacted
 
 
 def evidence_health(

@@ -12,11 +12,18 @@ from __future__ import annotations
 
 import re
 from collections import deque
+from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta
 from enum import StrEnum
 
-from antidrift.domain import EXCLUDED_TITLE, IllegalTransitionError, ValidationError
+from antidrift.domain import (
+    EXCLUDED_TITLE,
+    IllegalTransitionError,
+    Share,
+    ValidationError,
+    redact,
+)
 
 TAUGHT_REASON = "you said this is on task"
 # A title that ticks (a countdown, a player's position) or counts (an unread badge) is still
@@ -176,12 +183,11 @@ def is_own_page(title: str) -> bool:
 
 
 def judge_title(title: str, exclude: re.Pattern[str] | None) -> str | None:
-    """What the judge may see of a title: nothing when excluded (or the placeholder)."""
-    if not title or title == EXCLUDED_TITLE:
-        return None
-    if exclude is not None and exclude.search(title):
-        return None
-    return title
+    """What the judge may see of a title: nothing when excluded (or the placeholder).
+
+    Redacted again: the key (window_of) leaves out clocks, and a pattern may match only then."""
+    shown = redact(title, exclude)
+    return None if shown in ("", EXCLUDED_TITLE) else shown
 
 
 @dataclass
@@ -342,11 +348,16 @@ class DriftPolicy:
         return ended
 
 
-def on_task_share(
-    seconds_by_window: dict[Window, float], judgements: dict[Window, Judgement]
-) -> float | None:
-    """Share of judged time spent on on-task windows: 0–1, or None without judged time."""
-    judged = {w: s for w, s in seconds_by_window.items() if w in judgements}
+def on_task_share(shares: Iterable[Share], judgements: dict[Window, Judgement]) -> float | None:
+    """Share of judged time spent on on-task windows: 0–1, or None without judged time.
+
+    Time per (app, title) is keyed as the verdicts are (window_of): a ticking title is one
+    window, so its time counts under the verdict it was judged by."""
+    judged: dict[Window, float] = {}
+    for share in shares:
+        window = window_of(share.app, share.title)
+        if window in judgements:
+            judged[window] = judged.get(window, 0.0) + share.seconds
     whole = sum(judged.values())
     if whole <= 0:
         return None

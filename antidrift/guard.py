@@ -33,9 +33,7 @@ from antidrift.drift import (
     JudgeCall,
     Judgement,
     NothingToAcknowledge,
-    Window,
     on_task_share,
-    window_of,
 )
 from antidrift.ports import Store
 from antidrift.process import CancelScope
@@ -169,11 +167,7 @@ class DriftGuard:
     def _share(self, commitment: Commitment, judgements: dict, until: datetime) -> float | None:
         # Every window (summed in SQL by the store): judged ones may be outside any top list.
         shares = self._store.window_time(commitment.id, until, 1_000_000).windows
-        seconds: dict[Window, float] = {}
-        for s in shares:  # keyed as the verdicts are: a ticking title is one window
-            key = window_of(s.app, s.title)
-            seconds[key] = seconds.get(key, 0.0) + s.seconds
-        return on_task_share(seconds, judgements)
+        return on_task_share(shares, judgements)
 
     def _apply(self, effects: Effects) -> After:
         commitment = self._commitment

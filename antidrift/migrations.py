@@ -1,21 +1,11 @@
-"""The database's numbered migrations, applied in order by store.SQLiteStore (pure data)."""
+"""The database's numbered migrations, applied in order by store.SQLiteStore (pure data).
+
+Each migration's SQL is a literal, frozen once shipped: it imports nothing of the app, so a
+change elsewhere (a constant, a query the store runs today) can never change what an old
+database is migrated by. tests/unit/test_migrations_frozen.py pins each one by hash.
+"""
 
 from __future__ import annotations
-
-from antidrift.domain import MAX_SAMPLE_SPAN
-
-# Every ended commitment's time per app, from its samples (migration 4 and bulk imports).
-ALL_APP_TIME = f"""
-INSERT INTO app_time (commitment_id, app, secs)
-SELECT commitment_id, app, SUM(secs) FROM (
-    SELECT s.commitment_id, s.app, MIN(MAX(COALESCE(
-        LEAD(s.at_epoch) OVER (PARTITION BY s.commitment_id ORDER BY s.at_epoch, s.id),
-        (julianday(c.ended_at) - 2440587.5) * 86400.0) - s.at_epoch, 0),
-        {MAX_SAMPLE_SPAN.total_seconds()}) AS secs
-    FROM samples s JOIN commitments c ON c.id = s.commitment_id
-    WHERE c.outcome IS NOT NULL)
-GROUP BY commitment_id, app
-"""
 
 # Numbered migrations, applied in order and recorded in schema_migrations. Never edit one
 # that has shipped: add the next.
@@ -94,8 +84,9 @@ MIGRATIONS: list[tuple[int, str, str]] = [
         "reflection",
         # Sample times as numbers, so time shares are summed in SQL without parsing text
         # (a review of 20,000 samples); each ended commitment's actual time and time per app
-        # kept with it, so insights and the CSV read a few numbers per commitment.
-        f"""
+        # kept with it, so insights and the CSV read a few numbers per commitment. Time per
+        # app as 0.3 defined it: a sample counts until the next one (or the end), at most 60 s.
+        """
         ALTER TABLE commitments ADD COLUMN actual_secs INTEGER;
         UPDATE commitments SET actual_secs = MAX(0, CAST(ROUND(
             (julianday(ended_at) - julianday(started_at)) * 86400) AS INTEGER))
@@ -109,7 +100,15 @@ MIGRATIONS: list[tuple[int, str, str]] = [
             secs REAL NOT NULL,
             PRIMARY KEY (commitment_id, app)
         ) WITHOUT ROWID;
-        {ALL_APP_TIME}
+        INSERT INTO app_time (commitment_id, app, secs)
+        SELECT commitment_id, app, SUM(secs) FROM (
+            SELECT s.commitment_id, s.app, MIN(MAX(COALESCE(
+                LEAD(s.at_epoch) OVER (PARTITION BY s.commitment_id ORDER BY s.at_epoch, s.id),
+                (julianday(c.ended_at) - 2440587.5) * 86400.0) - s.at_epoch, 0),
+                60.0) AS secs
+            FROM samples s JOIN commitments c ON c.id = s.commitment_id
+            WHERE c.outcome IS NOT NULL)
+        GROUP BY commitment_id, app
         """,
     ),
     (

@@ -74,34 +74,52 @@ def refuse_more_workers(server) -> None:
 
 
 def on_starting(server) -> None:
-    """Before gunicorn binds: one worker, the data directory ours, the port free.
+    """Before gunicorn binds: one worker, then the start-up gate (`start_problem`).
 
-    `antidrift serve` has checked all this already (the lock is then simply kept); for
+    `antidrift serve` has passed the gate already (its lock is this process's); for
     `gunicorn -c gunicorn.conf.py` this is where a second server is turned away in a line.
     """
     refuse_more_workers(server)
-    chosen = getattr(server.app, "antidrift_settings", None)
-    checked = chosen is not None  # `antidrift serve` has looked at the database already
+    if getattr(server.app, "antidrift_gate_passed", False):
+        return
     try:
-        chosen = chosen or settings.load()
-        binds = list(server.cfg.bind)
-        lock = datalock.acquire(chosen.data_dir, url=f"http://{binds[0]}/" if binds else None)
-    except (SettingsError, StoreError) as exc:
+        chosen = settings.load()
+    except SettingsError as exc:
         raise SystemExit(f"antidrift: {exc}") from None
-    try:
-        for bind in binds:
-            host, _, port = bind.rpartition(":")
-            if port.isdigit() and (problem := port_problem(host.strip("[]"), int(port))):
-                raise StoreError(problem)
-        if not checked:
-            # Here, not in the worker: a worker that fails to open the database exits, and
-            # gunicorn would start another, and another.
-            from antidrift.store import SQLiteStore
+    binds = []
+    for bind in server.cfg.bind:
+        host, _, port = bind.rpartition(":")
+        if port.isdigit():
+            binds.append((host.strip("[]"), int(port)))
+    url = url_of(*binds[0]) if binds else None
+    if problem := start_problem(chosen, binds, url):
+        raise SystemExit(f"antidrift: {problem}")
 
-            SQLiteStore(chosen.database).close()
+
+def start_problem(chosen: Settings, binds: list[tuple[str, int]], url: str | None) -> str | None:
+    """The start-up gate, before anything is bound: why this server cannot start, in a
+    sentence, or None.
+
+    The one place a server takes its data directory, first of all (a second server must not
+    even open the first one's database); the lock is then held for this process's life and
+    its gunicorn worker inherits it. Then the ports, then the database (here, not in the
+    worker: a worker that fails to open it exits, and gunicorn would start another, and
+    another). A refused start leaves the data directory as it found it."""
+    try:
+        lock = datalock.acquire(chosen.data_dir, url=url)
     except StoreError as exc:
-        lock.abandon()  # a refused start leaves the data directory as it found it
-        raise SystemExit(f"antidrift: {exc}") from None
+        return str(exc)
+    try:
+        for host, port in binds:
+            if problem := port_problem(host, port):
+                raise StoreError(problem)
+        from antidrift.store import SQLiteStore
+
+        SQLiteStore(chosen.database).close()
+    except StoreError as exc:
+        lock.abandon()
+        return str(exc)
+    return None
 
 
 def port_problem(host: str, port: int) -> str | None:
@@ -160,7 +178,7 @@ class Server(BaseApplication):
 
     def __init__(self, chosen: Settings, options: dict[str, object]) -> None:
         self._settings = chosen
-        self.antidrift_settings = chosen  # read by on_starting
+        self.antidrift_gate_passed = True  # serve() passed start_problem before creating us
         self._options = options
         super().__init__()
 
@@ -212,23 +230,9 @@ def serve(args: argparse.Namespace) -> int:
             "listening on %s: anyone on that network can drive AntiDrift and your AI CLI", host
         )
     url = url_of(host, port)
-    try:
-        # Fail before gunicorn starts, with a sentence rather than a traceback. The lock comes
-        # first: a second server must not even open the first one's database. It is kept for
-        # the life of this process; the gunicorn worker inherits it.
-        lock = datalock.acquire(chosen.data_dir, url=url)
-    except StoreError as exc:
-        print(f"antidrift: {exc}", file=sys.stderr)
-        return 2
-    try:
-        if problem := port_problem(host.strip("[]"), port):
-            raise StoreError(problem)
-        from antidrift.store import SQLiteStore
-
-        SQLiteStore(chosen.database).close()
-    except StoreError as exc:
-        lock.abandon()  # a refused start leaves the data directory as it found it
-        print(f"antidrift: {exc}", file=sys.stderr)
+    # Refused before gunicorn starts: one line, not gunicorn's banner and then a line.
+    if problem := start_problem(chosen, [(host.strip("[]"), port)], url):
+        print(f"antidrift: {problem}", file=sys.stderr)
         return 2
     log.info("AntiDrift on %s (data in %s)", url, chosen.data_dir)
     Server(chosen, gunicorn_options(host, port, args.threads)).run()

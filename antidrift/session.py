@@ -26,7 +26,7 @@ from antidrift.domain import (
     WindowSample,
     evidence_health,
     parse_extend_minutes,
-    redact,
+    redact_window,
     valid_text,
     validate_intent,
     validate_plan,
@@ -341,12 +341,8 @@ class Controller:
                 return False
             # Redacted, then bounded, here: whatever the source, the pattern sees the whole title.
             app, title = valid_text(app), valid_text(title)
-            redacted = redact(title, self._exclude)
-            # A private title's text may come as the app too (X11 names a window without
-            # WM_CLASS after its title): then the app is redacted with it.
-            if redacted != title and redact(app, self._exclude) != app:
-                app = redacted
-            app, title = app[:MAX_TEXT], redacted[:MAX_TEXT]
+            app, title = redact_window(app, title, self._exclude)
+            app, title = app[:MAX_TEXT], title[:MAX_TEXT]
             sample = WindowSample(app, title, at or self._now())
             self._store.add_sample(self._commitment.id, sample)
             after = None

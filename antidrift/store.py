@@ -19,20 +19,27 @@ from antidrift.domain import (
 )
 from antidrift.drift import Answer, Episode, Judgement, Window
 from antidrift.insights import Ended, WindowTime, actual_secs
-from antidrift.migrations import ALL_APP_TIME
 from antidrift.ports import Persisted
 
-# Time per (app, title) of one commitment, as domain.time_shares defines it: each sample counts
-# until the next one (or :until), at most MAX_SAMPLE_SPAN. The top windows and the per-app
-# totals come back in one pass; the rows are few whatever the number of samples.
-_WINDOW_TIME = f"""
-WITH spans AS (
-    SELECT app, title,
-        MIN(MAX(COALESCE(LEAD(at_epoch) OVER w, :until) - at_epoch, 0),
+
+# Time per window, as domain.time_shares defines it: each sample counts until the next one
+# (or `until`), at most MAX_SAMPLE_SPAN. Written once, here, for every query below; property
+# tests hold it to the domain (tests/unit/test_time_per_window.py).
+def _spans(where: str, until: str) -> str:
+    """The CTE `spans`: (commitment_id, app, title, secs) of each sample matching `where`."""
+    return f"""spans AS (
+    SELECT s.commitment_id, s.app, s.title,
+        MIN(MAX(COALESCE(LEAD(s.at_epoch) OVER w, {until}) - s.at_epoch, 0),
             {MAX_SAMPLE_SPAN.total_seconds()}) AS secs
-    FROM samples WHERE commitment_id = :cid
-    WINDOW w AS (ORDER BY at_epoch, id)
-),
+    FROM samples s {where}
+    WINDOW w AS (PARTITION BY s.commitment_id ORDER BY s.at_epoch, s.id)
+)"""
+
+
+# One commitment's top windows and every app's total in one pass; the rows are few whatever
+# the number of samples.
+_WINDOW_TIME = f"""
+WITH {_spans("WHERE s.commitment_id = :cid", ":until")},
 per AS MATERIALIZED (SELECT app, title, SUM(secs) AS secs, COUNT(*) AS n FROM spans
     GROUP BY app, title)
 SELECT * FROM (SELECT 'window' AS kind, app, title, secs, n FROM per
@@ -41,15 +48,23 @@ UNION ALL
 SELECT 'app', app, '', SUM(secs), SUM(n) FROM per GROUP BY app
 """
 
-# Stored with each ended commitment (see migration 4): its time per app.
+# Stored with each ended commitment: its time per app (until its end).
 _APP_TIME = f"""
+WITH {_spans("WHERE s.commitment_id = :cid", ":until")}
 INSERT INTO app_time (commitment_id, app, secs)
-SELECT :cid, app, SUM(secs) FROM (
-    SELECT app, MIN(MAX(COALESCE(LEAD(at_epoch) OVER w, :until) - at_epoch, 0),
-        {MAX_SAMPLE_SPAN.total_seconds()}) AS secs
-    FROM samples WHERE commitment_id = :cid
-    WINDOW w AS (ORDER BY at_epoch, id))
-GROUP BY app
+SELECT commitment_id, app, SUM(secs) FROM spans GROUP BY commitment_id, app
+"""
+
+# Every ended commitment's time per app (after a bulk import).
+_ALL_APP_TIME = f"""
+WITH {
+    _spans(
+        "JOIN commitments c ON c.id = s.commitment_id WHERE c.outcome IS NOT NULL",
+        "(julianday(c.ended_at) - 2440587.5) * 86400.0",
+    )
+}
+INSERT INTO app_time (commitment_id, app, secs)
+SELECT commitment_id, app, SUM(secs) FROM spans GROUP BY commitment_id, app
 """
 
 _HISTORY_ORDER = " ORDER BY ended_at DESC, rowid DESC"
@@ -195,7 +210,7 @@ class SQLiteStore:
             self._db.execute("BEGIN IMMEDIATE")
             try:
                 self._db.execute("DELETE FROM app_time")
-                self._db.execute(ALL_APP_TIME)
+                self._db.execute(_ALL_APP_TIME)
                 self._db.execute("COMMIT")
             except BaseException:
                 self._db.execute("ROLLBACK")

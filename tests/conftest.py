@@ -9,8 +9,9 @@ from antidrift.bootstrap import Runtime
 from antidrift.readmodel import ReadModel
 from antidrift.session import Controller
 from antidrift.settings import Settings
-from antidrift.snapshot import CoachInfo
-from tests.fakes import FakeClock, FakeCoach, FakeJudge, FakeStore
+from tests.fakes import FakeClock, FakeCoach, FakeJudge, FakeStore, coach_info_for
+from tests.support.fake_bin import FakeBin
+from tests.support.procs import Procs
 
 
 @pytest.fixture
@@ -67,12 +68,6 @@ def controller(make_controller, fake_coach) -> Controller:
     return make_controller(fake_coach)
 
 
-def coach_info_for(coach) -> CoachInfo:
-    if coach is None:
-        return CoachInfo(None, "ANTIDRIFT_AI_BACKEND names no backend.")
-    return CoachInfo(coach.name, None, coach)
-
-
 @pytest.fixture
 def make_app(tmp_path, clock, store):
     """make_app(controller, coach): the real app over a runtime of fakes, no background."""
@@ -94,3 +89,27 @@ def app(make_app, controller, fake_coach):
 @pytest.fixture
 def client(app):
     return app.test_client()
+
+
+@pytest.fixture
+def fake_bin(tmp_path, monkeypatch) -> FakeBin:
+    """Fake programs in a folder that is the WHOLE PATH: no real CLI or tool can run."""
+    folder = FakeBin(tmp_path / "bin")
+    monkeypatch.setenv("PATH", str(folder.dir))
+    for key in ("CODEX_API_KEY", "OPENAI_API_KEY"):
+        monkeypatch.delenv(key, raising=False)
+    return folder
+
+
+@pytest.fixture
+def write_cli(fake_bin) -> FakeBin:
+    """write_cli(name, body): a fake CLI on the fake PATH (the same `fake_bin`)."""
+    return fake_bin
+
+
+@pytest.fixture
+def procs():
+    """A Procs helper; tracked pids still alive at teardown are SIGKILLed."""
+    helper = Procs()
+    yield helper
+    helper.kill_left()

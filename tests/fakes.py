@@ -14,6 +14,7 @@ from antidrift.ai import Cancelled, CancelScope, Proposal, Verdict
 from antidrift.domain import Commitment, Outcome, RuntimeState, WindowSample
 from antidrift.insights import WindowTime
 from antidrift.ports import Persisted
+from antidrift.snapshot import CoachInfo
 
 START = datetime(2026, 3, 2, 9, 0, 0, tzinfo=UTC)
 
@@ -155,6 +156,9 @@ class FakeStore:
                 return False
             del self.commitments[commitment_id]
             self.summaries.pop(commitment_id, None)
+            self.drift_judgements = {
+                k: j for k, j in self.drift_judgements.items() if k[0] != commitment_id
+            }
             self.drift_episodes = {
                 k: e for k, e in self.drift_episodes.items() if k[0] != commitment_id
             }
@@ -432,3 +436,10 @@ class FakeJudge:
             raise
         finally:
             call.finished.set()
+
+
+def coach_info_for(coach) -> CoachInfo:
+    """What the page is told of a (fake) coach, or of none."""
+    if coach is None:
+        return CoachInfo(None, "ANTIDRIFT_AI_BACKEND names no backend.")
+    return CoachInfo(coach.name, None, coach)

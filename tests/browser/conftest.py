@@ -22,6 +22,7 @@ from pathlib import Path
 import pytest
 
 from tests.support import procs
+from tests.support.browser import App
 from tests.support.fake_cli import FakeCLI, path_with
 from tests.support.fake_notify import FakeNotifier
 from tests.support.require import need
@@ -107,25 +108,10 @@ def browser(_chromium_available) -> Iterator[Browser]:
 # -- the server --------------------------------------------------------------------------------
 
 
-@dataclass
-class App:
-    """The module's server, the fake claude it runs and the fake notify-send it notifies by."""
-
-    server: RunningServer
-    fake: FakeCLI
-    tmp: Path
-    notifier: FakeNotifier | None = None
-
-    @property
-    def base(self) -> str:
-        return self.server.base
-
-    def state(self) -> str:
-        return self.server.get("/state")["runtime_state"]
-
-
 @pytest.fixture(scope="module")
-def app(tmp_path_factory, _chromium_available) -> Iterator[App]:
+def app(tmp_path_factory, _chromium_available, request) -> Iterator[App]:
+    """The module's server; a module with `TEST_CLOCK = True` gets one on a test clock
+    (`app.server.clock.advance(seconds)`), to reach a deadline without waiting for it."""
     tmp = tmp_path_factory.mktemp("browser")
     fake = FakeCLI(tmp / "bin")
     notifier = FakeNotifier(tmp / "bin")  # the desktop notifier `auto` finds on PATH
@@ -135,7 +121,8 @@ def app(tmp_path_factory, _chromium_available) -> Iterator[App]:
         "ANTIDRIFT_AI_TIMEOUT": "30",
         "ANTIDRIFT_NOTIFY": "auto",
     }
-    server = RunningServer(tmp / "data", env=env)
+    test_clock = getattr(request.module, "TEST_CLOCK", False)
+    server = RunningServer(tmp / "data", env=env, test_clock=test_clock)
     # A claude binary named by the environment would bypass the fake.
     server.env.pop("ANTIDRIFT_CLAUDE_BIN", None)
     server.start()

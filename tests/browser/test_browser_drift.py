@@ -7,7 +7,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from tests.browser.conftest import App
+from tests.support.browser import App
 from tests.support.fake_judge import drift_server
 
 ACTION = "Write the intro paragraph of the quarterly report"
@@ -91,9 +91,8 @@ def test_the_banner_appears_and_its_buttons_work_without_clobbering(app, page, w
     expect(banner).to_have_count(0)
     expect(guard).to_have_attribute("data-status", "on_task")
     expect(page.locator("#active-message")).to_be_empty()
-    page.wait_for_timeout(2500)  # past grace and cooldown: the taught window never nudges
     _window(app, "firefox", "Cat videos — YouTube")
-    page.wait_for_timeout(1500)
+    app.server.ticks(3)  # past grace and cooldown (1 s each): the taught window never nudges
     expect(banner).to_have_count(0)
     assert len([c for c in app.notifier.calls() if any("Drifting" in a for a in c)]) == 1
 

@@ -7,7 +7,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from tests.browser.conftest import App
+from tests.support.browser import App
 from tests.support.fake_cli import FakeCLI, path_with
 from tests.support.history import seed_history
 from tests.support.server import RunningServer

@@ -9,7 +9,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from tests.browser.conftest import App
+from tests.support.browser import App
 from tests.support.fake_cli import FakeCLI
 from tests.support.server import RunningServer
 

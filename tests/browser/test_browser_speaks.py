@@ -10,7 +10,11 @@ import time
 
 import pytest
 
+from tests.support.walk import server_post, walk_http
+
 pytestmark = pytest.mark.browser
+# The time's-up test moves the server's clock to the end of its timebox (no minute's wait).
+TEST_CLOCK = True
 
 CLOCK = re.compile(r"^(?:(\d+):)?(\d\d):(\d\d) · ")
 
@@ -63,20 +67,22 @@ def test_a_title_over_an_hour_shows_hours(page, app, ui):
 
 
 def test_times_up_notifies_once_says_so_chimes_and_extends_from_the_review(new_tabs, app, ui):
-    """The one slow test: a real one-minute timebox runs out (on a phone, to check the
+    """A one-minute timebox runs out on the server's test clock (on a phone, to check the
     time's-up review's layout there too)."""
     expect = ui.expect
     tabs = new_tabs(viewport={"width": 390, "height": 844}, has_touch=True)
     page, _ = tabs.open()
     start(page, ui, "Send the invoice to Ada", 1, done="Ada has it")
+    left = seconds_in(page.title())
+    assert 50 < left <= 60
+    app.server.clock.advance(left - 3)  # three seconds before the deadline
+    expect(page).to_have_title(re.compile(r"^00:0[0-4] · Send the invoice to Ada · AntiDrift$"))
     assert app.notifier.calls() == []
-    expect(page).to_have_title(
-        re.compile(r"^Time's up · Send the invoice to Ada · AntiDrift$"), timeout=75_000
-    )
+    expect(page).to_have_title(re.compile(r"^Time's up · Send the invoice to Ada · AntiDrift$"))
     expect(ui.view(page, "review")).to_be_visible()
     ui.wait_until(page, lambda: app.notifier.calls(), timeout=5, what="the notification")
     # Exactly one, naming the next action, however many ticks pass.
-    page.wait_for_timeout(2500)
+    app.server.ticks(2)
     [argv] = app.notifier.calls()
     title, body = argv[-2:]
     assert "Time's up" in title
@@ -124,28 +130,23 @@ def test_extend_past_eight_hours_says_why_in_place(page, app, ui):
     assert app.server.get("/state")["commitment"]["extended_secs"] == 0
 
 
-def _drive(app, state: str) -> None:
-    server = app.server
-    if state == "locked":
-        return
-    server.post("/planning")
-    if state == "planning":
-        return
-    plan = {"next_action": "Read the spec", "success_condition": "Notes", "timebox_minutes": 30}
-    server.post("/commitment", plan)
-    if state == "review":
-        server.post("/finish")
-
-
 @pytest.mark.parametrize("state", ["locked", "planning", "active", "review"])
 def test_the_offline_notice_shows_within_5_s_and_clears_when_back(tabs, app, ui, state):
     expect = ui.expect
-    _drive(app, state)
+    plan = {"next_action": "Read the spec", "success_condition": "Notes", "timebox_minutes": 30}
+    walk_http(server_post(app.server), state, **plan)
     page, watch = tabs.open()
     expect(ui.view(page, state)).to_be_visible()
     ui.wait_until(page, lambda: watch.frames, what="the socket to bring the page up to date")
     notice = page.locator("#offline")
-    page.wait_for_timeout(4000)  # pushes keep it hidden, second after second
+    # Pushes keep it hidden, second after second: four ticks' worth, counted as they arrive.
+    heartbeats = len(watch.frames_with('id="offline"'))
+    ui.wait_until(
+        page,
+        lambda: len(watch.frames_with('id="offline"')) >= heartbeats + 4,
+        timeout=10,
+        what="four ticks' pushes",
+    )
     expect(notice).to_be_hidden()
     sockets = len(watch.sockets)
     lost = time.monotonic()  # SIGTERM closes the page's socket first thing

@@ -160,7 +160,7 @@ def test_typing_survives_the_coach(tabs, app, ui):
     other.reload()  # the other tab reconnecting
     expect(ui.coach(other, "ready")).to_be_visible()
     ui.wait_until(other, lambda: len(other_watch.sockets) > reloaded, what="the reload's socket")
-    page.wait_for_timeout(1100)  # one full ticker period: a tick must not re-send the proposal
+    app.server.ticks(2)  # a whole tick after the reload: a tick must not re-send the proposal
     expect(minutes).to_have_value("35")
     expect(page.locator("#next_action")).to_have_value(SECOND_PROPOSAL["next_action"])
     assert prefills(watch) == 2

@@ -68,9 +68,8 @@ def test_the_whole_loop(live):
     assert server.post("/drift/ack", {"answer": "on_task"})[0] == 200
     assert _drift(server)["status"] == "on_task"
 
-    for _ in range(4):  # well past grace and cooldown, focus still on the taught window
-        _window(server, "firefox", "Cat videos — YouTube")
-        time.sleep(0.6)
+    _window(server, "firefox", "Cat videos — YouTube")  # focus still on the taught window
+    server.ticks(3)  # past grace and cooldown (1 s each), every tick looking at it again
     assert len(_nudges(notifier)) == 1, "no more nudges for a window called on task"
     assert server.post("/drift/ack", {"answer": "back"})[0] == 409
     judged = [p for p in judge.judge_prompts() if "Cat videos" in p]

@@ -8,8 +8,8 @@ import time
 import pytest
 import websocket
 
-from tests.integration.test_push_ws import PLAN, Live
 from tests.support.html import parse, top_level
+from tests.support.live import PLAN, Live
 
 
 class RawPage:

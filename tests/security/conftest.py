@@ -21,6 +21,7 @@ import pytest
 from tests.support import procs
 from tests.support.fake_cli import FakeCLI, path_with
 from tests.support.server import RunningServer
+from tests.support.walk import server_post, walk_http
 
 WS_KEY = "dGhlIHNhbXBsZSBub25jZQ=="
 PAYLOAD_SCRIPT = "<script>alert(1)</script>"
@@ -131,6 +132,23 @@ class Sec:
                     body += chunk
             return status, headers, body
 
+    @staticmethod
+    def foreign_origins(port: int) -> list[dict[str, str]]:
+        """Headers of a browser request from another origin, each to be refused (403) by
+        every state-changing route and the websocket of a server on `port`."""
+        return [
+            {"Origin": "http://evil.com"},
+            {"Origin": f"http://127.0.0.1:{port}.evil.com"},
+            {"Origin": f"http://localhost:{port + 1}", "Sec-Fetch-Site": "same-site"},
+            # Same host, another port: another local app is another origin (but the same
+            # site to a browser, so Sec-Fetch-Site does not say cross-site).
+            {"Origin": f"http://127.0.0.1:{port + 1}", "Sec-Fetch-Site": "same-site"},
+            {"Origin": f"http://127.0.0.1:{port + 1}"},
+            {"Origin": f"http://127.0.0.1:{port}", "Sec-Fetch-Site": "cross-site"},
+            {"Origin": "null"},
+            {"Sec-Fetch-Site": "cross-site"},
+        ]
+
     def http(
         self,
         port: int,
@@ -190,8 +208,7 @@ class Sec:
     @staticmethod
     def to_planning(server: RunningServer) -> None:
         server.reset()
-        status, body = server.post("/planning")
-        assert status == 200, body
+        walk_http(server_post(server), "planning")
 
     @staticmethod
     def to_active(
@@ -200,17 +217,11 @@ class Sec:
         success_condition: str = "they pass",
         minutes: int = 30,
     ) -> str:
-        Sec.to_planning(server)
-        status, body = server.post(
-            "/commitment",
-            {
-                "next_action": next_action,
-                "success_condition": success_condition,
-                "timebox_minutes": minutes,
-            },
-        )
-        assert status == 200, body
-        return body["commitment"]["id"]
+        """From any state to a new active commitment; its id."""
+        server.reset()
+        plan = {"next_action": next_action, "success_condition": success_condition}
+        walk_http(server_post(server), "active", **plan, timebox_minutes=minutes)
+        return server.get("/state")["commitment"]["id"]
 
 
 class Lab:

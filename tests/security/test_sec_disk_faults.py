@@ -10,14 +10,14 @@ import time
 from tests.support import procs
 from tests.support.server import RunningServer
 from tests.support.tmpfs import fill, small_tmpfs
+from tests.support.walk import server_post, walk_http
 
 PLAN = {"next_action": "Write the intro", "success_condition": "Intro done", "timebox_minutes": 30}
 HTMX = {"HX-Request": "true", "Content-Type": "application/x-www-form-urlencoded"}
 
 
 def _active(server: RunningServer) -> dict:
-    assert server.post("/planning")[0] == 200
-    assert server.post("/commitment", PLAN)[0] == 200
+    walk_http(server_post(server), "active", **PLAN)
     return server.get("/state")
 
 

@@ -53,17 +53,6 @@ def server(module_lab):
     return module_lab.start(env={"ANTIDRIFT_ALLOWED_HOSTS": "antidrift.test, Box.LAN"})
 
 
-def _refused_headers(port: int) -> list[dict[str, str]]:
-    return [
-        {"Origin": "http://evil.com"},
-        {"Origin": f"http://127.0.0.1:{port}.evil.com"},
-        {"Origin": f"http://localhost:{port + 1}", "Sec-Fetch-Site": "same-site"},
-        {"Origin": "null"},
-        {"Sec-Fetch-Site": "cross-site"},
-        {"Origin": f"http://127.0.0.1:{port}", "Sec-Fetch-Site": "cross-site"},
-    ]
-
-
 # -- Host allowlist ---------------------------------------------------------------------------
 
 
@@ -108,7 +97,7 @@ def test_allowed_hosts_setting_adds_names(server, sec):
 def test_refused_websocket_handshake_never_upgrades(server, sec):
     """The 403 comes from before_request: no 101, no socket, and the server goes on."""
     port = server.port
-    cases = [({"Host": "evil.com"}, None)] + [(h, None) for h in _refused_headers(port)]
+    cases = [({"Host": "evil.com"}, None)] + [(h, None) for h in sec.foreign_origins(port)]
     for headers, _ in cases:
         host = headers.pop("Host", None)
         status, resp_headers, body = sec.ws_handshake(port, host=host, headers=headers)
@@ -137,7 +126,7 @@ def test_foreign_origin_is_refused_on_every_state_changing_route(server, sec):
         before = server.get("/state")
         history = server.get("/history")
         for path, payload in STATE_CHANGING:
-            for headers in _refused_headers(port):
+            for headers in sec.foreign_origins(port):
                 status, _, body = sec.http(
                     port,
                     "POST",
@@ -183,7 +172,7 @@ def test_refused_coach_request_spawns_no_cli_and_changes_nothing(server, sec, mo
     module_lab.fake.configure(pidfile=str(pidfile), count_file=str(count))
     sec.to_planning(server)
     before = server.get("/state")
-    for headers in _refused_headers(server.port):
+    for headers in sec.foreign_origins(server.port):
         for content_type, body in (
             ("application/json", b'{"intent": "write the report"}'),
             ("application/x-www-form-urlencoded", b"intent=write+the+report"),
@@ -197,10 +186,10 @@ def test_refused_coach_request_spawns_no_cli_and_changes_nothing(server, sec, mo
                 headers={"Content-Type": content_type, **headers},
             )
             assert status == 403
-    time.sleep(0.8)  # a CLI would have started and written its pid by now
     assert not pidfile.exists() and not count.exists()
     assert server.get("/state") == before
-    # Control: the same request from the page's own origin does start the CLI.
+    # Control: the same request from the page's own origin starts the CLI, and it is the only
+    # one that ever ran (no refused request left one starting late: one pid, not more).
     status, _, _ = sec.http(
         server.port,
         "POST",

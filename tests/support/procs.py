@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import contextlib
+import os
+import signal
 import subprocess
 import time
 from pathlib import Path
@@ -52,3 +55,41 @@ def children(pid: int) -> list[int]:
         if int(fields[1]) == pid and fields[0] not in ("Z", "X"):
             found.append(int(entry.name))
     return found
+
+
+class Procs:
+    """Checks that processes are gone; kills any a test registered and left alive."""
+
+    def __init__(self) -> None:
+        self.pids: list[int] = []
+
+    def track(self, pid: int) -> int:
+        """Remember pid so teardown kills it if the code under test did not."""
+        self.pids.append(pid)
+        return pid
+
+    @staticmethod
+    def is_dead(pid: int) -> bool:
+        """Gone, or a zombie waiting for a reaper that is not us."""
+        return not alive(pid)
+
+    def wait_dead(self, pid: int, within: float = 2.0) -> bool:
+        """Poll until pid is dead; True if it died within the time."""
+        return wait_dead(pid, within)
+
+    @staticmethod
+    def wait_for_file(path: Path, within: float = 5.0) -> str:
+        """The content of path once a fake has written it (non-empty)."""
+        deadline = time.monotonic() + within
+        while time.monotonic() < deadline:
+            if path.exists() and (text := path.read_text()).strip():
+                return text
+            time.sleep(0.01)
+        raise AssertionError(f"{path.name} was never written")
+
+    def kill_left(self) -> None:
+        """SIGKILL every tracked pid still alive (teardown)."""
+        for pid in self.pids:
+            if alive(pid):
+                with contextlib.suppress(ProcessLookupError):
+                    os.kill(pid, signal.SIGKILL)

@@ -13,6 +13,8 @@ import urllib.error
 import urllib.request
 from pathlib import Path
 
+from tests.support.hooked_serve import TestClock
+
 REPO = Path(__file__).resolve().parents[2]
 
 
@@ -32,7 +34,12 @@ class RunningServer:
         env: dict[str, str] | None = None,
         port: int | None = None,
         log_path: Path | None = None,
+        test_clock: bool = False,
+        header_timeout: float | None = None,
     ) -> None:
+        """Test hooks (tests/support/hooked_serve.py): test_clock, a server clock that
+        `self.clock.advance(s)` moves ahead, so no test sleeps through a timebox;
+        header_timeout, the seconds a client has to send its request head."""
         self.data_dir = Path(data_dir)
         self.port = port or free_port()
         self.base = f"http://127.0.0.1:{self.port}"
@@ -45,6 +52,18 @@ class RunningServer:
             **(env or {}),
         }
         self.proc: subprocess.Popen | None = None
+        self.clock: TestClock | None = None
+        hooks: list[str] = []
+        if test_clock:
+            self.data_dir.mkdir(parents=True, exist_ok=True)
+            self.clock = TestClock(self.data_dir.parent / f"{self.data_dir.name}.clock")
+            hooks += ["--clock", str(self.clock.path)]
+        if header_timeout is not None:
+            hooks += ["--header-timeout", str(header_timeout)]
+        # As a user starts it, unless a test needs a hook.
+        self._entry = (
+            ["-m", "tests.support.hooked_serve", *hooks] if hooks else ["-m", "antidrift.serve"]
+        )
 
     def start(self, timeout: float = 15.0) -> RunningServer:
         self.data_dir.mkdir(parents=True, exist_ok=True)
@@ -52,8 +71,7 @@ class RunningServer:
         self.proc = subprocess.Popen(
             [
                 sys.executable,
-                "-m",
-                "antidrift.serve",
+                *self._entry,
                 "serve",
                 "--port",
                 str(self.port),
@@ -115,6 +133,21 @@ class RunningServer:
 
     def post(self, path: str, body: dict | None = None) -> tuple[int, object]:
         return self.request("POST", path, body if body is not None else {})
+
+    def ticks(self, count: int = 2, timeout: float = 10.0) -> None:
+        """Return once the server's once-a-second tick has run `count` times from now (each
+        tick renews every page's offline notice): what a tick would do has been done, with
+        no sleep that guesses how long that takes."""
+        import websocket  # websocket-client: a test dependency, not the server's
+
+        ws = websocket.create_connection(f"{self.ws_base}/ws", timeout=timeout, origin=self.base)
+        try:
+            seen, deadline = -1, time.monotonic() + timeout  # the first comes on connect
+            while seen < count:
+                ws.settimeout(max(deadline - time.monotonic(), 0.01))
+                seen += ws.recv().count('id="offline"')
+        finally:
+            ws.close()
 
     def reset(self) -> None:
         """Back to locked, whatever the state (tests share one server per module)."""

@@ -20,6 +20,7 @@ from antidrift.domain import (
     evidence_health,
     parse_minutes,
     redact,
+    redact_window,
     time_shares,
     validate_intent,
     validate_plan,
@@ -313,6 +314,15 @@ def test_a_matching_title_is_replaced_never_kept_in_clear():
 
 def test_no_pattern_keeps_titles():
     assert redact("My Bank", None) == "My Bank"
+    assert redact_window("My Bank", "My Bank", None) == ("My Bank", "My Bank")
+
+
+def test_a_window_named_after_its_private_title_loses_the_app_too():
+    pattern = re.compile(r"bank", re.IGNORECASE)
+    assert redact_window("My Bank", "My Bank", pattern) == (EXCLUDED_TITLE, EXCLUDED_TITLE)
+    assert redact_window("firefox", "My Bank", pattern) == ("firefox", EXCLUDED_TITLE)
+    # The app alone is no title: a window called "notes" of an app called "bankr" is kept.
+    assert redact_window("bankr", "notes", pattern) == ("bankr", "notes")
 
 
 def test_time_left_is_never_more_than_the_timebox_nor_negative():

@@ -7,7 +7,7 @@ from datetime import timedelta
 
 import pytest
 
-from antidrift.domain import EXCLUDED_TITLE
+from antidrift.domain import EXCLUDED_TITLE, Share
 from antidrift.drift import (
     Answer,
     CallBudget,
@@ -20,8 +20,9 @@ from antidrift.drift import (
     Window,
     judge_title,
     on_task_share,
+    window_of,
 )
-from tests.fakes import FakeClock
+from tests.fakes import START, FakeClock
 
 EDITOR = ("code", "intro.md — notes")
 DOCS = ("firefox", "Python docs — Mozilla Firefox")
@@ -301,6 +302,19 @@ def test_the_hourly_cap_stops_judging_and_says_so():
     assert len(h.judge.calls) == 4, "an hour later the cap has room again"
 
 
+def test_the_hourly_cap_counts_each_call_for_a_whole_hour():
+    budget = CallBudget(2)
+    first = START + timedelta(minutes=1)
+    budget.spend(first)
+    budget.spend(first + timedelta(minutes=10))
+    for later in (timedelta(minutes=2), timedelta(minutes=30), timedelta(minutes=59, seconds=59)):
+        assert not budget.available(first + later), f"a call {later} ago still counts"
+    assert budget.available(first + timedelta(hours=1)), "the first call no longer counts"
+    budget.spend(first + timedelta(hours=1))
+    assert not budget.available(first + timedelta(minutes=69, seconds=59))
+    assert budget.available(first + timedelta(minutes=70))
+
+
 def test_the_cap_is_shared_by_commitments():
     budget = CallBudget(2)
     first = Harness(FakeJudge(verdicts()), budget=budget, max_calls=2)
@@ -330,6 +344,13 @@ def test_judge_title_hides_placeholder_empty_and_matching_titles():
     assert judge_title("docs", exclude) == "docs"
 
 
+def test_a_title_private_only_without_its_clock_reaches_the_judge_as_no_title():
+    # Stored in clear ("bank$" does not match it), keyed without the clock: then it matches.
+    h = Harness(FakeJudge({("firefox", "My bank"): False}), exclude=re.compile(r"bank$", re.I))
+    h.focus(("firefox", "My bank 12:30"))
+    assert [c.title for c in h.judge.calls] == [None]
+
+
 def test_stop_abandons_the_running_judge_and_ends_the_episode():
     h = Harness(FakeJudge(verdicts()))
     h.focus(VIDEO)
@@ -348,10 +369,26 @@ def test_stop_abandons_the_running_judge_and_ends_the_episode():
 
 def test_on_task_share_counts_judged_time_only():
     judged = {Window(*EDITOR): Judgement(True, ""), Window(*VIDEO): Judgement(False, "")}
-    seconds = {Window(*EDITOR): 30.0, Window(*VIDEO): 10.0, Window(*DOCS): 100.0}
-    assert on_task_share(seconds, judged) == pytest.approx(0.75)
-    assert on_task_share({Window(*DOCS): 5.0}, judged) is None
-    assert on_task_share({}, {}) is None
+    shares = [_share(*EDITOR, 30.0), _share(*VIDEO, 10.0), _share(*DOCS, 100.0)]
+    assert on_task_share(shares, judged) == pytest.approx(0.75)
+    assert on_task_share([_share(*DOCS, 5.0)], judged) is None
+    assert on_task_share([], {}) is None
+
+
+def test_on_task_share_keys_time_as_the_verdicts_are_keyed():
+    # A ticking title and an unread counter are stored as many (app, title) rows; the judge
+    # saw one window each. Keyed otherwise, their time would silently drop out of the share.
+    judged = {
+        window_of("clock", "Timer 12:59 left"): Judgement(False, ""),
+        window_of("slack", "(3) Slack — #team"): Judgement(True, ""),
+    }
+    shares = [_share("clock", f"Timer 12:{s:02d} left", 10.0) for s in (59, 58, 57)]
+    shares += [_share("slack", f"({n}) Slack — #team", 10.0) for n in (1, 2, 3, 4, 5, 6)]
+    assert on_task_share(shares, judged) == pytest.approx(60 / 90)
+
+
+def _share(app: str, title: str, seconds: float) -> Share:
+    return Share(app, title, seconds, 0.0)
 
 
 def test_a_ticking_or_counting_title_is_one_window():

@@ -18,13 +18,9 @@ from antidrift.domain import (
 from antidrift.migrations import MIGRATIONS
 from antidrift.store import SQLiteStore
 from tests.fakes import START
+from tests.support.walk import walk
 
 ACTIVE, REVIEW = RuntimeState.ACTIVE, RuntimeState.REVIEW
-
-
-def _active(controller, minutes: int = 10) -> Commitment:
-    controller.enter_planning()
-    return controller.start_manual_commitment("Write the intro", "Intro in the doc", minutes)
 
 
 # -- domain ------------------------------------------------------------------------------------
@@ -47,7 +43,7 @@ def test_extend_minutes_outside_1_to_120_are_refused_naming_the_field(value):
 
 
 def test_extend_while_active_moves_the_deadline_and_keeps_the_plan(controller, clock, store):
-    started = _active(controller)
+    started = walk(controller, "active")
     clock.advance(120)
     extended = controller.extend("5")
     assert extended.deadline == started.deadline + timedelta(minutes=5)
@@ -60,7 +56,7 @@ def test_extend_while_active_moves_the_deadline_and_keeps_the_plan(controller, c
 
 
 def test_extend_after_the_timebox_ran_out_reopens_it_from_now(controller, clock, store):
-    started = _active(controller)
+    started = walk(controller, "active")
     clock.advance(600)
     assert controller.expire_if_due()
     clock.advance(90)  # the person reads the review for a while
@@ -79,14 +75,14 @@ def test_extend_after_the_timebox_ran_out_reopens_it_from_now(controller, clock,
 
 
 def test_extend_of_a_deadline_passed_but_not_yet_expired_counts_from_now(controller, clock):
-    _active(controller)
+    walk(controller, "active")
     clock.advance(605)  # the ticker has not run yet
     now = clock.now()
     assert controller.extend(5).deadline == now + timedelta(minutes=5)
 
 
 def test_extend_after_finishing_by_hand_is_refused(controller, clock, store):
-    _active(controller)
+    walk(controller, "active")
     clock.advance(60)
     controller.finish()
     before = store.snapshot()
@@ -112,7 +108,7 @@ def test_the_state_is_checked_before_the_minutes(controller):
 
 
 def test_a_total_over_480_minutes_is_refused_and_changes_nothing(controller, store):
-    _active(controller, 400)
+    walk(controller, "active", timebox_minutes=400)
     controller.extend(80)  # exactly 480: fine
     before = store.snapshot()
     with pytest.raises(ValidationError) as err:
@@ -123,7 +119,7 @@ def test_a_total_over_480_minutes_is_refused_and_changes_nothing(controller, sto
 
 
 def test_a_bad_minutes_value_changes_nothing(controller, store):
-    _active(controller)
+    walk(controller, "active")
     before = store.snapshot()
     with pytest.raises(ValidationError):
         controller.extend("121")

@@ -93,6 +93,21 @@ def test_a_hanging_notifier_is_killed_at_its_timeout(bin_dir):
     assert procs.wait_dead(pid), "the hanging notifier was left running"
 
 
+@pytest.mark.parametrize(
+    ("mode", "platform", "tool"),
+    [("auto", "linux", "notify-send"), ("auto", "darwin", "osascript"), ("command", "linux", "")],
+)
+def test_every_notifier_built_as_the_server_builds_it_is_bounded_at_5_seconds(
+    bin_dir, mode, platform, tool
+):
+    # The server passes no timeout (bootstrap): the bound is the notifier's own, and every
+    # other test passes a short one, so this is where the 5 s is held.
+    fake = FakeNotifier(bin_dir, tool or "my-notifier")
+    notifier = build_notifier(mode, str(fake.path), env={"PATH": str(bin_dir)}, platform=platform)
+    assert notifier.name == (tool or str(fake.path))
+    assert notifier.timeout == 5.0
+
+
 @pytest.mark.parametrize("mode", ["auto", "command"])
 def test_a_missing_notifier_is_one_log_line_and_never_an_error(bin_dir, caplog, mode):
     caplog.set_level(logging.INFO, logger="antidrift.notify")

@@ -50,4 +50,8 @@ def test_the_commands_a_reader_is_told_to_run_exist_in_a_checkout():
 def test_the_settings_table_is_the_one_in_the_code():
     from antidrift.settings.report import markdown_table
 
-    assert markdown_table() in README, "paste antidrift.settings.report.markdown_table() there"
+    assert markdown_table() in README, (
+        "the README's settings table is stale: replace it with the output of"
+        " `.venv/bin/python -c 'from antidrift.settings.report import markdown_table as t;"
+        " print(t())'`"
+    )

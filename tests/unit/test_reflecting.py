@@ -10,6 +10,7 @@ import pytest
 from antidrift.ai import CLITimeout
 from antidrift.domain import IllegalTransitionError
 from tests.fakes import wait_until
+from tests.support.walk import walk
 
 
 class FakeReflector:
@@ -38,8 +39,7 @@ class FakeReflector:
 
 
 def to_review(controller, clock) -> str:
-    controller.enter_planning()
-    c = controller.start_manual_commitment("Write the intro", "Intro done", "30")
+    c = walk(controller, "active", success_condition="Intro done", timebox_minutes=30)
     controller.record_window("code", "intro.md")
     clock.advance(600)
     controller.finish()

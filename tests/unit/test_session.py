@@ -20,6 +20,7 @@ from antidrift.domain import (
     WindowSample,
 )
 from tests.fakes import START, FakeCoach, FakeStore, Recorder, RecordingNotifier
+from tests.support.walk import walk
 
 LOCKED, PLANNING, ACTIVE, REVIEW = (
     RuntimeState.LOCKED,
@@ -42,26 +43,12 @@ LEGAL = {
     (ACTIVE, "finish"): REVIEW,
     (REVIEW, "end"): LOCKED,
 }
-PATH = {
-    LOCKED: [],
-    PLANNING: ["plan"],
-    ACTIVE: ["plan", "start"],
-    REVIEW: ["plan", "start", "finish"],
-}
-
-
-def drive(controller, state: RuntimeState) -> None:
-    for step in PATH[state]:
-        ACTIONS[step](controller)
-    assert controller.snapshot().state is state
-
-
 # -- the transition table -----------------------------------------------------------------------
 
 
 @pytest.mark.parametrize(("state", "action"), sorted(LEGAL, key=str))
 def test_each_legal_transition_moves_persists_and_notifies_once(controller, store, state, action):
-    drive(controller, state)
+    walk(controller, state)
     saves = len(store.saves)
     rec = Recorder(controller)
     controller.subscribe(rec)
@@ -78,7 +65,7 @@ ILLEGAL = [(s, a) for s in RuntimeState for a in ACTIONS if (s, a) not in LEGAL]
 
 @pytest.mark.parametrize(("state", "action"), ILLEGAL)
 def test_each_illegal_transition_raises_and_changes_nothing(controller, store, state, action):
-    drive(controller, state)
+    walk(controller, state)
     before = controller.snapshot()
     stored = store.snapshot()
     rec = Recorder(controller)
@@ -137,7 +124,7 @@ def test_start_mints_an_id_and_a_deadline_from_the_clock(controller, store, cloc
 def test_two_commitments_get_different_ids(controller):
     ids = set()
     for _ in range(3):
-        drive(controller, ACTIVE)
+        walk(controller, ACTIVE)
         ids.add(controller.snapshot().commitment.id)
         controller.finish()
         controller.end("missed")
@@ -145,7 +132,7 @@ def test_two_commitments_get_different_ids(controller):
 
 
 def test_finish_early_ends_at_now(controller, clock):
-    drive(controller, ACTIVE)
+    walk(controller, ACTIVE)
     clock.advance(125)
     controller.finish()
     snap = controller.snapshot()
@@ -154,7 +141,7 @@ def test_finish_early_ends_at_now(controller, clock):
 
 
 def test_end_writes_history_and_goes_back_to_locked(controller, store, clock, reads):
-    drive(controller, REVIEW)
+    walk(controller, REVIEW)
     cid = controller.snapshot().commitment.id
     clock.advance(60)
     ended = controller.end("missed", "  got distracted  ")
@@ -169,7 +156,7 @@ def test_end_writes_history_and_goes_back_to_locked(controller, store, clock, re
 
 
 def test_end_with_a_bad_outcome_stays_in_review(controller, store):
-    drive(controller, REVIEW)
+    walk(controller, REVIEW)
     stored = store.snapshot()
     with pytest.raises(ValidationError):
         controller.end("maybe", "")
@@ -191,7 +178,7 @@ def test_history_is_newest_first(controller, clock, reads):
 
 
 def test_timebox_expiry_moves_to_review_at_the_deadline(controller, store, clock):
-    drive(controller, ACTIVE)
+    walk(controller, ACTIVE)
     deadline = controller.snapshot().commitment.deadline
     rec = Recorder(controller)
     controller.subscribe(rec)
@@ -210,14 +197,14 @@ def test_timebox_expiry_moves_to_review_at_the_deadline(controller, store, clock
 
 
 def test_timebox_expires_exactly_at_the_deadline(controller, clock):
-    drive(controller, ACTIVE)
+    walk(controller, ACTIVE)
     clock.set(controller.snapshot().commitment.deadline)
     assert controller.expire_if_due() is True
 
 
 @pytest.mark.parametrize("state", [LOCKED, PLANNING, REVIEW])
 def test_expiry_outside_active_does_nothing(controller, store, clock, state):
-    drive(controller, state)
+    walk(controller, state)
     clock.advance(10 * 3600)
     rec = Recorder(controller)
     controller.subscribe(rec)
@@ -362,7 +349,7 @@ def test_a_failing_listener_does_not_undo_the_transition_or_starve_others(contro
 
 
 def test_a_sample_the_store_refuses_changes_nothing_and_notifies_nobody(controller, store):
-    drive(controller, ACTIVE)
+    walk(controller, ACTIVE)
     controller.record_window("code", "first")
     before = controller.snapshot()
     rec = Recorder(controller)
@@ -378,32 +365,12 @@ def test_a_sample_the_store_refuses_changes_nothing_and_notifies_nobody(controll
     assert controller.snapshot().evidence.last.title == "second" and len(rec) == 1
 
 
-@pytest.mark.parametrize("state", [LOCKED, PLANNING, ACTIVE, REVIEW])
-def test_a_transition_whose_save_fails_changes_nothing_and_notifies_nobody(
-    controller, store, state
-):
-    drive(controller, state)
-    action = next(a for (s, a) in LEGAL if s is state)
-    before = controller.snapshot()
-    rec = Recorder(controller)
-    controller.subscribe(rec)
-    store.fail_saves = OSError("disk full")
-    with pytest.raises(OSError):
-        ACTIONS[action](controller)
-    after = controller.snapshot()
-    assert (after.state, after.commitment) == (before.state, before.commitment)
-    assert len(rec) == 0
-    store.fail_saves = None
-    ACTIONS[action](controller)  # and the same transition works once the disk is back
-    assert controller.snapshot().state is LEGAL[(state, action)]
-
-
 # -- evidence -----------------------------------------------------------------------------------
 
 
 @pytest.mark.parametrize("state", [LOCKED, PLANNING, REVIEW])
 def test_samples_outside_active_are_accepted_and_dropped(controller, store, state):
-    drive(controller, state)
+    walk(controller, state)
     rec = Recorder(controller)
     controller.subscribe(rec)
     assert controller.record_window("code", "main.py") is False
@@ -413,7 +380,7 @@ def test_samples_outside_active_are_accepted_and_dropped(controller, store, stat
 
 
 def test_samples_while_active_are_stored_for_that_commitment(controller, store, clock):
-    drive(controller, ACTIVE)
+    walk(controller, ACTIVE)
     cid = controller.snapshot().commitment.id
     rec = Recorder(controller)
     controller.subscribe(rec)
@@ -430,7 +397,7 @@ def test_samples_while_active_are_stored_for_that_commitment(controller, store, 
 
 
 def test_an_older_sample_is_stored_but_does_not_become_the_last(controller, clock, store):
-    drive(controller, ACTIVE)
+    walk(controller, ACTIVE)
     clock.advance(20)
     controller.record_window("code", "new")
     controller.record_window("mail", "old", START + timedelta(seconds=1))
@@ -440,7 +407,7 @@ def test_an_older_sample_is_stored_but_does_not_become_the_last(controller, cloc
 
 def test_excluded_titles_are_stored_as_excluded(make_controller, store):
     controller = make_controller(exclude_titles=re.compile("bank|private", re.IGNORECASE))
-    drive(controller, ACTIVE)
+    walk(controller, ACTIVE)
     controller.record_window("firefox", "My Bank — statement")
     controller.record_window("code", "notes.txt")
     titles = [s.title for _, s in store.sample_rows]
@@ -450,7 +417,7 @@ def test_excluded_titles_are_stored_as_excluded(make_controller, store):
 
 
 def test_evidence_health_follows_the_newest_sample(controller, clock):
-    drive(controller, ACTIVE)
+    walk(controller, ACTIVE)
     assert controller.snapshot().evidence.health is Health.UNAVAILABLE
     controller.record_window("code", "x")
     assert controller.snapshot().evidence.health is Health.HEALTHY
@@ -463,19 +430,19 @@ def test_evidence_health_follows_the_newest_sample(controller, clock):
 def test_a_running_sampler_is_healthy_during_its_grace_then_stale(make_controller, clock):
     controller = make_controller()
     controller.set_watcher(True)
-    drive(controller, ACTIVE)
+    walk(controller, ACTIVE)
     assert controller.snapshot().evidence.health is Health.HEALTHY
     clock.advance(31)
     assert controller.snapshot().evidence.health is Health.STALE
 
 
 def test_the_last_sample_does_not_carry_over_to_the_next_commitment(controller):
-    drive(controller, ACTIVE)
+    walk(controller, ACTIVE)
     controller.record_window("code", "x")
     controller.finish()
     assert controller.snapshot().evidence.last is None  # review shows no live sample
     controller.end("met")
-    drive(controller, ACTIVE)
+    walk(controller, ACTIVE)
     assert controller.snapshot().evidence.last is None
 
 

@@ -172,6 +172,21 @@ def test_review_writes_the_figures_history_shows(guarded, judge, store, clock):
     assert episode.ended_at - episode.started_at == timedelta(seconds=10)
 
 
+def test_the_share_counts_a_ticking_titles_time_under_its_one_verdict(guarded, judge, store, clock):
+    controller = guarded()
+    for second in range(59, 49, -1):  # one window whose title shows a clock: judged once
+        controller.record_window("code", f"intro.md — 12:{second:02d} left")
+        _settled(controller, judge, 1)
+        clock.advance(3)
+    controller.record_window("firefox", "feed")
+    _settled(controller, judge, 2)
+    clock.advance(10)
+    controller.finish()
+    commitment_id = controller.snapshot().commitment.id
+    _, share = store.drift_summaries([commitment_id])[commitment_id]
+    assert share == pytest.approx(30 / 40)
+
+
 def test_a_restart_keeps_the_verdicts_of_the_commitment(guarded, make_controller, judge, store):
     controller = guarded()
     controller.record_window("code", "intro.md")

@@ -8,11 +8,7 @@ import time
 from antidrift.domain import RuntimeState
 from antidrift.notify import Background
 from tests.fakes import RecordingNotifier
-
-
-def _active(controller, minutes: int = 10) -> None:
-    controller.enter_planning()
-    controller.start_manual_commitment("Write the intro", "Intro in the doc", minutes)
+from tests.support.walk import walk
 
 
 def test_a_timebox_running_out_sends_exactly_one_notification_naming_the_next_action(
@@ -20,7 +16,7 @@ def test_a_timebox_running_out_sends_exactly_one_notification_naming_the_next_ac
 ):
     notifier = RecordingNotifier()
     controller = make_controller(notifier=notifier)
-    _active(controller)
+    walk(controller, "active")
     clock.advance(10 * 60 - 1)
     controller.expire_if_due()
     assert notifier.shown == []
@@ -35,7 +31,7 @@ def test_a_timebox_running_out_sends_exactly_one_notification_naming_the_next_ac
 def test_finishing_by_hand_sends_no_notification(make_controller, clock):
     notifier = RecordingNotifier()
     controller = make_controller(notifier=notifier)
-    _active(controller)
+    walk(controller, "active")
     controller.finish()
     clock.advance(3600)
     controller.expire_if_due()
@@ -45,7 +41,7 @@ def test_finishing_by_hand_sends_no_notification(make_controller, clock):
 def test_a_deadline_passed_while_the_server_was_down_is_announced_once(
     make_controller, store, clock
 ):
-    _active(make_controller())
+    walk(make_controller(), "active")
     clock.advance(3600)
     notifier = RecordingNotifier()
     restarted = make_controller(store_=store, notifier=notifier)
@@ -60,7 +56,7 @@ def test_a_deadline_passed_while_the_server_was_down_is_announced_once(
 def test_a_failing_notifier_does_not_undo_the_transition(make_controller, clock):
     notifier = RecordingNotifier(fail=RuntimeError("daemon gone"))
     controller = make_controller(notifier=notifier)
-    _active(controller)
+    walk(controller, "active")
     clock.advance(600)
     assert controller.expire_if_due() is True
     assert controller.snapshot().state is RuntimeState.REVIEW
@@ -78,7 +74,7 @@ def test_a_stuck_notifier_never_holds_the_transition_or_the_lock(make_controller
     notifier = Background(Stuck())
     try:
         controller = make_controller(notifier=notifier)
-        _active(controller)
+        walk(controller, "active")
         clock.advance(600)
         started = time.monotonic()
         assert controller.expire_if_due() is True

@@ -6,8 +6,6 @@ import sqlite3
 from datetime import timedelta
 
 import pytest
-from hypothesis import HealthCheck, given, settings
-from hypothesis import strategies as st
 
 from antidrift import database, insights
 from antidrift.domain import Commitment, Outcome, RuntimeState, WindowSample
@@ -131,46 +129,6 @@ def test_ended_figures_are_the_histories_planned_and_actual_times(db):
         insights.Ended(25 * 60, 10 * 60, MET),
         insights.Ended(30 * 60, 30 * 60, MISSED),  # the timebox stopped it at 30
     ]
-
-
-sample_lists = st.lists(
-    st.tuples(
-        st.sampled_from(["code", "mail", "chat"]),
-        st.sampled_from(["", "a", "b"]),
-        st.integers(0, 400),  # seconds after the start: repeats and gaps over a minute
-    ),
-    max_size=40,
-)
-
-
-@settings(
-    max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
-)
-@given(samples=sample_lists, took=st.integers(0, 10))
-def test_window_time_in_sql_matches_the_domain_definition(tmp_path_factory, samples, took):
-    s = SQLiteStore(tmp_path_factory.mktemp("wt") / "db.sqlite3")
-    try:
-        ended = run(s, "c", minutes=10, took=took, samples=samples)
-        got = s.window_time("c", ended.ended_at, top=4)
-        want = insights.window_time(s.samples("c"), ended.ended_at, top=4)
-        assert got.sample_count == want.sample_count == len(samples)
-        assert _close(got.apps, want.apps)
-        # Equal times may sort either way after float sums: compare as sets of near values.
-        assert sorted(round(w.seconds, 3) for w in got.windows) == sorted(
-            round(w.seconds, 3) for w in want.windows
-        )
-        totals = s.app_totals()
-        assert {a: round(v, 3) for a, v in totals.items() if v} == {
-            a.app: round(a.seconds, 3) for a in want.apps if a.seconds
-        }
-    finally:
-        s.close()
-
-
-def _close(got, want) -> bool:
-    g = {(a.app, round(a.seconds, 3), round(a.fraction, 4)) for a in got}
-    w = {(a.app, round(a.seconds, 3), round(a.fraction, 4)) for a in want}
-    return g == w
 
 
 def test_app_totals_sum_every_ended_commitment_and_skip_the_running_one(db):

@@ -9,13 +9,9 @@ from datetime import timedelta
 from antidrift.domain import RuntimeState
 from antidrift.session import Controller
 from tests.fakes import FakeClock
+from tests.support.walk import walk
 
 HOUR = 3600
-
-
-def _active(controller: Controller, minutes: int):
-    controller.enter_planning()
-    return controller.start_manual_commitment("Write the intro", "Intro done", minutes)
 
 
 def _left(controller: Controller) -> int:
@@ -25,7 +21,7 @@ def _left(controller: Controller) -> int:
 
 def test_back_one_hour_shows_the_true_time_left_and_no_negative_duration(make_controller, clock):
     controller = make_controller()
-    c = _active(controller, 2)
+    c = walk(controller, "active", timebox_minutes=2)
     clock.advance(10)
     clock.jump_wall(-HOUR)
     assert _left(controller) == 110  # not 1:01:50 left of 2 min
@@ -38,7 +34,7 @@ def test_back_one_hour_shows_the_true_time_left_and_no_negative_duration(make_co
 
 def test_forward_one_hour_does_not_end_the_timebox_early(make_controller, clock):
     controller = make_controller()
-    c = _active(controller, 30)
+    c = walk(controller, "active", timebox_minutes=30)
     clock.advance(1)
     clock.jump_wall(+HOUR)
     assert not controller.expire_if_due()
@@ -51,7 +47,7 @@ def test_forward_one_hour_does_not_end_the_timebox_early(make_controller, clock)
 
 def test_a_restart_derives_the_time_left_once_from_the_stored_deadline(store, clock):
     first = Controller(store, clock)
-    c = _active(first, 30)
+    c = walk(first, "active", timebox_minutes=30)
     first.shutdown()
     clock.advance(10 * 60)  # down for ten minutes
     second = Controller(store, clock)
@@ -69,7 +65,7 @@ def test_a_restart_derives_the_time_left_once_from_the_stored_deadline(store, cl
 def test_a_restart_after_the_wall_clock_went_back_caps_the_time_left(store):
     clock = FakeClock()
     first = Controller(store, clock)
-    _active(first, 2)
+    walk(first, "active", timebox_minutes=2)
     first.shutdown()
     clock.jump_wall(-HOUR)  # the machine came back with its clock an hour behind
     second = Controller(store, clock)
@@ -87,7 +83,7 @@ def test_a_restart_after_the_wall_clock_went_back_caps_the_time_left(store):
 def test_a_wall_clock_that_went_back_across_a_restart_still_ends_the_timebox_on_time(store):
     clock = FakeClock()
     first = Controller(store, clock)
-    _active(first, 2)
+    walk(first, "active", timebox_minutes=2)
     first.shutdown()
     clock.jump_wall(-HOUR)
     second = Controller(store, clock)
@@ -103,7 +99,7 @@ def test_a_wall_clock_that_went_back_across_a_restart_still_ends_the_timebox_on_
 def test_between_commitments_the_controller_follows_a_corrected_wall_clock(make_controller, clock):
     controller = make_controller()
     clock.jump_wall(+HOUR)  # e.g. NTP fixed a wrong clock while nothing was running
-    c = _active(controller, 5)
+    c = walk(controller, "active", timebox_minutes=5)
     assert c.started_at == clock.now()
 
 
@@ -111,7 +107,7 @@ def test_an_extension_after_the_clock_went_back_cannot_end_before_it_started(
     make_controller, clock
 ):
     controller = make_controller()
-    c = _active(controller, 1)
+    c = walk(controller, "active", timebox_minutes=1)
     clock.advance(60)
     assert controller.expire_if_due()
     clock.jump_wall(-HOUR)  # while the review waits

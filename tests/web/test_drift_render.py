@@ -12,8 +12,7 @@ from antidrift.bootstrap import Runtime
 from antidrift.drift import DriftSettings
 from antidrift.settings import Settings
 from antidrift.snapshot import DriftInfo
-from tests.conftest import coach_info_for
-from tests.fakes import RecordingNotifier, wait_until
+from tests.fakes import RecordingNotifier, coach_info_for, wait_until
 from tests.support.html import parse
 
 NOW = DriftSettings(timedelta(0), timedelta(0), 30)

@@ -8,6 +8,7 @@ import pytest
 
 from antidrift.drift import DriftSettings
 from tests.fakes import RecordingNotifier, wait_until
+from tests.support.walk import client_post, walk_http
 
 NOW = DriftSettings(timedelta(0), timedelta(0), 30)
 PLAN = {
@@ -23,15 +24,10 @@ def drift_client(make_controller, make_app, judge):
     return controller, make_app(controller).test_client()
 
 
-def _active(client):
-    assert client.post("/planning").status_code == 200
-    assert client.post("/commitment", data=PLAN).status_code == 200
-
-
 def test_state_has_drift_only_while_active(drift_client):
     controller, client = drift_client
     assert "drift" not in client.get("/state").get_json()
-    _active(client)
+    walk_http(client_post(client), "active", **PLAN)
     drift = client.get("/state").get_json()["drift"]
     assert drift == {"status": "unknown", "since": None, "reason": "no window seen yet"}
     client.post("/evidence/window", json={"app": "firefox", "title": "feed"})
@@ -45,7 +41,7 @@ def test_state_has_drift_only_while_active(drift_client):
 def test_ack_is_409_without_a_banner_and_400_for_an_unknown_answer(drift_client, store):
     controller, client = drift_client
     assert client.post("/drift/ack", json={"answer": "back"}).status_code == 409
-    _active(client)
+    walk_http(client_post(client), "active", **PLAN)
     assert client.post("/drift/ack", json={"answer": "back"}).status_code == 409
     client.post("/evidence/window", json={"app": "firefox", "title": "feed"})
     wait_until(lambda: client.get("/state").get_json()["drift"]["status"] == "drifting")
@@ -62,7 +58,7 @@ def test_ack_is_409_without_a_banner_and_400_for_an_unknown_answer(drift_client,
 
 def test_ack_from_another_site_is_refused(drift_client):
     controller, client = drift_client
-    _active(client)
+    walk_http(client_post(client), "active", **PLAN)
     response = client.post(
         "/drift/ack", data={"answer": "back"}, headers={"Origin": "https://evil.example"}
     )
@@ -71,7 +67,7 @@ def test_ack_from_another_site_is_refused(drift_client):
 
 def test_history_rows_carry_drift_count_and_on_task_share(drift_client, clock, judge):
     controller, client = drift_client
-    _active(client)
+    walk_http(client_post(client), "active", **PLAN)
     client.post("/evidence/window", json={"app": "code", "title": "intro.md"})
     judge.wait_calls(1)
     clock.advance(30)
@@ -83,7 +79,7 @@ def test_history_rows_carry_drift_count_and_on_task_share(drift_client, clock, j
     client.post("/end", json={"outcome": "met"})
     # Without any evidence: no share at all, not a made-up 0 or 1.
     clock.advance(60)
-    _active(client)
+    walk_http(client_post(client), "active", **PLAN)
     client.post("/finish")
     client.post("/end", json={"outcome": "missed"})
     empty, judged = client.get("/history").get_json()

@@ -15,6 +15,7 @@ from antidrift.evidence import WindowSampler, new_probe
 from antidrift.evidence.activitywatch import ActivityWatchProbe
 from antidrift.evidence.probe import ProbeError
 from tests.support.http_standin import StandIn
+from tests.support.walk import walk
 
 SECRET = "My Bank — statement"
 
@@ -34,8 +35,7 @@ FAKE_TOOLS = {
 
 def start_active(make_controller):
     controller = make_controller(exclude_titles=re.compile("bank", re.IGNORECASE))
-    controller.enter_planning()
-    controller.start_manual_commitment("Write the intro", "Intro in the doc", 10)
+    walk(controller, "active")
     return controller
 
 

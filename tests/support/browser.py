@@ -1,0 +1,27 @@
+"""What the browser tests share beyond their fixtures (tests/browser/conftest.py)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from tests.support.fake_cli import FakeCLI
+from tests.support.fake_notify import FakeNotifier
+from tests.support.server import RunningServer
+
+
+@dataclass
+class App:
+    """The module's server, the fake claude it runs and the fake notify-send it notifies by."""
+
+    server: RunningServer
+    fake: FakeCLI
+    tmp: Path
+    notifier: FakeNotifier | None = None
+
+    @property
+    def base(self) -> str:
+        return self.server.base
+
+    def state(self) -> str:
+        return self.server.get("/state")["runtime_state"]

@@ -1,0 +1,69 @@
+"""Shipped migrations never change: each one's SQL is a literal, pinned here by hash.
+
+A database migrated by 0.3 and one migrated by 0.5 must end up the same, so a migration that
+has shipped is never edited (not even by a constant or a query it borrowed from the store):
+a fix is a new migration. Adding one? Add its pin below: the failing test prints the line.
+"""
+
+from __future__ import annotations
+
+import ast
+import hashlib
+import inspect
+
+from antidrift import migrations
+
+# version: sha256 of the migration's name and SQL, whitespace collapsed (layout may change;
+# a word of SQL may not).
+PINS = {
+    1: "77745b3f4158924cb7e5925a8fcc28e3539c52de8664c469cec3894ab10c4bcd",
+    2: "90ddea15b29d79256c0cae3f87e3ca00e349bb0a3a0ef2d84c86e0f16b67bc4a",
+    3: "754fb478d71936e6b805660beb29853c0e3bf78a7875ecd00645ba2a0abf0f09",
+    4: "df0ff9aa0d4aa35c0a39e0b114765bfc73a60a1d5d87474242bb8259c47e632e",
+}
+
+NEVER_EDIT = "never edit a shipped migration; add a new one"
+
+
+def fingerprint(name: str, sql: str) -> str:
+    return hashlib.sha256(" ".join([name, *sql.split()]).encode()).hexdigest()
+
+
+def test_every_migration_is_pinned_and_unchanged():
+    problems = []
+    for version, name, sql in migrations.MIGRATIONS:
+        now = fingerprint(name, sql)
+        pin = PINS.get(version)
+        if pin is None:
+            problems.append(
+                f'migration {version} ({name!r}) has no pin: add `{version}: "{now}",` to PINS'
+                " in tests/unit/test_migrations_frozen.py when you add it (and from then on,"
+                f" {NEVER_EDIT})"
+            )
+        elif pin != now:
+            problems.append(
+                f"migration {version} ({name!r}) has changed since it shipped: {NEVER_EDIT}"
+                f" (pinned {pin[:12]}…, now {now[:12]}…)"
+            )
+    assert not problems, "\n".join(problems)
+
+
+def test_no_pin_is_left_without_its_migration():
+    versions = [version for version, _, _ in migrations.MIGRATIONS]
+    gone = sorted(set(PINS) - set(versions))
+    assert not gone, f"shipped migrations {gone} were removed: {NEVER_EDIT}"
+    assert versions == list(range(1, len(versions) + 1)), "numbered 1, 2, 3… in order"
+
+
+def test_migrations_are_literals_that_borrow_nothing_from_the_app():
+    # An f-string or an import would let a change elsewhere rewrite a shipped migration.
+    tree = ast.parse(inspect.getsource(migrations))
+    imports = [
+        node
+        for node in ast.walk(tree)
+        if isinstance(node, ast.ImportFrom | ast.Import)
+        and not (isinstance(node, ast.ImportFrom) and node.module == "__future__")
+    ]
+    assert not imports, "migrations.py imports nothing: each migration's SQL is a literal"
+    formatted = [node.lineno for node in ast.walk(tree) if isinstance(node, ast.JoinedStr)]
+    assert not formatted, f"f-strings in migrations.py at lines {formatted}: write the SQL out"
