@@ -80,7 +80,7 @@ class Controller:
             c = self._commitment
             self._clock.resync(not_before=c.deadline - timedelta(seconds=c.total_secs))
         self._last_sample = persisted.samples[-1] if persisted.samples else None
-        self._task: TaskRef | None = None  # planning: the picked task (ephemeral, as coaching)
+        self._task: TaskRef | None = None  # planning: the picked task (set on every entry)
         # The planning view's Sharpen button, guarded by this lock.
         self._coaching = Coaching(
             coach,
@@ -202,10 +202,6 @@ class Controller:
         if self._state not in allowed:
             raise IllegalTransitionError(f"You can't {action} now: {_describe(self._state)}.")
 
-    def check_can_plan(self) -> None:
-        """IllegalTransitionError unless planning can open, or pick a task, now (a pre-check)."""
-        self._require(RuntimeState.LOCKED, RuntimeState.PLANNING, action="plan")
-
     def enter_planning(self, task: TaskRef | None = None, *, pick: bool = False) -> None:
         """Open planning; pick=True sets (or, while planning, changes) the task it serves."""
         with self._lock:
@@ -224,7 +220,7 @@ class Controller:
         with self._lock:
             self._require(RuntimeState.PLANNING, action="cancel planning")
             self._store.save(RuntimeState.LOCKED, None)
-            self._state, self._task = RuntimeState.LOCKED, None
+            self._state = RuntimeState.LOCKED
             self._coaching.reset()
             self._coaching.keep_warm(False)
             self._changed()
@@ -254,7 +250,6 @@ class Controller:
                 task=self._task,
             )
             self._store.save(RuntimeState.ACTIVE, commitment)
-            self._task = None
             self._state, self._commitment, self._last_sample = RuntimeState.ACTIVE, commitment, None
             self._coaching.reset()
             self._coaching.keep_warm(False)

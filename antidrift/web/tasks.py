@@ -40,7 +40,11 @@ def pick(key: object):
         return done()
     if task_sources.split_key(key) is None:
         raise ValidationError("Pick a task as <source>:<id>, e.g. taskwarrior:<uuid>.", "task")
-    controller().check_can_plan()  # the state first, before any source is asked
+    if controller().snapshot().state not in (RuntimeState.LOCKED, RuntimeState.PLANNING):
+        # The state first, before any source is asked (the controller checks again).
+        raise IllegalTransitionError(
+            "You can pick a task only while planning, or with no commitment running."
+        )
     task = board().find(key)
     if task is None:
         raise NotFound("That task is not in your task sources (any more): list them again.")

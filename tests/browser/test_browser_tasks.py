@@ -9,11 +9,11 @@ import json
 import os
 import shutil
 import subprocess
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
 
-from tests.browser.conftest import App
 from tests.support.fake_cli import FakeCLI, path_with
 from tests.support.real_cli import isolated_env, refused_port
 from tests.support.require import need
@@ -39,6 +39,22 @@ def task(env: dict[str, str], *args: str) -> str:
     )
     assert done.returncode == 0, done.stderr
     return done.stdout
+
+
+@dataclass
+class TaskApp:
+    """This module's server (what the suite's fixtures use of an app) and its task data."""
+
+    server: RunningServer
+    fake: FakeCLI
+    env: dict[str, str]
+    notes: Path
+    hang: Path
+    notifier: None = None
+
+    @property
+    def base(self) -> str:
+        return self.server.base
 
 
 @pytest.fixture(scope="module")
@@ -77,9 +93,7 @@ def app(tmp_path_factory, _chromium_available):
         server.env.update(ANTIDRIFT_WINDOW_SOURCE="off", PYTHONUNBUFFERED="1")
         server.start()
         try:
-            app = App(server, fake, tmp)
-            app.env, app.notes, app.hang = env, notes, hang
-            yield app
+            yield TaskApp(server, fake, env, notes, hang)
         finally:
             server.stop()
 

@@ -10,10 +10,10 @@ import pytest
 from antidrift.app import create_app
 from antidrift.bootstrap import Runtime
 from antidrift.settings import Settings
+from antidrift.snapshot import CoachInfo
 from antidrift.tasks import Board, SourceError, Task
 from antidrift.tasks.markdown import MarkdownSource
 from antidrift.tasks.todotxt import TodoTxtSource
-from tests.conftest import coach_info_for
 from tests.support.html import parse
 from tests.support.web import HX, PLAN, state
 
@@ -61,9 +61,8 @@ def sources(notes):
 
 @pytest.fixture
 def client(tmp_path, controller, store, clock, fake_coach, sources):
-    runtime = Runtime(
-        controller, store, clock, coach_info_for(fake_coach), tasks=Board(lambda: sources)
-    )
+    coach = CoachInfo(fake_coach.name, None, fake_coach)
+    runtime = Runtime(controller, store, clock, coach, tasks=Board(lambda: sources))
     app = create_app(Settings(data_dir=tmp_path), runtime=runtime)
     app.config.update(TESTING=True)
     return app.test_client()
@@ -339,7 +338,8 @@ def test_todotxt_only_marks_done(tmp_path, controller, store, clock, fake_coach)
     todo = tmp_path / "todo.txt"
     todo.write_text("(A) Pay rent\n")
     board = Board(lambda: [TodoTxtSource(todo)])
-    runtime = Runtime(controller, store, clock, coach_info_for(fake_coach), tasks=board)
+    coach = CoachInfo(fake_coach.name, None, fake_coach)
+    runtime = Runtime(controller, store, clock, coach, tasks=board)
     client = create_app(Settings(data_dir=tmp_path), runtime=runtime).test_client()
     cid = review_of(client, "Pay rent")
     review = parse(client.get("/").get_data(as_text=True))
