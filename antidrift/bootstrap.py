@@ -154,15 +154,7 @@ class Runtime:
 
 def new_backend(settings: Settings, name: str | None = None) -> ai.Backend:
     """The AI backend the settings choose (or the one `name`s, with the same tuning)."""
-    return ai.new_backend(
-        settings.ai_backend if name is None else name,
-        model=settings.ai_model,
-        effort=settings.ai_effort,
-        claude_bin=settings.claude_bin,
-        codex_bin=settings.codex_bin,
-        command=settings.ai_command,
-        warm=settings.ai_warm,
-    )
+    return ai.new_backend(settings.ai_backend if name is None else name, ai.Options.of(settings))
 
 
 def build_coach(settings: Settings) -> tuple[ai.Service | None, CoachInfo]:

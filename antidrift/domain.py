@@ -66,6 +66,25 @@ class IllegalTransitionError(DomainError):
     """The transition does not exist from the current state: nothing changed."""
 
 
+_WHERE_YOU_ARE = {
+    RuntimeState.LOCKED: "there is no commitment yet",
+    RuntimeState.PLANNING: "you are planning",
+    RuntimeState.ACTIVE: "a commitment is running",
+    RuntimeState.REVIEW: "the last commitment is waiting for its review",
+}
+
+
+def describe(state: RuntimeState) -> str:
+    """The state in words, for a refusal ("You can't finish now: you are planning.")."""
+    return _WHERE_YOU_ARE[state]
+
+
+def require(state: RuntimeState, *allowed: RuntimeState, action: str) -> None:
+    """IllegalTransitionError (409) unless `state` is one in which `action` exists."""
+    if state not in allowed:
+        raise IllegalTransitionError(f"You can't {action} now: {describe(state)}.")
+
+
 class NotFound(DomainError):
     """The request names something that is not there (e.g. a history entry): nothing changed."""
 

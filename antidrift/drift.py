@@ -2,17 +2,23 @@
 
 No threads, no I/O, no clock: the controller passes every time in, runs the judge calls this
 asks for, and persists what it hands back. Designed against what users of focus tools
-complain about: false positives (a tutorial can be the work: "this is on task" teaches it),
-nagging (a grace before an episode, a cooldown between nudges), cost (one call per distinct
-window per commitment, one at a time, a cap per hour) and privacy (excluded titles are judged
-by the app alone).
+complain about: false positives (a tutorial can be the work: "this is on task" teaches it;
+a judge that cannot tell says unclear, which never nudges), nagging (a grace before an
+episode, a cooldown between nudges), cost (one call per distinct window per commitment, one
+at a time, a cap per hour, standing rules that need no call), title churn (a site that
+retitles itself for every video: a new title in an app already found off task counts as off
+task at once, so the grace runs from the first switch) and privacy (excluded titles are
+judged by the app alone).
+
+Who decides a window, strongest first: the user's answer on the banner for this commitment,
+a standing rule, the judge's verdict, then churn (provisional, until the judge answers).
 """
 
 from __future__ import annotations
 
 import re
 from collections import deque
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta
 from enum import StrEnum
@@ -23,6 +29,15 @@ from antidrift.domain import (
     Share,
     ValidationError,
     redact,
+)
+from antidrift.verdicts import (
+    Figures,
+    Judgement,
+    Rule,
+    Source,
+    Verdict,
+    figures,
+    matching_rule,
 )
 
 TAUGHT_REASON = "you said this is on task"
@@ -40,6 +55,7 @@ class DriftStatus(StrEnum):
     OFF = "off"
     UNKNOWN = "unknown"
     ON_TASK = "on_task"
+    UNCLEAR = "unclear"  # the judge could not tell: never a nudge
     DRIFTING = "drifting"
 
 
@@ -70,14 +86,6 @@ class Window:
 
     app: str
     title: str
-
-
-@dataclass(frozen=True)
-class Judgement:
-    """A verdict on one window for one commitment (the judge's, or the user's)."""
-
-    on_task: bool
-    reason: str
 
 
 @dataclass(frozen=True)
@@ -199,12 +207,19 @@ class DriftPolicy:
     exclude: re.Pattern[str] | None = None
     judgements: dict[Window, Judgement] = field(default_factory=dict)
     episodes: list[Episode] = field(default_factory=list)
+    rules: tuple[Rule, ...] = ()
     current: Window | None = None
     current_since: datetime | None = None
     off_since: datetime | None = None  # focus has been off task since (None: it is not)
     pending: JudgeCall | None = None
     failure: str | None = None  # why the current window has no verdict
     _tickets: int = 0
+    # The newest verdict of the judge or the user per app: what a new title inherits (churn).
+    _app_last: dict[str, Verdict] = field(default_factory=dict, repr=False)
+
+    def __post_init__(self) -> None:
+        for window, judgement in self.judgements.items():
+            self._learn(window, judgement)
 
     # -- inputs ------------------------------------------------------------------------------
 
@@ -216,7 +231,7 @@ class DriftPolicy:
         if window == self.current:
             return self._next_judge(now) + self.tick(now)  # e.g. the hourly cap freed up
         self.current, self.current_since, self.failure = window, now, None
-        return self._follow(now) + self._next_judge(now) + self.tick(now)
+        return self._decide_current() + self._follow(now) + self._next_judge(now) + self.tick(now)
 
     def settle(
         self, ticket: int, verdict: Judgement | None, error: str | None, now: datetime
@@ -227,19 +242,21 @@ class DriftPolicy:
             return Effects()  # cancelled or superseded: nothing to do
         self.pending = None
         effects = Effects()
-        if verdict is not None and call.window not in self.judgements:
-            self.judgements[call.window] = verdict
-            effects = Effects(judgements=((call.window, verdict),))
-        elif verdict is None and call.window == self.current:
+        if verdict is not None:
+            decided = self.decision(call.window)
+            # The user or a rule may have decided while the judge thought: they win.
+            if decided is None or decided.source is Source.CHURN:
+                effects = self._record(call.window, verdict)
+        elif call.window == self.current:
             self.failure = error or "the judge failed"
         return effects + self._follow(now) + self._next_judge(now) + self.tick(now)
 
     def tick(self, now: datetime) -> Effects:
         """Time passed: open an episode once drift outlasts the grace and the cooldown."""
-        verdict = self.judgements.get(self.current) if self.current else None
-        if verdict is None or verdict.on_task or self.off_since is None or self.open_episode:
-            return Effects()
-        if now - self.off_since < self.settings.grace:
+        decided = self.decision(self.current) if self.current else None
+        if decided is None or not decided.off_task or self.off_since is None:
+            return Effects()  # unclear and unknown never open an episode
+        if self.open_episode or now - self.off_since < self.settings.grace:
             return Effects()
         last = self.episodes[-1].nudged_at if self.episodes else None
         if last is not None and now - last < self.settings.cooldown:
@@ -250,7 +267,7 @@ class DriftPolicy:
             nudged_at=now,
             app=self.current.app,
             title=self.current.title,
-            reason=verdict.reason,
+            reason=decided.reason,
         )
         self.episodes.append(episode)
         return Effects(nudge=episode, episodes=(episode,))
@@ -261,17 +278,30 @@ class DriftPolicy:
         if episode is None:
             raise NothingToAcknowledge()
         choice = Answer(answer)  # the caller validated it
-        ended = self._close(replace(episode, answer=choice), now)
-        effects = Effects(episodes=(ended,))
+        effects = Effects(episodes=(self._close(replace(episode, answer=choice), now),))
         if choice is Answer.ON_TASK:
             window = Window(episode.app, episode.title)
-            taught = Judgement(True, TAUGHT_REASON)
-            self.judgements[window] = taught
-            effects += Effects(judgements=((window, taught),))
-        current = self.judgements.get(self.current) if self.current else None
-        # Still off task after answering: a new episode may follow, counted from now.
-        self.off_since = now if current is not None and not current.on_task else None
+            effects += self._record(window, Judgement(Verdict.ON_TASK, TAUGHT_REASON, Source.YOU))
+        self._restart_streak(now)
         return effects
+
+    def set_rules(self, rules: tuple[Rule, ...], now: datetime) -> Effects:
+        """The standing rules changed: they decide from now on (an open episode whose window
+        a rule now calls on task ends, as if the user had answered "on task")."""
+        self.rules = tuple(rules)
+        effects = Effects()
+        episode = self.open_episode
+        if episode is not None:
+            decided = self.decision(Window(episode.app, episode.title))
+            if decided is not None and decided.on_task:
+                ended = self._close(replace(episode, answer=Answer.ON_TASK), now)
+                effects = Effects(episodes=(ended,))
+        if self.current is None:
+            return effects
+        effects += self._decide_current()
+        if effects.episodes:
+            self._restart_streak(now)
+        return effects + self._follow(now) + self._next_judge(now) + self.tick(now)
 
     def stop(self, now: datetime) -> Effects:
         """Leaving active: the running judge is abandoned and an open episode ends now."""
@@ -288,15 +318,29 @@ class DriftPolicy:
         last = self.episodes[-1] if self.episodes else None
         return last if last is not None and last.ended_at is None else None
 
+    def decision(self, window: Window) -> Judgement | None:
+        """What decides this window now: the user's answer, a rule, the judge, churn."""
+        found = self.judgements.get(window)
+        if found is not None and found.source is Source.YOU:
+            return found
+        rule = matching_rule(self.rules, window.app, window.title)
+        if rule is not None:
+            return rule.judgement()
+        if found is not None and found.source is not Source.RULE:
+            return found  # a rule's verdict stands only while the rule does
+        return None
+
     def view(self, now: datetime) -> DriftView:
         banner = self.open_episode
         if self.current is None:
             return DriftView(DriftStatus.UNKNOWN, None, "no window seen yet", banner)
-        verdict = self.judgements.get(self.current)
-        if verdict is not None and verdict.on_task:
-            return DriftView(DriftStatus.ON_TASK, self.current_since, verdict.reason, banner)
-        if verdict is not None:
-            return DriftView(DriftStatus.DRIFTING, self.off_since, verdict.reason, banner)
+        decided = self.decision(self.current)
+        if decided is not None and decided.verdict is Verdict.ON_TASK:
+            return DriftView(DriftStatus.ON_TASK, self.current_since, decided.reason, banner)
+        if decided is not None and decided.verdict is Verdict.OFF_TASK:
+            return DriftView(DriftStatus.DRIFTING, self.off_since, decided.reason, banner)
+        if decided is not None:
+            return DriftView(DriftStatus.UNCLEAR, self.current_since, decided.reason, banner)
         if self.pending is not None and self.pending.window == self.current:
             return DriftView(DriftStatus.UNKNOWN, self.current_since, "judging this window", banner)
         if self.failure is not None:
@@ -311,14 +355,41 @@ class DriftPolicy:
 
     # -- internals ---------------------------------------------------------------------------
 
+    def _learn(self, window: Window, judgement: Judgement) -> None:
+        # Only what the judge or the user said of a window speaks for its app's other titles:
+        # a rule already decides every window it matches, and churn is itself inherited.
+        if judgement.source in (Source.JUDGE, Source.YOU):
+            self._app_last[window.app] = judgement.verdict
+
+    def _record(self, window: Window, judgement: Judgement) -> Effects:
+        self.judgements[window] = judgement
+        self._learn(window, judgement)
+        return Effects(judgements=((window, judgement),))
+
+    def _decide_current(self) -> Effects:
+        """A rule's verdict on the focused window, recorded for the review; or, for a new
+        title in an app last found off task, off task at once (churn) until the judge says."""
+        window = self.current
+        decided = self.decision(window)
+        if decided is not None and decided.source is Source.RULE:
+            if self.judgements.get(window) != decided:
+                return self._record(window, decided)
+            return Effects()
+        if decided is None and self._app_last.get(window.app) is Verdict.OFF_TASK:
+            reason = f"a new title in {window.app}, already found off task; asking about it"
+            return self._record(window, Judgement(Verdict.OFF_TASK, reason, Source.CHURN))
+        return Effects()
+
     def _follow(self, now: datetime) -> Effects:
         """Update the off-task streak for the current window's verdict."""
-        verdict = self.judgements.get(self.current)
-        if verdict is None:
+        decided = self.decision(self.current)
+        if decided is None:
             if self.failure is not None:
                 self.off_since = None  # unknown never nudges
             return Effects()  # not judged yet: the streak (if any) goes on
-        if not verdict.on_task:
+        if decided.verdict is Verdict.UNCLEAR:
+            return Effects()  # unclear neither starts nor stops the clock
+        if decided.off_task:
             if self.off_since is None:
                 self.off_since = self.current_since  # drift began at the switch
             return Effects()
@@ -331,10 +402,18 @@ class DriftPolicy:
             episodes=(self._close(episode, max(self.current_since, episode.started_at)),)
         )
 
+    def _restart_streak(self, now: datetime) -> None:
+        # Still off task after an answer: a new episode may follow, counted from now.
+        decided = self.decision(self.current) if self.current else None
+        self.off_since = now if decided is not None and decided.off_task else None
+
     def _next_judge(self, now: datetime) -> Effects:
         window = self.current
-        if window is None or self.pending is not None or window in self.judgements:
+        if window is None or self.pending is not None:
             return Effects()
+        decided = self.decision(window)
+        if decided is not None and decided.source is not Source.CHURN:
+            return Effects()  # churn is provisional: its own verdict is still asked for
         if self.failure is not None or not self.budget.available(now):
             return Effects()
         self.budget.spend(now)
@@ -348,17 +427,18 @@ class DriftPolicy:
         return ended
 
 
-def on_task_share(shares: Iterable[Share], judgements: dict[Window, Judgement]) -> float | None:
-    """Share of judged time spent on on-task windows: 0–1, or None without judged time.
+def drift_figures(shares: Iterable[Share], decide: Callable[[Window], Judgement | None]) -> Figures:
+    """The review's figures (on-task share, unclear time) from the time per (app, title).
 
-    Time per (app, title) is keyed as the verdicts are (window_of): a ticking title is one
-    window, so its time counts under the verdict it was judged by."""
-    judged: dict[Window, float] = {}
+    Time is keyed as the verdicts are (window_of): a ticking title is one window, so its time
+    counts under the verdict it was judged by."""
+    seconds: dict[Window, float] = {}
     for share in shares:
         window = window_of(share.app, share.title)
-        if window in judgements:
-            judged[window] = judged.get(window, 0.0) + share.seconds
-    whole = sum(judged.values())
-    if whole <= 0:
-        return None
-    return sum(s for w, s in judged.items() if judgements[w].on_task) / whole
+        seconds[window] = seconds.get(window, 0.0) + share.seconds
+    return figures(seconds, decide)
+
+
+def on_task_share(shares: Iterable[Share], judgements: dict[Window, Judgement]) -> float | None:
+    """Share of the time judged on or off task spent on on-task windows: 0–1, or None."""
+    return drift_figures(shares, judgements.get).on_task_share

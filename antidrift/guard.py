@@ -31,12 +31,12 @@ from antidrift.drift import (
     Effects,
     Episode,
     JudgeCall,
-    Judgement,
     NothingToAcknowledge,
-    on_task_share,
+    drift_figures,
 )
 from antidrift.ports import Store
 from antidrift.process import CancelScope
+from antidrift.verdicts import Exchange, Judgement, Rule, Source, Verdict, kept_answer
 
 log = logging.getLogger("antidrift.drift")
 
@@ -116,7 +116,8 @@ class DriftGuard:
         if not self.on:
             return After()
         if not watch:
-            self._store.save_judgement(commitment.id, GUARD_OFF, Judgement(False, "off"))
+            off = Judgement(Verdict.OFF_TASK, "off", Source.YOU)
+            self._store.save_judgement(commitment.id, GUARD_OFF, off)
         judgements = self._store.judgements(commitment.id)
         if GUARD_OFF in judgements:
             self._off_here = True
@@ -127,6 +128,7 @@ class DriftGuard:
             exclude=self._exclude,
             judgements=judgements,
             episodes=self._store.episodes(commitment.id),
+            rules=tuple(self._store.rules()),
         )
         if last is None:
             return After()
@@ -147,6 +149,12 @@ class DriftGuard:
             raise NothingToAcknowledge()
         return self._apply(self._policy.acknowledge(validate_answer(answer), now))
 
+    def rules_changed(self, rules: tuple[Rule, ...]) -> After:
+        """The standing rules changed (added or removed): the running commitment follows."""
+        if self._policy is None:
+            return After()
+        return self._apply(self._policy.set_rules(rules, self._clock.now()))
+
     def stop(self, now: datetime) -> None:
         """Leaving active: kill a running judge, end an open episode, write the figures."""
         self._stop_judge()
@@ -155,8 +163,9 @@ class DriftGuard:
         if policy is None or commitment is None:
             return
         self._apply(policy.stop(now))
+        found = self._figures(commitment, policy, now)
         self._store.save_drift_summary(
-            commitment.id, len(policy.episodes), self._share(commitment, policy.judgements, now)
+            commitment.id, len(policy.episodes), found.on_task_share, found.unclear_secs
         )
 
     def view(self, now: datetime) -> DriftView:
@@ -164,10 +173,10 @@ class DriftGuard:
             return self._policy.view(now)
         return OFF_FOR_COMMITMENT if self._off_here else OFF
 
-    def _share(self, commitment: Commitment, judgements: dict, until: datetime) -> float | None:
+    def _figures(self, commitment: Commitment, policy: DriftPolicy, until: datetime):
         # Every window (summed in SQL by the store): judged ones may be outside any top list.
         shares = self._store.window_time(commitment.id, until, 1_000_000).windows
-        return on_task_share(shares, judgements)
+        return drift_figures(shares, policy.decision)
 
     def _apply(self, effects: Effects) -> After:
         commitment = self._commitment
@@ -215,7 +224,9 @@ class DriftGuard:
                 call.title,
                 scope=scope,
             )
-            verdict = Judgement(found.on_task, found.reason)
+            answer = kept_answer(found.answer)
+            sent = Exchange(self._judge.label, call.window.app, call.title, answer)
+            verdict = Judgement(Verdict(found.verdict), found.reason, Source.JUDGE, sent)
         except Cancelled:
             return
         except CoachError as exc:

@@ -113,6 +113,34 @@ MIGRATIONS: list[tuple[int, str, str]] = [
     ),
     (
         5,
+        "judge: three answers, what was sent, standing rules",
+        # A verdict is on_task, off_task or unclear (on_task stays, for older readers); who
+        # decided it (the judge, the user, a rule, churn) and, for a judge call, what went to
+        # which backend and what came back. Unclear time is counted apart. Rules hold for
+        # every commitment; AUTOINCREMENT so a removed rule's id never names a new one.
+        """
+        ALTER TABLE drift_judgements ADD COLUMN verdict TEXT;
+        UPDATE drift_judgements SET verdict = CASE on_task WHEN 1 THEN 'on_task'
+            ELSE 'off_task' END;
+        ALTER TABLE drift_judgements ADD COLUMN source TEXT NOT NULL DEFAULT 'judge';
+        UPDATE drift_judgements SET source = 'you'
+            WHERE app = '' OR reason = 'you said this is on task';
+        ALTER TABLE drift_judgements ADD COLUMN sent_to TEXT;
+        ALTER TABLE drift_judgements ADD COLUMN sent_app TEXT;
+        ALTER TABLE drift_judgements ADD COLUMN sent_title TEXT;
+        ALTER TABLE drift_judgements ADD COLUMN answer TEXT;
+        ALTER TABLE drift_summary ADD COLUMN unclear_secs REAL NOT NULL DEFAULT 0;
+        CREATE TABLE drift_rules (
+            id INTEGER PRIMARY KEY AUTOINCREMENT,
+            app TEXT NOT NULL,
+            title_contains TEXT NOT NULL DEFAULT '',
+            verdict TEXT NOT NULL CHECK (verdict IN ('on_task', 'off_task')),
+            created_at TEXT NOT NULL DEFAULT CURRENT_TIMESTAMP
+        );
+        """,
+    ),
+    (
+        6,
         "task",
         # The task a commitment serves, from the user's own task list (antidrift/tasks/): its
         # source, its id there, its title as picked and where it can be opened.

@@ -8,9 +8,10 @@ from datetime import datetime
 
 from antidrift import insights
 from antidrift.domain import Commitment, NotFound
-from antidrift.drift import Episode
+from antidrift.drift import Episode, Window
 from antidrift.insights import Calibration, Ended, WindowTime
 from antidrift.ports import Store
+from antidrift.verdicts import Judgement, Rule
 
 
 class ReadModel:
@@ -44,6 +45,18 @@ class ReadModel:
     def drift_episodes(self, commitment_id: str) -> list[Episode]:
         """The drift guard's episodes for one commitment, in order."""
         return self._store.episodes(commitment_id)
+
+    def drift_judgements(self, commitment_id: str) -> dict[Window, Judgement]:
+        """What decided each window of one commitment, with what was sent, in order."""
+        return self._store.judgements(commitment_id)
+
+    def unclear_secs(self, commitment_id: str) -> float:
+        """Seconds of one commitment's focus the judge called unclear."""
+        return self._store.unclear_secs(commitment_id)
+
+    def rules(self) -> list[Rule]:
+        """The standing rules, oldest first."""
+        return self._store.rules()
 
     def ended_figures(self) -> list[Ended]:
         """Planned and actual time and outcome of every ended commitment, newest first."""

@@ -248,14 +248,17 @@ def doctor(_: argparse.Namespace) -> int:
     # What is not refused, to show the CLIs and the window source with.
     usable = Settings(**reading.values, env=dict(os.environ))  # type: ignore[arg-type]
     print(f"ANTIDRIFT_AI_BACKEND={usable.ai_backend}")
-    for name in ("claude", "codex", "command"):
+    for name, entry in ai.BACKENDS.items():
         try:
             backend = new_backend(usable, name)
         except ai.UnknownBackend as exc:
             print(f"  {name:8} not configured: {exc}")
             continue
         path = backend.binary()
-        found = f"{path}  {backend.version() or 'version unknown'}" if path else "not found on PATH"
+        if path and entry.available(backend):
+            found = f"{path}  {backend.version() or 'version unknown'}"
+        else:
+            found = f"{path} does not answer" if path else "not found on PATH"
         # The model and effort a coach call asks for (ANTIDRIFT_AI_MODEL, ANTIDRIFT_AI_EFFORT).
         warm = ", kept warm while planning" if getattr(backend, "warm_up", False) else ""
         tuning = f"  ({backend.tuning}{warm})" if backend.tuning is not None else ""

@@ -1,4 +1,7 @@
-"""The session controller: every transition, under one lock, persisted, then announced."""
+"""The session controller: the state machine. Every transition, under one lock, is persisted,
+then applied, then announced: `require` the state, validate the input, `store.save` first (a
+failed save changes nothing), mutate, tell the parts that share the lock (coaching, guard,
+reflections), `_changed()`; after the lock run the guard's `After` and `_notify()`."""
 
 from __future__ import annotations
 
@@ -18,15 +21,15 @@ from antidrift.dbguard import WriteFailed
 from antidrift.domain import (
     MAX_TEXT,
     Commitment,
-    Health,
     IllegalTransitionError,
     NotPlanning,
     RuntimeState,
     TaskRef,
     WindowSample,
-    evidence_health,
+    describe,
     parse_extend_minutes,
     redact_window,
+    require,
     valid_text,
     validate_intent,
     validate_plan,
@@ -38,6 +41,7 @@ from antidrift.notify import Notifier
 from antidrift.ports import Store
 from antidrift.reflecting import Reflections, review_facts
 from antidrift.snapshot import EvidenceView, Snapshot
+from antidrift.standing_rules import StandingRules
 
 log = logging.getLogger("antidrift.session")
 
@@ -109,6 +113,8 @@ class Controller:
             announce=self._announce,
             exclude=exclude_titles,
         )
+        # Standing rules: written under this lock; the running commitment's guard follows.
+        self.rules = StandingRules(store, self._lock, self._guard, self._changed, self._notify)
         self._started = False  # the constructor starts nothing: start() does
 
     def start(self) -> None:
@@ -172,7 +178,12 @@ class Controller:
                 version=self._version,
                 state=self._state,
                 commitment=self._commitment,
-                evidence=self._evidence(now),
+                evidence=EvidenceView.of(
+                    self._commitment.started_at if self._state is RuntimeState.ACTIVE else None,
+                    self._last_sample,
+                    now,
+                    self._watcher_running,
+                ),
                 coach=self._coaching.view() if self._state is RuntimeState.PLANNING else None,
                 now=now,
                 drift=self._guard.view(now) if self._state is RuntimeState.ACTIVE else OFF,
@@ -182,31 +193,13 @@ class Controller:
                 task=self._task if self._state is RuntimeState.PLANNING else None,
             )
 
-    def _evidence(self, now: datetime) -> EvidenceView:
-        running = self._watcher_running
-        if self._state is not RuntimeState.ACTIVE:
-            # Nothing is being watched for: say only whether a watcher is there.
-            return EvidenceView(Health.HEALTHY if running else Health.UNAVAILABLE, None)
-        last = self._last_sample
-        health = evidence_health(
-            last.at if last else None,
-            now,
-            sampler_running=running,
-            since=self._commitment.started_at,
-        )
-        return EvidenceView(health, last)
-
     # -- transitions -------------------------------------------------------------------------
-
-    def _require(self, *allowed: RuntimeState, action: str) -> None:
-        if self._state not in allowed:
-            raise IllegalTransitionError(f"You can't {action} now: {_describe(self._state)}.")
 
     def enter_planning(self, task: TaskRef | None = None, *, pick: bool = False) -> None:
         """Open planning; pick=True sets (or, while planning, changes) the task it serves."""
         with self._lock:
             if not (pick and self._state is RuntimeState.PLANNING):
-                self._require(RuntimeState.LOCKED, action="plan")
+                require(self._state, RuntimeState.LOCKED, action="plan")
                 # Persist first, as every transition does: a failed save changes nothing.
                 self._store.save(RuntimeState.PLANNING, None)
                 self._state = RuntimeState.PLANNING
@@ -218,7 +211,7 @@ class Controller:
 
     def cancel_planning(self) -> None:
         with self._lock:
-            self._require(RuntimeState.PLANNING, action="cancel planning")
+            require(self._state, RuntimeState.PLANNING, action="cancel planning")
             self._store.save(RuntimeState.LOCKED, None)
             self._state = RuntimeState.LOCKED
             self._coaching.reset()
@@ -236,7 +229,7 @@ class Controller:
         """drift: "off" turns the drift guard off for this commitment alone."""
         with self._lock:
             # The state first: a client in the wrong state must hear 409, not "fix your body".
-            self._require(RuntimeState.PLANNING, action="start a commitment")
+            require(self._state, RuntimeState.PLANNING, action="start a commitment")
             plan = validate_plan(next_action, success_condition, timebox_minutes)
             watch = parse_choice(drift)
             now = self._now()
@@ -261,7 +254,7 @@ class Controller:
 
     def finish(self) -> None:
         with self._lock:
-            self._require(RuntimeState.ACTIVE, action="finish")
+            require(self._state, RuntimeState.ACTIVE, action="finish")
             self._to_review(self._now())
         self._notify()
 
@@ -275,7 +268,7 @@ class Controller:
             ):
                 raise IllegalTransitionError(
                     "You can add time only while a commitment runs, or when its time ran out"
-                    f" (not after Finish): {_describe(self._state)}."
+                    f" (not after Finish): {describe(self._state)}."
                 )
             extended = current.extend(parse_extend_minutes(minutes), self._now())
             self._store.save(RuntimeState.ACTIVE, extended)
@@ -319,7 +312,7 @@ class Controller:
 
     def end(self, outcome: object, note: object = "") -> Commitment:
         with self._lock:
-            self._require(RuntimeState.REVIEW, action="record an outcome")
+            require(self._state, RuntimeState.REVIEW, action="record an outcome")
             result, text = validate_review(outcome, note)
             ended = self._commitment.ended(self._commitment.ended_at, result, text)
             self._store.save(RuntimeState.LOCKED, ended)
@@ -369,7 +362,7 @@ class Controller:
     def acknowledge_drift(self, answer: object) -> None:
         """The user's answer to the drift banner: `back` or `on_task`."""
         with self._lock:
-            self._require(RuntimeState.ACTIVE, action="answer the drift guard")
+            require(self._state, RuntimeState.ACTIVE, action="answer the drift guard")
             after = self._guard.acknowledge(answer, self._now())
             self._changed()
         after.run()
@@ -392,7 +385,7 @@ class Controller:
     def request_reflection(self) -> None:
         """Two sentences from the coach on the commitment under review (the Reflect button)."""
         with self._lock:
-            self._require(RuntimeState.REVIEW, action="ask for a reflection")
+            require(self._state, RuntimeState.REVIEW, action="ask for a reflection")
             commitment, now = self._commitment, self._now()
             scope = self._reflections.start(commitment.id)
         self._notify()
@@ -420,7 +413,7 @@ class Controller:
     def cancel_coach(self) -> None:
         """Stop a running Sharpen: its CLI is killed and the coach goes back to idle."""
         with self._lock:
-            self._require(RuntimeState.PLANNING, action="cancel the coach")
+            require(self._state, RuntimeState.PLANNING, action="cancel the coach")
             self._coaching.reset()
             self._changed()
         self._notify()
@@ -439,12 +432,3 @@ def times_up(commitment: Commitment) -> tuple[str, str]:
         "Time's up · AntiDrift",
         f"{commitment.next_action}\nDone when: {commitment.success_condition}",
     )
-
-
-def _describe(state: RuntimeState) -> str:
-    return {
-        RuntimeState.LOCKED: "there is no commitment yet",
-        RuntimeState.PLANNING: "you are planning",
-        RuntimeState.ACTIVE: "a commitment is running",
-        RuntimeState.REVIEW: "the last commitment is waiting for its review",
-    }[state]

@@ -8,7 +8,15 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Protocol
 
-from antidrift.domain import Commitment, Health, Plan, RuntimeState, TaskRef, WindowSample
+from antidrift.domain import (
+    Commitment,
+    Health,
+    Plan,
+    RuntimeState,
+    TaskRef,
+    WindowSample,
+    evidence_health,
+)
 from antidrift.drift import OFF, DriftView
 
 
@@ -57,6 +65,21 @@ class ReflectionView:
 class EvidenceView:
     health: Health
     last: WindowSample | None
+
+    @classmethod
+    def of(
+        cls,
+        watching_since: datetime | None,
+        last: WindowSample | None,
+        now: datetime,
+        running: bool,
+    ) -> EvidenceView:
+        """While a commitment runs (since when), how fresh its evidence is; otherwise nothing
+        is being watched for, and it says only whether a watcher is there."""
+        if watching_since is None:
+            return cls(Health.HEALTHY if running else Health.UNAVAILABLE, None)
+        at = last.at if last else None
+        return cls(evidence_health(at, now, sampler_running=running, since=watching_since), last)
 
 
 @dataclass(frozen=True)

@@ -17,7 +17,7 @@ from antidrift.domain import (
     TaskRef,
     WindowSample,
 )
-from antidrift.drift import Answer, Episode, Judgement, Window
+from antidrift.drift_records import DriftRecords
 from antidrift.insights import Ended, WindowTime, actual_secs
 from antidrift.ports import Persisted
 
@@ -110,8 +110,9 @@ def _task_columns(task: TaskRef | None) -> tuple[str | None, ...]:
     return (task.source, task.id, task.title, task.url) if task else (None,) * 4
 
 
-class SQLiteStore:
-    """The embedded default store: one file, WAL, every write its own transaction."""
+class SQLiteStore(DriftRecords):
+    """The embedded default store: one file, WAL, every write its own transaction (the drift
+    guard's tables: drift_records.DriftRecords)."""
 
     def __init__(self, path: str | Path) -> None:
         self.path = str(path)
@@ -236,96 +237,6 @@ class SQLiteStore:
                 (*params, -1 if limit is None else limit),
             ).fetchall()
         return [_commitment(r) for r in rows]
-
-    # -- the drift guard (migration 3) ----------------------------------------------------------
-
-    def save_judgement(self, commitment_id: str, window: Window, judgement: Judgement) -> None:
-        """One window's verdict for a commitment (the user's answer replaces the judge's)."""
-        with self._lock:
-            self._db.execute(
-                "INSERT INTO drift_judgements (commitment_id, app, title, on_task, reason)"
-                " VALUES (?, ?, ?, ?, ?) ON CONFLICT(commitment_id, app, title) DO UPDATE"
-                " SET on_task = excluded.on_task, reason = excluded.reason",
-                (commitment_id, window.app, window.title, int(judgement.on_task), judgement.reason),
-            )
-
-    def judgements(self, commitment_id: str) -> dict[Window, Judgement]:
-        with self._lock:
-            rows = self._db.execute(
-                "SELECT app, title, on_task, reason FROM drift_judgements WHERE commitment_id = ?",
-                (commitment_id,),
-            ).fetchall()
-        return {
-            Window(r["app"], r["title"]): Judgement(bool(r["on_task"]), r["reason"]) for r in rows
-        }
-
-    def save_episode(self, commitment_id: str, episode: Episode) -> None:
-        """Insert or update one drift episode (it is saved when it opens and when it ends)."""
-        with self._lock:
-            self._db.execute(
-                "INSERT INTO drift_episodes (commitment_id, number, started_at, nudged_at,"
-                " ended_at, app, title, reason, answer) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)"
-                " ON CONFLICT(commitment_id, number) DO UPDATE SET ended_at = excluded.ended_at,"
-                " answer = excluded.answer",
-                (
-                    commitment_id,
-                    episode.number,
-                    _iso(episode.started_at),
-                    _iso(episode.nudged_at),
-                    _iso(episode.ended_at),
-                    episode.app,
-                    episode.title,
-                    episode.reason,
-                    episode.answer.value if episode.answer else None,
-                ),
-            )
-
-    def episodes(self, commitment_id: str) -> list[Episode]:
-        with self._lock:
-            rows = self._db.execute(
-                "SELECT * FROM drift_episodes WHERE commitment_id = ? ORDER BY number",
-                (commitment_id,),
-            ).fetchall()
-        return [
-            Episode(
-                number=r["number"],
-                started_at=_dt(r["started_at"]),
-                nudged_at=_dt(r["nudged_at"]),
-                app=r["app"],
-                title=r["title"],
-                reason=r["reason"],
-                ended_at=_dt(r["ended_at"]),
-                answer=Answer(r["answer"]) if r["answer"] else None,
-            )
-            for r in rows
-        ]
-
-    def save_drift_summary(
-        self, commitment_id: str, drift_count: int, on_task_share: float | None
-    ) -> None:
-        """The figures /history shows, written when the commitment goes to review."""
-        with self._lock:
-            self._db.execute(
-                "INSERT INTO drift_summary (commitment_id, drift_count, on_task_share)"
-                " VALUES (?, ?, ?) ON CONFLICT(commitment_id) DO UPDATE"
-                " SET drift_count = excluded.drift_count, on_task_share = excluded.on_task_share",
-                (commitment_id, drift_count, on_task_share),
-            )
-
-    def drift_summaries(self, ids: list[str]) -> dict[str, tuple[int, float | None]]:
-        """(drift_count, on_task_share) per commitment id that has them."""
-        found: dict[str, tuple[int, float | None]] = {}
-        for start in range(0, len(ids), 500):  # SQLite bounds the number of parameters
-            chunk = ids[start : start + 500]
-            marks = ",".join("?" * len(chunk))
-            with self._lock:
-                rows = self._db.execute(
-                    "SELECT commitment_id, drift_count, on_task_share FROM drift_summary"
-                    f" WHERE commitment_id IN ({marks})",
-                    chunk,
-                ).fetchall()
-            found.update({r[0]: (r[1], r[2]) for r in rows})
-        return found
 
     def window_time(self, commitment_id: str, until: datetime, top: int = 12) -> WindowTime:
         """Where one commitment's focus went: its top windows, every app, the sample count."""

@@ -42,7 +42,7 @@ if str(REPO) not in sys.path:
 
 import websocket  # noqa: E402  (websocket-client, a test dependency)
 
-from antidrift.ai.backend import CLAUDE_ARGS, CLAUDE_ENV, ClaudeBackend  # noqa: E402
+from antidrift.ai.backends.claude import CLAUDE_ARGS, CLAUDE_ENV, ClaudeBackend  # noqa: E402
 from antidrift.ai.coach import PROPOSAL_SCHEMA, build_prompt  # noqa: E402
 from tests.support import procs, real_cli  # noqa: E402
 from tests.support.fake_cli import FakeCLI, path_with  # noqa: E402

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import copy
+import json
 import threading
 import time
 from collections import deque
@@ -15,6 +16,7 @@ from antidrift.domain import Commitment, Outcome, RuntimeState, WindowSample
 from antidrift.insights import WindowTime
 from antidrift.ports import Persisted
 from antidrift.snapshot import CoachInfo
+from antidrift.verdicts import Rule
 
 START = datetime(2026, 3, 2, 9, 0, 0, tzinfo=UTC)
 
@@ -71,9 +73,12 @@ class FakeStore:
     drift_judgements: dict = field(default_factory=dict)
     drift_episodes: dict = field(default_factory=dict)
     summaries: dict = field(default_factory=dict)
+    unclear: dict = field(default_factory=dict)  # commitment id -> seconds judged unclear
+    drift_rules: list = field(default_factory=list)
 
     def __post_init__(self) -> None:
         self._lock = threading.Lock()
+        self._rule_ids = 0
 
     def load(self) -> Persisted:
         with self._lock:
@@ -189,9 +194,37 @@ class FakeStore:
             found = [e for (cid, _), e in self.drift_episodes.items() if cid == commitment_id]
         return sorted(found, key=lambda e: e.number)
 
-    def save_drift_summary(self, commitment_id, drift_count, on_task_share) -> None:
+    def save_drift_summary(self, commitment_id, drift_count, on_task_share, unclear_secs=0.0):
         with self._lock:
             self.summaries[commitment_id] = (drift_count, on_task_share)
+            self.unclear[commitment_id] = unclear_secs
+
+    def unclear_secs(self, commitment_id: str) -> float:
+        with self._lock:
+            return self.unclear.get(commitment_id, 0.0)
+
+    def rules(self) -> list:
+        with self._lock:
+            return list(self.drift_rules)
+
+    def add_rule(self, app, title_contains, verdict):
+        with self._lock:
+            self.drift_rules = [
+                r
+                for r in self.drift_rules
+                if (r.app.casefold(), r.title_contains.casefold())
+                != (app.casefold(), title_contains.casefold())
+            ]
+            self._rule_ids += 1
+            rule = Rule(self._rule_ids, app, title_contains, verdict)
+            self.drift_rules.append(rule)
+            return rule
+
+    def delete_rule(self, rule_id: int) -> bool:
+        with self._lock:
+            kept = [r for r in self.drift_rules if r.id != rule_id]
+            found, self.drift_rules = len(kept) < len(self.drift_rules), kept
+            return found
 
     def drift_summaries(self, ids: list[str]) -> dict:
         with self._lock:
@@ -386,15 +419,23 @@ class JudgeCallRecord:
 
 
 class FakeJudge:
-    """A Judge answering from a table by app (False when absent); calls can be gated.
+    """A Judge answering from tables by app (off task when absent); calls can be gated.
 
     A gated call waits for `release()` and honours its CancelScope meanwhile, as the real
     JudgeService does when its CLI is killed."""
 
     name = "fakejudge"
+    label = "fakejudge (test model)"
 
-    def __init__(self, on_task_apps: set[str] | None = None, *, gated: bool = False) -> None:
+    def __init__(
+        self,
+        on_task_apps: set[str] | None = None,
+        *,
+        gated: bool = False,
+        unclear_apps: set[str] | None = None,
+    ) -> None:
         self.on_task_apps = set(on_task_apps or ())
+        self.unclear_apps = set(unclear_apps or ())
         self.gated = gated
         self.fail: BaseException | None = None
         self.calls: list[JudgeCallRecord] = []
@@ -429,8 +470,14 @@ class FakeJudge:
                 call.outcome = "raised"
                 raise fail
             call.outcome = "returned"
-            on_task = app in self.on_task_apps
-            return Verdict(on_task, f"{app} {'serves' if on_task else 'does not serve'} it")
+            if app in self.unclear_apps:
+                verdict, reason = "unclear", f"cannot tell whether {app} serves it"
+            elif app in self.on_task_apps:
+                verdict, reason = "on_task", f"{app} serves it"
+            else:
+                verdict, reason = "off_task", f"{app} does not serve it"
+            answer = json.dumps({"verdict": verdict, "reason": reason})
+            return Verdict(verdict, reason, answer)
         except Cancelled:
             call.outcome = "cancelled"
             raise

@@ -1,21 +1,14 @@
-"""The AI roles (coach, drift judge): import nothing of the app but its subprocess seam."""
+"""The AI roles (coach, drift judge) and their backends (backends/: one module each and one
+table): import nothing of the app but its subprocess seam."""
 
 from antidrift.process import CancelScope
 
 from . import warm
-from .backend import (
-    BACKEND_NAMES,
-    CLAUDE_ARGS,
-    CODEX_ARGS,
-    Backend,
-    ClaudeBackend,
-    CodexBackend,
-    CommandBackend,
-    Tuning,
-    new_backend,
-    run_cli,
-    tuning_for,
-)
+from .backends import BACKENDS, Backend, Options, Tuning, new_backend, tuning_for
+from .backends.claude import CLAUDE_ARGS, ClaudeBackend
+from .backends.codex import CODEX_ARGS, CodexBackend
+from .backends.command import CommandBackend
+from .backends.runner import run_cli
 from .coach import (
     PROPOSAL_SCHEMA,
     Coach,
@@ -39,6 +32,8 @@ from .errors import (
     InvalidProposal,
     NoJSON,
     OutputTooLarge,
+    ServiceDown,
+    ServiceFailed,
     UnknownBackend,
 )
 from .judge import (
@@ -51,7 +46,7 @@ from .judge import (
 )
 
 __all__ = [
-    "BACKEND_NAMES",
+    "BACKENDS",
     "CLAUDE_ARGS",
     "CODEX_ARGS",
     "Backend",
@@ -74,11 +69,14 @@ __all__ = [
     "JudgeError",
     "JudgeService",
     "NoJSON",
+    "Options",
     "OutputTooLarge",
     "PROPOSAL_SCHEMA",
     "PastCommitment",
     "Proposal",
     "Service",
+    "ServiceDown",
+    "ServiceFailed",
     "Tuning",
     "UnknownBackend",
     "Verdict",

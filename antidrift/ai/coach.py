@@ -14,7 +14,7 @@ from typing import Protocol
 
 from antidrift.process import CancelScope
 
-from .backend import Backend
+from .backends import Backend
 from .errors import EmptyResponse, InvalidProposal, NoJSON
 from .quoting import quote
 

@@ -118,6 +118,24 @@ def _size(n: int) -> str:
     return f"{n} bytes"
 
 
+class ServiceDown(CoachError):
+    """Nothing answers at a model server's address (an HTTP backend)."""
+
+    def __init__(self, name: str = "server", url: str = "") -> None:
+        self.name, self.url = name, url
+        super().__init__(f"{name} is not answering{' at ' + url if url else ''} — is it running?")
+
+
+class ServiceFailed(CoachError):
+    """A model server answered with an error status, or with no JSON; the body goes to the
+    log only."""
+
+    def __init__(self, name: str = "server", status: int | None = None) -> None:
+        self.name, self.status = name, status
+        what = f"an error (HTTP {status})" if status is not None else "something that is not JSON"
+        super().__init__(f"{name} answered {what}")
+
+
 class Cancelled(CoachError):
     """The call was cancelled (superseded, abandoned or server shutdown)."""
 

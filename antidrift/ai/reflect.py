@@ -10,7 +10,7 @@ from typing import Protocol
 
 from antidrift.process import CancelScope
 
-from .backend import Backend
+from .backends import Backend
 from .coach import extract_json, valid_unicode
 from .errors import CoachError, EmptyResponse, NoJSON
 from .quoting import quote

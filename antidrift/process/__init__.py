@@ -21,6 +21,7 @@ import signal
 import subprocess
 import threading
 import time
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 
 log = logging.getLogger("antidrift.process")
@@ -144,12 +145,13 @@ def kill_all_running() -> int:
 
 class CancelScope:
     """Cancels one call (a Sharpen, a judge): kills every process attached to it, now and
-    later."""
+    later, and cuts short any other work registered with stopping() (an HTTP request)."""
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
         self._cancelled = False
         self._children: set[_Child] = set()
+        self._stops: dict[object, Callable[[], None]] = {}
 
     @property
     def cancelled(self) -> bool:
@@ -157,11 +159,32 @@ class CancelScope:
         return self._cancelled
 
     def cancel(self) -> None:
-        """Kill the process group of every attached process; later attaches fail."""
+        """Kill the process group of every attached process and stop every registered call;
+        later attaches fail."""
         with self._lock:
             self._cancelled = True
             for child in list(self._children):
                 child.kill_group()
+            for stop in list(self._stops.values()):
+                with contextlib.suppress(Exception):  # one failing stop must not spare the rest
+                    stop()
+
+    @contextlib.contextmanager
+    def stopping(self, stop: Callable[[], None], name: str = "call") -> Iterator[None]:
+        """While inside, cancel() also calls stop(): how work that is no process (an HTTP
+        request: shut its socket down) is cut short. Raises Cancelled at once when the scope
+        is already cancelled. stop() runs on the cancelling thread, never after the block is
+        left, and must not call back into this scope."""
+        token = object()
+        with self._lock:
+            if self._cancelled:
+                raise Cancelled(name)
+            self._stops[token] = stop
+        try:
+            yield
+        finally:
+            with self._lock:
+                del self._stops[token]
 
     def _attach(self, child: _Child) -> bool:
         with self._lock:

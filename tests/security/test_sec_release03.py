@@ -16,7 +16,7 @@ import pytest
 import websocket
 
 from tests.fakes import wait_until
-from tests.support.fake_judge import FakeJudgeCLI
+from tests.support.fake_cli import FakeCLI
 from tests.support.fake_notify import FakeNotifier
 from tests.support.html import parse
 
@@ -38,7 +38,7 @@ NEW_POSTS = [
 
 @pytest.fixture(scope="module")
 def live(module_lab):
-    judge = FakeJudgeCLI(module_lab.bin)  # replaces the lab's fake claude: both roles
+    judge = FakeCLI(module_lab.bin, off=("youtube",))  # replaces the lab's fake claude
     judge.configure(off=(ATTR, SCRIPT, "videos"))
     notifier = FakeNotifier(module_lab.bin)
     server = module_lab.start(

@@ -9,17 +9,27 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 
 class StandIn:
-    """One loopback HTTP server on an ephemeral port; `answer` decides what each GET gets
-    (`handler.reply(status, json_or_bytes, headers)`)."""
+    """One loopback HTTP server on an ephemeral port; `answer` decides what each GET or POST
+    gets (`handler.reply(status, json_or_bytes, headers)`). A POST's JSON body is recorded in
+    `bodies`, its headers in `headers`."""
 
     def __init__(self, answer: Callable[[BaseHTTPRequestHandler], None]) -> None:
         self.paths: list[str] = []
+        self.bodies: list[object] = []
+        self.headers: list[dict[str, str]] = []
         self.answer = answer
         stand_in = self
 
         class Handler(BaseHTTPRequestHandler):
             def do_GET(self) -> None:  # noqa: N802
                 stand_in.paths.append(self.path)
+                stand_in.answer(self)
+
+            def do_POST(self) -> None:  # noqa: N802
+                stand_in.paths.append(self.path)
+                stand_in.headers.append(dict(self.headers))
+                length = int(self.headers.get("Content-Length") or 0)
+                stand_in.bodies.append(json.loads(self.rfile.read(length) or b"null"))
                 stand_in.answer(self)
 
             def reply(self, status: int, body: object, headers: dict | None = None) -> None:

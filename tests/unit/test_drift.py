@@ -11,101 +11,28 @@ from antidrift.domain import EXCLUDED_TITLE, Share
 from antidrift.drift import (
     Answer,
     CallBudget,
-    DriftPolicy,
-    DriftSettings,
     DriftStatus,
-    Effects,
     Judgement,
     NothingToAcknowledge,
+    Source,
+    Verdict,
     Window,
     judge_title,
     on_task_share,
     window_of,
 )
-from tests.fakes import START, FakeClock
+from tests.fakes import START
+from tests.support.drift_policy import FakeJudge, Harness
 
 EDITOR = ("code", "intro.md — notes")
 DOCS = ("firefox", "Python docs — Mozilla Firefox")
 VIDEO = ("firefox", "Cat videos — YouTube")
 FEED = ("firefox", "Home / X")
-
-
-class FakeJudge:
-    """Verdicts by window; calls are held until settled (auto=True settles at once)."""
-
-    def __init__(self, verdicts: dict[tuple[str, str], bool], *, auto: bool = True) -> None:
-        self.verdicts = verdicts
-        self.auto = auto
-        self.calls = []
-        self.held = []
-        self.fail_with: str | None = None
-
-
-class Harness:
-    """Drives one DriftPolicy the way the controller does."""
-
-    def __init__(self, judge: FakeJudge, budget: CallBudget | None = None, **settings) -> None:
-        self.clock = FakeClock()
-        self.judge = judge
-        grace = timedelta(seconds=settings.pop("grace", 60))
-        cooldown = timedelta(seconds=settings.pop("cooldown", 300))
-        self.settings = DriftSettings(grace, cooldown, settings.pop("max_calls", 30))
-        self.policy = DriftPolicy(
-            self.settings,
-            budget or CallBudget(self.settings.max_calls),
-            exclude=settings.pop("exclude", None),
-        )
-        self.nudges = []
-        self.persisted_episodes = []
-        self.persisted_judgements = []
-
-    @property
-    def now(self):
-        return self.clock.now()
-
-    def apply(self, effects: Effects) -> None:
-        if effects.nudge:
-            self.nudges.append(effects.nudge)
-        self.persisted_episodes.extend(effects.episodes)
-        self.persisted_judgements.extend(effects.judgements)
-        if effects.judge:
-            self.judge.calls.append(effects.judge)
-            if self.judge.auto:
-                self.settle(effects.judge)
-            else:
-                self.judge.held.append(effects.judge)
-
-    def settle(self, call, error: str | None = None) -> None:
-        error = error or self.judge.fail_with
-        verdict = None
-        if error is None:
-            on_task = self.judge.verdicts[(call.window.app, call.window.title)]
-            verdict = Judgement(on_task, "serves it" if on_task else "serves something else")
-        self.apply(self.policy.settle(call.ticket, verdict, error, self.now))
-
-    def release(self) -> None:
-        while self.judge.held:
-            self.settle(self.judge.held.pop(0))
-
-    def focus(self, window: tuple[str, str]) -> None:
-        self.apply(self.policy.observe(*window, self.now))
-
-    def wait(self, seconds: float, window: tuple[str, str] | None = None, step: float = 5) -> None:
-        """Let time pass in sampler-sized steps (re-observing window, if given)."""
-        end = self.now + timedelta(seconds=seconds)
-        while self.now < end:
-            self.clock.advance(min(step, (end - self.now).total_seconds()))
-            if window is not None:
-                self.focus(window)
-            self.apply(self.policy.tick(self.now))
-
-    @property
-    def status(self) -> DriftStatus:
-        return self.policy.view(self.now).status
+MAIL = ("thunderbird", "Inbox — Family")
 
 
 def verdicts() -> dict[tuple[str, str], bool]:
-    return {EDITOR: True, DOCS: True, VIDEO: False, FEED: False}
+    return {EDITOR: True, DOCS: True, VIDEO: False, FEED: False, MAIL: False}
 
 
 def test_an_off_task_window_nudges_once_after_the_grace():
@@ -219,7 +146,8 @@ def test_on_task_answer_teaches_the_window_for_the_commitment():
     assert len(h.nudges) == 1
     h.apply(h.policy.acknowledge("on_task", h.now))
     assert h.persisted_episodes[-1].answer is Answer.ON_TASK
-    assert (Window(*VIDEO), Judgement(True, "you said this is on task")) in h.persisted_judgements
+    taught = Judgement(Verdict.ON_TASK, "you said this is on task", Source.YOU)
+    assert (Window(*VIDEO), taught) in h.persisted_judgements
     assert h.status is DriftStatus.ON_TASK
     h.wait(600, VIDEO)
     h.focus(EDITOR)
@@ -278,8 +206,8 @@ def test_failure_during_a_drift_stops_the_streak():
     h.focus(VIDEO)
     h.wait(30, VIDEO)
     judge.fail_with = "the judge took longer than 60 s"
-    h.focus(FEED)
-    h.wait(120, FEED)
+    h.focus(MAIL)  # another app: nothing known of it, so churn does not speak for it
+    h.wait(120, MAIL)
     assert h.nudges == []
     h.focus(VIDEO)  # judged before: known off task, but the unknown spell broke the streak
     h.wait(30, VIDEO)
@@ -363,12 +291,15 @@ def test_stop_abandons_the_running_judge_and_ends_the_episode():
     h.apply(h.policy.stop(h.now))
     assert h.persisted_episodes[-1].ended_at == h.now
     before = list(h.persisted_judgements)
-    h.apply(h.policy.settle(call.ticket, Judgement(True, "late"), None, h.now))
+    h.apply(h.policy.settle(call.ticket, Judgement(Verdict.ON_TASK, "late"), None, h.now))
     assert h.persisted_judgements == before, "a verdict after stop is dropped"
 
 
 def test_on_task_share_counts_judged_time_only():
-    judged = {Window(*EDITOR): Judgement(True, ""), Window(*VIDEO): Judgement(False, "")}
+    judged = {
+        Window(*EDITOR): Judgement(Verdict.ON_TASK, ""),
+        Window(*VIDEO): Judgement(Verdict.OFF_TASK, ""),
+    }
     shares = [_share(*EDITOR, 30.0), _share(*VIDEO, 10.0), _share(*DOCS, 100.0)]
     assert on_task_share(shares, judged) == pytest.approx(0.75)
     assert on_task_share([_share(*DOCS, 5.0)], judged) is None
@@ -379,8 +310,8 @@ def test_on_task_share_keys_time_as_the_verdicts_are_keyed():
     # A ticking title and an unread counter are stored as many (app, title) rows; the judge
     # saw one window each. Keyed otherwise, their time would silently drop out of the share.
     judged = {
-        window_of("clock", "Timer 12:59 left"): Judgement(False, ""),
-        window_of("slack", "(3) Slack — #team"): Judgement(True, ""),
+        window_of("clock", "Timer 12:59 left"): Judgement(Verdict.OFF_TASK, ""),
+        window_of("slack", "(3) Slack — #team"): Judgement(Verdict.ON_TASK, ""),
     }
     shares = [_share("clock", f"Timer 12:{s:02d} left", 10.0) for s in (59, 58, 57)]
     shares += [_share("slack", f"({n}) Slack — #team", 10.0) for n in (1, 2, 3, 4, 5, 6)]

@@ -9,7 +9,7 @@ from datetime import timedelta
 import pytest
 
 from antidrift.domain import Commitment, Outcome, RuntimeState, WindowSample
-from antidrift.drift import Answer, Episode, Judgement, Window
+from antidrift.drift import Answer, Episode, Judgement, Source, Verdict, Window
 from antidrift.store import SQLiteStore
 from tests.fakes import START, FakeStore
 
@@ -94,7 +94,7 @@ def test_entry_and_correct_see_only_the_history(store):
 
 def test_delete_removes_an_entry_with_everything_recorded_for_it(store):
     ended(store, "old", samples=[("code", "x", 0)])
-    store.save_judgement("old", Window("code", "x"), Judgement(True, "serves it"))
+    store.save_judgement("old", Window("code", "x"), Judgement(Verdict.ON_TASK, "serves it"))
     store.save_episode("old", Episode(1, START, START, "chat", "y", "off task"))
     store.save_drift_summary("old", 1, 0.5)
     ended(store, "kept", start=START + timedelta(hours=1), samples=[("mail", "z", 0)])
@@ -116,8 +116,10 @@ def test_the_running_commitment_cannot_be_deleted(store):
 def test_verdicts_episodes_and_summaries_are_kept_per_commitment(store):
     store.save(ACTIVE, commitment("c"))
     window = Window("firefox", "feed")
-    store.save_judgement("c", window, Judgement(False, "off task"))
-    store.save_judgement("c", window, Judgement(True, "you said this is on task"))  # replaces
+    store.save_judgement("c", window, Judgement(Verdict.OFF_TASK, "off task"))
+    store.save_judgement(
+        "c", window, Judgement(Verdict.ON_TASK, "you said this is on task", Source.YOU)
+    )  # replaces
     first = Episode(1, START, START + timedelta(seconds=60), "firefox", "feed", "off task")
     store.save_episode("c", first)
     closed = Episode(**{**first.__dict__, "ended_at": START + timedelta(seconds=90)})
@@ -125,7 +127,9 @@ def test_verdicts_episodes_and_summaries_are_kept_per_commitment(store):
     store.save_episode("c", Episode(2, START, START, "chat", "", "off task"))
     store.save_drift_summary("c", 1, 0.25)
     store.save_drift_summary("c", 2, None)  # replaces
-    assert store.judgements("c") == {window: Judgement(True, "you said this is on task")}
+    assert store.judgements("c") == {
+        window: Judgement(Verdict.ON_TASK, "you said this is on task", Source.YOU)
+    }
     assert [(e.number, e.answer) for e in store.episodes("c")] == [(1, Answer.BACK), (2, None)]
     assert store.episodes("c")[0].ended_at == START + timedelta(seconds=90)
     assert store.drift_summaries(["c", "other"]) == {"c": (2, None)}

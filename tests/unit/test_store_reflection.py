@@ -9,7 +9,7 @@ import pytest
 
 from antidrift import database, insights
 from antidrift.domain import Commitment, Outcome, RuntimeState, WindowSample
-from antidrift.drift import Episode, Judgement, Window
+from antidrift.drift import Episode, Judgement, Verdict, Window
 from antidrift.migrations import MIGRATIONS
 from antidrift.ports import EXPORT_COLUMNS
 from antidrift.store import SQLiteStore
@@ -89,7 +89,7 @@ def test_deleting_an_entry_removes_it_with_its_samples_and_app_time(db, tmp_path
     run(db, "gone", samples=[("code", "a.py", 0), ("mail", "x", 30)])
     run(db, "kept", samples=[("code", "b.py", 0)])
     for cid in ("gone", "kept"):
-        db.save_judgement(cid, Window("mail", "x"), Judgement(False, "mail"))
+        db.save_judgement(cid, Window("mail", "x"), Judgement(Verdict.OFF_TASK, "mail"))
         db.save_episode(cid, Episode(1, START, START, "mail", "x", "mail"))
         db.save_drift_summary(cid, 1, 0.5)
     assert db.delete("gone") is True

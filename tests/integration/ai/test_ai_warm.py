@@ -21,7 +21,7 @@ from antidrift.ai import (
     Service,
     warm,
 )
-from antidrift.ai.backend import CLAUDE_ENV
+from antidrift.ai.backends.claude import CLAUDE_ENV
 from tests.support.procs import alive, wait_dead
 from tests.support.settings import backend_from_env
 

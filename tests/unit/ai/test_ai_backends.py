@@ -21,6 +21,7 @@ from antidrift.ai import (
     CoachError,
     CodexBackend,
     CommandBackend,
+    Options,
     OutputTooLarge,
     Tuning,
     UnknownBackend,
@@ -46,7 +47,7 @@ def test_codex_by_name():
 
 
 def test_command_splits_like_a_shell():
-    backend = new_backend("command", command='llm -m "gpt 4o" --no-log')
+    backend = new_backend("command", Options(ai_command='llm -m "gpt 4o" --no-log'))
     assert isinstance(backend, CommandBackend)
     assert backend.argv == ["llm", "-m", "gpt 4o", "--no-log"]
     assert backend.args("/usr/bin/llm") == ["/usr/bin/llm", "-m", "gpt 4o", "--no-log"]
@@ -55,12 +56,12 @@ def test_command_splits_like_a_shell():
 @pytest.mark.parametrize("command", ["", "  "])
 def test_command_without_a_command_names_the_fix(command):
     with pytest.raises(UnknownBackend, match="ANTIDRIFT_AI_COMMAND"):
-        new_backend("command", command=command)
+        new_backend("command", Options(ai_command=command))
 
 
 def test_command_with_unbalanced_quotes_is_unknown_backend():
     with pytest.raises(UnknownBackend, match="ANTIDRIFT_AI_COMMAND"):
-        new_backend("command", command='llm -m "oops')
+        new_backend("command", Options(ai_command='llm -m "oops'))
 
 
 def test_unknown_name_lists_the_valid_ones():
@@ -72,10 +73,10 @@ def test_unknown_name_lists_the_valid_ones():
 
 
 def test_bin_overrides_pass_through_new_backend():
-    bins = {"claude_bin": "/opt/claude", "codex_bin": "/opt/codex"}
-    assert new_backend("claude", **bins).bin == "/opt/claude"
-    assert new_backend("codex", **bins).bin == "/opt/codex"
-    assert new_backend("claude", claude_bin="").bin is None
+    bins = Options(claude_bin="/opt/claude", codex_bin="/opt/codex")
+    assert new_backend("claude", bins).bin == "/opt/claude"
+    assert new_backend("codex", bins).bin == "/opt/codex"
+    assert new_backend("claude", Options(claude_bin="")).bin is None
 
 
 def test_claude_argv_is_the_verified_one():
@@ -99,7 +100,7 @@ def test_claude_argv_is_the_verified_one():
 
 @pytest.mark.parametrize("on", [False, True])
 def test_a_claude_is_kept_warm_only_when_asked(on):
-    assert new_backend("claude", warm=on).warm_up is on
+    assert new_backend("claude", Options(ai_warm=on)).warm_up is on
 
 
 def test_claude_gets_the_schema_as_one_compact_json_word():
@@ -148,18 +149,18 @@ def test_codex_model_and_schema_file_when_asked():
     ("tuning", "claude", "codex"),
     [
         ({}, "haiku, low effort", "default model, low effort"),
-        ({"model": "sonnet"}, "sonnet, low effort", "sonnet, low effort"),
-        ({"model": "default"}, "default model, low effort", None),
-        ({"effort": "high"}, "haiku, high effort", "default model, high effort"),
-        ({"effort": "default"}, "haiku, default effort", None),
+        ({"ai_model": "sonnet"}, "sonnet, low effort", "sonnet, low effort"),
+        ({"ai_model": "default"}, "default model, low effort", None),
+        ({"ai_effort": "high"}, "haiku, high effort", "default model, high effort"),
+        ({"ai_effort": "default"}, "haiku, default effort", None),
     ],
 )
 def test_model_and_effort_are_asked_for_as_set(tuning, claude, codex):
-    assert str(new_backend("claude", **tuning).tuning) == claude
+    assert str(new_backend("claude", Options(**tuning)).tuning) == claude
     if codex:
-        assert str(new_backend("codex", **tuning).tuning) == codex
-    assert tuning_for(tuning.get("model", ""), tuning.get("effort", "low"), "haiku") == (
-        new_backend("claude", **tuning).tuning
+        assert str(new_backend("codex", Options(**tuning)).tuning) == codex
+    assert tuning_for(tuning.get("ai_model", ""), tuning.get("ai_effort", "low"), "haiku") == (
+        new_backend("claude", Options(**tuning)).tuning
     )
 
 
@@ -198,7 +199,7 @@ def test_cancelled_scope_refuses_to_spawn():
 
 
 def test_a_taken_working_directory_name_costs_one_fallback_not_one_per_call(tmp_path, monkeypatch):
-    import antidrift.ai.backend as backend_module
+    import antidrift.ai.backends.claude as backend_module
 
     monkeypatch.setattr(backend_module.tempfile, "tempdir", str(tmp_path))
     monkeypatch.setattr(backend_module, "_FALLBACK_CWD", None)

@@ -49,24 +49,40 @@ def test_prompt_fields_are_bounded():
     assert len(prompt) < 4000
 
 
+def test_prompt_asks_for_three_answers_and_no_longer_says_true_when_unsure():
+    prompt = build_judge_prompt(ACTION, DONE, "firefox", "x")
+    assert '{"verdict": "on_task", "reason": "..."}' in prompt
+    assert '"unclear" when you cannot tell' in prompt
+    assert "when unsure, answer true" not in prompt.lower()
+
+
 @pytest.mark.parametrize(
     ("answer", "expected"),
     [
-        ('{"on_task": true, "reason": "docs for the work"}', Verdict(True, "docs for the work")),
-        ('{"on_task": false, "reason": "a video feed"}', Verdict(False, "a video feed")),
-        ('{"on_task": "false", "reason": "x"}', Verdict(False, "x")),
-        ('{"on_task": true}', Verdict(True, "")),
-        ('{"on_task": false, "reason": "a\\n  b", "confidence": 0.4}', Verdict(False, "a b")),
+        ('{"verdict": "on_task", "reason": "docs for the work"}', ("on_task", "docs for the work")),
+        ('{"verdict": "off_task", "reason": "a video feed"}', ("off_task", "a video feed")),
+        ('{"verdict": "unclear", "reason": "a bare app"}', ("unclear", "a bare app")),
+        ('{"verdict": " Off-Task ", "reason": "x"}', ("off_task", "x")),
+        ('{"verdict": "off task", "on_task": true}', ("off_task", "")),
+        # The 0.3 form is still read.
+        ('{"on_task": true, "reason": "docs for the work"}', ("on_task", "docs for the work")),
+        ('{"on_task": false, "reason": "a video feed"}', ("off_task", "a video feed")),
+        ('{"on_task": "false", "reason": "x"}', ("off_task", "x")),
+        ('{"on_task": true}', ("on_task", "")),
+        ('{"on_task": false, "reason": "a\\n  b", "confidence": 0.4}', ("off_task", "a b")),
     ],
 )
 def test_parse_verdict_accepts_verdicts_and_ignores_unknown_keys(answer, expected):
-    assert parse_verdict(answer) == expected
+    assert parse_verdict(answer) == Verdict(*expected)
 
 
 @pytest.mark.parametrize(
     "answer",
     [
         '{"reason": "no verdict"}',
+        '{"verdict": "maybe", "reason": "x"}',
+        '{"verdict": true}',
+        '{"verdict": "", "on_task": true}',
         '{"on_task": 1, "reason": "x"}',
         '{"on_task": "maybe"}',
         '{"on_task": null}',
@@ -86,10 +102,11 @@ def test_reason_is_bounded():
 
 
 def test_service_extracts_the_verdict_from_chatter(fake_backend):
-    fake_backend.enqueue('Sure!\n```json\n{"on_task": false, "reason": "social feed"}\n```')
+    answer = 'Sure!\n```json\n{"verdict": "off_task", "reason": "social feed"}\n```'
+    fake_backend.enqueue(answer)
     judge = JudgeService(fake_backend, timeout=7)
     verdict = judge.judge(ACTION, DONE, "firefox", "Twitter — Home")
-    assert verdict == Verdict(False, "social feed")
+    assert verdict == Verdict("off_task", "social feed", answer), "what came back is kept"
     assert fake_backend.timeouts == [7]
     assert '"Twitter — Home"' in fake_backend.prompts[0]
 
@@ -121,7 +138,10 @@ json_values = st.recursive(
     ),
     max_leaves=12,
 )
-verdict_like = st.dictionaries(st.sampled_from(["on_task", "reason", "other"]), json_values)
+verdict_like = st.dictionaries(
+    st.sampled_from(["verdict", "on_task", "reason", "other"]),
+    json_values | st.sampled_from(["on_task", "off_task", "unclear", "Unclear "]),
+)
 
 
 @given(st.text())
@@ -136,29 +156,30 @@ def test_parse_verdict_on_verdict_shaped_objects_is_bounded_or_refused(data):
         verdict = parse_verdict(json.dumps(data))
     except CoachError:
         return
-    assert isinstance(verdict.on_task, bool)
+    assert verdict.verdict in ("on_task", "off_task", "unclear")
     assert len(verdict.reason) <= MAX_REASON and "\n" not in verdict.reason
 
 
 @given(
-    on_task=st.booleans(),
+    said=st.sampled_from(["on_task", "off_task", "unclear"]),
     reason=st.text(max_size=MAX_REASON).map(lambda t: " ".join(t.split())),
     before=st.text().filter(lambda t: "{" not in t),
     after=st.text(),
     extra=st.dictionaries(
-        st.text(max_size=8).filter(lambda k: k not in ("on_task", "reason")),
+        st.text(max_size=8).filter(lambda k: k not in ("verdict", "on_task", "reason")),
         json_values,
         max_size=3,
     ),
 )
-def test_valid_verdict_in_chatter_round_trips(on_task, reason, before, after, extra):
-    answer = before + json.dumps({"on_task": on_task, "reason": reason, **extra}) + after
-    assert parse_verdict(extract_json(answer)) == Verdict(on_task, reason)
+def test_valid_verdict_in_chatter_round_trips(said, reason, before, after, extra):
+    answer = before + json.dumps({"verdict": said, "reason": reason, **extra}) + after
+    assert parse_verdict(extract_json(answer)) == Verdict(said, reason)
 
 
 def test_service_asks_for_the_verdict_schema(fake_backend):
     from antidrift.ai.judge import VERDICT_SCHEMA
 
-    fake_backend.enqueue('{"on_task": true, "reason": "docs"}')
+    fake_backend.enqueue('{"verdict": "on_task", "reason": "docs"}')
     JudgeService(fake_backend).judge(ACTION, DONE, "firefox", "docs")
     assert fake_backend.schemas == [VERDICT_SCHEMA]
+    assert VERDICT_SCHEMA["properties"]["verdict"]["enum"] == ["on_task", "off_task", "unclear"]

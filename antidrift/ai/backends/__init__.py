@@ -1,0 +1,73 @@
+"""AI backends: one module each, and BACKENDS below, the one table that lists them.
+
+A backend's module holds a class that follows base.Backend and a `build(options)` that makes
+it from the settings (base.Options), raising UnknownBackend when a setting it needs is
+missing. Adding one is that module and one line in BACKENDS: the settings' accepted
+ANTIDRIFT_AI_BACKEND words, new_backend and `doctor` read this table. A CLI backend runs
+through runner.run_cli (the subprocess seam) and diagnose.check; an HTTP backend through
+http.post_json."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from ..errors import UnknownBackend
+from . import claude, codex, command
+from .base import DEFAULT_EFFORT, MAX_ANSWER, Backend, Options, Tuning, schema_text, tuning_for
+
+
+def installed(backend: Backend) -> bool:
+    """Whether its program is on PATH (or its server's address is set): cheap, no call."""
+    return backend.binary() is not None
+
+
+@dataclass(frozen=True)
+class Entry:
+    """One backend in the table: how it is built, and whether it can answer on this machine
+    (doctor asks; it may look for a program or ask a local server, never a model)."""
+
+    build: Callable[[Options], Backend]
+    available: Callable[[Backend], bool] = installed
+
+
+BACKENDS: dict[str, Entry] = {
+    "claude": Entry(claude.build, installed),
+    "codex": Entry(codex.build, installed),
+    "command": Entry(command.build, installed),
+}
+DEFAULT = "claude"  # what an empty ANTIDRIFT_AI_BACKEND means
+
+
+def names() -> tuple[str, ...]:
+    """The accepted backend names, in the table's order."""
+    return tuple(BACKENDS)
+
+
+def new_backend(name: str, options: Options | None = None) -> Backend:
+    """The backend `name` names ("" means the default), built from the settings; UnknownBackend
+    for a name with no backend, or one whose settings lack what it needs."""
+    key = (name or "").strip().lower() or DEFAULT
+    entry = BACKENDS.get(key)
+    if entry is None:
+        raise UnknownBackend(
+            f"unknown ANTIDRIFT_AI_BACKEND {name!r} — use one of: {', '.join(names())}"
+        )
+    return entry.build(options or Options())
+
+
+__all__ = [
+    "BACKENDS",
+    "DEFAULT",
+    "DEFAULT_EFFORT",
+    "MAX_ANSWER",
+    "Backend",
+    "Entry",
+    "Options",
+    "Tuning",
+    "installed",
+    "names",
+    "new_backend",
+    "schema_text",
+    "tuning_for",
+]

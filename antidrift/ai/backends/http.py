@@ -1,0 +1,121 @@
+"""The shared runner of HTTP backends (a model server such as ollama or an OpenAI-compatible
+one): one JSON POST, bounded in time and size, cut short by a CancelScope, its failures as
+coach errors. No proxy (the environment's proxy must not see prompts) and no redirect."""
+
+from __future__ import annotations
+
+import contextlib
+import http.client
+import json
+import logging
+import socket
+import threading
+import urllib.parse
+from collections.abc import Mapping
+
+from antidrift import process
+from antidrift.process import CancelScope
+
+from ..errors import Cancelled, CLITimeout, OutputTooLarge, ServiceDown, ServiceFailed
+from .base import MAX_ANSWER
+from .diagnose import trim
+
+log = logging.getLogger("antidrift.ai")
+
+
+class _Call:
+    """One request's connection, and why it was cut short (if it was)."""
+
+    def __init__(self, url: str, timeout: float) -> None:
+        parts = urllib.parse.urlsplit(url)
+        if parts.scheme not in ("http", "https") or not parts.hostname:
+            raise ValueError(f"not an http URL: {url!r}")
+        kind = (
+            http.client.HTTPSConnection if parts.scheme == "https" else http.client.HTTPConnection
+        )
+        self.conn = kind(parts.hostname, parts.port, timeout=max(timeout, 0.001))
+        self.path = (parts.path or "/") + (f"?{parts.query}" if parts.query else "")
+        self.why: str | None = None  # "timeout" or "cancel" once stopped
+        self._lock = threading.Lock()
+
+    def stop(self, why: str) -> None:
+        """Cut the call short from another thread: the blocked read or write fails at once."""
+        with self._lock:
+            if self.why is None:
+                self.why = why
+            sock = self.conn.sock
+        if sock is not None:
+            with contextlib.suppress(OSError):  # already closed
+                sock.shutdown(socket.SHUT_RDWR)
+
+    def connect(self) -> bool:
+        """Connect (within the timeout); False when the call was stopped meanwhile, as a
+        stop() before the socket existed could not shut it down."""
+        self.conn.connect()
+        with self._lock:
+            return self.why is None
+
+
+def post_json(
+    url: str,
+    body: Mapping[str, object],
+    *,
+    timeout: float,
+    scope: CancelScope | None = None,
+    headers: Mapping[str, str] | None = None,
+    max_bytes: int = MAX_ANSWER,
+    name: str = "server",
+) -> object:
+    """POST body as JSON to url; the decoded JSON answer. Raises a CoachError: Cancelled,
+    CLITimeout (for the whole call, not each read), ServiceDown (nothing answers there),
+    ServiceFailed (a status of 400 or more, or no JSON), OutputTooLarge."""
+    call = _Call(url, timeout)
+    data = json.dumps(body, ensure_ascii=False).encode("utf-8", errors="replace")
+    sent = {"Content-Type": "application/json", "Accept": "application/json", **(headers or {})}
+    deadline = threading.Timer(timeout, call.stop, args=("timeout",))
+    deadline.daemon = True
+    guard = scope.stopping(lambda: call.stop("cancel"), name) if scope else contextlib.nullcontext()
+    try:
+        with guard:
+            deadline.start()
+            status, answer, error = _exchange(call, data, sent, max_bytes)
+    except process.Cancelled as err:  # the scope was cancelled before the call began
+        raise Cancelled() from err
+    finally:
+        deadline.cancel()
+        call.conn.close()
+    if call.why == "cancel":
+        raise Cancelled()
+    # The socket's own timeout (each read) may fire before the deadline's timer thread does.
+    if call.why == "timeout" or isinstance(error, TimeoutError):
+        log.warning("%s: no answer within %g s from %s", name, timeout, url)
+        raise CLITimeout(timeout) from error
+    if error is not None:
+        log.warning("%s: no answer from %s: %s", name, url, error)
+        raise ServiceDown(name, url) from error
+    if len(answer) > max_bytes:
+        log.warning("%s: the answer exceeded %d bytes; dropped", name, max_bytes)
+        raise OutputTooLarge(name, max_bytes)
+    text = answer.decode("utf-8", errors="replace")
+    if status >= 400:
+        log.warning("%s: HTTP %d from %s: %s", name, status, url, trim(text))
+        raise ServiceFailed(name, status)
+    try:
+        return json.loads(text)
+    except ValueError:
+        log.warning("%s: the answer is not JSON: %s", name, trim(text))
+        raise ServiceFailed(name) from None
+
+
+def _exchange(
+    call: _Call, data: bytes, headers: dict[str, str], max_bytes: int
+) -> tuple[int, bytes, Exception | None]:
+    """(status, up to max_bytes + 1 of the body, the error that ended it early)."""
+    try:
+        if not call.connect():
+            return 0, b"", None
+        call.conn.request("POST", call.path, body=data, headers=headers)
+        response = call.conn.getresponse()
+        return response.status, response.read(max_bytes + 1), None
+    except (OSError, http.client.HTTPException) as err:
+        return 0, b"", err

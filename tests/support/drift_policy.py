@@ -1,0 +1,90 @@
+"""Drive one pure DriftPolicy the way the guard does, with a fake clock and a fake judge."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+from antidrift.drift import CallBudget, DriftPolicy, DriftSettings, DriftStatus, Effects
+from antidrift.verdicts import Judgement, Verdict
+from tests.fakes import FakeClock
+
+
+class FakeJudge:
+    """Verdicts by window; calls are held until settled (auto=True settles at once)."""
+
+    def __init__(self, verdicts: dict[tuple[str, str], bool | str], *, auto: bool = True) -> None:
+        self.verdicts = verdicts
+        self.auto = auto
+        self.calls = []
+        self.held = []
+        self.fail_with: str | None = None
+
+
+class Harness:
+    """Drives one DriftPolicy the way the controller does."""
+
+    def __init__(self, judge: FakeJudge, budget: CallBudget | None = None, **settings) -> None:
+        self.clock = FakeClock()
+        self.judge = judge
+        grace = timedelta(seconds=settings.pop("grace", 60))
+        cooldown = timedelta(seconds=settings.pop("cooldown", 300))
+        self.settings = DriftSettings(grace, cooldown, settings.pop("max_calls", 30))
+        self.policy = DriftPolicy(
+            self.settings,
+            budget or CallBudget(self.settings.max_calls),
+            exclude=settings.pop("exclude", None),
+            rules=tuple(settings.pop("rules", ())),
+        )
+        self.nudges = []
+        self.persisted_episodes = []
+        self.persisted_judgements = []
+
+    @property
+    def now(self):
+        return self.clock.now()
+
+    def apply(self, effects: Effects) -> None:
+        if effects.nudge:
+            self.nudges.append(effects.nudge)
+        self.persisted_episodes.extend(effects.episodes)
+        self.persisted_judgements.extend(effects.judgements)
+        if effects.judge:
+            self.judge.calls.append(effects.judge)
+            if self.judge.auto:
+                self.settle(effects.judge)
+            else:
+                self.judge.held.append(effects.judge)
+
+    def settle(self, call, error: str | None = None) -> None:
+        error = error or self.judge.fail_with
+        verdict = None
+        if error is None:
+            said = self.judge.verdicts[(call.window.app, call.window.title)]
+            if isinstance(said, bool):
+                said = Verdict.ON_TASK if said else Verdict.OFF_TASK
+            verdict = Judgement(Verdict(said), f"the judge: {said}")
+        self.apply(self.policy.settle(call.ticket, verdict, error, self.now))
+
+    def release(self) -> None:
+        while self.judge.held:
+            self.settle(self.judge.held.pop(0))
+
+    def set_rules(self, *rules) -> None:
+        """The user added or removed rules (rules are the ones standing now)."""
+        self.apply(self.policy.set_rules(tuple(rules), self.now))
+
+    def focus(self, window: tuple[str, str]) -> None:
+        self.apply(self.policy.observe(*window, self.now))
+
+    def wait(self, seconds: float, window: tuple[str, str] | None = None, step: float = 5) -> None:
+        """Let time pass in sampler-sized steps (re-observing window, if given)."""
+        end = self.now + timedelta(seconds=seconds)
+        while self.now < end:
+            self.clock.advance(min(step, (end - self.now).total_seconds()))
+            if window is not None:
+                self.focus(window)
+            self.apply(self.policy.tick(self.now))
+
+    @property
+    def status(self) -> DriftStatus:
+        return self.policy.view(self.now).status

@@ -1,0 +1,132 @@
+"""The drift guard's tables: verdicts with what was sent, unclear time, standing rules, and a
+0.3 database's verdicts read after the upgrade."""
+
+from __future__ import annotations
+
+import sqlite3
+from datetime import timedelta
+
+import pytest
+
+from antidrift import database
+from antidrift.domain import Commitment, RuntimeState
+from antidrift.drift import Window
+from antidrift.migrations import MIGRATIONS
+from antidrift.store import SQLiteStore
+from antidrift.verdicts import Exchange, Judgement, Rule, Source, Verdict
+from tests.fakes import START
+
+JUDGE_MIGRATION = next(m for m in MIGRATIONS if m[1].startswith("judge:"))
+
+
+def commitment(cid: str) -> Commitment:
+    return Commitment(cid, "Write", "Done", 600, START, START + timedelta(minutes=10))
+
+
+@pytest.fixture
+def db(tmp_path):
+    s = SQLiteStore(tmp_path / "antidrift.sqlite3")
+    s.save(RuntimeState.ACTIVE, commitment("c1"))
+    yield s
+    s.close()
+
+
+def test_a_verdict_keeps_who_decided_and_exactly_what_was_sent(db, tmp_path):
+    sent = Exchange("ollama (llama3.2)", "firefox", None, '{"verdict": "unclear", "reason": "?"}')
+    judged = Judgement(Verdict.UNCLEAR, "cannot tell", Source.JUDGE, sent)
+    ruled = Judgement(Verdict.ON_TASK, "your rule: code is always on task", Source.RULE)
+    db.save_judgement("c1", Window("firefox", "(excluded)"), judged)
+    db.save_judgement("c1", Window("code", "a.py"), ruled)
+    db.close()
+    again = SQLiteStore(tmp_path / "antidrift.sqlite3")
+    try:
+        assert again.judgements("c1") == {
+            Window("firefox", "(excluded)"): judged,
+            Window("code", "a.py"): ruled,
+        }
+    finally:
+        again.close()
+
+
+def test_a_later_verdict_replaces_the_window_s_row_whole(db):
+    churn = Judgement(Verdict.OFF_TASK, "a new title", Source.CHURN)
+    judged = Judgement(
+        Verdict.ON_TASK, "docs", Source.JUDGE, Exchange("claude", "firefox", "docs", "{}")
+    )
+    db.save_judgement("c1", Window("firefox", "docs"), churn)
+    db.save_judgement("c1", Window("firefox", "docs"), judged)
+    assert db.judgements("c1") == {Window("firefox", "docs"): judged}
+    db.save_judgement("c1", Window("firefox", "docs"), churn)
+    assert db.judgements("c1")[Window("firefox", "docs")].exchange is None
+
+
+def test_unclear_time_is_kept_with_the_figures(db):
+    db.save_drift_summary("c1", 2, 0.5, 90.0)
+    assert db.drift_summaries(["c1"]) == {"c1": (2, 0.5)}
+    assert db.unclear_secs("c1") == 90.0
+    assert db.unclear_secs("nope") == 0.0
+
+
+def test_rules_are_added_listed_replaced_and_removed_and_survive_a_restart(db, tmp_path):
+    first = db.add_rule("firefox", "", Verdict.ON_TASK)
+    second = db.add_rule("firefox", "YouTube", Verdict.OFF_TASK)
+    assert db.rules() == [first, second]
+    replaced = db.add_rule("Firefox", "youtube", Verdict.ON_TASK)
+    assert db.rules() == [first, replaced], "one rule per app and text"
+    assert replaced.id > second.id
+    assert db.delete_rule(first.id) is True
+    assert db.delete_rule(first.id) is False
+    newest = db.add_rule("code", "", Verdict.ON_TASK)
+    assert newest.id not in (first.id, second.id), "a removed rule's id is never reused"
+    db.close()
+    again = SQLiteStore(tmp_path / "antidrift.sqlite3")
+    try:
+        assert again.rules() == [Rule(replaced.id, "Firefox", "youtube", Verdict.ON_TASK), newest]
+    finally:
+        again.close()
+
+
+def test_a_rule_says_on_task_or_off_task_and_nothing_else(db, tmp_path):
+    raw = sqlite3.connect(tmp_path / "antidrift.sqlite3")
+    with pytest.raises(sqlite3.IntegrityError):
+        raw.execute("INSERT INTO drift_rules (app, verdict) VALUES ('x', 'unclear')")
+    raw.close()
+
+
+def test_verdicts_of_a_0_3_database_are_read_after_the_upgrade(tmp_path, monkeypatch):
+    path = tmp_path / "antidrift.sqlite3"
+    older = [m for m in MIGRATIONS if m[0] < JUDGE_MIGRATION[0]]
+    monkeypatch.setattr(database, "MIGRATIONS", older)
+    s = SQLiteStore(path)
+    s.save(RuntimeState.ACTIVE, commitment("old"))
+    s.close()
+    raw = sqlite3.connect(path)
+    raw.executemany(
+        "INSERT INTO drift_judgements (commitment_id, app, title, on_task, reason)"
+        " VALUES ('old', ?, ?, ?, ?)",
+        [
+            ("code", "a.py", 1, "the editor for it"),
+            ("firefox", "feed", 0, "a feed"),
+            ("firefox", "docs", 1, "you said this is on task"),
+        ],
+    )
+    raw.execute(
+        "INSERT INTO drift_summary (commitment_id, drift_count, on_task_share) VALUES"
+        " ('old', 1, 0.5)"
+    )
+    raw.commit()
+    raw.close()
+    monkeypatch.setattr(database, "MIGRATIONS", MIGRATIONS)
+    s = SQLiteStore(path)
+    try:
+        assert s.judgements("old") == {
+            Window("code", "a.py"): Judgement(Verdict.ON_TASK, "the editor for it"),
+            Window("firefox", "feed"): Judgement(Verdict.OFF_TASK, "a feed"),
+            Window("firefox", "docs"): Judgement(
+                Verdict.ON_TASK, "you said this is on task", Source.YOU
+            ),
+        }
+        assert s.drift_summaries(["old"]) == {"old": (1, 0.5)} and s.unclear_secs("old") == 0.0
+        assert s.rules() == []
+    finally:
+        s.close()
