@@ -12,12 +12,14 @@ from flask import Flask
 from jinja2 import Environment, FileSystemLoader, select_autoescape
 
 from antidrift import bootstrap
+from antidrift.commands import version
 from antidrift.ports import StoreError
 from antidrift.settings import Settings, SettingsError, load
-from antidrift.web import errors, reflection, routes, security, sockets, tasks
+from antidrift.web import errors, manifest, reflection, routes, security, sockets, tasks
 from antidrift.web.push import Hub
 from antidrift.web.render import Renderer
 from antidrift.web.views import Views
+from antidrift.web.watch import StateWatch
 
 MAX_BODY = 64 * 1024
 
@@ -79,16 +81,20 @@ def create_app(
         auto_reload=app.debug,
     )
     env.globals["static"] = lambda path: f"/static/{path}"
+    env.globals.update(version=version(), theme=manifest.THEME)  # footer; title bar colours
     renderer = Renderer(env)
     views = Views(runtime.coach_info, runtime.reads, drift=runtime.drift_info, tasks=runtime.tasks)
     hub = Hub(runtime.controller.snapshot, views, renderer)
     runtime.attach(hub)
+    watch = StateWatch()  # GET /state?wait=…: held until the state changes
+    runtime.controller.subscribe(watch.changed)
     app.extensions.update(
         {
             "antidrift.runtime": runtime,
             "antidrift.views": views,
             "antidrift.renderer": renderer,
             "antidrift.hub": hub,
+            "antidrift.watch": watch,
         }
     )
 

@@ -34,13 +34,18 @@ class Command:
 
 COMMANDS: tuple[Command, ...] = (
     Command("serve", "antidrift.serve:serve_command", "run the server (the default)"),
-    Command(
-        "doctor",
-        "antidrift.serve:doctor_command",
-        "list the settings, check the AI CLIs and window source",
-    ),
+    Command("doctor", "antidrift.serve:doctor_command", "check settings, AI CLIs, window source"),
     Command("backup", "antidrift.backup:backup_command", "copy the database into backups/"),
     Command("restore", "antidrift.backup:restore_command", "put a backup in the database's place"),
+    Command("service", "antidrift.service:service_command", "start AntiDrift at login (or not)"),
+    Command("status", "antidrift.cli:status_command", "the commitment in one line (or --follow)"),
+    Command("start", "antidrift.cli:start_command", 'commit: start "ACTION" --done … --minutes N'),
+    Command("finish", "antidrift.cli:finish_command", "finish the running commitment now"),
+    Command("extend", "antidrift.cli:extend_command", "give the commitment N more minutes"),
+    Command("pause", "antidrift.cli:pause_command", "pause the running commitment"),
+    Command("resume", "antidrift.cli:resume_command", "resume a paused commitment"),
+    Command("back", "antidrift.cli:back_command", "answer a drift nudge: back to it"),
+    Command("on-task", "antidrift.cli:on_task_command", "answer a drift nudge: this is on task"),
 )
 
 DEFAULT = "serve"  # `antidrift [flags]` is `antidrift serve [flags]`

@@ -22,6 +22,9 @@ LOCK_NAME = "antidrift.lock"
 # After `kill -9` of a gunicorn master its worker still holds the lock until it notices,
 # within about a second; a new server waits that long when the recorded holder is gone.
 ORPHAN_GRACE = 3.0
+# `antidrift status` holds a shared lock for an instant to learn whether anyone serves the
+# directory (holder_url): a server starting at that instant tries again for this long.
+PROBE_GRACE = 0.25
 
 
 class AlreadyRunning(StoreError):
@@ -75,7 +78,9 @@ def acquire(directory: Path, *, url: str | None = None) -> DataDirLock:
         return lock
     while True:
         fd, created = _open(path)
-        if not _lock(fd, wait=0.0) and not (_holder_gone(fd) and _lock(fd, wait=ORPHAN_GRACE)):
+        if not _lock(fd, wait=PROBE_GRACE) and not (
+            _holder_gone(fd) and _lock(fd, wait=ORPHAN_GRACE)
+        ):
             holder = _holder(fd)
             os.close(fd)
             raise AlreadyRunning(
@@ -88,6 +93,24 @@ def acquire(directory: Path, *, url: str | None = None) -> DataDirLock:
     lock = DataDirLock(key, fd, created=created)
     lock.describe(url)
     return lock
+
+
+def holder_url(directory: Path) -> str | None:
+    """The URL the server holding this data directory recorded ("" when it recorded none);
+    None when no server holds it. Creates nothing."""
+    try:
+        fd = os.open(Path(directory) / LOCK_NAME, os.O_RDONLY)
+    except OSError:
+        return None  # no lock file (or none we may read): nothing has served from here
+    try:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
+        except BlockingIOError:
+            return _fields(fd).get("url", "").strip()  # held: a server runs
+        fcntl.flock(fd, fcntl.LOCK_UN)
+        return None  # a lock file left by a server that has stopped
+    finally:
+        os.close(fd)
 
 
 def _held_descriptor(path: Path) -> int | None:

@@ -388,3 +388,11 @@ def app_shares(shares: Iterable[Share]) -> list[Share]:
     whole = sum(per_app.values())
     result = [Share(app, "", secs, secs / whole if whole else 0.0) for app, secs in per_app.items()]
     return sorted(result, key=lambda s: (-s.seconds, s.app))
+
+
+def clock_text(seconds: int) -> str:
+    """MM:SS, or H:MM:SS from an hour up: time left as the page's title and the command
+    line show it."""
+    minutes, secs = divmod(max(0, seconds), 60)
+    hours, minutes = divmod(minutes, 60)
+    return f"{hours}:{minutes:02d}:{secs:02d}" if hours else f"{minutes:02d}:{secs:02d}"

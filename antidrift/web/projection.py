@@ -35,6 +35,8 @@ def state_json(snap: Snapshot) -> dict[str, object]:
             "started_at": _iso(c.started_at),
             "deadline": _iso(c.deadline),
             "extended_secs": c.extended_secs,
+            # In review: stopped by its deadline ("time's up") rather than finished by hand.
+            "ran_out": c.ran_out,
             "task": task_json(c.task),
         },
         "evidence": {
@@ -64,6 +66,20 @@ def state_json(snap: Snapshot) -> dict[str, object]:
             "reason": drift.reason,
         }
     return body
+
+
+# While active, /state (and a JSON answer to a move) says the time left in this header: from
+# the server's steady clock, so a client counts down from it by itself. Out of the body, so
+# the body (and its ETag) changes only when the state does.
+LEFT_HEADER = "AntiDrift-Left-Secs"
+
+
+def left_secs(snap: Snapshot) -> int | None:
+    """Whole seconds left while active; None otherwise."""
+    c = snap.commitment
+    if snap.state is not RuntimeState.ACTIVE or c is None:
+        return None
+    return c.seconds_left(snap.now)
 
 
 def history_json(

@@ -11,7 +11,7 @@ from antidrift.domain import ValidationError
 from antidrift.readmodel import ReadModel
 from antidrift.session import Controller
 from antidrift.tasks import Board
-from antidrift.web.projection import state_json
+from antidrift.web.projection import LEFT_HEADER, left_secs, state_json
 
 # The header of every HTML fragment or page a view returns by hand.
 HTML = {"Content-Type": "text/html; charset=utf-8"}
@@ -72,4 +72,13 @@ def done():
     the new state reaches every page through the websocket."""
     if from_htmx():
         return "", 200, HTML
-    return jsonify(state_json(controller().snapshot()))
+    snap = controller().snapshot()
+    return with_left(jsonify(state_json(snap)), snap)
+
+
+def with_left(response, snap):
+    """The response with the time left in its header while active (see projection.py)."""
+    left = left_secs(snap)
+    if left is not None:
+        response.headers[LEFT_HEADER] = str(left)
+    return response

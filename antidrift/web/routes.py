@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
-from flask import Blueprint, current_app, jsonify
+import json
+
+from flask import Blueprint, current_app, jsonify, request
 
 from antidrift.domain import ValidationError, validate_window
+from antidrift.web import manifest as app_manifest
 from antidrift.web import tasks
 from antidrift.web.projection import state_json
-from antidrift.web.requests import HTML, controller, done, from_htmx, payload
+from antidrift.web.requests import HTML, controller, done, from_htmx, payload, with_left
 
 bp = Blueprint("web", __name__)
 
@@ -20,7 +23,22 @@ def page():
 
 @bp.get("/state")
 def state():
-    return jsonify(state_json(controller().snapshot()))
+    """The state; with If-None-Match a 304 when unchanged, held up to `?wait=N` seconds."""
+    body, tag = current_app.extensions["antidrift.watch"].answer(
+        lambda: state_json(controller().snapshot()),
+        request.headers.get("If-None-Match"),
+        request.args.get("wait", 0.0, type=float),
+        current_app.extensions["antidrift.runtime"].shutting_down,
+    )
+    response = jsonify(body) if body is not None else current_app.response_class(status=304)
+    response.headers["ETag"] = tag
+    return with_left(response, controller().snapshot())
+
+
+@bp.get("/manifest.webmanifest")
+def manifest():
+    body = json.dumps(app_manifest.manifest(), indent=1)
+    return current_app.response_class(body, mimetype="application/manifest+json")
 
 
 @bp.post("/planning")

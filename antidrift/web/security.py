@@ -19,8 +19,8 @@ SPAWNING_READS = frozenset({"/ws", "/tasks"})
 
 CSP = (
     "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:;"
-    " media-src 'self'; connect-src 'self'; form-action 'self'; base-uri 'none';"
-    " frame-ancestors 'none'"
+    " media-src 'self'; connect-src 'self'; manifest-src 'self'; form-action 'self';"
+    " base-uri 'none'; frame-ancestors 'none'"
 )
 
 

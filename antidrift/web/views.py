@@ -28,7 +28,7 @@ from datetime import datetime
 from typing import ClassVar, Protocol
 from urllib.parse import urlencode
 
-from antidrift.domain import Commitment, Health, Plan, RuntimeState, TaskRef
+from antidrift.domain import Commitment, Health, Plan, RuntimeState, TaskRef, clock_text
 from antidrift.drift import DriftStatus, Episode
 from antidrift.insights import Calibration, WindowTime
 from antidrift.snapshot import CoachInfo, CoachStatus, DriftInfo, Snapshot
@@ -158,13 +158,6 @@ TITLE_ACTION_MAX = 60  # characters of the next action in the tab title
 
 def _short(text: str, limit: int) -> str:
     return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"
-
-
-def clock_text(seconds: int) -> str:
-    """MM:SS, or H:MM:SS from an hour up."""
-    minutes, secs = divmod(max(0, seconds), 60)
-    hours, minutes = divmod(minutes, 60)
-    return f"{hours}:{minutes:02d}:{secs:02d}" if hours else f"{minutes:02d}:{secs:02d}"
 
 
 @dataclass(frozen=True)

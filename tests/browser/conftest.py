@@ -13,7 +13,6 @@ from __future__ import annotations
 import contextlib
 import os
 import re
-import shutil
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
@@ -22,7 +21,7 @@ from pathlib import Path
 import pytest
 
 from tests.support import procs
-from tests.support.browser import App
+from tests.support.browser import CHROMIUM, CHROMIUM_ARGS, App
 from tests.support.fake_cli import FakeCLI, path_with
 from tests.support.fake_notify import FakeNotifier
 from tests.support.require import need
@@ -37,15 +36,6 @@ AXE = (
     / "axe-core"
     / "axe.min.js"
 )
-CHROMIUM = shutil.which("chromium")
-CHROMIUM_ARGS = [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-]
 SKIP_NO_CHROMIUM = "browser tests skipped: install Chromium (apt-get install chromium)"
 SKIP_NO_PLAYWRIGHT = "browser tests skipped: install Playwright (pip install -e '.[test]')"
 _SKIPS = (SKIP_NO_CHROMIUM, SKIP_NO_PLAYWRIGHT)

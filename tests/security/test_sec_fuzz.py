@@ -269,8 +269,9 @@ def requests(draw):
         method = draw(st.sampled_from(["PUT", "DELETE", "PATCH", "POST", "GET"]))
         path = draw(
             st.sampled_from(POSTS + GETS)
+            # Not "//…": Flask's test client reads that as a host name, and fails itself.
             | st.text(alphabet="abcdefghijklmnopqrstuvwxyz/%.?=&", max_size=20).map(
-                lambda p: "/" + p
+                lambda p: "/" + p.lstrip("/")
             )
         )
     ctype, body = draw(bodies())

@@ -2,12 +2,25 @@
 
 from __future__ import annotations
 
+import shutil
 from dataclasses import dataclass
 from pathlib import Path
 
 from tests.support.fake_cli import FakeCLI
 from tests.support.fake_notify import FakeNotifier
 from tests.support.server import RunningServer
+
+# Debian's Chromium, and how every test starts it (the session's browser, and a persistent
+# context of its own where a test needs one).
+CHROMIUM = shutil.which("chromium")
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
 
 
 @dataclass

@@ -5,7 +5,7 @@ it is logged once however often the ticker retries, and saving resumes when spac
 from __future__ import annotations
 
 import logging
-import time
+import threading
 
 import pytest
 
@@ -72,7 +72,17 @@ def test_past_the_deadline_the_ticker_retries_quietly_until_it_can_save(tmp_path
         clock = FakeClock()
         store = SQLiteStore(disk / "antidrift.sqlite3")
         controller = Controller(store, clock)
-        ticker = Ticker(controller.expire_if_due, interval=0.02)
+        ticks, many = [], threading.Event()
+
+        def tick() -> bool:  # the ticker's call, counted
+            try:
+                return controller.expire_if_due()
+            finally:
+                ticks.append(1)
+                if len(ticks) >= 25:
+                    many.set()
+
+        ticker = Ticker(tick, interval=0.02)
         try:
             controller.enter_planning()
             c = controller.start_manual_commitment("Write the intro", "Intro done", 5)
@@ -80,7 +90,7 @@ def test_past_the_deadline_the_ticker_retries_quietly_until_it_can_save(tmp_path
             caplog.set_level(logging.INFO)
             clock.set(c.deadline)
             ticker.start()
-            time.sleep(0.5)  # ~25 ticks, each failing to save the move to review
+            assert many.wait(10), "the ticker stopped"  # 25 ticks, each failing to save
             assert controller.snapshot().state is ACTIVE
             errors = [r.getMessage() for r in _store_errors(caplog)]
             assert len(errors) == 1 and "the disk is full" in errors[0], errors

@@ -22,6 +22,7 @@ COMMITMENT_KEYS = [
     "started_at",
     "deadline",
     "extended_secs",
+    "ran_out",
     "task",
 ]
 HISTORY_KEYS = [

@@ -1,0 +1,89 @@
+"""What `antidrift status` writes for a /state object: the line, waybar's JSON, the class."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from antidrift import statusline
+
+COMMITMENT = {
+    "id": "c1",
+    "next_action": "Write the intro",
+    "success_condition": "Intro in the doc",
+    "timebox_secs": 1200,
+    "extended_secs": 0,
+    "ran_out": False,
+}
+
+
+def state(runtime: str, **extra) -> dict:
+    body = {"runtime_state": runtime, "commitment": None}
+    if runtime in ("active", "review"):
+        body["commitment"] = dict(COMMITMENT)
+    if runtime == "active":
+        body["left_secs"] = 900
+        body["drift"] = {"status": "on_task", "since": None, "reason": None}
+    body.update(extra)
+    return body
+
+
+def timesup() -> dict:
+    body = state("review")
+    body["commitment"]["ran_out"] = True
+    return body
+
+
+CASES = [
+    (state("locked"), "locked", "No commitment"),
+    (state("planning"), "planning", "Planning"),
+    (state("active"), "active", "15:00 · Write the intro"),
+    (
+        state("active", drift={"status": "drifting", "since": None, "reason": "x"}),
+        "drifting",
+        "Drifting? · 15:00 · Write the intro",
+    ),
+    (state("active", paused=True), "paused", "Paused · 15:00 · Write the intro"),
+    (timesup(), "timesup", "Time's up · Write the intro"),
+    (state("review"), "review", "Review · Write the intro"),
+]
+
+
+@pytest.mark.parametrize(("body", "kind", "line"), CASES, ids=[c[1] for c in CASES])
+def test_each_state_has_its_class_and_line(body, kind, line):
+    assert statusline.kind(body) == kind
+    assert statusline.line(body) == line
+    bar = json.loads(statusline.waybar(body))
+    assert set(bar) == {"text", "tooltip", "class", "percentage"}
+    assert bar["class"] == kind and bar["class"] in statusline.KINDS
+    assert "\n" not in statusline.waybar(body)  # one line for waybar
+
+
+def test_every_class_is_reachable():
+    assert {statusline.kind(b) for b, _, _ in CASES} == set(statusline.KINDS)
+
+
+def test_percentage_is_the_share_of_the_timebox_gone():
+    assert statusline.percentage(state("locked")) == 0
+    assert statusline.percentage(state("active")) == 25  # 300 of 1200 s gone
+    extended = state("active", left_secs=1200)
+    extended["commitment"]["extended_secs"] = 1200
+    assert statusline.percentage(extended) == 50
+    assert statusline.percentage(timesup()) == 100
+
+
+def test_waybar_text_is_pango_safe_and_short():
+    body = state("active")
+    body["commitment"]["next_action"] = "Fix <b>bold</b> & the " + "very " * 20 + "long title"
+    bar = json.loads(statusline.waybar(body))
+    assert "<b>" not in bar["text"] and "&lt;b&gt;" in bar["text"] and "&amp;" in bar["text"]
+    assert bar["text"].startswith("15:00 Fix")
+    assert len(bar["text"]) < 70
+    assert "Done when: Intro in the doc" in bar["tooltip"]
+
+
+def test_no_server_hides_the_module_and_says_why_in_the_tooltip():
+    bar = json.loads(statusline.waybar_down("AntiDrift is not running <here>"))
+    assert bar["text"] == "" and bar["class"] == "locked"
+    assert bar["tooltip"] == "AntiDrift is not running &lt;here&gt;"
