@@ -14,8 +14,18 @@ from jinja2 import Environment, FileSystemLoader, select_autoescape
 from antidrift import bootstrap
 from antidrift.commands import version
 from antidrift.ports import StoreError
-from antidrift.settings import Settings, SettingsError, load
-from antidrift.web import errors, manifest, reflection, routes, security, sockets, tasks
+from antidrift.settings import LiveSettings, Settings, SettingsError, load
+from antidrift.web import (
+    errors,
+    manifest,
+    reflection,
+    routes,
+    rules,
+    security,
+    settings_page,
+    sockets,
+    tasks,
+)
 from antidrift.web.push import Hub
 from antidrift.web.render import Renderer
 from antidrift.web.views import Views
@@ -83,7 +93,12 @@ def create_app(
     env.globals["static"] = lambda path: f"/static/{path}"
     env.globals.update(version=version(), theme=manifest.THEME)  # footer; title bar colours
     renderer = Renderer(env)
+    fakes = runtime.settings is None
+    if fakes:  # a runtime of fakes: the page still reads and saves, the fakes stay
+        runtime.settings = LiveSettings(settings)
     views = Views(runtime.coach_info, runtime.reads, drift=runtime.drift_info, tasks=runtime.tasks)
+    if not fakes:
+        runtime.settings.subscribe(lambda new: _take_up(runtime, views, new))
     hub = Hub(runtime.controller.snapshot, views, renderer)
     runtime.attach(hub)
     watch = StateWatch()  # GET /state?wait=…: held until the state changes
@@ -102,6 +117,8 @@ def create_app(
     errors.register(app)
     app.register_blueprint(routes.bp)
     app.register_blueprint(reflection.bp)
+    app.register_blueprint(settings_page.bp)
+    app.register_blueprint(rules.bp)
     app.register_blueprint(tasks.bp)
     sockets.install(app)
     if built:
@@ -110,6 +127,17 @@ def create_app(
         app.before_request(runtime.start)
         atexit.register(runtime.stop)
     return app
+
+
+def _take_up(runtime: bootstrap.Runtime, views: Views, new: Settings) -> None:
+    """A change saved on the Settings page: the runtime rebuilds, the pages say so."""
+    runtime.take_up(new)
+    views.coach, views.drift = (
+        runtime.coach_info,
+        runtime.drift_info,
+    )  # CLI looked up anew in planning
+    if runtime.pages is not None:
+        runtime.pages.refresh()
 
 
 def runtime_of(app: Flask) -> bootstrap.Runtime:

@@ -69,6 +69,7 @@ class Runtime:
     tasks: Board = field(default_factory=lambda: Board(tuple))
     # The daily backup (its own thread and connection: no request waits for it).
     backups: Scheduler | None = None
+    window_source: str = ""  # the source the sampler was found from (a change finds anew)
     _ticker: Ticker | None = field(default=None, init=False, repr=False)
     _stopped: bool = field(default=False, init=False, repr=False)
     _lock: threading.Lock = field(default_factory=threading.Lock, init=False, repr=False)
@@ -101,6 +102,35 @@ class Runtime:
         if self.sampler is not None:
             self.sampler.start()
         elif self.find_sampler is not None:
+            threading.Thread(
+                target=self._start_found_sampler, name="antidrift-evidence-source", daemon=True
+            ).start()
+
+    def take_up(self, settings: Settings) -> None:
+        """Changed settings, without a restart: a new coach, judge, notifier and private-title
+        pattern (the drift guard from the next commitment), and the window source anew."""
+        coach, info = build_coach(settings)
+        judge, drift, drift_info = build_drift(settings, coach)
+        notifier = Background(
+            build_notifier(settings.notify, settings.notify_command, env=settings.env)
+        )
+        reflector = ReflectService(coach.backend, timeout=settings.ai_timeout) if coach else None
+        self.controller.retune(
+            coach, _unavailable(info), reflector, judge, drift, settings.evidence_exclude, notifier
+        )
+        old, self.notifier = self.notifier, notifier
+        self.coach_info, self.drift_info = info, drift_info
+        if old is not None:
+            old.shutdown()
+        if settings.window_source == self.window_source:
+            return
+        self.window_source = settings.window_source
+        with self._lock:
+            sampler, started = self.sampler, self._ticker is not None
+            self.sampler = None
+        if sampler is not None:
+            sampler.stop()
+        if started and self.find_sampler is not None and not self.shutting_down.is_set():
             threading.Thread(
                 target=self._start_found_sampler, name="antidrift-evidence-source", daemon=True
             ).start()
@@ -180,11 +210,11 @@ def build_drift(
     """The drift judge on the coach's backend, or why the guard is off."""
     if settings.drift == "off":
         log.info("drift guard off (ANTIDRIFT_DRIFT=off)")
-        return None, None, DriftInfo(False, why_off="ANTIDRIFT_DRIFT is off")
+        return None, None, DriftInfo(False, why_off="turned off in Settings")
     if coach is None:
         return None, None, DriftInfo(False, why_off="there is no AI backend to judge with")
     backend = coach.backend
-    cli = backend.argv[0] if isinstance(backend, ai.CommandBackend) else backend.name
+    cli = backend.name  # named as the planning view names the coach ("command", not "python3")
     policy = DriftSettings(
         timedelta(seconds=settings.drift_grace),
         timedelta(seconds=settings.drift_cooldown),
@@ -204,6 +234,7 @@ def build_runtime(settings: Settings, *, clock: Clock | None = None) -> Runtime:
     except BaseException:
         lock.abandon()  # a refused start leaves the data directory as it found it
         raise
+    live = LiveSettings(settings)
     coach, info = build_coach(settings)
     judge, drift, drift_info = build_drift(settings, coach)
     # In the background: a notification daemon that hangs must never hold a transition.
@@ -225,7 +256,7 @@ def build_runtime(settings: Settings, *, clock: Clock | None = None) -> Runtime:
     def find_sampler() -> WindowSampler | None:
         # The sampler feeds the controller and tells it whether it runs; the controller never
         # calls the sampler, so there is no cycle to break.
-        probe = choose_window_source(settings).probe
+        probe = choose_window_source(live.current()).probe  # the Settings page may change it
         if probe is None:
             return None
         return WindowSampler(
@@ -248,6 +279,7 @@ def build_runtime(settings: Settings, *, clock: Clock | None = None) -> Runtime:
         lock=lock,
         drift_info=drift_info,
         settings=live,
+        window_source=settings.window_source,
         reads=ReadModel(store),
         tasks=task_board(live),
         backups=build_backups(settings, clock),

@@ -18,6 +18,7 @@ from datetime import datetime
 from antidrift import insights
 from antidrift.ai import Cancelled, CancelScope, Coach, CoachError
 from antidrift.domain import ValidationError, validate_plan
+from antidrift.drafts import Drafts
 from antidrift.ports import Store
 from antidrift.snapshot import CoachStatus, CoachView
 
@@ -45,12 +46,14 @@ class Coaching:
         *,
         planning: Callable[[], bool],
         workers: int = 2,
+        drafts: Drafts | None = None,
     ) -> None:
         self.coach = coach
+        self._drafts = drafts  # the plan fields a proposal fills, or leaves to the user
         self._store = store
         self._lock = lock
         self._changed = changed  # under the lock: bump the version; the caller notifies
-        self._unavailable = unavailable
+        self.unavailable = unavailable
         self._planning = planning  # under the lock: whether a result may still land
         self._view = CoachView()
         self._call: CoachCall | None = None
@@ -68,12 +71,15 @@ class Coaching:
         """Under the lock: the coach as the planning view shows it."""
         return self._view
 
-    def start(self, now: datetime) -> CoachCall | None:
+    def start(self, now: datetime, intent: str = "") -> CoachCall | None:
         """Under the lock: mark a call pending (a running one is cancelled); None when there
-        is no coach to ask (the view then says so)."""
+        is no coach to ask (the view then says so). From here every plan field is open to the
+        proposal again, unless the user edits it before it lands."""
         self._cancel_call()
+        if self._drafts is not None:
+            self._drafts.sharpened(intent)
         if self.coach is None or self._closed:
-            self._view = CoachView(CoachStatus.ERROR, error=self._unavailable)
+            self._view = CoachView(CoachStatus.ERROR, error=self.unavailable)
             self._changed()
             return None
         self._generation += 1
@@ -115,6 +121,9 @@ class Coaching:
         with self._lock:
             if call is not self._call or not self._planning():
                 return  # superseded, cancelled, or the user left planning: discard silently
+            if view.proposal is not None and self._drafts is not None:
+                kept = self._drafts.proposed(view.proposal)
+                view = CoachView(view.status, view.proposal, view.proposal_id, kept=kept)
             self._view = view
             self._call = None
             self._changed()

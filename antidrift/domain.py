@@ -98,9 +98,9 @@ class NotPlanning(DomainError):
 
 @dataclass(frozen=True)
 class TaskRef:
-    """The task a commitment serves, in the user's own task list: its source (taskwarrior,
-    github, markdown, todotxt), its id there, and its title as it was picked (private, like a
-    window title); `url` is where it can be opened, when it has a page."""
+    """A task in the user's own task list: its source (taskwarrior, github, markdown,
+    todotxt), its id there, its title (private, like a window title), and `url`, where it can
+    be opened when it has a page."""
 
     source: str
     id: str
@@ -129,6 +129,19 @@ class Commitment:
     # Time added after the start (extend); timebox_secs stays what was planned.
     extended_secs: int = 0
     task: TaskRef | None = None  # picked from the user's task list while planning
+
+    @classmethod
+    def begin(cls, cid: str, plan: Plan, at: datetime, task: TaskRef | None) -> Commitment:
+        """A commitment to a plan, starting at `at` (its deadline one timebox later)."""
+        return cls(
+            id=cid,
+            next_action=plan.next_action,
+            success_condition=plan.success_condition,
+            timebox_secs=plan.timebox_secs,
+            started_at=at,
+            deadline=at + timedelta(seconds=plan.timebox_secs),
+            task=task,
+        )
 
     def ended(self, at: datetime, outcome: Outcome, note: str) -> Commitment:
         return replace(self, ended_at=at, outcome=outcome, note=note)
@@ -341,12 +354,12 @@ def redact(title: str, exclude: re.Pattern[str] | None) -> str:
 
 
 def redact_window(app: str, title: str, exclude: re.Pattern[str] | None) -> tuple[str, str]:
-    """A sample's (app, title) as it may be kept: the title redacted, and the app with it when
-    the app matches too (X11 names a window without WM_CLASS after its title)."""
-    redacted = redact(title, exclude)
-    if redacted != title and redact(app, exclude) != app:
-        app = redacted
-    return app, redacted
+    """A sample's (app, title) as it may be kept or sent: a matching title is hidden, and so
+    is a matching app, on its own, with its window's title (a private app's windows are
+    private; X11 also names a window without WM_CLASS after its title)."""
+    if exclude is not None and exclude.search(app):
+        return EXCLUDED_TITLE, EXCLUDED_TITLE
+    return app, redact(title, exclude)
 
 
 def evidence_health(

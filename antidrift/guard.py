@@ -13,7 +13,7 @@ import re
 import threading
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 
 from antidrift.ai import Cancelled, CoachError, Judge
@@ -101,6 +101,18 @@ class DriftGuard:
         self._scope: CancelScope | None = None
         self._closed = False
         self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="antidrift-judge")
+        self._retuned: tuple[Judge | None, DriftSettings | None, re.Pattern | None] | None = None
+
+    @property
+    def exclude(self) -> re.Pattern[str] | None:
+        """The private-title pattern in force (a changed one from the next commitment)."""
+        return self._exclude
+
+    def retune(
+        self, judge: Judge | None, settings: DriftSettings | None, exclude: re.Pattern[str] | None
+    ) -> None:
+        """Changed settings, taken up when the next commitment begins (not under a running one)."""
+        self._retuned = (judge, settings, exclude)
 
     # -- called under the controller's lock ---------------------------------------------------
 
@@ -110,6 +122,12 @@ class DriftGuard:
         """A commitment became active (started, resumed after a restart, or extended);
         watch=False: the user turned the guard off for it (remembered with its verdicts)."""
         self._stop_judge()
+        if self._retuned is not None:
+            judge, settings, self._exclude = self._retuned
+            self._retuned = None
+            self.on, self._judge = judge is not None and settings is not None, judge
+            self._settings = settings or DriftSettings()
+            self._budget = CallBudget(self._settings.max_calls)
         self._commitment = commitment
         self._policy = None
         self._off_here = False
@@ -190,11 +208,20 @@ class DriftGuard:
         if effects.nudge is not None:
             after.nudge = nudge_text(commitment, effects.nudge)
         if effects.judge is not None:
+            self._record_asked(commitment, effects.judge)
             scope = CancelScope()
             self._scope = scope
             call, policy = effects.judge, self._policy
             after.start = lambda: self._submit(call, scope, policy, commitment)
         return after
+
+    def _record_asked(self, commitment: Commitment, call: JudgeCall) -> None:
+        """A title counted off task by churn is now asked about: the review says what was
+        sent for it, even if no answer comes back (focus moved on, the commitment ended)."""
+        decided = self._policy.judgements.get(call.window) if self._policy else None
+        if decided is not None and decided.source is Source.CHURN:
+            sent = Exchange(self._judge.label, call.window.app, call.title, None)
+            self._store.save_judgement(commitment.id, call.window, replace(decided, exchange=sent))
 
     def _stop_judge(self) -> None:
         if self._scope is not None:

@@ -141,6 +141,15 @@ MIGRATIONS: list[tuple[int, str, str]] = [
     ),
     (
         6,
+        "drafts",
+        # What the user types while planning is kept as they type (one JSON object), so a
+        # reload or a restart never loses it.
+        """
+        ALTER TABLE runtime ADD COLUMN draft TEXT;
+        """,
+    ),
+    (
+        7,
         "task",
         # The task a commitment serves, from the user's own task list (antidrift/tasks/): its
         # source, its id there, its title as picked and where it can be opened.

@@ -29,7 +29,7 @@ class Reflections:
         announce: Callable[[], None],
         unavailable: str,
     ) -> None:
-        self._reflector = reflector
+        self.reflector = reflector
         self._executor = executor
         self._lock = lock
         self._announce = announce  # under the lock: bump the version; the caller notifies
@@ -39,7 +39,7 @@ class Reflections:
 
     @property
     def available(self) -> bool:
-        return self._reflector is not None
+        return self.reflector is not None
 
     def view(self, commitment_id: str) -> ReflectionView:
         """Under the lock: the reflection of this commitment (idle if it has none yet)."""
@@ -51,7 +51,7 @@ class Reflections:
         """Under the lock: mark a call pending (a running one is cancelled); None when there
         is no coach to ask (the view then says so)."""
         self.cancel()
-        if self._reflector is None:
+        if self.reflector is None:
             self._view = ReflectionView(
                 commitment_id, ReflectionStatus.ERROR, error=self._unavailable
             )
@@ -70,7 +70,7 @@ class Reflections:
         notify: Callable[[], None],
     ) -> None:
         """After the lock: ask the coach on the executor; the result lands if still wanted."""
-        reflector = self._reflector
+        reflector = self.reflector
         if reflector is None:
             return
 

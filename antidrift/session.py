@@ -24,7 +24,6 @@ from antidrift.domain import (
     IllegalTransitionError,
     NotPlanning,
     RuntimeState,
-    TaskRef,
     WindowSample,
     describe,
     parse_extend_minutes,
@@ -35,6 +34,7 @@ from antidrift.domain import (
     validate_plan,
     validate_review,
 )
+from antidrift.drafts import Draft, Drafts
 from antidrift.drift import OFF, DriftSettings, parse_choice
 from antidrift.guard import DriftGuard
 from antidrift.notify import Notifier
@@ -71,7 +71,6 @@ class Controller:
         self._clock = SteadyClock(clock)
         self._lock = threading.RLock()
         self._listeners: list[Listener] = []
-        self._exclude = exclude_titles
         self._watcher_running = False  # told by the window sampler (set_watcher)
         self._version = 0
         self._notifier = notifier
@@ -84,7 +83,16 @@ class Controller:
             c = self._commitment
             self._clock.resync(not_before=c.deadline - timedelta(seconds=c.total_secs))
         self._last_sample = persisted.samples[-1] if persisted.samples else None
-        self._task: TaskRef | None = None  # planning: the picked task (set on every entry)
+        # What the user types while planning, kept as they type; guarded by this lock.
+        self.drafts = Drafts(
+            store,
+            self._lock,
+            self._changed,
+            self._notify,
+            planning=lambda: self._state is RuntimeState.PLANNING,
+            proposal=lambda: self._coaching.view().proposal,
+        )
+        self.drafts.resume(self._state is RuntimeState.PLANNING)
         # The planning view's Sharpen button, guarded by this lock.
         self._coaching = Coaching(
             coach,
@@ -94,6 +102,7 @@ class Controller:
             coach_unavailable,
             planning=lambda: self._state is RuntimeState.PLANNING,
             workers=coach_workers,
+            drafts=self.drafts,
         )
         # The review's Reflect button: on the coach's executor, guarded by this lock.
         self._reflections = Reflections(
@@ -116,6 +125,13 @@ class Controller:
         # Standing rules: written under this lock; the running commitment's guard follows.
         self.rules = StandingRules(store, self._lock, self._guard, self._changed, self._notify)
         self._started = False  # the constructor starts nothing: start() does
+
+    def retune(self, coach, unavailable: str, reflect, judge, drift, exclude, notifier) -> None:
+        """Changed settings: at once, but the guard from the next commitment (guard.retune)."""
+        with self._lock:
+            self._coaching.coach, self._coaching.unavailable = coach, unavailable
+            self._reflections.reflector, self._notifier = reflect, notifier
+            self._guard.retune(judge, drift, exclude)
 
     def start(self) -> None:
         """Take up what the stored state left (once; `Runtime.start` calls it): the guard
@@ -185,27 +201,26 @@ class Controller:
                     self._watcher_running,
                 ),
                 coach=self._coaching.view() if self._state is RuntimeState.PLANNING else None,
+                draft=self.drafts.draft if self._state is RuntimeState.PLANNING else None,
                 now=now,
                 drift=self._guard.view(now) if self._state is RuntimeState.ACTIVE else OFF,
                 reflection=self._reflections.view(self._commitment.id)
                 if self._state is RuntimeState.REVIEW and self._commitment is not None
                 else None,
-                task=self._task if self._state is RuntimeState.PLANNING else None,
             )
 
     # -- transitions -------------------------------------------------------------------------
 
-    def enter_planning(self, task: TaskRef | None = None, *, pick: bool = False) -> None:
-        """Open planning; pick=True sets (or, while planning, changes) the task it serves."""
+    def enter_planning(self, draft: Draft | None = None) -> None:
+        """draft: what the planning form opens with (Again: an earlier commitment's plan)."""
         with self._lock:
-            if not (pick and self._state is RuntimeState.PLANNING):
-                require(self._state, RuntimeState.LOCKED, action="plan")
-                # Persist first, as every transition does: a failed save changes nothing.
-                self._store.save(RuntimeState.PLANNING, None)
-                self._state = RuntimeState.PLANNING
-                self._coaching.reset()
-                self._coaching.keep_warm(True)
-            self._task = task
+            require(self._state, RuntimeState.LOCKED, action="plan")
+            # Persist first, as every transition does: a failed save changes nothing.
+            self.drafts.begin(draft)
+            self._store.save(RuntimeState.PLANNING, None)
+            self._state = RuntimeState.PLANNING
+            self._coaching.reset()
+            self._coaching.keep_warm(True)
             self._changed()
         self._notify()
 
@@ -214,6 +229,7 @@ class Controller:
             require(self._state, RuntimeState.PLANNING, action="cancel planning")
             self._store.save(RuntimeState.LOCKED, None)
             self._state = RuntimeState.LOCKED
+            self.drafts.clear()
             self._coaching.reset()
             self._coaching.keep_warm(False)
             self._changed()
@@ -233,17 +249,11 @@ class Controller:
             plan = validate_plan(next_action, success_condition, timebox_minutes)
             watch = parse_choice(drift)
             now = self._now()
-            commitment = Commitment(
-                id=str(uuid.uuid4()),
-                next_action=plan.next_action,
-                success_condition=plan.success_condition,
-                timebox_secs=plan.timebox_secs,
-                started_at=now,
-                deadline=now + timedelta(seconds=plan.timebox_secs),
-                task=self._task,
-            )
+            # The task the user picked while planning (the draft kept it) goes with it.
+            commitment = Commitment.begin(str(uuid.uuid4()), plan, now, self.drafts.draft.task)
             self._store.save(RuntimeState.ACTIVE, commitment)
             self._state, self._commitment, self._last_sample = RuntimeState.ACTIVE, commitment, None
+            self.drafts.clear()
             self._coaching.reset()
             self._coaching.keep_warm(False)
             after = self._guard.begin(commitment, watch=watch)
@@ -329,7 +339,7 @@ class Controller:
                 return False
             # Redacted, then bounded, here: whatever the source, the pattern sees the whole title.
             app, title = valid_text(app), valid_text(title)
-            app, title = redact_window(app, title, self._exclude)
+            app, title = redact_window(app, title, self._guard.exclude)
             app, title = app[:MAX_TEXT], title[:MAX_TEXT]
             sample = WindowSample(app, title, at or self._now())
             self._store.add_sample(self._commitment.id, sample)
@@ -405,7 +415,7 @@ class Controller:
             if self._state is not RuntimeState.PLANNING:
                 raise NotPlanning()
             text = validate_intent(intent)
-            call = self._coaching.start(self._now())
+            call = self._coaching.start(self._now(), text)
         self._notify()
         if call is not None:
             self._coaching.run(call, text, self._notify)

@@ -17,6 +17,7 @@ from antidrift.domain import (
     WindowSample,
     evidence_health,
 )
+from antidrift.drafts import Draft
 from antidrift.drift import OFF, DriftView
 
 
@@ -36,6 +37,7 @@ class CoachView:
     proposal_id: str | None = None
     error: str | None = None
     pending_since: datetime | None = None
+    kept: tuple[str, ...] = ()  # plan fields the user edited: the proposal shows beside them
 
     def elapsed(self, now: datetime) -> int | None:
         """Whole seconds a pending call has run (rounded: "1 s" shows after ~0.5 s)."""
@@ -94,7 +96,12 @@ class Snapshot:
     now: datetime
     drift: DriftView = OFF
     reflection: ReflectionView | None = None  # review only
-    task: TaskRef | None = None  # planning only: the task the next commitment will serve
+    draft: Draft | None = None  # planning only: the form as last typed
+
+    @property
+    def task(self) -> TaskRef | None:
+        """Planning only: the task the next commitment will serve (the draft keeps it)."""
+        return self.draft.task if self.draft is not None else None
 
 
 # -- the setup, as the page describes it -----------------------------------------------------
@@ -137,3 +144,4 @@ class DriftInfo:
     cli: str | None = None
     why_off: str | None = None
     titles_excluded: bool = False  # ANTIDRIFT_EVIDENCE_EXCLUDE is set
+    remote: str | None = None  # where titles go when the AI server is on another machine

@@ -176,6 +176,16 @@ class SQLiteStore(DriftRecords):
                 self._db.execute("ROLLBACK")
                 raise
 
+    def load_draft(self) -> str | None:
+        """The planning draft as last saved (JSON text), or None."""
+        with self._lock:
+            row = self._db.execute("SELECT draft FROM runtime WHERE id = 1").fetchone()
+        return row["draft"] if row else None
+
+    def save_draft(self, draft: str | None) -> None:
+        with self._lock:
+            self._db.execute("UPDATE runtime SET draft = ? WHERE id = 1", (draft,))
+
     def add_sample(self, commitment_id: str, sample: WindowSample) -> None:
         with self._lock:
             self._db.execute(

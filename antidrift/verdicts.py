@@ -44,7 +44,7 @@ class Exchange:
     backend: str  # e.g. "ollama (llama3.2)", "claude"
     app: str
     title: str | None  # None: the title is private and was not sent (the app alone was)
-    answer: str  # the backend's answer text, as received (bounded)
+    answer: str | None  # the backend's answer text, as received (bounded); None: none came
 
 
 @dataclass(frozen=True)

@@ -75,6 +75,7 @@ class FakeStore:
     summaries: dict = field(default_factory=dict)
     unclear: dict = field(default_factory=dict)  # commitment id -> seconds judged unclear
     drift_rules: list = field(default_factory=list)
+    draft: str | None = None
 
     def __post_init__(self) -> None:
         self._lock = threading.Lock()
@@ -94,6 +95,15 @@ class FakeStore:
                 self.commitments[commitment.id] = commitment
             self.state = state
             self.current = commitment if commitment and commitment.outcome is None else None
+
+    def load_draft(self) -> str | None:
+        return self.draft
+
+    def save_draft(self, draft: str | None) -> None:
+        with self._lock:
+            if self.fail_saves is not None:
+                raise self.fail_saves
+            self.draft = draft
 
     def add_sample(self, commitment_id: str, sample: WindowSample) -> None:
         with self._lock:

@@ -17,12 +17,13 @@ import logging
 import math
 import os
 import select
-import signal
 import subprocess
 import threading
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
+
+from antidrift.process.tree import kill_tree
 
 log = logging.getLogger("antidrift.process")
 
@@ -112,14 +113,14 @@ class _Child:
     _reaping: bool = False
 
     def kill_group(self) -> None:
-        """SIGKILL its process group, unless it is being (or has been) reaped."""
+        """SIGKILL its process group and what is below it (tree.py), unless it is being (or
+        has been) reaped."""
         # The group id is the child's pid (start_new_session). Under the lock, so reap()
         # cannot begin between the check and the signal: the pid is still ours here.
         with self._lock:
             if self._reaping:
                 return
-            with contextlib.suppress(ProcessLookupError, PermissionError):
-                os.killpg(self.proc.pid, signal.SIGKILL)
+            kill_tree(self.proc.pid)
 
     def reap(self, scope: CancelScope | None = None) -> int:
         """Leave every registry, then reap; from here on nothing signals its group."""

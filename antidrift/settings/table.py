@@ -232,7 +232,7 @@ SETTINGS: tuple[Setting, ...] = (
         "evidence_exclude",
         "ANTIDRIFT_EVIDENCE_EXCLUDE",
         Pattern(),
-        "Window titles matching this pattern are never stored or sent.",
+        "Window titles, and apps, matching this pattern are never stored or sent.",
         page=True,
     ),
     Setting(

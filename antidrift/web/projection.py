@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from antidrift.domain import Commitment, RuntimeState, TaskRef
+from antidrift.drafts import DRAFT_FIELDS
 from antidrift.insights import actual_secs
 from antidrift.snapshot import CoachStatus, Snapshot
 
@@ -58,6 +59,12 @@ def state_json(snap: Snapshot) -> dict[str, object]:
         if snap.coach.status == CoachStatus.ERROR:
             coach["error"] = snap.coach.error
         body["coach"] = coach
+    if snap.draft is not None:
+        d = snap.draft
+        body["draft"] = {f: d.value(f) for f in DRAFT_FIELDS} | {
+            "edited": sorted(d.edited),
+            "task": task_json(d.task),  # the picked task the next commitment will serve
+        }
     if snap.state is RuntimeState.ACTIVE:
         drift = snap.drift
         body["drift"] = {

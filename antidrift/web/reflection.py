@@ -106,7 +106,7 @@ def insights_page():
 def _insights_page(view: insights_view.InsightsView) -> str:
     # What each entry's task source offers to record (the entries that served a task).
     views = current_app.extensions["antidrift.views"]
-    offers = views.offers(e.commitment for e in view.entries)
+    offers = views.tasks.offers((e.commitment.id, e.commitment.task) for e in view.entries)
     return _render("insights.html", view=view, offers=offers)
 
 

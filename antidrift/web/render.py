@@ -9,8 +9,10 @@ from jinja2 import Environment
 
 from antidrift.web.views import (
     CoachWidget,
+    Draft,
     Listing,
     PageModel,
+    RulesView,
     Shows,
     Widget,
     clock_text,
@@ -67,6 +69,10 @@ class Renderer:
         """The three plan inputs filled from a ready proposal, and the socket that records it."""
         return self._render("_prefill.html", coach=coach, shows=shows)
 
+    def used(self, draft: object, name: str) -> str:
+        """The answer to Use: that one plan input, holding the proposal, swapped and focused."""
+        return self._render(f"_input_{name}.html", draft=draft, oob=True, focus=name)
+
     def plan_errors(
         self, message: str, invalid: tuple[str, ...], values: Mapping[str, object]
     ) -> str:
@@ -82,13 +88,21 @@ class Renderer:
     def error(self, message: str) -> str:
         return self._render("_message.html", message=message)
 
+    def rules(self, view: RulesView) -> str:
+        """The standing rules partial (id="rules"): the list, a message, the form."""
+        return self._render("_rules.html", **view.context())
+
+    def rules_page(self, view: RulesView) -> str:
+        """The standing rules on a page of their own (GET /rules from a browser)."""
+        return self._render("rules.html", **view.context())
+
     def tasks(self, listing: Listing) -> str:
         """The planning view's list of open tasks (loaded after the view, never pushed)."""
         return self._render("_tasks.html", listing=listing)
 
-    def intent(self, title: str) -> str:
-        """The rough-intent box holding a picked task's title."""
-        return self._render("_input_intent.html", intent_value=title, oob=True)
+    def intent(self, draft: Draft) -> str:
+        """The rough-intent box holding a picked task's title (swapped out of band)."""
+        return self._render("_input_intent.html", draft=draft, oob=True)
 
     def writeback_result(self, said: str) -> str:
         """The line that says what a write-back recorded."""

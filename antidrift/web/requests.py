@@ -10,6 +10,7 @@ from antidrift.corrections import Corrections
 from antidrift.domain import ValidationError
 from antidrift.readmodel import ReadModel
 from antidrift.session import Controller
+from antidrift.standing_rules import StandingRules
 from antidrift.tasks import Board
 from antidrift.web.projection import LEFT_HEADER, left_secs, state_json
 
@@ -35,6 +36,11 @@ def board() -> Board:
 def corrections() -> Corrections:
     """Changes to ended commitments (a corrected outcome, a removed entry)."""
     return controller().corrections
+
+
+def standing_rules() -> StandingRules:
+    """The standing rules the drift guard follows (added and removed here)."""
+    return controller().rules
 
 
 def from_htmx() -> bool:

@@ -6,11 +6,12 @@ import json
 
 from flask import Blueprint, current_app, jsonify, request
 
-from antidrift.domain import ValidationError, validate_window
+from antidrift.domain import Plan, ValidationError, validate_window
+from antidrift.drafts import Draft
 from antidrift.web import manifest as app_manifest
 from antidrift.web import tasks
 from antidrift.web.projection import state_json
-from antidrift.web.requests import HTML, controller, done, from_htmx, payload, with_left
+from antidrift.web.requests import HTML, controller, done, from_htmx, payload, reads, with_left
 
 bp = Blueprint("web", __name__)
 
@@ -46,8 +47,33 @@ def enter_planning():
     data = payload()
     if "task" in data:  # planning for a task from the user's own list
         return tasks.pick(data.get("task"))
-    controller().enter_planning()
+    again = data.get("again")
+    draft = None
+    if again:  # Again: planning opens with that commitment's plan (and task) as the draft
+        c = reads().entry(str(again))
+        plan = Plan(c.next_action, c.success_condition, c.timebox_secs)
+        draft = Draft.of_plan(plan, c.task)
+    controller().enter_planning(draft)
     return done()
+
+
+@bp.post("/planning/draft")
+def save_draft():
+    controller().drafts.save(payload())
+    if from_htmx():
+        return "", 204
+    return jsonify(state_json(controller().snapshot()))
+
+
+@bp.post("/coach/use")
+def use_proposal():
+    name = payload().get("field")
+    draft = controller().drafts.use(name)
+    if not from_htmx():
+        return jsonify(state_json(controller().snapshot()))
+    # The field takes the proposal (out of band, focused); its suggestion goes by push.
+    renderer = current_app.extensions["antidrift.renderer"]
+    return renderer.used(draft, str(name)), 200, HTML
 
 
 @bp.post("/planning/cancel")

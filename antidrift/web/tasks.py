@@ -14,6 +14,7 @@ from antidrift.domain import (
     ValidationError,
     validate_review,
 )
+from antidrift.drafts import Draft
 from antidrift.web.projection import task_json
 from antidrift.web.requests import HTML, board, controller, done, from_htmx, payload, reads
 
@@ -35,8 +36,8 @@ def list_tasks():
 def pick(key: object):
     """POST /planning with task=<source>:<id>: planning opens (or stays) for that task; an
     empty task while planning forgets the pick."""
-    if key == "":
-        controller().enter_planning(None, pick=True)
+    if key == "":  # the draft keeps what was typed, the pick alone is forgotten
+        controller().drafts.pick(None)
         return done()
     if task_sources.split_key(key) is None:
         raise ValidationError("Pick a task as <source>:<id>, e.g. taskwarrior:<uuid>.", "task")
@@ -48,9 +49,15 @@ def pick(key: object):
     task = board().find(key)
     if task is None:
         raise NotFound("That task is not in your task sources (any more): list them again.")
-    controller().enter_planning(task, pick=True)
+    # The draft's intent takes the title (kept through reloads and restarts like typed text);
+    # the plan fields the user typed stay. From locked, planning opens with that draft.
+    if controller().snapshot().state is RuntimeState.PLANNING:
+        draft = controller().drafts.pick(task)
+    else:
+        controller().enter_planning(Draft.for_task(task))
+        draft = Draft.for_task(task)
     if from_htmx():  # the intent box takes the title; the websocket brings the rest
-        return _renderer().intent(task.title), 200, HTML
+        return _renderer().intent(draft), 200, HTML
     return done()
 
 

@@ -22,18 +22,21 @@ from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import ClassVar, Protocol
 from urllib.parse import urlencode
 
 from antidrift.domain import Commitment, Health, Plan, RuntimeState, TaskRef, clock_text
-from antidrift.drift import DriftStatus, Episode
+from antidrift.drafts import PLAN_FIELDS, Draft, proposed_value
+from antidrift.drift import GUARD_OFF, DriftStatus, Episode, Judgement, Window
 from antidrift.insights import Calibration, WindowTime
-from antidrift.snapshot import CoachInfo, CoachStatus, DriftInfo, Snapshot
+from antidrift.snapshot import CoachInfo, CoachStatus, CoachView, DriftInfo, Snapshot
 from antidrift.tasks import Board, Offer
-from antidrift.tasks import Listing as Listing  # the task list's view data, for the renderer
+from antidrift.tasks import Listing as Listing  # view data the renderer takes, like these:
+from antidrift.web.rules_view import RulesView as RulesView
+from antidrift.web.words import TODAY_LOOKS_AT, Today, drift_said, in_words
 
 HISTORY_ON_PAGE = 20
 CLI_RECHECK = 5.0  # seconds a "CLI found on PATH" answer is trusted while planning
@@ -89,6 +92,45 @@ class CoachWidget(Widget):
     error: str | None
     proposal: Plan | None  # the plan inputs show it (planning view, prefill)
     source: CoachSource
+    kept: tuple[str, ...] = ()  # fields the user edited: the prefill leaves them alone
+
+
+@dataclass(frozen=True)
+class Suggestion(Widget):
+    """A proposal for a field the user had edited, beside it with a Use button
+    (id="suggest-<field>"); empty text hides it."""
+
+    name = "suggestion"
+    field: str
+    text: str
+
+    @classmethod
+    def of(cls, name: str, coach: CoachView, draft: Draft | None) -> Suggestion:
+        widget = SUGGESTIONS[name]
+        p = coach.proposal
+        if p is None or coach.status != CoachStatus.READY or name not in coach.kept:
+            return widget(name, "")
+        text = proposed_value(p, name)
+        return widget(name, "" if draft is not None and draft.value(name) == text else text)
+
+
+class SuggestNextAction(Suggestion):
+    name = "suggest_next_action"
+
+
+class SuggestSuccessCondition(Suggestion):
+    name = "suggest_success_condition"
+
+
+class SuggestTimeboxMinutes(Suggestion):
+    name = "suggest_timebox_minutes"
+
+
+SUGGESTIONS: dict[str, type[Suggestion]] = {
+    "next_action": SuggestNextAction,
+    "success_condition": SuggestSuccessCondition,
+    "timebox_minutes": SuggestTimeboxMinutes,
+}
 
 
 @dataclass(frozen=True)
@@ -197,6 +239,9 @@ class DriftReview:
     count: int
     on_task_share: float | None
     episodes: tuple[Episode, ...]
+    unclear_secs: float = 0.0  # time the judge could not tell about, counted apart
+    # What decided each window, with what was sent where and what came back, in order.
+    verdicts: tuple[tuple[Window, Judgement], ...] = ()
 
 
 # -- whole views ------------------------------------------------------------------------------
@@ -214,6 +259,7 @@ class PageModel:
     drift: DriftReview | None = None
     calibration: Calibration | None = None  # planning: how long the user's plans really take
     drift_on: bool = False  # the planning form offers to turn the guard off for one commitment
+    today: Today | None = None  # locked: today's summary
     tasks_on: bool = False  # planning lists the user's open tasks (task sources configured)
     # Review and history: what each remembered task's source offers to record, by commitment.
     offers: Mapping[str, Offer] = field(default_factory=dict)
@@ -229,6 +275,8 @@ class PageModel:
             "drift_review": self.drift,
             "calibration": self.calibration,
             "drift_on": self.drift_on,
+            "today": self.today,
+            "draft": snap.draft,
             "tasks_on": self.tasks_on,
             "offers": self.offers,
         }
@@ -252,6 +300,10 @@ class Reader(Protocol):
     def drift_summaries(self, ids: list[str]) -> dict[str, tuple[int, float | None]]: ...
 
     def drift_episodes(self, commitment_id: str) -> list[Episode]: ...
+
+    def drift_judgements(self, commitment_id: str) -> dict[Window, Judgement]: ...
+
+    def unclear_secs(self, commitment_id: str) -> float: ...
 
     def calibration(self) -> Calibration | None: ...
 
@@ -306,12 +358,14 @@ class Views:
             return (
                 CoachWidget(
                     coach.status,
-                    coach.error,
+                    in_words(coach.error),
                     coach.proposal,
-                    CoachSource(info.name, info.problem, info.env_var, found, info.tuning),
+                    CoachSource(info.name, in_words(info.problem), "", found, info.tuning),
+                    coach.kept,
                 ),
                 CoachElapsed(coach.elapsed(snap.now) or 0),
                 TaskPick(snap.task),
+                *(Suggestion.of(name, coach, snap.draft) for name in PLAN_FIELDS),
             )
         if snap.state is RuntimeState.ACTIVE and snap.commitment is not None:
             last = snap.evidence.last
@@ -325,7 +379,7 @@ class Views:
                     snap.drift.reason,
                     snap.drift.banner,
                     snap.commitment.next_action,
-                    self.drift,
+                    drift_said(self.drift, self._found, self.coach),
                 ),
             )
         if snap.state is RuntimeState.REVIEW and snap.reflection is not None:
@@ -338,11 +392,12 @@ class Views:
         if widgets is None:
             widgets = self.widgets(snap)
         history: tuple[Commitment, ...] = ()
-        focus = drift = calibration = None
+        focus = drift = calibration = today = None
         if snap.state is RuntimeState.PLANNING:
             calibration = self._reader.calibration()
         if snap.state is RuntimeState.LOCKED:
-            history = tuple(self._reader.history(limit=HISTORY_ON_PAGE))
+            recent = self._reader.history(limit=TODAY_LOOKS_AT)
+            history, today = tuple(recent[:HISTORY_ON_PAGE]), Today.of(recent, snap.now)
         if snap.state is RuntimeState.REVIEW and snap.commitment is not None:
             # Summed by the store: a long commitment has tens of thousands of samples.
             focus = self._reader.window_time(snap.commitment, snap.now)
@@ -357,17 +412,10 @@ class Views:
             drift,
             calibration,
             self.drift.on,
+            today,
             tasks_on=snap.state is RuntimeState.PLANNING and self.tasks.configured(),
-            offers=self.offers(c for c in served if c is not None),
+            offers=self.tasks.offers((c.id, c.task) for c in served if c is not None),
         )
-
-    def offers(self, commitments: Iterable[Commitment]) -> dict[str, Offer]:
-        """What the sources of the commitments' tasks offer to record (no I/O)."""
-        found = {}
-        for c in commitments:
-            if c.task is not None and (offer := self.tasks.offer(c.task)) is not None:
-                found[c.id] = offer
-        return found
 
     def _drift_review(self, commitment_id: str) -> DriftReview | None:
         """None when the guard did not watch this commitment (off, or an older one)."""
@@ -375,7 +423,13 @@ class Views:
         if summary is None:
             return None
         episodes = tuple(self._reader.drift_episodes(commitment_id))
-        return DriftReview(summary[0], summary[1], episodes)
+        verdicts = tuple(
+            (window, judgement)
+            for window, judgement in self._reader.drift_judgements(commitment_id).items()
+            if window != GUARD_OFF
+        )
+        unclear = self._reader.unclear_secs(commitment_id)
+        return DriftReview(summary[0], summary[1], episodes, unclear, verdicts)
 
 
 def family(widget: Widget, widgets: Mapping[str, Widget]) -> dict[str, Widget]:

@@ -68,7 +68,7 @@ def test_the_banner_appears_and_its_buttons_work_without_clobbering(app, page, w
     _start(app)
     page.reload()
     guard = page.locator("#drift-guard")
-    expect(guard).to_contain_text("Drift guard on: claude")
+    expect(guard).to_contain_text("Drift guard on — claude checks")
     _window(app, "code", "intro.md — report")
     expect(guard).to_have_attribute("data-status", "on_task")
 

@@ -22,6 +22,7 @@ from pathlib import Path
 import pytest
 import websocket
 
+from antidrift.ai import backends
 from tests.support import procs
 from tests.support.fake_cli import FakeCLI, path_with
 from tests.support.server import REPO, RunningServer, free_port
@@ -222,7 +223,7 @@ def test_doctor_prints_each_backend(tmp_path):
     assert result.returncode == 0, result.stderr
     coach = result.stdout.split("\n\n")[0]  # the evidence section follows a blank line
     lines = {line.split()[0]: line for line in coach.splitlines()[1:] if line.strip()}
-    assert set(lines) == {"claude", "codex", "command"}
+    assert set(lines) == set(backends.names())  # every registered backend, none listed twice
     assert str(cli.path) in lines["claude"] and "2.1.197" in lines["claude"]
     codex = shutil.which("codex", path=env["PATH"])
     assert (codex in lines["codex"]) if codex else ("not found on PATH" in lines["codex"])

@@ -81,7 +81,8 @@ def test_ai_answer_renders_as_text_in_page_and_pushes(server, sec, module_lab):
         assert "&lt;script&gt;alert(1)&lt;/script&gt;" in prefill
         page = server.get("/")
         assert_inert(page, SCRIPT, ATTR)
-        assert INTENT not in page and "alert(2)" not in page  # the intent is never echoed
+        # The intent is echoed as the saved draft (0.4), only ever as text.
+        assert INTENT not in page and "&lt;script&gt;alert(2)&lt;/script&gt;" in page
 
         # The proposal becomes the commitment: the active view shows it (page and push).
         status, body = server.post(

@@ -23,7 +23,8 @@ DEFAULT_PROPOSAL = {
 # The fake reads its behaviour from a JSON file beside it at every call, so a test can
 # change it while the server runs: {"delay": s, "answer": "...", "exit": n, "stderr": "...",
 # "pidfile": path, "count_file": path, "wait_for": path (answers once that file exists),
-# "off": [words] (judges drift prompts; None: answers them like any other), "log": path}.
+# "off": [words] (judges drift prompts; None: answers them like any other), "unclear":
+# [words] (with "off": a window holding one is unclear), "log": path}.
 _SCRIPT = r"""#!{python}
 import json, os, sys, time
 here = os.path.dirname(os.path.abspath(__file__))
@@ -49,8 +50,13 @@ if cfg.get("count_file"):
 if cfg.get("off") is not None and "NEXT_ACTION:" in prompt:
     window = " ".join(l for l in prompt.splitlines() if l.startswith(("APP:", "TITLE:")))
     off = [w for w in cfg["off"] if w.lower() in window.lower()]
+    unclear = [w for w in cfg.get("unclear") or [] if w.lower() in window.lower()]
     reason = f"{{off[0]}} is not the work" if off else "this can serve the work"
-    sys.stdout.write(json.dumps({{"on_task": not off, "reason": reason, "confidence": 0.9}}))
+    if unclear:  # the three-answer form; the others answer in 0.3's, which is still read
+        said = {{"verdict": "unclear", "reason": f"cannot tell from {{unclear[0]}}"}}
+    else:
+        said = {{"on_task": not off, "reason": reason, "confidence": 0.9}}
+    sys.stdout.write(json.dumps(said))
 else:
     sys.stdout.write(cfg.get("answer", ""))
 sys.stdout.flush()

@@ -65,3 +65,17 @@ def test_each_command_is_one_line_of_the_table():
     rows = [line for line in source if line.startswith("    Command(")]
     assert len(rows) == len(commands.COMMANDS)
     assert all(line.endswith("),") for line in rows), rows
+
+
+def test_the_command_line_for_hotkeys_and_bars_loads_no_server():
+    """`antidrift back` on a hotkey and `antidrift status` in a bar start fast: the table
+    imports only the chosen command's module, and that one needs no Flask or gunicorn."""
+    probe = (
+        "import sys; from antidrift import commands\n"
+        "code = commands.main(['status', '--url', 'http://127.0.0.1:9/'])\n"
+        "heavy = sorted(m for m in ('flask', 'gunicorn', 'antidrift.session', 'antidrift.app')"
+        " if m in sys.modules)\n"
+        "print(code, heavy)\n"
+    )
+    result = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True)
+    assert result.stdout.strip() == "1 []", result.stdout + result.stderr

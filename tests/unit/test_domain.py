@@ -321,8 +321,15 @@ def test_a_window_named_after_its_private_title_loses_the_app_too():
     pattern = re.compile(r"bank", re.IGNORECASE)
     assert redact_window("My Bank", "My Bank", pattern) == (EXCLUDED_TITLE, EXCLUDED_TITLE)
     assert redact_window("firefox", "My Bank", pattern) == ("firefox", EXCLUDED_TITLE)
-    # The app alone is no title: a window called "notes" of an app called "bankr" is kept.
-    assert redact_window("bankr", "notes", pattern) == ("bankr", "notes")
+    assert redact_window("firefox", "notes", pattern) == ("firefox", "notes")
+
+
+def test_a_matching_app_is_hidden_on_its_own_with_its_windows_title():
+    # Issue 24: an app matching the pattern was kept (and sent) in clear when its window's
+    # title did not match.
+    pattern = re.compile(r"keepass|bank", re.IGNORECASE)
+    assert redact_window("KeePassXC", "Database.kdbx", pattern) == (EXCLUDED_TITLE, EXCLUDED_TITLE)
+    assert redact_window("bankr", "notes", pattern) == (EXCLUDED_TITLE, EXCLUDED_TITLE)
 
 
 def test_time_left_is_never_more_than_the_timebox_nor_negative():

@@ -124,6 +124,20 @@ def test_excluded_titles_reach_the_judge_as_no_title(make_controller, judge, not
     assert controller.snapshot().evidence.last.title == EXCLUDED_TITLE
 
 
+def test_an_excluded_app_never_reaches_the_judge_or_the_store(make_controller, judge, store):
+    controller = make_controller(
+        judge=judge, drift=SETTINGS, exclude_titles=re.compile("keepass", re.I)
+    )
+    controller.enter_planning()
+    cid = controller.start_manual_commitment(ACTION, "done", 30).id
+    controller.record_window("KeePassXC", "Database.kdbx")  # the title alone does not match
+    [call] = judge.wait_calls(1)
+    assert (call.app, call.title) == (EXCLUDED_TITLE, None)
+    last = controller.snapshot().evidence.last
+    assert (last.app, last.title) == (EXCLUDED_TITLE, EXCLUDED_TITLE)
+    assert "KeePass" not in repr(store.samples(cid)) and "kdbx" not in repr(store.samples(cid))
+
+
 def test_acknowledging_needs_a_banner_and_a_known_answer(guarded, judge, store):
     controller = guarded(drift=DriftSettings(timedelta(0), timedelta(0), 30))
     with pytest.raises(IllegalTransitionError):

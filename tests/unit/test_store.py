@@ -254,19 +254,22 @@ def test_the_schema_has_no_place_for_coach_state(sqlite_store, db_path):
     assert not {t for t, _ in columns if "coach" in t or "proposal" in t}
 
 
-def test_a_ready_proposal_leaves_no_trace_in_the_database(db_path):
+def test_a_proposal_is_kept_only_as_the_draft_and_the_draft_goes_with_planning(db_path):
+    # 0.4: what the user types (and the proposal that filled their fields) is the draft,
+    # kept through a restart while planning; nothing of it stays once planning ends.
     store = SQLiteStore(db_path)
     controller = Controller(store, FakeClock(), coach=FakeCoach())
     try:
         controller.enter_planning()
         controller.request_coach("a very particular intent xyzzy")
         wait_until(lambda: controller.snapshot().coach.status == "ready")
+        saved = store.load_draft()
+        assert "xyzzy" in saved and "Write the intro paragraph" in saved
+        controller.cancel_planning()
+        assert store.load_draft() is None
     finally:
         controller.shutdown()
         store.close()
-    raw = b"".join(p.read_bytes() for p in db_path.parent.glob("antidrift.sqlite3*"))
-    assert b"xyzzy" not in raw
-    assert b"Write the intro paragraph" not in raw  # the fake's proposal text
 
 
 # -- errors people can act on -------------------------------------------------------------------

@@ -20,16 +20,16 @@ def coach_line(make_app, controller, backend) -> str:
 @pytest.mark.parametrize(
     ("name", "env", "shown"),
     [
-        ("claude", {}, "coach: claude (haiku, low effort)"),
+        ("claude", {}, "Coach: claude (haiku, low effort)"),
         (
             "claude",
             {"ANTIDRIFT_AI_MODEL": "sonnet", "ANTIDRIFT_AI_EFFORT": "high"},
-            "coach: claude (sonnet, high effort)",
+            "Coach: claude (sonnet, high effort)",
         ),
         (
             "codex",
             {"ANTIDRIFT_AI_EFFORT": "default"},
-            "coach: codex (default model, default effort)",
+            "Coach: codex (default model, default effort)",
         ),
     ],
 )
@@ -39,5 +39,5 @@ def test_the_coach_line_shows_model_and_effort(make_app, controller, name, env, 
 
 def test_a_command_backend_shows_no_model_or_effort(make_app, controller):
     line = coach_line(make_app, controller, ai.CommandBackend("llm -m gpt-4o-mini"))
-    assert "coach: command" in line
-    assert "coach: command (" not in line and "effort" not in line
+    assert "Coach: command" in line
+    assert "Coach: command (" not in line and "effort" not in line

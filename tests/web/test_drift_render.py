@@ -43,7 +43,7 @@ def _drifting(controller, client, title="Cat <i>videos</i>"):
     controller.drift_tick()
 
 
-def test_the_banner_appears_with_two_answer_buttons_and_goes_on_answer(page):
+def test_the_banner_appears_with_its_answer_buttons_and_goes_on_answer(page):
     controller, client = page(DriftInfo(True, "claude"), drift=NOW)
     doc = parse(client.get("/").get_data(as_text=True))
     assert doc.by_id("drift") is None and doc.by_id("drift-guard") is not None
@@ -52,9 +52,13 @@ def test_the_banner_appears_with_two_answer_buttons_and_goes_on_answer(page):
     banner = parse(html).by_id("drift")
     assert banner is not None
     buttons = banner.find_all("button")
-    assert [b.text().strip() for b in buttons] == ["Back to it", "This is on task"]
-    assert [b.get("hx-post") for b in buttons] == ["/drift/ack", "/drift/ack"]
-    assert [json.loads(b.get("hx-vals"))["answer"] for b in buttons] == ["back", "on_task"]
+    assert [b.text().strip() for b in buttons] == [
+        "Back to it",
+        "This is on task",
+        "firefox is always on task",
+    ]
+    assert [b.get("hx-post") for b in buttons] == ["/drift/ack", "/drift/ack", "/rules"]
+    assert [json.loads(b.get("hx-vals"))["answer"] for b in buttons[:2]] == ["back", "on_task"]
     assert "Write the <b>intro</b>" in banner.text()  # the next action, as text
     assert "<i>videos" not in html and "<b>intro" not in html
     client.post("/drift/ack", data={"answer": "back"}, headers={"HX-Request": "true"})
@@ -64,14 +68,15 @@ def test_the_banner_appears_with_two_answer_buttons_and_goes_on_answer(page):
 def test_the_page_says_the_guard_is_on_which_cli_judges_and_that_titles_go_to_it(page):
     controller, client = page(DriftInfo(True, "codex", titles_excluded=True), drift=NOW)
     text = parse(client.get("/").get_data(as_text=True)).by_id("drift-guard").text()
-    assert "Drift guard on" in text and "codex" in text and "title" in text
-    assert "ANTIDRIFT_EVIDENCE_EXCLUDE" in text and "ANTIDRIFT_DRIFT=off" in text
+    assert "Drift guard on — codex checks each new window" in text
+    assert "private titles are never sent" in text and "ANTIDRIFT_" not in text
+    assert "Drift guard settings" in text  # a link to Settings, named for what it changes
 
 
 def test_the_page_says_when_the_guard_is_off(page):
-    controller, client = page(DriftInfo(False, why_off="ANTIDRIFT_DRIFT is off"))
+    controller, client = page(DriftInfo(False, why_off="turned off in Settings"))
     text = parse(client.get("/").get_data(as_text=True)).by_id("drift-guard").text()
-    assert "Drift guard off" in text and "ANTIDRIFT_DRIFT is off" in text
+    assert "Drift guard off — turned off in Settings" in text
     assert controller.snapshot().drift.status.value == "off"
 
 

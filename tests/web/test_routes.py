@@ -65,9 +65,17 @@ def test_state_while_locked_has_exactly_the_documented_keys(client):
 def test_state_while_planning_adds_an_idle_coach(client):
     to(client, "planning")
     body = state(client)
-    assert list(body) == ["runtime_state", "commitment", "evidence", "coach"]
+    assert list(body) == ["runtime_state", "commitment", "evidence", "coach", "draft"]
     assert body["commitment"] is None
     assert body["coach"] == {"status": "idle"}
+    assert body["draft"] == {
+        "intent": "",
+        "next_action": "",
+        "success_condition": "",
+        "timebox_minutes": "25",
+        "edited": [],
+        "task": None,
+    }
 
 
 def test_state_while_active_has_the_commitment_with_iso_times(client, clock):

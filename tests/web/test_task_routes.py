@@ -9,6 +9,7 @@ import pytest
 
 from antidrift.app import create_app
 from antidrift.bootstrap import Runtime
+from antidrift.session import Controller
 from antidrift.settings import Settings
 from antidrift.snapshot import CoachInfo
 from antidrift.tasks import Board, SourceError, Task
@@ -224,6 +225,88 @@ def test_picking_a_task_from_another_site_is_refused(client, sources):
     )
     assert response.status_code == 403
     assert state(client)["runtime_state"] == "locked" and sources[1].calls == 0
+
+
+# -- the pick is part of the planning draft --------------------------------------------------------
+
+
+def test_a_pick_sets_the_drafts_intent_and_keeps_the_plan_fields_typed(client):
+    client.post("/planning")
+    typed = {"intent": "something else", "next_action": "Ring them", "timebox_minutes": "15"}
+    client.post("/planning/draft", data=typed)
+    client.post("/planning", data={"task": key_of(client, "Call the bank")}, headers=HX)
+    draft = state(client)["draft"]
+    assert draft["intent"] == "Call the bank"  # the title replaces the rough intent
+    assert (draft["next_action"], draft["success_condition"], draft["timebox_minutes"]) == (
+        "Ring them",
+        "",
+        "15",
+    )
+    assert draft["edited"] == ["next_action", "timebox_minutes"]
+    assert draft["task"]["title"] == "Call the bank" and draft["task"]["source"] == "markdown"
+    page = parse(client.get("/").get_data(as_text=True))  # a reload shows the same form
+    assert page.by_id("intent").value() == "Call the bank"
+    assert page.by_id("next_action").value() == "Ring them"
+    assert "Call the bank" in page.by_id("task-pick").text()
+
+
+def test_the_picked_intent_box_keeps_saving_the_draft(client):
+    client.post("/planning")
+    response = client.post("/planning", data={"task": key_of(client, "Fix login")}, headers=HX)
+    (intent,) = parse(response.get_data(as_text=True)).elements
+    assert (intent.get("hx-post"), intent.get("hx-params")) == ("/planning/draft", "intent")
+    assert intent.get("hx-swap") == "none" and "input" in intent.get("hx-trigger")
+    page = parse(client.get("/").get_data(as_text=True))
+    assert page.by_id("intent").get("hx-post") == "/planning/draft"  # the same box on the page
+
+
+def test_typing_over_a_picked_title_keeps_the_task(client):
+    client.post("/planning", data={"task": key_of(client, "Call the bank")})
+    client.post("/planning/draft", data={"intent": "Call the bank about the loan"})
+    client.post("/commitment", json=PLAN)
+    assert state(client)["commitment"]["task"]["title"] == "Call the bank"
+
+
+def test_not_for_this_task_keeps_everything_typed(client):
+    client.post("/planning", data={"task": key_of(client, "Call the bank")})
+    client.post("/planning/draft", data={"intent": "my words", "success_condition": "Done"})
+    client.post("/planning", data={"task": ""}, headers=HX)
+    draft = state(client)["draft"]
+    assert (draft["intent"], draft["success_condition"]) == ("my words", "Done")
+    assert draft["task"] is None
+    assert parse(client.get("/").get_data(as_text=True)).by_id("task-pick").text().strip() == ""
+
+
+def test_a_restart_keeps_the_pick(client, store, clock, controller):
+    client.post("/planning", data={"task": key_of(client, "Fix login")})
+    client.post("/planning/draft", data={"next_action": "Reproduce it"})
+    controller.shutdown()
+    again = Controller(store, clock)  # a new process over the same store
+    try:
+        draft = again.snapshot().draft
+        assert again.snapshot().task == draft.task
+        assert (draft.intent, draft.next_action) == ("Fix login", "Reproduce it")
+        assert draft.task.key == "github:octo/app#7"
+        assert draft.task.url == "https://github.example/octo/app/7"
+        again.start_manual_commitment(*PLAN.values())
+        assert again.snapshot().commitment.task == draft.task
+    finally:
+        again.shutdown()
+
+
+def test_sharpen_keeps_the_pick(client, fake_coach):
+    client.post("/planning", data={"task": key_of(client, "Call the bank")})
+    client.post("/coach", data={"intent": "Call the bank"})
+    fake_coach.wait_calls(1)
+    assert state(client)["draft"]["task"]["title"] == "Call the bank"
+
+
+def test_again_plans_the_same_task_once_more(client):
+    cid = review_of(client, "Fix login")
+    client.post("/end", json={"outcome": "missed"})
+    assert client.post("/planning", data={"again": cid}).status_code == 200
+    draft = state(client)["draft"]
+    assert draft["next_action"] == PLAN["next_action"] and draft["task"]["id"] == "octo/app#7"
 
 
 # -- POST /tasks/writeback ------------------------------------------------------------------------

@@ -13,7 +13,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from ..errors import UnknownBackend
-from . import claude, codex, command
+from . import claude, codex, command, ollama, openai
 from .base import DEFAULT_EFFORT, MAX_ANSWER, Backend, Options, Tuning, schema_text, tuning_for
 
 
@@ -35,6 +35,8 @@ BACKENDS: dict[str, Entry] = {
     "claude": Entry(claude.build, installed),
     "codex": Entry(codex.build, installed),
     "command": Entry(command.build, installed),
+    "ollama": Entry(ollama.build, installed),
+    "openai": Entry(openai.build, installed),
 }
 DEFAULT = "claude"  # what an empty ANTIDRIFT_AI_BACKEND means
 

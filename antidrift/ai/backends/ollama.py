@@ -1,0 +1,84 @@
+"""ollama: a local model through Ollama's chat API, held to the answer's JSON schema, kept
+loaded between calls.
+
+Wire format relied on (Ollama's API reference, docs/api.md in github.com/ollama/ollama,
+"Generate a chat completion" and "Structured outputs"; design NOTES "Local models"):
+    POST <url>/api/chat {"model", "messages": [{"role": "user", "content"}], "stream": false,
+                         "format": <JSON schema>, "keep_alive": "30m", "options": {...}}
+    200 → {"model", "created_at", "message": {"role": "assistant", "content": "<answer>"},
+           "done": true, …};  404 → {"error": "model … not found"}
+Not installable here: tested against a loopback stand-in speaking exactly this."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from antidrift.process import CancelScope
+
+from ..errors import EmptyResponse, ServiceFailed, UnknownBackend
+from .base import Options, Tuning
+from .http import post_json
+
+DEFAULT_URL = "http://127.0.0.1:11434"  # Ollama's own default address
+KEEP_ALIVE = "30m"  # a judge call every few minutes finds the model still loaded
+
+
+class OllamaBackend:
+    """A model served by Ollama (ANTIDRIFT_AI_BACKEND=ollama; ANTIDRIFT_AI_MODEL required)."""
+
+    name = "ollama"
+    env_var = "ANTIDRIFT_AI_URL"
+
+    def __init__(self, model: str, url: str = DEFAULT_URL) -> None:
+        self.url = (url or DEFAULT_URL).rstrip("/")
+        self.tuning = Tuning(model, None)
+
+    def binary(self) -> str | None:
+        """Nothing on PATH: the server's address stands for it."""
+        return self.url
+
+    def version(self) -> str | None:
+        return None
+
+    def request(self, prompt: str, schema: Mapping[str, object] | None) -> dict[str, object]:
+        """The body of one chat call."""
+        body: dict[str, object] = {
+            "model": self.tuning.model,
+            "messages": [{"role": "user", "content": prompt}],
+            "stream": False,
+            "keep_alive": KEEP_ALIVE,
+            "options": {"temperature": 0},
+        }
+        if schema is not None:
+            body["format"] = dict(schema)
+        return body
+
+    def run(
+        self,
+        prompt: str,
+        *,
+        timeout: float,
+        scope: CancelScope | None = None,
+        schema: Mapping[str, object] | None = None,
+    ) -> str:
+        """One chat call; the answer is message.content."""
+        answer = post_json(
+            f"{self.url}/api/chat",
+            self.request(prompt, schema),
+            timeout=timeout,
+            scope=scope,
+            name=self.name,
+        )
+        message = answer.get("message") if isinstance(answer, dict) else None
+        content = message.get("content") if isinstance(message, dict) else None
+        if not isinstance(content, str):
+            raise ServiceFailed(self.name)
+        if not content.strip():
+            raise EmptyResponse()
+        return content.strip()
+
+
+def build(options: Options) -> OllamaBackend:
+    if not options.ai_model or options.ai_model == "default":
+        raise UnknownBackend("ANTIDRIFT_AI_BACKEND=ollama needs ANTIDRIFT_AI_MODEL")
+    return OllamaBackend(options.ai_model, options.ai_url or DEFAULT_URL)

@@ -1,0 +1,94 @@
+"""openai: any OpenAI-compatible server (llama.cpp's llama-server, LM Studio, vLLM) through
+its chat completions API, held to the answer's JSON schema.
+
+Wire format relied on (OpenAI API reference "Create chat completion" and the Structured
+Outputs guide; llama.cpp tools/server/README.md; design NOTES "Local models"):
+    POST <url>/chat/completions   Authorization: Bearer <key> (only when a key is set)
+    {"model" (left out when none is set), "messages": [{"role": "user", "content"}],
+     "response_format": {"type": "json_schema",
+                         "json_schema": {"name": "answer", "schema": {…}, "strict": true}},
+     "temperature": 0, "stream": false}
+    200 → {"choices": [{"message": {"role": "assistant", "content": "<answer>"}, …}], …}
+Not installable here: tested against a loopback stand-in speaking exactly this."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from antidrift.process import CancelScope
+
+from ..errors import EmptyResponse, ServiceFailed, UnknownBackend
+from .base import Options, Tuning
+from .http import post_json
+
+SCHEMA_NAME = "answer"
+
+
+class OpenAIBackend:
+    """An OpenAI-compatible server (ANTIDRIFT_AI_BACKEND=openai; ANTIDRIFT_AI_URL required)."""
+
+    name = "openai"
+    env_var = "ANTIDRIFT_AI_URL"
+
+    def __init__(self, url: str, model: str | None = None, key: str | None = None) -> None:
+        self.url = url.rstrip("/")
+        self.tuning = Tuning(model or None, None)
+        self._key = key or None  # never logged, never shown
+
+    def binary(self) -> str | None:
+        """Nothing on PATH: the server's address stands for it."""
+        return self.url
+
+    def version(self) -> str | None:
+        return None
+
+    def request(self, prompt: str, schema: Mapping[str, object] | None) -> dict[str, object]:
+        """The body of one chat completion."""
+        body: dict[str, object] = {
+            "messages": [{"role": "user", "content": prompt}],
+            "temperature": 0,
+            "stream": False,
+        }
+        if self.tuning.model:
+            body["model"] = self.tuning.model
+        if schema is not None:
+            body["response_format"] = {
+                "type": "json_schema",
+                "json_schema": {"name": SCHEMA_NAME, "schema": dict(schema), "strict": True},
+            }
+        return body
+
+    def run(
+        self,
+        prompt: str,
+        *,
+        timeout: float,
+        scope: CancelScope | None = None,
+        schema: Mapping[str, object] | None = None,
+    ) -> str:
+        """One chat completion; the answer is choices[0].message.content."""
+        headers = {"Authorization": f"Bearer {self._key}"} if self._key else {}
+        answer = post_json(
+            f"{self.url}/chat/completions",
+            self.request(prompt, schema),
+            timeout=timeout,
+            scope=scope,
+            headers=headers,
+            name=self.name,
+        )
+        choices = answer.get("choices") if isinstance(answer, dict) else None
+        first = choices[0] if isinstance(choices, list) and choices else None
+        message = first.get("message") if isinstance(first, dict) else None
+        content = message.get("content") if isinstance(message, dict) else None
+        if content is not None and not isinstance(content, str):
+            raise ServiceFailed(self.name)
+        if not content or not content.strip():
+            raise EmptyResponse()
+        return content.strip()
+
+
+def build(options: Options) -> OpenAIBackend:
+    if not options.ai_url:
+        raise UnknownBackend("ANTIDRIFT_AI_BACKEND=openai needs ANTIDRIFT_AI_URL")
+    model = options.ai_model if options.ai_model not in ("", "default") else None
+    return OpenAIBackend(options.ai_url, model, options.ai_key)

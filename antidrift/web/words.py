@@ -1,0 +1,57 @@
+"""What the main views say in words: errors without variable names, and today's summary."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from datetime import datetime
+
+from antidrift.domain import Commitment, Outcome
+from antidrift.insights import actual_secs
+from antidrift.settings import SETTINGS
+from antidrift.snapshot import CoachInfo, DriftInfo
+
+# "…, or set <the claude variable>", "fix <the command variable> (…)": the views name no
+# variable (the settings table lists them all); they point to the Settings page, which does.
+_VARIABLE = re.compile(
+    r"(?:,? or )?\b(?:set |fix |unset )?`?(?:"
+    + "|".join(re.escape(s.variable) for s in SETTINGS)
+    + r")(?:=\S+)?`?(?: \([^)]*\))?"
+)
+
+
+def in_words(text: str | None) -> str | None:
+    """An error or reason as the main views say it: no variable names, a capital first."""
+    if not text:
+        return text
+    if _VARIABLE.search(text):
+        text = _VARIABLE.sub("", text).rstrip(" ,—-") + " (see Settings)"
+    return text[:1].upper() + text[1:]
+
+
+TODAY_LOOKS_AT = 200  # the newest entries read for today's summary (more is not a day)
+
+
+@dataclass(frozen=True)
+class Today:
+    """The locked view's line on today: commitments ended, how many met, minutes focused."""
+
+    count: int = 0
+    met: int = 0
+    minutes: int = 0
+
+    @classmethod
+    def of(cls, history: list[Commitment], now: datetime) -> Today:
+        day = now.astimezone().date()
+        done = [c for c in history if c.ended_at and c.ended_at.astimezone().date() == day]
+        secs = sum(actual_secs(c.started_at, c.ended_at, c.deadline) for c in done)
+        met = sum(1 for c in done if c.outcome is Outcome.MET)
+        return cls(len(done), met, round(secs / 60))
+
+
+def drift_said(drift: DriftInfo, found: bool | None, coach: CoachInfo) -> DriftInfo:
+    """The guard as the page says it: not "on" beside a judge that is not installed (the
+    judge is the coach's CLI, looked up while planning)."""
+    if drift.on and found is False and coach.backend is not None:
+        return DriftInfo(False, drift.cli, f"{drift.cli} is not installed")
+    return drift

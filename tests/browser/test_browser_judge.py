@@ -1,0 +1,163 @@
+"""The 0.4 judge end to end in Chromium, with a scripted judge (the fake claude) behind a real
+server: "always on task" from the banner is a rule the next titles follow with no call; an
+unclear window never nudges; a site that retitles itself nudges within the grace + 2 s of the
+first switch although each title's own verdict is slow; the review shows what was sent.
+Screenshots of the banner, the rules page and the review's verdicts (light/dark, both sizes)."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterator
+
+import pytest
+
+from tests.support.browser import App
+from tests.support.fake_judge import drift_server
+
+ACTION = "Write the intro paragraph of the quarterly report"
+GRACE = 3
+SIZES = {"desktop": (1280, 800), "phone": (390, 844)}
+
+
+@pytest.fixture(scope="module")
+def app(tmp_path_factory, _chromium_available) -> Iterator[App]:
+    tmp = tmp_path_factory.mktemp("browser-judge")
+    server, fake, notifier = drift_server(
+        tmp, ANTIDRIFT_DRIFT_GRACE=str(GRACE), ANTIDRIFT_DRIFT_COOLDOWN="1"
+    )
+    server.start()
+    app = App(server, fake, tmp)
+    app.notifier = notifier
+    try:
+        yield app
+    finally:
+        server.stop()
+
+
+def _window(app: App, name: str, title: str) -> None:
+    assert app.server.post("/evidence/window", {"app": name, "title": title})[0] == 202
+
+
+def _nudges(app: App) -> int:
+    return len([c for c in app.notifier.calls() if any("Drifting" in a for a in c)])
+
+
+def _snap_all(browser, app: App, ui, name: str, path: str = "/", open_details: bool = False):
+    for size, (width, height) in SIZES.items():
+        for scheme in ("light", "dark"):
+            context = browser.new_context(
+                viewport={"width": width, "height": height}, color_scheme=scheme
+            )
+            try:
+                page = context.new_page()
+                page.goto(app.base + path)
+                page.wait_for_load_state("networkidle")
+                if open_details:
+                    page.locator("details.verdicts summary").click()
+                assert ui.sideways_scroll(page) <= 0, f"{name} scrolls sideways at {width} px"
+                ui.snap(page, f"{name}-{size}-{scheme}")
+            finally:
+                context.close()
+
+
+def test_rules_unclear_and_churn_in_the_browser(app, page, watch, ui, browser):
+    expect = ui.expect
+    app.fake.configure(off=("youtube", "steam"), unclear=["slack"])  # after the reset
+    app.server.post("/planning")
+    status, _ = app.server.post(
+        "/commitment",
+        {"next_action": ACTION, "success_condition": "Three paragraphs", "timebox_minutes": 45},
+    )
+    assert status == 200
+    page.reload()
+    guard = page.locator("#drift-guard")
+    banner = page.locator("#drift")
+    _window(app, "code", "intro.md — report")
+    expect(guard).to_have_attribute("data-status", "on_task")
+
+    # The rule from the banner: "firefox is always on task" answers for every firefox title.
+    _window(app, "firefox", "Cat videos — YouTube")
+    expect(banner).to_be_visible(timeout=GRACE * 1000 + 5000)
+    _snap_all(browser, app, ui, "judge-banner")
+    page.get_by_role("button", name="firefox is always on task").click()
+    expect(banner).to_have_count(0)
+    expect(guard).to_have_attribute("data-status", "on_task")
+    expect(page.locator("#active-message")).to_contain_text(
+        "From now on, firefox is always on task"
+    )
+    assert [r["app"] for r in app.server.get("/rules")] == ["firefox"]
+    judged = len(app.fake.judge_prompts())
+    _window(app, "firefox", "Dog videos — YouTube")
+    app.server.ticks(GRACE + 2)
+    expect(guard).to_have_attribute("data-status", "on_task")
+    assert len(app.fake.judge_prompts()) == judged, "a rule decides with no judge call"
+    assert _nudges(app) == 1
+
+    # Unclear: shown as such, never a nudge however long it keeps focus.
+    _window(app, "slack", "#general — Slack")
+    expect(guard).to_have_attribute("data-status", "unclear")
+    expect(guard).to_contain_text("Unclear")
+    app.server.ticks(GRACE + 3)
+    expect(banner).to_have_count(0)
+    assert _nudges(app) == 1
+
+    # Churn: steam is found off task once; later, with a slow judge, every new title of it
+    # still counts as off task at once, and the grace runs from the first switch.
+    _window(app, "steam", "Store — Steam")
+    expect(guard).to_have_attribute("data-status", "drifting")
+    _window(app, "code", "intro.md — report")
+    expect(guard).to_have_attribute("data-status", "on_task")
+    app.fake.configure(off=("youtube", "steam"), unclear=["slack"], delay=30)
+    switched = time.monotonic()
+    for n in range(1, 40):
+        _window(app, "steam", f"Trailer {n} — Steam")
+        if banner.count():
+            break
+        page.wait_for_timeout(400)
+    expect(banner).to_be_visible(timeout=1000)
+    took = time.monotonic() - switched
+    assert took <= GRACE + 2, f"the nudge came {took:.1f} s after the first switch"
+    expect(banner).to_contain_text("already found off task")
+    app.fake.configure(off=("youtube", "steam"), unclear=["slack"])
+    page.get_by_role("button", name="Back to it").click()
+    expect(banner).to_have_count(0)
+    _window(app, "code", "intro.md — report")
+
+    # The review: what decided each window, and what went where.
+    page.get_by_role("button", name="Finish").click()
+    review = page.locator(".drift-review")
+    expect(review).to_contain_text("unclear (the judge could not tell")
+    page.locator("details.verdicts summary").click()
+    verdicts = page.locator(".verdict-list")
+    expect(verdicts).to_contain_text("Sent to claude (haiku): the app “code” and the title")
+    expect(verdicts).to_contain_text("decided by your rule: firefox is always on task")
+    expect(verdicts).to_contain_text("Nothing was sent for this title")
+    expect(verdicts).to_contain_text("No answer came back")
+    _snap_all(browser, app, ui, "judge-review", open_details=True)
+    _snap_all(browser, app, ui, "judge-rules", path="/rules")
+    checked = browser.new_context(bypass_csp=True)  # axe is injected as a script
+    try:
+        _axe_on_review_and_rules(app, ui, checked.new_page())
+    finally:
+        checked.close()
+    assert watch.errors == [] and watch.csp_violations() == []
+
+
+def _axe_on_review_and_rules(app: App, ui, page) -> None:
+    expect = ui.expect
+    page.goto(app.base + "/")
+    page.locator("details.verdicts summary").click()
+    assert ui.axe_problems(page) == []
+    page.goto(app.base + "/rules")
+    page.get_by_role("button", name="Add rule").click()  # nothing typed: refused in place
+    expect(page.locator("#rule-app")).to_have_attribute("aria-invalid", "true")
+    expect(page.locator("#rules-message")).to_contain_text("Name the app")
+    assert ui.axe_problems(page) == []
+    page.locator("#rule-app").fill("steam")
+    page.locator("#rule-off").check()
+    page.get_by_role("button", name="Add rule").click()
+    expect(page.locator("#rules-message")).to_contain_text("From now on, steam is always off task")
+    expect(page.locator("#rule-app")).to_have_value("")
+    page.get_by_role("button", name="Remove the rule for steam").click()
+    expect(page.locator(".rule-list")).not_to_contain_text("steam")
+    assert [r["app"] for r in app.server.get("/rules")] == ["firefox"]

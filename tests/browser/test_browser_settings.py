@@ -1,0 +1,85 @@
+"""The Settings page in a real Chromium: a change saved by clicking and shown after a reload,
+a setting the environment gives shown locked with its variable, a refused value marked in
+place; desktop and phone, light and dark, axe-core, and a focus ring on every control."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+pytestmark = pytest.mark.browser
+
+SIZES = {"desktop": (1280, 800), "phone": (390, 844)}
+
+
+def test_a_change_is_saved_by_clicking_and_the_environment_wins(page, app, ui):
+    page.goto(app.base + "/settings")
+    ui.expect(page.get_by_role("heading", name="How AntiDrift works for you")).to_be_visible()
+    # The module's server sets the AI backend in its environment: locked, its variable named.
+    backend = page.locator("#set-ai_backend")
+    ui.expect(backend).to_be_disabled()
+    ui.expect(page.get_by_text("Set by ANTIDRIFT_AI_BACKEND", exact=False)).to_be_visible()
+    page.locator("#set-drift_grace").fill("75")
+    page.get_by_role("button", name="Save settings").click()
+    ui.expect(page.locator("#settings-message")).to_contain_text("Saved")
+    # Focus lands on the confirmation, not on the page's top.
+    assert page.evaluate("() => document.activeElement.id") == "settings-message"
+    page.reload()
+    ui.expect(page.locator("#set-drift_grace")).to_have_value("75")
+    saved = json.loads((app.server.data_dir / "settings.json").read_text())
+    assert saved["drift_grace"] == 75
+    described = page.request.get(app.base + "/settings.json").json()
+    assert described["drift_grace"] == {"value": 75, "source": "saved"}
+    assert described["ai_backend"]["source"] == "environment"
+
+
+def test_a_refused_value_is_marked_in_place_and_nothing_is_saved(page, app, ui):
+    page.goto(app.base + "/settings")
+    before = page.request.get(app.base + "/settings.json").json()
+    page.locator("#set-enforce_after").fill("9999")
+    page.get_by_role("button", name="Save settings").click()
+    ui.expect(page.locator("#settings-message")).to_contain_text("enforce_after")
+    ui.expect(page.locator("#set-enforce_after")).to_have_attribute("aria-invalid", "true")
+    assert page.evaluate("() => document.activeElement.id") == "settings-message"
+    assert page.request.get(app.base + "/settings.json").json() == before
+
+
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+@pytest.mark.parametrize("size", list(SIZES))
+def test_settings_fits_every_screen_is_accessible_and_shows_focus(browser, app, ui, size, scheme):
+    width, height = SIZES[size]
+    context = browser.new_context(
+        viewport={"width": width, "height": height}, color_scheme=scheme, bypass_csp=True
+    )
+    try:
+        page = context.new_page()
+        page.goto(app.base + "/settings")
+        ui.expect(page.get_by_role("heading", name="How AntiDrift works for you")).to_be_visible()
+        assert ui.axe_problems(page) == []
+        assert ui.sideways_scroll(page) == 0
+        # Every enabled control shows a ring of at least 2 px when reached by keyboard.
+        ids = page.evaluate(
+            "() => [...document.querySelectorAll('#settings input:not([disabled]),"
+            " #settings select:not([disabled]), #settings button')].map(e => e.id || e.name"
+            " || e.textContent.trim())"
+        )
+        assert len(ids) >= 10
+        page.locator("body").click(position={"x": 1, "y": 1})
+        rings = []
+        for _ in range(len(ids) + 3):
+            page.keyboard.press("Tab")
+            ring = page.evaluate(
+                "() => { const e = document.activeElement; if (!e.closest('#settings form'))"
+                " return null; const s = getComputedStyle(e); return [e.id || e.textContent,"
+                " s.outlineStyle, parseFloat(s.outlineWidth)]; }"
+            )
+            if ring:
+                rings.append(ring)
+        assert rings, "no control of the form was reached by Tab"
+        thin = [r for r in rings if r[1] == "none" or r[2] < 2]
+        assert thin == [], thin
+        page.get_by_role("heading", name="How AntiDrift works for you").focus()
+        ui.snap(page, f"settings-{size}-{scheme}")
+    finally:
+        context.close()

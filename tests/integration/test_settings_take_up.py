@@ -1,0 +1,65 @@
+"""A change saved on the Settings page is taken up by the running server without a restart:
+a new coach and drift guard (from the next commitment), the private-title pattern, the page."""
+
+from __future__ import annotations
+
+from antidrift import bootstrap
+from antidrift.app import create_app
+from antidrift.settings import load
+
+HOST = {"Host": "127.0.0.1:7717", "Origin": "http://127.0.0.1:7717"}
+PLAN = {"next_action": "Write the intro", "success_condition": "Two pages", "timebox_minutes": 25}
+
+
+def serve(tmp_path, fake_bin, env):
+    settings = load({"PATH": str(fake_bin.dir), **env}, data_dir=tmp_path / "data")
+    runtime = bootstrap.build_runtime(settings)
+    app = create_app(settings, runtime=runtime)
+    app.config.update(TESTING=True)
+    return app, runtime
+
+
+def test_the_drift_guard_turned_off_on_the_page_is_off_for_the_next_commitment(tmp_path, fake_bin):
+    app, runtime = serve(tmp_path, fake_bin, {"ANTIDRIFT_WINDOW_SOURCE": "off"})
+    try:
+        client = app.test_client()
+        assert runtime.drift_info.on
+        client.post("/planning", headers=HOST)
+        client.post("/commitment", json=PLAN, headers=HOST)
+        assert client.get("/state").get_json()["drift"]["status"] != "off"
+        answer = client.post("/settings", json={"drift": "off"}, headers=HOST)
+        assert answer.status_code == 200, answer.get_data(as_text=True)
+        assert not runtime.drift_info.on
+        assert app.extensions["antidrift.views"].drift.on is False
+        # The running commitment keeps the guard it began with; the next one has none.
+        assert client.get("/state").get_json()["drift"]["status"] != "off"
+        client.post("/finish", headers=HOST)
+        client.post("/end", json={"outcome": "met"}, headers=HOST)
+        client.post("/planning", headers=HOST)
+        client.post("/commitment", json=PLAN, headers=HOST)
+        assert client.get("/state").get_json()["drift"]["status"] == "off"
+    finally:
+        runtime.stop()
+
+
+def test_a_new_backend_and_private_titles_apply_without_a_restart(tmp_path, fake_bin):
+    app, runtime = serve(tmp_path, fake_bin, {"ANTIDRIFT_WINDOW_SOURCE": "off"})
+    try:
+        client = app.test_client()
+        assert runtime.coach_info.name == "claude"
+        answer = client.post(
+            "/settings", json={"ai_backend": "codex", "evidence_exclude": "bank"}, headers=HOST
+        )
+        assert answer.status_code == 200, answer.get_data(as_text=True)
+        assert runtime.coach_info.name == "codex"
+        assert app.extensions["antidrift.views"].coach.name == "codex"
+        client.post("/planning", headers=HOST)
+        client.post("/commitment", json=PLAN, headers=HOST)
+        seen = client.post(
+            "/evidence/window", json={"app": "firefox", "title": "My bank balance"}, headers=HOST
+        )
+        assert seen.status_code == 202, seen.get_data(as_text=True)
+        state = client.get("/state").get_json()
+        assert "bank" not in str(state), state
+    finally:
+        runtime.stop()

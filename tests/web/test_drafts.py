@@ -1,0 +1,182 @@
+"""Typing is never lost (0.4): POST /planning/draft keeps the planning form as typed, through
+a reload and a restart; a proposal fills only the fields the user left alone since Sharpen
+and offers itself beside the others (suggest-<field>, POST /coach/use)."""
+
+from __future__ import annotations
+
+import pytest
+
+from antidrift.ai import Proposal
+from antidrift.domain import RuntimeState
+from antidrift.session import Controller
+from tests.fakes import FakeCoach, wait_until
+from tests.support.html import parse, top_level
+from tests.support.web import HX, PLAN, state, to
+
+PROPOSAL = Proposal("Outline the report", "Five headings agreed", 40)
+
+
+@pytest.fixture
+def gated(make_controller, make_app):
+    """A client whose coach waits until the test releases it (a slow Sharpen)."""
+    coach = FakeCoach(PROPOSAL, gated=True)
+    controller = make_controller(coach)
+    return make_app(controller, coach).test_client(), coach, controller
+
+
+def field_value(html: str, name: str) -> str:
+    node = parse(html).by_id(name)
+    return node.value() or ""
+
+
+def test_a_draft_is_saved_partially_and_the_planning_view_renders_it(client):
+    to(client, "planning")
+    assert client.post("/planning/draft", data={"next_action": "Write the "}).status_code == 200
+    assert client.post("/planning/draft", json={"timebox_minutes": 35}).status_code == 200
+    draft = state(client)["draft"]
+    assert draft["next_action"] == "Write the " and draft["timebox_minutes"] == "35"
+    assert draft["intent"] == "" and draft["success_condition"] == ""
+    page = client.get("/").get_data(as_text=True)
+    assert field_value(page, "next_action") == "Write the "
+    assert field_value(page, "timebox_minutes") == "35"
+
+
+def test_the_page_answers_a_draft_with_nothing_to_swap(client):
+    to(client, "planning")
+    response = client.post("/planning/draft", data={"intent": "the report"}, headers=HX)
+    assert response.status_code == 204 and response.get_data() == b""
+    assert 'value="the report"' in client.get("/").get_data(as_text=True)
+
+
+@pytest.mark.parametrize("target", ["locked", "active", "review"])
+def test_a_draft_outside_planning_is_409_and_changes_nothing(client, store, target):
+    to(client, target)
+    before = store.draft
+    response = client.post("/planning/draft", data={"next_action": "x"})
+    assert response.status_code == 409
+    assert store.draft == before and "draft" not in state(client)
+
+
+@pytest.mark.parametrize(
+    "data",
+    [
+        {"timebox_minutes": "0"},
+        {"timebox_minutes": "481"},
+        {"timebox_minutes": "ten"},
+        {"next_action": "x" * 501},
+        {"success_condition": "a\x00b"},
+        {"intent": "y" * 2001},
+        {},
+        {"unknown": "field"},
+    ],
+)
+def test_a_draft_out_of_bounds_is_400_and_nothing_is_saved(client, store, data):
+    to(client, "planning")
+    client.post("/planning/draft", data={"next_action": "kept"})
+    saved = store.draft
+    response = client.post("/planning/draft", json=data)
+    assert response.status_code == 400
+    assert response.get_json()["error"]
+    assert store.draft == saved
+    assert state(client)["draft"]["next_action"] == "kept"
+
+
+def test_an_empty_minutes_field_is_a_draft_in_progress(client):
+    to(client, "planning")
+    assert client.post("/planning/draft", data={"timebox_minutes": ""}).status_code == 200
+    assert state(client)["draft"]["timebox_minutes"] == ""
+
+
+def test_a_restart_keeps_the_draft(client, store, clock):
+    to(client, "planning")
+    client.post("/planning/draft", data={"intent": "the quarterly", "next_action": "Plan it"})
+    again = Controller(store, clock)  # a new process over the same store
+    try:
+        draft = again.snapshot().draft
+        assert (draft.intent, draft.next_action) == ("the quarterly", "Plan it")
+    finally:
+        again.shutdown()
+
+
+def test_a_new_planning_starts_from_an_empty_draft(client, store):
+    to(client, "planning")
+    client.post("/planning/draft", data={"next_action": "old words"})
+    client.post("/planning/cancel")
+    assert store.draft is None
+    client.post("/planning")
+    assert state(client)["draft"]["next_action"] == ""
+
+
+def test_starting_the_commitment_clears_the_draft(client, store):
+    to(client, "planning")
+    client.post("/planning/draft", data={"next_action": "Write the intro"})
+    assert client.post("/commitment", data=PLAN).status_code == 200
+    assert store.draft is None
+
+
+def test_a_proposal_fills_untouched_fields_and_keeps_the_edited_one(gated):
+    client, coach, controller = gated
+    to(client, "planning")
+    client.post("/coach", data={"intent": "the report"})
+    coach.wait_calls(1)
+    # The user types in Next action while the coach thinks.
+    client.post("/planning/draft", data={"next_action": "My own words"})
+    coach.release()
+    wait_until(lambda: state(client)["coach"]["status"] == "ready")
+    draft = state(client)["draft"]
+    assert draft["next_action"] == "My own words", "the proposal overwrote the typing"
+    assert draft["success_condition"] == "Five headings agreed"
+    assert draft["timebox_minutes"] == "40"
+    page = client.get("/").get_data(as_text=True)
+    assert field_value(page, "next_action") == "My own words"
+    suggestion = parse(page).by_id("suggest-next_action")
+    assert "hidden" not in suggestion.attrs
+    assert "Outline the report" in suggestion.text()
+    # The untouched fields take the proposal and offer nothing beside them.
+    assert "hidden" in parse(page).by_id("suggest-success_condition").attrs
+    assert "hidden" in parse(page).by_id("suggest-timebox_minutes").attrs
+
+
+def test_use_puts_the_proposal_into_the_field_and_the_suggestion_goes(gated):
+    client, coach, controller = gated
+    to(client, "planning")
+    client.post("/coach", data={"intent": "the report"})
+    coach.wait_calls(1)
+    client.post("/planning/draft", data={"timebox_minutes": "15"})
+    coach.release()
+    wait_until(lambda: state(client)["coach"]["status"] == "ready")
+    assert state(client)["draft"]["timebox_minutes"] == "15"
+    response = client.post("/coach/use", data={"field": "timebox_minutes"}, headers=HX)
+    assert response.status_code == 200
+    [node] = top_level(response.get_data(as_text=True))
+    assert node.id == "timebox_minutes" and node.value() == "40"
+    assert node.get("hx-swap-oob") == "true" and "autofocus" in node.attrs
+    assert state(client)["draft"]["timebox_minutes"] == "40"
+    page = client.get("/").get_data(as_text=True)
+    assert "hidden" in parse(page).by_id("suggest-timebox_minutes").attrs
+
+
+def test_an_edit_before_sharpen_is_open_to_the_proposal(gated):
+    client, coach, controller = gated
+    to(client, "planning")
+    client.post("/planning/draft", data={"next_action": "typed before"})
+    client.post("/coach", data={"intent": "the report"})
+    coach.release()
+    wait_until(lambda: state(client)["coach"]["status"] == "ready")
+    assert state(client)["draft"]["next_action"] == "Outline the report"
+
+
+@pytest.mark.parametrize(
+    ("data", "status"),
+    [({"field": "timebox_minutes"}, 409), ({"field": "intent"}, 400), ({}, 400)],
+)
+def test_use_without_a_proposal_or_a_plan_field_is_refused(client, data, status):
+    to(client, "planning")
+    client.post("/planning/draft", data={"timebox_minutes": "15"})
+    assert client.post("/coach/use", data=data).status_code == status
+    assert state(client)["draft"]["timebox_minutes"] == "15"
+
+
+def test_use_outside_planning_is_409(client):
+    assert client.post("/coach/use", data={"field": "next_action"}).status_code == 409
+    assert state(client)["runtime_state"] == RuntimeState.LOCKED.value
