@@ -7,17 +7,8 @@ from datetime import datetime
 
 from jinja2 import Environment
 
-from antidrift.web.views import (
-    CoachWidget,
-    Draft,
-    Listing,
-    PageModel,
-    RulesView,
-    Shows,
-    Widget,
-    clock_text,
-    family,
-)
+from antidrift.web.views import Listing, PageModel, RulesView, Shows
+from antidrift.web.widgets import CoachWidget, Widget, clock_text, family
 
 __all__ = ["Renderer", "clock_text", "duration_text", "local_date", "local_time"]
 
@@ -43,7 +34,7 @@ def local_date(value: datetime | None) -> str:
 class Renderer:
     """Turns view models into HTML; the same partial serves page, response and push.
 
-    Pure: it takes data (antidrift.web.views) and returns HTML; it reads nothing else.
+    Pure: it takes data (antidrift.web.views, widgets) and returns HTML; it reads nothing else.
     """
 
     def __init__(self, env: Environment) -> None:
@@ -100,7 +91,7 @@ class Renderer:
         """The planning view's list of open tasks (loaded after the view, never pushed)."""
         return self._render("_tasks.html", listing=listing)
 
-    def intent(self, draft: Draft) -> str:
+    def intent(self, draft: object) -> str:
         """The rough-intent box holding a picked task's title (swapped out of band)."""
         return self._render("_input_intent.html", draft=draft, oob=True)
 

@@ -13,7 +13,7 @@ from flask import Blueprint, current_app, jsonify, redirect, request
 from antidrift.domain import NotFound, ValidationError, whole_number
 from antidrift.verdicts import Rule
 from antidrift.web.requests import HTML, from_htmx, payload, reads, standing_rules, wants_html
-from antidrift.web.rules_view import RulesForm, RulesView
+from antidrift.web.views import RulesForm, RulesView
 
 bp = Blueprint("rules", __name__)
 
