@@ -8,7 +8,7 @@ from urllib.parse import urlencode
 
 from flask import Blueprint, Response, current_app, jsonify, redirect, request
 
-from antidrift.domain import Commitment, NotFound, ValidationError, whole_number
+from antidrift.domain import Commitment, NotFound, RuntimeState, ValidationError, whole_number
 from antidrift.ports import EXPORT_COLUMNS
 from antidrift.web import export, insights_view
 from antidrift.web.projection import history_json
@@ -81,7 +81,7 @@ def correct(cid: str):
 @bp.post("/history/<cid>/delete")
 def delete(cid: str):
     corrections().remove(cid)
-    return _changed({"deleted": cid})
+    return _changed({"deleted": cid}, removed=True)
 
 
 @bp.get("/history/<cid>/delete")
@@ -107,7 +107,21 @@ def _insights_page(view: insights_view.InsightsView) -> str:
     # What each entry's task source offers to record (the entries that served a task).
     views = current_app.extensions["antidrift.views"]
     offers = views.tasks.offers((e.commitment.id, e.commitment.task) for e in view.entries)
-    return _render("insights.html", view=view, offers=offers)
+    return _render(
+        "insights.html",
+        view=view,
+        offers=offers,
+        removed=request.args.get("removed") == "1",
+        back_to=BACK_TO.get(controller().snapshot().state, "AntiDrift"),
+    )
+
+
+# The way back from Insights names what is there: a commitment only while there is one.
+BACK_TO = {
+    RuntimeState.ACTIVE: "your commitment",
+    RuntimeState.REVIEW: "your commitment",
+    RuntimeState.PLANNING: "planning",
+}
 
 
 def _insights(before: str | None) -> insights_view.InsightsView:
@@ -148,9 +162,12 @@ def _back(value: object) -> str:
     return value if isinstance(value, str) and _BACK.fullmatch(value) else "/insights"
 
 
-def _changed(body: dict[str, object]):
-    """htmx follows HX-Redirect; a plain browser form gets a 303 back; API clients JSON."""
+def _changed(body: dict[str, object], *, removed: bool = False):
+    """htmx follows HX-Redirect; a plain browser form gets a 303 back; API clients JSON.
+    After a removal the page it returns to says so (and takes the focus: ?removed=1)."""
     back = _back(request.form.get("back"))
+    if removed:
+        back += ("&" if "?" in back else "?") + "removed=1"
     if from_htmx():
         return "", 200, {"HX-Redirect": back, **HTML}
     if wants_html():

@@ -195,7 +195,8 @@ def test_removal_needs_a_confirmation_page_then_a_post(client, store):
     response = client.post(
         "/history/c0001/delete", data={"back": "/insights"}, headers=BROWSER_FORM
     )
-    assert response.status_code == 303 and response.headers["Location"] == "/insights"
+    assert response.status_code == 303
+    assert response.headers["Location"] == "/insights?removed=1"  # the page says it was removed
     assert [r["id"] for r in client.get("/history").get_json()] == ["c0000"]
 
 
@@ -265,7 +266,7 @@ def test_planning_shows_how_long_plans_really_take_once_three_have_ended(
     client.post("/planning")
     html = client.get("/").get_data(as_text=True)
     assert ('id="calibration"' in html) is shown
-    assert ("Your 30-minute plans took 21 on average." in html) is shown
+    assert ("Your 30-minute plans took 21 minutes on average." in html) is shown
 
 
 def test_insights_entries_show_the_drift_guards_figures_where_it_judged(client, store):

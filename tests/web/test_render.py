@@ -344,7 +344,7 @@ def test_history_shows_time_spent(client, clock):
     client.post("/finish")
     client.post("/end", data={"outcome": "missed"})
     item = page(client).find_all("li")[0]
-    assert "12 min spent" in item.text() and "20 min planned" in item.text()
+    assert "12 min taken" in item.text() and "20 min planned" in item.text()
 
 
 def test_a_missing_command_cli_points_to_settings_and_names_no_variable(
