@@ -100,7 +100,7 @@ def _drive(controller, coach: FakeCoach, clock, step: str) -> None:
     elif step == "pending":
         coach.gated = True
         calls = len(coach.calls)
-        controller.request_coach("write")
+        controller.coaching.request("write")
         coach.wait_calls(calls + 1)
         clock.advance(3)
     elif step == "ready":
@@ -108,7 +108,7 @@ def _drive(controller, coach: FakeCoach, clock, step: str) -> None:
         wait_until(lambda: controller.snapshot().coach.status == "ready")
     elif step == "error":
         coach.enqueue(CoachError("the coach took too long"))
-        controller.request_coach("again")
+        controller.coaching.request("again")
         wait_until(lambda: controller.snapshot().coach.status == "error")
     elif step == "active":
         controller.start_manual_commitment("Write", "Done", "20")
