@@ -7,7 +7,7 @@ from datetime import datetime
 
 from jinja2 import Environment
 
-from antidrift.web.views import PageModel, RulesView, Shows
+from antidrift.web.views import Listing, PageModel, RulesView, Shows
 from antidrift.web.widgets import CoachWidget, Widget, clock_text, family
 
 __all__ = ["Renderer", "clock_text", "duration_text", "local_date", "local_time"]
@@ -90,3 +90,15 @@ class Renderer:
     def rules_page(self, view: RulesView) -> str:
         """The standing rules on a page of their own (GET /rules from a browser)."""
         return self._render("rules.html", **view.context())
+
+    def tasks(self, listing: Listing) -> str:
+        """The planning view's list of open tasks (loaded after the view, never pushed)."""
+        return self._render("_tasks.html", listing=listing)
+
+    def intent(self, draft: object) -> str:
+        """The rough-intent box holding a picked task's title (swapped out of band)."""
+        return self._render("_input_intent.html", draft=draft, oob=True)
+
+    def writeback_result(self, said: str) -> str:
+        """The line that says what a write-back recorded."""
+        return self._render("_writeback_result.html", message=said)

@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import ClassVar
 
-from antidrift.domain import Commitment, Health, Plan, RuntimeState, clock_text
+from antidrift.domain import Commitment, Health, Plan, RuntimeState, TaskRef, clock_text
 from antidrift.drafts import Draft, proposed_value
 from antidrift.drift import DriftStatus, Episode
 from antidrift.snapshot import CoachStatus, CoachView, DriftInfo, Snapshot
@@ -180,6 +180,14 @@ class DriftGuardWidget(Widget):
     banner: Episode | None
     next_action: str  # the banner names it
     info: DriftInfo
+
+
+@dataclass(frozen=True)
+class TaskPick(Widget):
+    """Planning: the task from the user's list the next commitment will serve (id="task-pick")."""
+
+    name = "task_pick"
+    task: TaskRef | None
 
 
 @dataclass(frozen=True)
