@@ -76,6 +76,12 @@ class Renderer:
         typed = {k: v if isinstance(v := values.get(k), str) else "" for k in fields}
         return self._render("_plan_errors.html", message=message, invalid=invalid, values=typed)
 
+    def active_heading(self, commitment: object, message: str = "") -> str:
+        """An answer from the active card that moves focus to its heading (out of band),
+        after a message for the slot the request targets."""
+        said = self._render("_message.html", message=message) if message else ""
+        return said + self._render("_active_title.html", commitment=commitment, oob=True)
+
     def chime(self) -> str:
         """The chime, pushed once to a page that saw its timebox run out."""
         return self._render("_chime.html", chime=True)

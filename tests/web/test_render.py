@@ -285,7 +285,12 @@ def test_the_error_fragment_escapes_its_message(app):
 
 WIDGETS = {
     "planning": {"coach": "coach", "coach_elapsed": "coach-elapsed"},
-    "active": {"time_left": "time-left", "evidence": "evidence", "drift_guard": "drift-guard"},
+    "active": {
+        "time_left": "time-left",
+        "evidence": "evidence",
+        "drift_guard": "drift-guard",
+        "drift_banner": "drift-banner",
+    },
 }
 
 
