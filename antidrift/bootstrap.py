@@ -11,7 +11,7 @@ from datetime import timedelta
 from typing import Protocol
 from urllib.parse import urlsplit
 
-from antidrift import ai, evidence
+from antidrift import ai, evidence, tasks
 from antidrift.ai.reflect import ReflectService
 from antidrift.backup import Scheduler
 from antidrift.clock import Clock, SystemClock
@@ -26,6 +26,7 @@ from antidrift.session import Controller
 from antidrift.settings import LiveSettings, Settings
 from antidrift.snapshot import CoachInfo, DriftInfo
 from antidrift.store import SQLiteStore
+from antidrift.tasks import Board
 from antidrift.ticker import Ticker
 
 log = logging.getLogger("antidrift")
@@ -66,6 +67,8 @@ class Runtime:
     settings: LiveSettings | None = None
     # The history as the pages read it (built over the store unless given).
     reads: ReadModel | None = None
+    # The user's task sources (none configured unless given).
+    tasks: Board = field(default_factory=lambda: Board(tuple))
     # The daily backup (its own thread and connection: no request waits for it).
     backups: Scheduler | None = None
     window_source: str = ""  # the source the sampler was found from (a change finds anew)
@@ -287,6 +290,7 @@ def build_runtime(settings: Settings, *, clock: Clock | None = None) -> Runtime:
             now=controller.now,  # the controller's steady time, not the jumpy wall clock
         )
 
+    live = LiveSettings(settings)
     return Runtime(
         controller,
         store,
@@ -299,8 +303,21 @@ def build_runtime(settings: Settings, *, clock: Clock | None = None) -> Runtime:
         settings=live,
         window_source=settings.window_source,
         reads=ReadModel(store),
+        tasks=task_board(live),
         backups=build_backups(settings, clock),
     )
+
+
+def task_board(live: LiveSettings) -> Board:
+    """The user's task sources as the settings name them now (a change on the Settings page
+    applies at the next listing); the CLIs run with the server's environment (the user's
+    TASKRC, GH_HOST, login)."""
+
+    def sources() -> list[tasks.TaskSource]:
+        settings = live.current()
+        return tasks.build(tasks.parse(",".join(settings.tasks)), settings.env or os.environ)
+
+    return Board(sources)
 
 
 def build_backups(settings: Settings, clock: Clock) -> Scheduler | None:

@@ -128,6 +128,20 @@ class Commitment:
     note: str = ""
     # Time added after the start (extend); timebox_secs stays what was planned.
     extended_secs: int = 0
+    task: TaskRef | None = None  # picked from the user's task list while planning
+
+    @classmethod
+    def begin(cls, cid: str, plan: Plan, at: datetime, task: TaskRef | None) -> Commitment:
+        """A commitment to a plan, starting at `at` (its deadline one timebox later)."""
+        return cls(
+            id=cid,
+            next_action=plan.next_action,
+            success_condition=plan.success_condition,
+            timebox_secs=plan.timebox_secs,
+            started_at=at,
+            deadline=at + timedelta(seconds=plan.timebox_secs),
+            task=task,
+        )
 
     def ended(self, at: datetime, outcome: Outcome, note: str) -> Commitment:
         return replace(self, ended_at=at, outcome=outcome, note=note)

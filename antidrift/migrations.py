@@ -148,4 +148,16 @@ MIGRATIONS: list[tuple[int, str, str]] = [
         ALTER TABLE runtime ADD COLUMN draft TEXT;
         """,
     ),
+    (
+        7,
+        "task",
+        # The task a commitment serves, from the user's own task list (antidrift/tasks/): its
+        # source, its id there, its title as picked and where it can be opened.
+        """
+        ALTER TABLE commitments ADD COLUMN task_source TEXT;
+        ALTER TABLE commitments ADD COLUMN task_id TEXT;
+        ALTER TABLE commitments ADD COLUMN task_title TEXT;
+        ALTER TABLE commitments ADD COLUMN task_url TEXT
+        """,
+    ),
 ]

@@ -13,7 +13,7 @@ from collections.abc import Sequence
 
 from gunicorn.app.base import BaseApplication
 
-from antidrift import ai, datalock, settings
+from antidrift import ai, datalock, settings, tasks
 from antidrift.evidence.report import doctor_lines
 from antidrift.httpworker import THREADS
 from antidrift.loopback import is_loopback
@@ -257,6 +257,8 @@ def doctor(_: argparse.Namespace) -> int:
     lines = doctor_lines(usable.window_source, os.environ, usable.aw_url)
     print("\n" + "\n".join(lines))  # a blank line between the sections
     print("\n" + "\n".join(settings.doctor_lines(os.environ)))
+    sources = tasks.build(tasks.parse(",".join(usable.tasks)), os.environ)
+    print("\n" + "\n".join(tasks.doctor_lines(sources)))
     return 1 if reading.problems else 0
 
 
