@@ -56,6 +56,10 @@ class Renderer:
         """One pushed widget (`_<name>.html`) from its object (and those inside it) alone."""
         return self._render(f"_{widget.name}.html", **family(widget, widgets or {}))
 
+    def offline(self, widget: Widget, beat: str) -> str:
+        """The offline notice as one connection gets it: with its beat (see _offline.html)."""
+        return self._render("_offline.html", beat=beat, **family(widget, {}))
+
     def prefill(self, coach: CoachWidget, shows: Shows) -> str:
         """The three plan inputs filled from a ready proposal, and the socket that records it."""
         return self._render("_prefill.html", coach=coach, shows=shows)
