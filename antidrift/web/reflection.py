@@ -75,13 +75,13 @@ def history_csv():
 def correct(cid: str):
     data = payload()
     fixed = corrections().correct(cid, data.get("outcome"), data.get("note"))
-    return _changed(_rows([fixed])[0])
+    return _changed(_rows([fixed])[0], said="corrected")
 
 
 @bp.post("/history/<cid>/delete")
 def delete(cid: str):
     corrections().remove(cid)
-    return _changed({"deleted": cid}, removed=True)
+    return _changed({"deleted": cid}, said="removed")
 
 
 @bp.get("/history/<cid>/delete")
@@ -94,6 +94,8 @@ def confirm_delete(cid: str):
 @bp.post("/reflect")
 def reflect():
     controller().reflections.request()
+    if from_htmx():  # the button goes with the pending line: focus moves to this sentence
+        return _render("_asked.html"), 200, HTML
     return done()
 
 
@@ -111,11 +113,16 @@ def _insights_page(view: insights_view.InsightsView) -> str:
         "insights.html",
         view=view,
         offers=offers,
-        removed=request.args.get("removed") == "1",
+        done=DONE.get(request.args.get("done", "")),
         back_to=BACK_TO.get(controller().snapshot().state, "AntiDrift"),
     )
 
 
+# What Insights says after a change made from it (the change redirects back with ?done=…).
+DONE = {
+    "removed": "Removed from history, with its window evidence.",
+    "corrected": "Correction saved.",
+}
 # The way back from Insights names what is there: a commitment only while there is one.
 BACK_TO = {
     RuntimeState.ACTIVE: "your commitment",
@@ -162,12 +169,11 @@ def _back(value: object) -> str:
     return value if isinstance(value, str) and _BACK.fullmatch(value) else "/insights"
 
 
-def _changed(body: dict[str, object], *, removed: bool = False):
+def _changed(body: dict[str, object], *, said: str):
     """htmx follows HX-Redirect; a plain browser form gets a 303 back; API clients JSON.
-    After a removal the page it returns to says so (and takes the focus: ?removed=1)."""
+    The page it returns to says what was done (?done=…) and takes the focus there."""
     back = _back(request.form.get("back"))
-    if removed:
-        back += ("&" if "?" in back else "?") + "removed=1"
+    back += ("&" if "?" in back else "?") + f"done={said}"
     if from_htmx():
         return "", 200, {"HX-Redirect": back, **HTML}
     if wants_html():

@@ -110,7 +110,9 @@ def test_a_streak_is_never_longer_than_the_met_count(outcomes):
 
 
 def test_calibration_says_its_unit_and_one_minute_in_the_singular():
-    assert calibration([done(1, 1)] * 3).sentence() == "Your 1-minute plans took 1 minute on average."
+    assert (
+        calibration([done(1, 1)] * 3).sentence() == "Your 1-minute plans took 1 minute on average."
+    )
 
 
 def test_calibration_never_says_a_plan_took_0():

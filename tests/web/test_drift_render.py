@@ -165,9 +165,10 @@ def test_each_review_row_says_what_decided_its_window(page, clock):
     _drifting(controller, client, "Cat videos")
     clock.advance(20)
     client.post("/drift/ack", json={"answer": "on_task"})
-    assert "On task, as you said" in parse(client.get("/").get_data(as_text=True)).by_id(
-        "drift-guard"
-    ).text()  # not "On task — you said this is on task"
+    assert (
+        "On task, as you said"
+        in parse(client.get("/").get_data(as_text=True)).by_id("drift-guard").text()
+    )  # not "On task — you said this is on task"
     client.post("/evidence/window", json={"app": "terminal", "title": "make test"})
     wait_until(lambda: controller.snapshot().drift.reason is not None)
     clock.advance(10)
@@ -182,4 +183,7 @@ def test_each_review_row_says_what_decided_its_window(page, clock):
     assert rows["mail — Inbox"].endswith("off task")
     review = parse(client.get("/").get_data(as_text=True))
     # The bars are drawn (as on Insights), not the browser's default meter.
-    assert review.find_all("meter") == [] and len(review.find_all("svg", class_="app-bar share-bar")) == 4
+    assert (
+        review.find_all("meter") == []
+        and len(review.find_all("svg", class_="app-bar share-bar")) == 4
+    )

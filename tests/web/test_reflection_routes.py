@@ -143,7 +143,7 @@ def test_a_correction_from_htmx_redirects_back_to_the_page_it_came_from(client, 
         headers={**SAME_ORIGIN, "HX-Request": "true"},
     )
     assert response.status_code == 200
-    assert response.headers["HX-Redirect"] == "/insights?before=c0001"
+    assert response.headers["HX-Redirect"] == "/insights?before=c0001&done=corrected"
 
 
 @pytest.mark.parametrize("back", ["https://evil.example/", "//evil.example", "/insights/../x", ""])
@@ -153,7 +153,7 @@ def test_a_plain_form_post_gets_a_303_back_to_insights_only(client, store, back)
         "/history/c0000", data={"outcome": "met", "back": back}, headers=BROWSER_FORM
     )
     assert response.status_code == 303
-    assert response.headers["Location"] == "/insights"
+    assert response.headers["Location"] == "/insights?done=corrected"
 
 
 def test_a_bad_correction_is_a_400_and_changes_nothing(client, store):
@@ -196,7 +196,7 @@ def test_removal_needs_a_confirmation_page_then_a_post(client, store):
         "/history/c0001/delete", data={"back": "/insights"}, headers=BROWSER_FORM
     )
     assert response.status_code == 303
-    assert response.headers["Location"] == "/insights?removed=1"  # the page says it was removed
+    assert response.headers["Location"] == "/insights?done=removed"  # the page says so
     assert [r["id"] for r in client.get("/history").get_json()] == ["c0000"]
 
 

@@ -26,7 +26,9 @@ def test_the_history_says_taken_where_insights_does(client, store):
     for html in (client_html, insights):
         metas = [m.text() for m in parse(html).find_all("p", class_="history-meta")]
         assert metas and all("spent" not in m for m in metas)
-    assert all(" taken" in m.text() for m in parse(client_html).find_all("p", class_="history-meta"))
+    assert all(
+        " taken" in m.text() for m in parse(client_html).find_all("p", class_="history-meta")
+    )
 
 
 def test_insights_offers_the_way_back_to_a_commitment_only_while_there_is_one(client, store):
@@ -50,8 +52,10 @@ def test_a_removal_is_said_on_the_page_it_returns_to_which_takes_the_focus(clien
         data={"back": "/insights?before=c0001"},
         headers={**SAME_ORIGIN, "HX-Request": "true"},
     )
-    assert response.headers["HX-Redirect"] == "/insights?before=c0001&removed=1"
-    said = parse(client.get("/insights?removed=1").get_data(as_text=True)).by_id("removed")
+    assert response.headers["HX-Redirect"] == "/insights?before=c0001&done=removed"
+    said = parse(client.get("/insights?done=removed").get_data(as_text=True)).by_id("done")
     assert said is not None and "Removed from history" in said.text()
     assert "autofocus" in said.attrs and said.get("role") == "status"
-    assert parse(client.get("/insights").get_data(as_text=True)).by_id("removed") is None
+    assert parse(client.get("/insights").get_data(as_text=True)).by_id("done") is None
+    # Any other word says nothing (the page never echoes the query).
+    assert parse(client.get("/insights?done=<b>x").get_data(as_text=True)).by_id("done") is None
