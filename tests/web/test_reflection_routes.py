@@ -5,12 +5,10 @@ from __future__ import annotations
 import csv
 import io
 import re
-from datetime import timedelta
 
 import pytest
 
-from antidrift.domain import Commitment, Outcome, RuntimeState
-from tests.fakes import START
+from tests.support.history import seed_ended as seed
 
 HOST = {"Host": "127.0.0.1:5000"}
 SAME_ORIGIN = {**HOST, "Origin": "http://127.0.0.1:5000"}
@@ -20,27 +18,6 @@ REFUSED = [
     {**HOST, "Origin": "null"},
     {**HOST, "Sec-Fetch-Site": "cross-site"},
 ]
-
-
-def seed(store, count: int, *, note: str = "", action: str = "Task {i}") -> list[Commitment]:
-    """count ended commitments, one an hour, the oldest first; 30 planned, 20 + i % 15 taken."""
-    made = []
-    for i in range(count):
-        start = START + timedelta(hours=i)
-        c = Commitment(
-            f"c{i:04d}",
-            action.format(i=i),
-            "done",
-            30 * 60,
-            start,
-            start + timedelta(minutes=30),
-            ended_at=start + timedelta(minutes=20 + i % 11),
-            outcome=Outcome.MET if i % 3 else Outcome.MISSED,
-            note=note,
-        )
-        store.save(RuntimeState.LOCKED, c)
-        made.append(c)
-    return made
 
 
 # -- GET /history ---------------------------------------------------------------------------

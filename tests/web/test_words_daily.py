@@ -3,8 +3,11 @@ took, the insights figures, the way back from Insights, and what a removal says.
 
 from __future__ import annotations
 
+from tests.support.history import seed_ended as seed
 from tests.support.html import parse
-from tests.web.test_reflection_routes import HOST, SAME_ORIGIN, seed
+
+HOST = {"Host": "127.0.0.1:5000"}
+SAME_ORIGIN = {**HOST, "Origin": "http://127.0.0.1:5000"}
 
 PLAN = {"next_action": "Write the intro", "success_condition": "In the doc", "timebox_minutes": 5}
 
