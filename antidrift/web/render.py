@@ -56,6 +56,10 @@ class Renderer:
         """One pushed widget (`_<name>.html`) from its object (and those inside it) alone."""
         return self._render(f"_{widget.name}.html", **family(widget, widgets or {}))
 
+    def offline(self, widget: Widget, beat: str) -> str:
+        """The offline notice as one connection gets it: with its beat (see _offline.html)."""
+        return self._render("_offline.html", beat=beat, **family(widget, {}))
+
     def prefill(self, coach: CoachWidget, shows: Shows) -> str:
         """The three plan inputs filled from a ready proposal, and the socket that records it."""
         return self._render("_prefill.html", coach=coach, shows=shows)
@@ -71,6 +75,12 @@ class Renderer:
         fields = ("next_action", "success_condition", "timebox_minutes")
         typed = {k: v if isinstance(v := values.get(k), str) else "" for k in fields}
         return self._render("_plan_errors.html", message=message, invalid=invalid, values=typed)
+
+    def active_heading(self, commitment: object, message: str = "") -> str:
+        """An answer from the active card that moves focus to its heading (out of band),
+        after a message for the slot the request targets."""
+        said = self._render("_message.html", message=message) if message else ""
+        return said + self._render("_active_title.html", commitment=commitment, oob=True)
 
     def chime(self) -> str:
         """The chime, pushed once to a page that saw its timebox run out."""

@@ -144,4 +144,9 @@ def record_window():
 @bp.post("/drift/ack")
 def acknowledge_drift():
     controller().acknowledge_drift(payload().get("answer"))
+    commitment = controller().snapshot().commitment
+    if from_htmx() and commitment is not None:
+        # The banner goes away with the answer: focus moves to the card's heading.
+        renderer = current_app.extensions["antidrift.renderer"]
+        return renderer.active_heading(commitment), 200, HTML
     return done()

@@ -26,6 +26,7 @@ from antidrift.web.widgets import (
     CoachElapsed,
     CoachSource,
     CoachWidget,
+    DriftBannerWidget,
     DriftGuardWidget,
     EvidenceWidget,
     Offline,
@@ -235,15 +236,18 @@ class Views:
             last = snap.evidence.last
             return (
                 TimeLeft.of(snap.commitment, snap.now),
+                DriftBannerWidget(snap.drift.banner),
                 EvidenceWidget(
-                    snap.evidence.health, last.app if last else None, last.title if last else None
+                    snap.evidence.health,
+                    last.app if last else None,
+                    last.title if last else None,
+                    snap.drift.status.value,
                 ),
                 DriftGuardWidget(
                     snap.drift.status,
                     snap.drift.reason,
-                    snap.drift.banner,
-                    snap.commitment.next_action,
                     drift_said(self.drift, self._found, self.coach),
+                    snap.drift.banner is not None,
                 ),
             )
         if snap.state is RuntimeState.REVIEW and snap.reflection is not None:
