@@ -16,6 +16,7 @@ from antidrift.backup import Scheduler
 from antidrift.clock import Clock, SystemClock
 from antidrift.datalock import DataDirLock, acquire
 from antidrift.drift import DriftSettings
+from antidrift.enforce import DesktopEnforcer
 from antidrift.evidence import WindowSampler
 from antidrift.notify import Background, build_notifier
 from antidrift.ports import Store
@@ -216,9 +217,17 @@ def build_drift(
         timedelta(seconds=settings.drift_grace),
         timedelta(seconds=settings.drift_cooldown),
         settings.drift_max_calls,
+        settings.enforce,
+        timedelta(seconds=settings.enforce_after),
     )
     log.info("drift guard on: %s judges the focused window's app and title", cli)
-    info = DriftInfo(True, cli, titles_excluded=settings.evidence_exclude is not None)
+    info = DriftInfo(
+        True,
+        cli,
+        titles_excluded=settings.evidence_exclude is not None,
+        teeth=settings.enforce == "minimize",
+        teeth_after=settings.enforce_after,
+    )
     return ai.JudgeService(backend, timeout=settings.ai_timeout), policy, info
 
 
@@ -248,6 +257,7 @@ def build_runtime(settings: Settings, *, clock: Clock | None = None) -> Runtime:
         coach_unavailable=_unavailable(info),
         exclude_titles=settings.evidence_exclude,
         reflector=ReflectService(coach.backend, timeout=settings.ai_timeout) if coach else None,
+        enforcer=DesktopEnforcer(settings.env or None),  # in the session the probe samples
     )
 
     def find_sampler() -> WindowSampler | None:

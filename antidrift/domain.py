@@ -128,6 +128,8 @@ class Commitment:
     note: str = ""
     # Time added after the start (extend); timebox_secs stays what was planned.
     extended_secs: int = 0
+    # The teeth: "minimize" puts a window away after an ignored nudge; "off" never does.
+    enforce: str = "off"
 
     def ended(self, at: datetime, outcome: Outcome, note: str) -> Commitment:
         return replace(self, ended_at=at, outcome=outcome, note=note)
@@ -167,6 +169,14 @@ class Commitment:
             ended_at=None,
             extended_secs=self.extended_secs + minutes * 60,
         )
+
+
+def times_up(commitment: Commitment) -> tuple[str, str]:
+    """The notification when a timebox runs out: it names the next action."""
+    return (
+        "Time's up · AntiDrift",
+        f"{commitment.next_action}\nDone when: {commitment.success_condition}",
+    )
 
 
 @dataclass(frozen=True)

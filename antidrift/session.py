@@ -29,6 +29,7 @@ from antidrift.domain import (
     parse_extend_minutes,
     redact_window,
     require,
+    times_up,
     valid_text,
     validate_intent,
     validate_plan,
@@ -36,7 +37,7 @@ from antidrift.domain import (
 )
 from antidrift.drafts import Draft, Drafts
 from antidrift.drift import OFF, DriftSettings, parse_choice
-from antidrift.guard import DriftGuard
+from antidrift.guard import DriftGuard, Enforcer
 from antidrift.notify import Notifier
 from antidrift.ports import Store
 from antidrift.reflecting import Reflections, review_facts
@@ -64,6 +65,7 @@ class Controller:
         judge: Judge | None = None,
         drift: DriftSettings | None = None,
         reflector: Reflector | None = None,
+        enforcer: Enforcer | None = None,
     ) -> None:
         self._store = store
         # Within a run time comes from the monotonic clock: a wall-clock jump can neither
@@ -121,6 +123,7 @@ class Controller:
             notify=self._notify,
             announce=self._announce,
             exclude=exclude_titles,
+            enforcer=enforcer,
         )
         # Standing rules: written under this lock; the running commitment's guard follows.
         self.rules = StandingRules(store, self._lock, self._guard, self._changed, self._notify)
@@ -241,13 +244,15 @@ class Controller:
         success_condition: object,
         timebox_minutes: object,
         drift: object = None,
+        enforce: object = None,
     ) -> Commitment:
-        """drift: "off" turns the drift guard off for this commitment alone."""
+        """drift: "off" turns the drift guard off for this commitment alone; enforce:
+        "minimize"|"off" its teeth (absent: the setting)."""
         with self._lock:
             # The state first: a client in the wrong state must hear 409, not "fix your body".
             require(self._state, RuntimeState.PLANNING, action="start a commitment")
             plan = validate_plan(next_action, success_condition, timebox_minutes)
-            watch = parse_choice(drift)
+            watch, teeth = parse_choice(drift), self._guard.parse_enforce(enforce)
             now = self._now()
             commitment = Commitment(
                 id=str(uuid.uuid4()),
@@ -256,6 +261,7 @@ class Controller:
                 timebox_secs=plan.timebox_secs,
                 started_at=now,
                 deadline=now + timedelta(seconds=plan.timebox_secs),
+                enforce=teeth,
             )
             self._store.save(RuntimeState.ACTIVE, commitment)
             self._state, self._commitment, self._last_sample = RuntimeState.ACTIVE, commitment, None
@@ -338,8 +344,9 @@ class Controller:
         self._notify()
         return ended
 
-    def record_window(self, app: str, title: str, at: datetime | None = None) -> bool:
-        """Record a focus sample; outside active it is accepted and dropped."""
+    def record_window(self, app: str, title: str, at: datetime | None = None, exact=None) -> bool:
+        """Record a focus sample (`exact`: which window, for the teeth); outside active it is
+        accepted and dropped."""
         with self._lock:
             if self._state is not RuntimeState.ACTIVE:
                 return False
@@ -352,7 +359,7 @@ class Controller:
             after = None
             if self._last_sample is None or sample.at >= self._last_sample.at:
                 self._last_sample = sample
-                after = self._guard.observe(sample.app, sample.title, sample.at)
+                after = self._guard.observe(sample.app, sample.title, sample.at, exact)
             self._changed()
         if after is not None:
             after.run()
@@ -440,11 +447,3 @@ class Controller:
             self._reflections.cancel()
             self._coaching.shutdown()
         self._guard.shutdown()
-
-
-def times_up(commitment: Commitment) -> tuple[str, str]:
-    """The notification when a timebox runs out: it names the next action."""
-    return (
-        "Time's up · AntiDrift",
-        f"{commitment.next_action}\nDone when: {commitment.success_condition}",
-    )

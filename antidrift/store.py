@@ -99,6 +99,7 @@ def _commitment(row: sqlite3.Row) -> Commitment:
         outcome=Outcome(row["outcome"]) if row["outcome"] else None,
         note=row["note"],
         extended_secs=row["extended_secs"],
+        enforce=row["enforce"],
     )
 
 
@@ -137,8 +138,8 @@ class SQLiteStore(DriftRecords):
                     self._db.execute(
                         "INSERT INTO commitments (id, next_action, success_condition,"
                         " timebox_secs, started_at, deadline, ended_at, outcome, note,"
-                        " extended_secs)"
-                        " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+                        " extended_secs, enforce)"
+                        " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
                         " ON CONFLICT(id) DO UPDATE SET ended_at = excluded.ended_at,"
                         " outcome = excluded.outcome, note = excluded.note,"
                         " deadline = excluded.deadline, extended_secs = excluded.extended_secs",
@@ -153,6 +154,7 @@ class SQLiteStore(DriftRecords):
                             commitment.outcome.value if commitment.outcome else None,
                             commitment.note,
                             commitment.extended_secs,
+                            commitment.enforce,
                         ),
                     )
                 if commitment is not None and commitment.outcome is not None:

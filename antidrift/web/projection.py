@@ -31,6 +31,7 @@ def state_json(snap: Snapshot) -> dict[str, object]:
             "extended_secs": c.extended_secs,
             # In review: stopped by its deadline ("time's up") rather than finished by hand.
             "ran_out": c.ran_out,
+            "enforce": c.enforce,  # minimize: an ignored nudge puts the window away
         },
         "evidence": {
             "health": snap.evidence.health.value,
@@ -60,6 +61,8 @@ def state_json(snap: Snapshot) -> dict[str, object]:
             "status": drift.status.value,
             "since": _iso(drift.since),
             "reason": drift.reason,
+            # The open episode's window was put away by the teeth (then), else null.
+            "enforced_at": _iso(drift.banner.enforced_at) if drift.banner else None,
         }
     return body
 

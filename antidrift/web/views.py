@@ -283,7 +283,7 @@ class PageModel:
     focus: WindowTime | None = None
     drift: DriftReview | None = None
     calibration: Calibration | None = None  # planning: how long the user's plans really take
-    drift_on: bool = False  # the planning form offers to turn the guard off for one commitment
+    guard: DriftInfo | None = None  # planning: the guard can be turned off, teeth on, for one
     today: Today | None = None  # locked: today's summary
 
     def context(self) -> dict[str, object]:
@@ -296,7 +296,8 @@ class PageModel:
             "history": list(self.history),
             "drift_review": self.drift,
             "calibration": self.calibration,
-            "drift_on": self.drift_on,
+            "drift_on": self.guard is not None and self.guard.on,
+            "guard": self.guard,
             "today": self.today,
             "draft": snap.draft,
         }
@@ -420,7 +421,7 @@ class Views:
             focus = self._reader.window_time(snap.commitment, snap.now)
             drift = self._drift_review(snap.commitment.id)
         return PageModel(
-            snap, Shows.of(snap), widgets, history, focus, drift, calibration, self.drift.on, today
+            snap, Shows.of(snap), widgets, history, focus, drift, calibration, self.drift, today
         )
 
     def _drift_review(self, commitment_id: str) -> DriftReview | None:
