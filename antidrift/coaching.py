@@ -1,8 +1,8 @@
 """The planning view's Sharpen button: one coach call at a time, off the request thread, its
 proposal validated like a typed plan; the coach's CLI kept warm while the user plans.
 
-Shaped like `Reflections`: the controller builds it, its lock guards the state, methods marked
-"under the lock" are called with that lock held and `run` after it is released.
+Shaped like `Reflections`: the controller builds it and shares its lock, its state and its
+time with it; methods marked "under the lock" are called with that lock held.
 """
 
 from __future__ import annotations
@@ -17,7 +17,14 @@ from datetime import datetime
 
 from antidrift import insights
 from antidrift.ai import Cancelled, CancelScope, Coach, CoachError
-from antidrift.domain import ValidationError, validate_plan
+from antidrift.domain import (
+    NotPlanning,
+    RuntimeState,
+    ValidationError,
+    require,
+    validate_intent,
+    validate_plan,
+)
 from antidrift.drafts import Drafts
 from antidrift.ports import Store
 from antidrift.snapshot import CoachStatus, CoachView
@@ -41,10 +48,12 @@ class Coaching:
         coach: Coach | None,
         store: Store,
         lock: threading.RLock,
-        changed: Callable[[], None],
         unavailable: str,
         *,
-        planning: Callable[[], bool],
+        state: Callable[[], RuntimeState],
+        now: Callable[[], datetime],
+        changed: Callable[[], None],
+        notify: Callable[[], None],
         workers: int = 2,
         drafts: Drafts | None = None,
     ) -> None:
@@ -52,9 +61,10 @@ class Coaching:
         self._drafts = drafts  # the plan fields a proposal fills, or leaves to the user
         self._store = store
         self._lock = lock
-        self._changed = changed  # under the lock: bump the version; the caller notifies
-        self.unavailable = unavailable
-        self._planning = planning  # under the lock: whether a result may still land
+        self.unavailable = unavailable  # settings may change it (Controller.retune)
+        self._state, self._now = state, now  # the controller's, read under the lock
+        self._changed = changed  # under the lock: bump the version
+        self._notify = notify  # after the lock: the listeners
         self._view = CoachView()
         self._call: CoachCall | None = None
         self._generation = 0
@@ -71,7 +81,27 @@ class Coaching:
         """Under the lock: the coach as the planning view shows it."""
         return self._view
 
-    def start(self, now: datetime, intent: str = "") -> CoachCall | None:
+    def request(self, intent: object) -> None:
+        """Sharpen: start a coach call for the intent; its result arrives through the
+        listeners. Only while planning (NotPlanning: 400)."""
+        with self._lock:
+            if self._state() is not RuntimeState.PLANNING:
+                raise NotPlanning()
+            text = validate_intent(intent)
+            call = self._start(self._now(), text)
+        self._notify()
+        if call is not None:
+            self._submit(call, text)
+
+    def cancel(self) -> None:
+        """Stop a running Sharpen: its CLI is killed and the coach goes back to idle."""
+        with self._lock:
+            require(self._state(), RuntimeState.PLANNING, action="cancel the coach")
+            self.reset()
+            self._changed()
+        self._notify()
+
+    def _start(self, now: datetime, intent: str = "") -> CoachCall | None:
         """Under the lock: mark a call pending (a running one is cancelled); None when there
         is no coach to ask (the view then says so). From here every plan field is open to the
         proposal again, unless the user edits it before it lands."""
@@ -89,17 +119,17 @@ class Coaching:
         self._changed()
         return call
 
-    def run(self, call: CoachCall, intent: str, notify: Callable[[], None]) -> None:
+    def _submit(self, call: CoachCall, intent: str) -> None:
         """After the lock: ask the coach on the executor; the proposal lands if still wanted."""
         coach = self.coach
         if coach is None:
             return
         try:
-            self.executor.submit(self._run, call, intent, coach, notify)
+            self.executor.submit(self._run, call, intent, coach)
         except RuntimeError:  # the executor is shutting down with the server
             call.scope.cancel()
 
-    def _run(self, call: CoachCall, intent: str, coach: Coach, notify: Callable[[], None]) -> None:
+    def _run(self, call: CoachCall, intent: str, coach: Coach) -> None:
         if call.scope.cancelled:
             return  # superseded while queued: a stale call never starts its CLI
         try:
@@ -119,7 +149,7 @@ class Coaching:
             log.exception("coach call failed unexpectedly")
             view = CoachView(CoachStatus.ERROR, error="The coach failed unexpectedly; see the log.")
         with self._lock:
-            if call is not self._call or not self._planning():
+            if call is not self._call or self._state() is not RuntimeState.PLANNING:
                 return  # superseded, cancelled, or the user left planning: discard silently
             if view.proposal is not None and self._drafts is not None:
                 kept = self._drafts.proposed(view.proposal)
@@ -127,7 +157,7 @@ class Coaching:
             self._view = view
             self._call = None
             self._changed()
-        notify()
+        self._notify()
 
     def _track_record(self) -> list[insights.TrackRecordLine]:
         """The user's recent plans for the coach (none before three have ended); a store that

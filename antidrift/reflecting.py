@@ -7,11 +7,13 @@ import logging
 import threading
 from collections.abc import Callable
 from concurrent.futures import Executor
+from datetime import datetime
 
 from antidrift.ai import Cancelled, CoachError
 from antidrift.ai.reflect import Reflector, ReviewFacts
-from antidrift.domain import Commitment
+from antidrift.domain import Commitment, RuntimeState, require
 from antidrift.insights import WindowTime, actual_secs
+from antidrift.ports import Store
 from antidrift.process import CancelScope
 from antidrift.snapshot import ReflectionStatus, ReflectionView
 
@@ -19,21 +21,32 @@ log = logging.getLogger("antidrift.reflecting")
 
 
 class Reflections:
-    """Owns the reflection state; the controller's lock guards it, its listeners announce it."""
+    """Owns the reflection state; the controller builds it and shares its lock, its state
+    and its time with it; methods marked "under the lock" are called with that lock held."""
 
     def __init__(
         self,
         reflector: Reflector | None,
+        store: Store,
         executor: Executor,
         lock: threading.RLock,
-        announce: Callable[[], None],
         unavailable: str,
+        *,
+        state: Callable[[], RuntimeState],
+        current: Callable[[], Commitment | None],
+        now: Callable[[], datetime],
+        changed: Callable[[], None],
+        notify: Callable[[], None],
     ) -> None:
-        self.reflector = reflector
+        self.reflector = reflector  # settings may change it (Controller.retune)
+        self._store = store
         self._executor = executor
         self._lock = lock
-        self._announce = announce  # under the lock: bump the version; the caller notifies
         self._unavailable = unavailable
+        # The controller's, read under the lock: its state, its commitment, its time.
+        self._state, self._current, self._now = state, current, now
+        self._announce = changed  # under the lock: bump the version
+        self._notify = notify  # after the lock: the listeners
         self._view = ReflectionView()
         self._scope: CancelScope | None = None
 
@@ -47,7 +60,20 @@ class Reflections:
             return ReflectionView(commitment_id)
         return self._view
 
-    def start(self, commitment_id: str) -> CancelScope | None:
+    def request(self) -> None:
+        """Two sentences from the coach on the commitment under review (the Reflect button)."""
+        with self._lock:
+            require(self._state(), RuntimeState.REVIEW, action="ask for a reflection")
+            commitment, now = self._current(), self._now()
+            scope = self._start(commitment.id)
+        self._notify()
+        if scope is None:
+            return
+        focus = self._store.window_time(commitment.id, commitment.ended_at or now, 12)
+        drift = self._store.drift_summaries([commitment.id]).get(commitment.id)
+        self._run(commitment.id, review_facts(commitment, focus, drift), scope)
+
+    def _start(self, commitment_id: str) -> CancelScope | None:
         """Under the lock: mark a call pending (a running one is cancelled); None when there
         is no coach to ask (the view then says so)."""
         self.cancel()
@@ -62,13 +88,7 @@ class Reflections:
         self._announce()
         return self._scope
 
-    def run(
-        self,
-        commitment_id: str,
-        facts: ReviewFacts,
-        scope: CancelScope,
-        notify: Callable[[], None],
-    ) -> None:
+    def _run(self, commitment_id: str, facts: ReviewFacts, scope: CancelScope) -> None:
         """After the lock: ask the coach on the executor; the result lands if still wanted."""
         reflector = self.reflector
         if reflector is None:
@@ -99,7 +119,7 @@ class Reflections:
                     return  # superseded, or the commitment left review
                 self._view, self._scope = view, None
                 self._announce()
-            notify()
+            self._notify()
 
         try:
             self._executor.submit(call)

@@ -22,7 +22,6 @@ from antidrift.domain import (
     MAX_TEXT,
     Commitment,
     IllegalTransitionError,
-    NotPlanning,
     RuntimeState,
     WindowSample,
     describe,
@@ -31,7 +30,6 @@ from antidrift.domain import (
     require,
     times_up,
     valid_text,
-    validate_intent,
     validate_plan,
     validate_review,
 )
@@ -40,7 +38,7 @@ from antidrift.drift import OFF, DriftSettings, parse_choice
 from antidrift.guard import DriftGuard, Enforcer
 from antidrift.notify import Notifier
 from antidrift.ports import Store
-from antidrift.reflecting import Reflections, review_facts
+from antidrift.reflecting import Reflections
 from antidrift.snapshot import EvidenceView, Snapshot
 from antidrift.standing_rules import StandingRules
 
@@ -92,23 +90,34 @@ class Controller:
             self._changed,
             self._notify,
             planning=lambda: self._state is RuntimeState.PLANNING,
-            proposal=lambda: self._coaching.view().proposal,
+            proposal=lambda: self.coaching.view().proposal,
         )
         self.drafts.resume(self._state is RuntimeState.PLANNING)
-        # The planning view's Sharpen button, guarded by this lock.
-        self._coaching = Coaching(
+        # The planning view's Sharpen button (the web calls it), guarded by this lock.
+        self.coaching = Coaching(
             coach,
             store,
             self._lock,
-            self._changed,
             coach_unavailable,
-            planning=lambda: self._state is RuntimeState.PLANNING,
+            state=lambda: self._state,
+            now=self._now,
+            changed=self._changed,
+            notify=self._notify,
             workers=coach_workers,
             drafts=self.drafts,
         )
-        # The review's Reflect button: on the coach's executor, guarded by this lock.
-        self._reflections = Reflections(
-            reflector, self._coaching.executor, self._lock, self._changed, coach_unavailable
+        # The review's Reflect button (the web calls it): on the coach's executor, this lock.
+        self.reflections = Reflections(
+            reflector,
+            store,
+            self.coaching.executor,
+            self._lock,
+            coach_unavailable,
+            state=lambda: self._state,
+            current=lambda: self._commitment,
+            now=self._now,
+            changed=self._changed,
+            notify=self._notify,
         )
         # Corrections to the history after the fact, guarded by this lock.
         self.corrections = Corrections(store, self._lock, self._changed, self._notify)
@@ -132,8 +141,8 @@ class Controller:
     def retune(self, coach, unavailable: str, reflect, judge, drift, exclude, notifier) -> None:
         """Changed settings: at once, but the guard from the next commitment (guard.retune)."""
         with self._lock:
-            self._coaching.coach, self._coaching.unavailable = coach, unavailable
-            self._reflections.reflector, self._notifier = reflect, notifier
+            self.coaching.coach, self.coaching.unavailable = coach, unavailable
+            self.reflections.reflector, self._notifier = reflect, notifier
             self._guard.retune(judge, drift, exclude)
 
     def start(self) -> None:
@@ -155,7 +164,7 @@ class Controller:
             after.run()
         with self._lock:
             if self._state is RuntimeState.PLANNING:  # resumed in planning: the coach gets ready
-                self._coaching.keep_warm(True)
+                self.coaching.keep_warm(True)
 
     # -- listeners ---------------------------------------------------------------------------
 
@@ -203,11 +212,11 @@ class Controller:
                     now,
                     self._watcher_running,
                 ),
-                coach=self._coaching.view() if self._state is RuntimeState.PLANNING else None,
+                coach=self.coaching.view() if self._state is RuntimeState.PLANNING else None,
                 draft=self.drafts.draft if self._state is RuntimeState.PLANNING else None,
                 now=now,
                 drift=self._guard.view(now) if self._state is RuntimeState.ACTIVE else OFF,
-                reflection=self._reflections.view(self._commitment.id)
+                reflection=self.reflections.view(self._commitment.id)
                 if self._state is RuntimeState.REVIEW and self._commitment is not None
                 else None,
             )
@@ -222,8 +231,8 @@ class Controller:
             self.drafts.begin(draft)
             self._store.save(RuntimeState.PLANNING, None)
             self._state = RuntimeState.PLANNING
-            self._coaching.reset()
-            self._coaching.keep_warm(True)
+            self.coaching.reset()
+            self.coaching.keep_warm(True)
             self._changed()
         self._notify()
 
@@ -233,8 +242,8 @@ class Controller:
             self._store.save(RuntimeState.LOCKED, None)
             self._state = RuntimeState.LOCKED
             self.drafts.clear()
-            self._coaching.reset()
-            self._coaching.keep_warm(False)
+            self.coaching.reset()
+            self.coaching.keep_warm(False)
             self._changed()
         self._notify()
 
@@ -266,8 +275,8 @@ class Controller:
             self._store.save(RuntimeState.ACTIVE, commitment)
             self._state, self._commitment, self._last_sample = RuntimeState.ACTIVE, commitment, None
             self.drafts.clear()
-            self._coaching.reset()
-            self._coaching.keep_warm(False)
+            self.coaching.reset()
+            self.coaching.keep_warm(False)
             after = self._guard.begin(commitment, watch=watch)
             self._changed()
         after.run()
@@ -338,7 +347,7 @@ class Controller:
             result, text = validate_review(outcome, note)
             ended = self._commitment.ended(self._commitment.ended_at, result, text)
             self._store.save(RuntimeState.LOCKED, ended)
-            self._reflections.cancel()
+            self.reflections.cancel()
             self._state, self._commitment, self._last_sample = RuntimeState.LOCKED, None, None
             self._changed()
         self._notify()
@@ -403,47 +412,9 @@ class Controller:
         if changed:
             self._notify()
 
-    # -- reflection --------------------------------------------------------------------------
-
-    def request_reflection(self) -> None:
-        """Two sentences from the coach on the commitment under review (the Reflect button)."""
-        with self._lock:
-            require(self._state, RuntimeState.REVIEW, action="ask for a reflection")
-            commitment, now = self._commitment, self._now()
-            scope = self._reflections.start(commitment.id)
-        self._notify()
-        if scope is None:
-            return
-        focus = self._store.window_time(commitment.id, commitment.ended_at or now, 12)
-        drift = self._store.drift_summaries([commitment.id]).get(commitment.id)
-        self._reflections.run(
-            commitment.id, review_facts(commitment, focus, drift), scope, self._notify
-        )
-
-    # -- the coach ---------------------------------------------------------------------------
-
-    def request_coach(self, intent: object) -> None:
-        """Start a coach call for the intent; its result arrives through the listeners."""
-        with self._lock:
-            if self._state is not RuntimeState.PLANNING:
-                raise NotPlanning()
-            text = validate_intent(intent)
-            call = self._coaching.start(self._now(), text)
-        self._notify()
-        if call is not None:
-            self._coaching.run(call, text, self._notify)
-
-    def cancel_coach(self) -> None:
-        """Stop a running Sharpen: its CLI is killed and the coach goes back to idle."""
-        with self._lock:
-            require(self._state, RuntimeState.PLANNING, action="cancel the coach")
-            self._coaching.reset()
-            self._changed()
-        self._notify()
-
     def shutdown(self) -> None:
         """Kill running coach CLIs and refuse new ones (server stop)."""
         with self._lock:
-            self._reflections.cancel()
-            self._coaching.shutdown()
+            self.reflections.cancel()
+            self.coaching.shutdown()
         self._guard.shutdown()

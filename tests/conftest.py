@@ -50,7 +50,7 @@ def make_controller(clock, store):
         controller.shutdown()
         # A test that failed before releasing a gated fake must not hang the interpreter's
         # exit (it joins the executor's threads).
-        release = getattr(controller._coaching.coach, "release_all", None)
+        release = getattr(controller.coaching.coach, "release_all", None)
         if release is not None:
             release()
 

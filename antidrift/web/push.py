@@ -6,7 +6,7 @@ all pages, and gives each connection what differs from what its page already sho
 
 * a different state (or commitment) → the whole view;
 * the same view → only the widgets whose view model changed (coach, elapsed seconds, time
-  left, evidence: antidrift/web/views.py; the model object is the key), never an input;
+  left, evidence: antidrift/web/widgets.py; the model object is the key), never an input;
 * a ready proposal the page has not applied → the three plan inputs, once, with a new socket
   URL that records it as applied (so a reconnect or a second push cannot apply it again);
 * in every state, outside the view: the document title when its text changes, a fresh
@@ -26,7 +26,8 @@ from dataclasses import dataclass, field
 from antidrift.domain import RuntimeState
 from antidrift.snapshot import Snapshot
 from antidrift.web.render import Renderer
-from antidrift.web.views import CoachWidget, Shows, Views, Widget
+from antidrift.web.views import Shows, Views
+from antidrift.web.widgets import CoachWidget, Widget
 
 log = logging.getLogger("antidrift.push")
 
@@ -63,7 +64,7 @@ class _Frame:
     def __init__(self, snap: Snapshot, views: Views, renderer: Renderer) -> None:
         self.snap = snap
         self.shows = Shows.of(snap)
-        # Each widget's view model is its own change key (see antidrift/web/views.py).
+        # Each widget's view model is its own change key (see antidrift/web/widgets.py).
         self.widgets: dict[str, Widget] = {w.name: w for w in views.widgets(snap)}
         self._views = views
         self._renderer = renderer

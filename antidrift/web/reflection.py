@@ -93,7 +93,7 @@ def confirm_delete(cid: str):
 
 @bp.post("/reflect")
 def reflect():
-    controller().request_reflection()
+    controller().reflections.request()
     return done()
 
 

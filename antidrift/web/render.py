@@ -7,15 +7,8 @@ from datetime import datetime
 
 from jinja2 import Environment
 
-from antidrift.web.views import (
-    CoachWidget,
-    PageModel,
-    RulesView,
-    Shows,
-    Widget,
-    clock_text,
-    family,
-)
+from antidrift.web.views import PageModel, RulesView, Shows
+from antidrift.web.widgets import CoachWidget, Widget, clock_text, family
 
 __all__ = ["Renderer", "clock_text", "duration_text", "local_date", "local_time"]
 
@@ -41,7 +34,7 @@ def local_date(value: datetime | None) -> str:
 class Renderer:
     """Turns view models into HTML; the same partial serves page, response and push.
 
-    Pure: it takes data (antidrift.web.views) and returns HTML; it reads nothing else.
+    Pure: it takes data (antidrift.web.views, widgets) and returns HTML; it reads nothing else.
     """
 
     def __init__(self, env: Environment) -> None:

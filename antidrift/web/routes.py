@@ -100,13 +100,13 @@ def start_commitment():
 
 @bp.post("/coach")
 def request_coach():
-    controller().request_coach(payload().get("intent"))
+    controller().coaching.request(payload().get("intent"))
     return done()
 
 
 @bp.post("/coach/cancel")
 def cancel_coach():
-    controller().cancel_coach()
+    controller().coaching.cancel()
     return done()
 
 

@@ -150,7 +150,7 @@ def test_stop_kills_a_running_coach_cli_and_its_group_at_once(tmp_path, monkeypa
     runtime = Runtime(controller, store, clock, CoachInfo("command", None, backend))
     runtime.start()
     controller.enter_planning()
-    controller.request_coach("write the intro")
+    controller.coaching.request("write the intro")
     pid = int(wait_until(lambda: pidfile.exists() and pidfile.read_text().strip(), timeout=10))
     try:
         assert alive(pid)

@@ -1,4 +1,4 @@
-"""Drive one pure DriftPolicy the way the guard does, with a fake clock and a fake judge."""
+"""Drive one pure DriftPolicy the way the guard does, with a fake clock and scripted answers."""
 
 from __future__ import annotations
 
@@ -10,8 +10,10 @@ from antidrift.verdicts import Judgement, Verdict
 from tests.fakes import FakeClock
 
 
-class FakeJudge:
-    """Verdicts by window; calls are held until settled (auto=True settles at once)."""
+class ScriptedAnswers:
+    """The answers to the pure policy's judge effects, by window; held until settled
+    (auto=True settles at once). Not a Judge: the policy never calls one — the one fake
+    Judge for the guard and the app is tests.fakes.FakeJudge."""
 
     def __init__(self, verdicts: dict[tuple[str, str], bool | str], *, auto: bool = True) -> None:
         self.verdicts = verdicts
@@ -24,7 +26,9 @@ class FakeJudge:
 class Harness:
     """Drives one DriftPolicy the way the controller does."""
 
-    def __init__(self, judge: FakeJudge, budget: CallBudget | None = None, **settings) -> None:
+    def __init__(
+        self, judge: ScriptedAnswers, budget: CallBudget | None = None, **settings
+    ) -> None:
         self.clock = FakeClock()
         self.judge = judge
         grace = timedelta(seconds=settings.pop("grace", 60))

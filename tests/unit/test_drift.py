@@ -1,4 +1,4 @@
-"""The drift policy with a fake clock and a fake judge: grace, cooldown, cache, cap, answers."""
+"""The drift policy with a fake clock and scripted answers: grace, cooldown, cache, cap, answers."""
 
 from __future__ import annotations
 
@@ -22,7 +22,7 @@ from antidrift.drift import (
     window_of,
 )
 from tests.fakes import START
-from tests.support.drift_policy import FakeJudge, Harness
+from tests.support.drift_policy import Harness, ScriptedAnswers
 
 EDITOR = ("code", "intro.md — notes")
 DOCS = ("firefox", "Python docs — Mozilla Firefox")
@@ -36,7 +36,7 @@ def verdicts() -> dict[tuple[str, str], bool]:
 
 
 def test_an_off_task_window_nudges_once_after_the_grace():
-    h = Harness(FakeJudge(verdicts()))
+    h = Harness(ScriptedAnswers(verdicts()))
     h.focus(EDITOR)
     assert h.status is DriftStatus.ON_TASK
     h.wait(30, EDITOR)
@@ -56,7 +56,7 @@ def test_an_off_task_window_nudges_once_after_the_grace():
 
 
 def test_switching_away_before_the_grace_is_not_an_episode():
-    h = Harness(FakeJudge(verdicts()))
+    h = Harness(ScriptedAnswers(verdicts()))
     for _ in range(5):
         h.focus(VIDEO)
         h.wait(40, VIDEO)
@@ -66,7 +66,7 @@ def test_switching_away_before_the_grace_is_not_an_episode():
 
 
 def test_hopping_between_off_task_windows_counts_as_one_drift():
-    h = Harness(FakeJudge(verdicts()))
+    h = Harness(ScriptedAnswers(verdicts()))
     h.focus(EDITOR)
     h.focus(VIDEO)
     start = h.now
@@ -77,7 +77,7 @@ def test_hopping_between_off_task_windows_counts_as_one_drift():
 
 
 def test_verdicts_are_cached_per_window_one_call_each():
-    h = Harness(FakeJudge(verdicts()))
+    h = Harness(ScriptedAnswers(verdicts()))
     for _ in range(4):
         for window in (EDITOR, DOCS, EDITOR, VIDEO):
             h.focus(window)
@@ -88,7 +88,7 @@ def test_verdicts_are_cached_per_window_one_call_each():
 
 
 def test_one_judge_at_a_time_then_the_window_that_has_focus():
-    h = Harness(FakeJudge(verdicts(), auto=False))
+    h = Harness(ScriptedAnswers(verdicts(), auto=False))
     h.focus(EDITOR)
     h.focus(DOCS)
     h.focus(VIDEO)
@@ -101,7 +101,7 @@ def test_one_judge_at_a_time_then_the_window_that_has_focus():
 
 
 def test_a_slow_verdict_counts_the_grace_from_the_switch():
-    h = Harness(FakeJudge(verdicts(), auto=False))
+    h = Harness(ScriptedAnswers(verdicts(), auto=False))
     h.focus(VIDEO)
     switched = h.now
     h.wait(50, VIDEO)
@@ -112,7 +112,7 @@ def test_a_slow_verdict_counts_the_grace_from_the_switch():
 
 
 def test_cooldown_between_nudges():
-    h = Harness(FakeJudge(verdicts()), cooldown=300)
+    h = Harness(ScriptedAnswers(verdicts()), cooldown=300)
     h.focus(VIDEO)
     h.wait(60, VIDEO)
     assert len(h.nudges) == 1
@@ -128,7 +128,7 @@ def test_cooldown_between_nudges():
 
 
 def test_focus_back_on_an_on_task_window_ends_the_episode_at_the_switch():
-    h = Harness(FakeJudge(verdicts()))
+    h = Harness(ScriptedAnswers(verdicts()))
     h.focus(VIDEO)
     h.wait(70, VIDEO)
     h.focus(DOCS)
@@ -140,7 +140,7 @@ def test_focus_back_on_an_on_task_window_ends_the_episode_at_the_switch():
 
 
 def test_on_task_answer_teaches_the_window_for_the_commitment():
-    h = Harness(FakeJudge(verdicts()), cooldown=0)
+    h = Harness(ScriptedAnswers(verdicts()), cooldown=0)
     h.focus(VIDEO)
     h.wait(60, VIDEO)
     assert len(h.nudges) == 1
@@ -158,7 +158,7 @@ def test_on_task_answer_teaches_the_window_for_the_commitment():
 
 
 def test_back_answer_closes_the_banner_and_a_new_nudge_waits_for_the_cooldown():
-    h = Harness(FakeJudge(verdicts()), cooldown=300)
+    h = Harness(ScriptedAnswers(verdicts()), cooldown=300)
     h.focus(VIDEO)
     h.wait(60, VIDEO)
     h.apply(h.policy.acknowledge("back", h.now))
@@ -172,7 +172,7 @@ def test_back_answer_closes_the_banner_and_a_new_nudge_waits_for_the_cooldown():
 
 
 def test_acknowledging_without_a_banner_changes_nothing():
-    h = Harness(FakeJudge(verdicts()))
+    h = Harness(ScriptedAnswers(verdicts()))
     h.focus(VIDEO)
     with pytest.raises(NothingToAcknowledge):
         h.policy.acknowledge("back", h.now)
@@ -184,7 +184,7 @@ def test_acknowledging_without_a_banner_changes_nothing():
 
 
 def test_a_failing_judge_is_unknown_with_its_reason_and_never_nudges():
-    judge = FakeJudge(verdicts())
+    judge = ScriptedAnswers(verdicts())
     judge.fail_with = "claude is not logged in — run `claude` once in a terminal"
     h = Harness(judge)
     h.focus(EDITOR)
@@ -201,7 +201,7 @@ def test_a_failing_judge_is_unknown_with_its_reason_and_never_nudges():
 
 
 def test_failure_during_a_drift_stops_the_streak():
-    judge = FakeJudge(verdicts())
+    judge = ScriptedAnswers(verdicts())
     h = Harness(judge)
     h.focus(VIDEO)
     h.wait(30, VIDEO)
@@ -218,7 +218,9 @@ def test_failure_during_a_drift_stops_the_streak():
 
 def test_the_hourly_cap_stops_judging_and_says_so():
     budget = CallBudget(3)
-    h = Harness(FakeJudge({(f"app{i}", ""): False for i in range(10)}), budget=budget, max_calls=3)
+    h = Harness(
+        ScriptedAnswers({(f"app{i}", ""): False for i in range(10)}), budget=budget, max_calls=3
+    )
     for i in range(6):
         h.focus((f"app{i}", ""))
         h.wait(5)
@@ -245,17 +247,17 @@ def test_the_hourly_cap_counts_each_call_for_a_whole_hour():
 
 def test_the_cap_is_shared_by_commitments():
     budget = CallBudget(2)
-    first = Harness(FakeJudge(verdicts()), budget=budget, max_calls=2)
+    first = Harness(ScriptedAnswers(verdicts()), budget=budget, max_calls=2)
     first.focus(EDITOR)
     first.focus(VIDEO)
-    second = Harness(FakeJudge(verdicts()), budget=budget, max_calls=2)
+    second = Harness(ScriptedAnswers(verdicts()), budget=budget, max_calls=2)
     second.focus(EDITOR)
     assert second.judge.calls == []
 
 
 def test_excluded_titles_reach_the_judge_as_no_title():
     h = Harness(
-        FakeJudge({("signal", EXCLUDED_TITLE): False, DOCS: True}),
+        ScriptedAnswers({("signal", EXCLUDED_TITLE): False, DOCS: True}),
         exclude=re.compile("bank|signal", re.I),
     )
     h.focus(("signal", EXCLUDED_TITLE))
@@ -274,13 +276,15 @@ def test_judge_title_hides_placeholder_empty_and_matching_titles():
 
 def test_a_title_private_only_without_its_clock_reaches_the_judge_as_no_title():
     # Stored in clear ("bank$" does not match it), keyed without the clock: then it matches.
-    h = Harness(FakeJudge({("firefox", "My bank"): False}), exclude=re.compile(r"bank$", re.I))
+    h = Harness(
+        ScriptedAnswers({("firefox", "My bank"): False}), exclude=re.compile(r"bank$", re.I)
+    )
     h.focus(("firefox", "My bank 12:30"))
     assert [c.title for c in h.judge.calls] == [None]
 
 
 def test_stop_abandons_the_running_judge_and_ends_the_episode():
-    h = Harness(FakeJudge(verdicts()))
+    h = Harness(ScriptedAnswers(verdicts()))
     h.focus(VIDEO)
     h.wait(60, VIDEO)
     h.judge.auto = False
@@ -323,7 +327,7 @@ def _share(app: str, title: str, seconds: float) -> Share:
 
 
 def test_a_ticking_or_counting_title_is_one_window():
-    h = Harness(FakeJudge({("clock", "Timer left"): False, ("slack", "Slack — #team"): True}))
+    h = Harness(ScriptedAnswers({("clock", "Timer left"): False, ("slack", "Slack — #team"): True}))
     for second in range(59, 40, -3):
         h.focus(("clock", f"Timer 12:{second:02d} left"))
         h.wait(1)
@@ -336,7 +340,7 @@ def test_a_ticking_or_counting_title_is_one_window():
 
 
 def test_antidrift_s_own_page_is_never_judged_and_keeps_the_banner():
-    h = Harness(FakeJudge(verdicts()))
+    h = Harness(ScriptedAnswers(verdicts()))
     h.focus(VIDEO)
     h.wait(60, VIDEO)
     assert len(h.nudges) == 1

@@ -17,7 +17,7 @@ from antidrift.verdicts import (
     matching_rule,
     validate_rule,
 )
-from tests.support.drift_policy import FakeJudge, Harness
+from tests.support.drift_policy import Harness, ScriptedAnswers
 
 EDITOR = ("code", "intro.md — notes")
 DOCS = ("firefox", "Python docs — Mozilla Firefox")
@@ -39,7 +39,7 @@ def titles(n: int) -> list[tuple[str, str]]:
 
 
 def test_unclear_never_opens_an_episode_and_says_so():
-    h = Harness(FakeJudge(verdicts()))
+    h = Harness(ScriptedAnswers(verdicts()))
     h.focus(CHAT)
     h.wait(900, CHAT)
     view = h.policy.view(h.now)
@@ -49,7 +49,7 @@ def test_unclear_never_opens_an_episode_and_says_so():
 
 
 def test_unclear_neither_starts_nor_stops_the_drift_clock():
-    h = Harness(FakeJudge(verdicts()))
+    h = Harness(ScriptedAnswers(verdicts()))
     h.focus(EDITOR)
     h.focus(MAIL)
     switched = h.now
@@ -61,7 +61,7 @@ def test_unclear_neither_starts_nor_stops_the_drift_clock():
     h.wait(1)
     assert len(h.nudges) == 1 and h.nudges[0].started_at == switched
 
-    later = Harness(FakeJudge(verdicts()))
+    later = Harness(ScriptedAnswers(verdicts()))
     later.focus(EDITOR)
     later.focus(CHAT)
     later.wait(600, CHAT)  # unclear does not start the clock either
@@ -73,7 +73,7 @@ def test_unclear_neither_starts_nor_stops_the_drift_clock():
 
 
 def test_an_open_episode_stays_open_on_an_unclear_window():
-    h = Harness(FakeJudge(verdicts()))
+    h = Harness(ScriptedAnswers(verdicts()))
     h.focus(MAIL)
     h.wait(60, MAIL)
     assert len(h.nudges) == 1
@@ -102,7 +102,7 @@ def test_unclear_time_counts_apart_in_the_figures():
 
 def test_a_site_that_retitles_itself_nudges_within_the_grace_of_the_first_switch():
     videos = titles(20)
-    h = Harness(FakeJudge({EDITOR: True, **dict.fromkeys(videos, False)}, auto=False))
+    h = Harness(ScriptedAnswers({EDITOR: True, **dict.fromkeys(videos, False)}, auto=False))
     h.focus(EDITOR)
     h.release()
     h.focus(videos[0])
@@ -120,7 +120,7 @@ def test_a_site_that_retitles_itself_nudges_within_the_grace_of_the_first_switch
 
 
 def test_a_new_title_counts_off_task_at_once_and_its_own_verdict_replaces_that():
-    h = Harness(FakeJudge(verdicts(), auto=False))
+    h = Harness(ScriptedAnswers(verdicts(), auto=False))
     h.focus(VIDEO)
     h.release()
     h.focus(DOCS)
@@ -140,7 +140,7 @@ def test_a_new_title_counts_off_task_at_once_and_its_own_verdict_replaces_that()
 
 
 def test_churn_follows_only_an_app_whose_newest_verdict_is_off_task():
-    h = Harness(FakeJudge({**verdicts(), **dict.fromkeys(titles(3), False)}, auto=False))
+    h = Harness(ScriptedAnswers({**verdicts(), **dict.fromkeys(titles(3), False)}, auto=False))
     h.focus(VIDEO)
     h.release()
     h.focus(DOCS)  # churned, then judged on task: firefox's newest verdict is on task now
@@ -154,7 +154,7 @@ def test_churn_follows_only_an_app_whose_newest_verdict_is_off_task():
 
 def test_churn_keeps_the_hourly_cap():
     videos = titles(10)
-    h = Harness(FakeJudge(dict.fromkeys(videos, False)), budget=CallBudget(3), max_calls=3)
+    h = Harness(ScriptedAnswers(dict.fromkeys(videos, False)), budget=CallBudget(3), max_calls=3)
     for video in videos:
         h.focus(video)
         h.wait(10, video)
@@ -163,7 +163,7 @@ def test_churn_keeps_the_hourly_cap():
 
 
 def test_a_churned_window_whose_judge_fails_stays_off_task():
-    h = Harness(FakeJudge(verdicts()))
+    h = Harness(ScriptedAnswers(verdicts()))
     h.focus(VIDEO)
     h.wait(20, VIDEO)
     h.judge.fail_with = "the judge took longer than 60 s"
@@ -180,7 +180,7 @@ def rule(id: int, app: str, text: str, verdict: str) -> Rule:
 
 
 def test_a_rule_decides_with_no_judge_call_and_is_recorded_as_the_rule():
-    h = Harness(FakeJudge(verdicts()), rules=[rule(1, "Firefox", "youtube", "off_task")])
+    h = Harness(ScriptedAnswers(verdicts()), rules=[rule(1, "Firefox", "youtube", "off_task")])
     h.focus(VIDEO)
     h.wait(60, VIDEO)
     assert h.judge.calls == []
@@ -193,7 +193,7 @@ def test_a_rule_decides_with_no_judge_call_and_is_recorded_as_the_rule():
 
 
 def test_an_on_task_rule_for_an_app_never_calls_and_never_nudges():
-    h = Harness(FakeJudge(verdicts()), rules=[rule(1, "firefox", "", "on_task")])
+    h = Harness(ScriptedAnswers(verdicts()), rules=[rule(1, "firefox", "", "on_task")])
     for window in (VIDEO, PIANO, DOCS):
         h.focus(window)
         h.wait(400, window)
@@ -219,7 +219,7 @@ def test_a_title_rule_never_matches_a_private_title():
 
 
 def test_an_on_task_rule_added_from_the_banner_ends_the_episode_as_answered():
-    h = Harness(FakeJudge(verdicts()))
+    h = Harness(ScriptedAnswers(verdicts()))
     h.focus(VIDEO)
     h.wait(65, VIDEO)
     assert h.policy.open_episode is not None
@@ -233,7 +233,7 @@ def test_an_on_task_rule_added_from_the_banner_ends_the_episode_as_answered():
 
 
 def test_a_removed_rule_no_longer_decides_the_judge_does():
-    h = Harness(FakeJudge(verdicts()), rules=[rule(1, "firefox", "", "on_task")])
+    h = Harness(ScriptedAnswers(verdicts()), rules=[rule(1, "firefox", "", "on_task")])
     h.focus(VIDEO)
     assert h.judge.calls == []
     h.set_rules()
@@ -242,7 +242,9 @@ def test_a_removed_rule_no_longer_decides_the_judge_does():
 
 
 def test_the_users_answer_for_this_commitment_beats_a_rule():
-    h = Harness(FakeJudge(verdicts()), rules=[rule(1, "firefox", "cat", "off_task")], cooldown=0)
+    h = Harness(
+        ScriptedAnswers(verdicts()), rules=[rule(1, "firefox", "cat", "off_task")], cooldown=0
+    )
     h.focus(VIDEO)
     h.wait(60, VIDEO)
     h.apply(h.policy.acknowledge("on_task", h.now))

@@ -140,7 +140,7 @@ def test_the_controller_turns_a_refused_proposal_into_a_coach_error(make_control
 
     controller = make_controller(FakeCoach(Proposal(*fields)))
     controller.enter_planning()
-    controller.request_coach("write")
+    controller.coaching.request("write")
     wait_until(lambda: controller.snapshot().coach.status == "error")
     coach = controller.snapshot().coach
     assert says in coach.error and "try again" in coach.error
@@ -152,6 +152,6 @@ def test_the_controller_offers_a_proposal_only_as_a_validated_plan(make_controll
 
     controller = make_controller(FakeCoach(Proposal("  Write it ", "Done", "30")))
     controller.enter_planning()
-    controller.request_coach("write")
+    controller.coaching.request("write")
     wait_until(lambda: controller.snapshot().coach.status == "ready")
     assert controller.snapshot().coach.proposal == Plan("Write it", "Done", 1800)

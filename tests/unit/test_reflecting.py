@@ -53,7 +53,7 @@ def reflection(controller):
 def test_reflect_is_only_for_review(make_controller, clock):
     controller = make_controller(reflector=FakeReflector())
     with pytest.raises(IllegalTransitionError):
-        controller.request_reflection()
+        controller.reflections.request()
     assert reflection(controller) is None
 
 
@@ -62,7 +62,7 @@ def test_reflect_goes_pending_then_shows_the_text_with_the_facts_sent(make_contr
     controller = make_controller(reflector=reflector)
     cid = to_review(controller, clock)
     assert reflection(controller).status == "idle"
-    controller.request_reflection()
+    controller.reflections.request()
     assert reflection(controller).status == "pending"
     reflector.gate.set()
     wait_until(lambda: reflection(controller).status == "ready")
@@ -81,7 +81,7 @@ def test_a_result_after_the_review_ended_is_dropped(make_controller, clock):
     reflector = FakeReflector(gated=True)
     controller = make_controller(reflector=reflector)
     to_review(controller, clock)
-    controller.request_reflection()
+    controller.reflections.request()
     wait_until(lambda: reflector.scopes)
     controller.end("met")
     assert reflector.scopes[0].cancelled  # the CLI is killed, not left to run
@@ -93,7 +93,7 @@ def test_a_result_after_the_review_ended_is_dropped(make_controller, clock):
 def test_a_coach_error_is_said_in_place(make_controller, clock):
     controller = make_controller(reflector=FakeReflector(CLITimeout(60)))
     to_review(controller, clock)
-    controller.request_reflection()
+    controller.reflections.request()
     wait_until(lambda: reflection(controller).status == "error")
     assert "60" in reflection(controller).error
 
@@ -101,6 +101,6 @@ def test_a_coach_error_is_said_in_place(make_controller, clock):
 def test_without_a_coach_the_review_says_so(make_controller, clock):
     controller = make_controller(coach_unavailable="coach unavailable: no claude")
     to_review(controller, clock)
-    controller.request_reflection()
+    controller.reflections.request()
     assert reflection(controller).status == "error"
     assert reflection(controller).error == "coach unavailable: no claude"

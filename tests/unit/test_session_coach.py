@@ -52,7 +52,7 @@ def test_request_goes_pending_then_ready_and_notifies_twice(make_controller):
     coach = FakeCoach(P1, gated=True)
     controller = make_controller(coach)
     rec = planning(controller)
-    controller.request_coach("  write the report  ")
+    controller.coaching.request("  write the report  ")
     assert rec.statuses == [CoachStatus.PENDING]
     pending = controller.snapshot().coach
     assert pending.proposal is None and pending.pending_since is not None
@@ -73,13 +73,13 @@ def test_each_ready_proposal_has_its_own_id(make_controller):
     planning(controller)
     ids = []
     for intent in ("one", "two"):
-        controller.request_coach(intent)
+        controller.coaching.request(intent)
         wait_until(lambda: status(controller) == CoachStatus.READY)
         ids.append(controller.snapshot().coach.proposal_id)
     assert ids[0] != ids[1]
     other = make_controller(FakeCoach(P1))  # a restarted server: same store, still planning
     assert other.snapshot().state is RuntimeState.PLANNING
-    other.request_coach("one")
+    other.coaching.request("one")
     wait_until(lambda: status(other) == CoachStatus.READY)
     assert other.snapshot().coach.proposal_id not in ids  # unique across restarts too
 
@@ -87,7 +87,7 @@ def test_each_ready_proposal_has_its_own_id(make_controller):
 def test_a_coach_error_goes_pending_then_error_with_its_message(make_controller):
     controller = make_controller(FakeCoach(CLITimeout(60)))
     rec = planning(controller)
-    controller.request_coach("write")
+    controller.coaching.request("write")
     wait_until(lambda: len(rec) >= 2)
     assert rec.statuses == [CoachStatus.PENDING, CoachStatus.ERROR]
     coach = controller.snapshot().coach
@@ -98,7 +98,7 @@ def test_a_coach_error_goes_pending_then_error_with_its_message(make_controller)
 def test_an_unexpected_exception_becomes_a_plain_error_not_a_crash(make_controller):
     controller = make_controller(FakeCoach(RuntimeError("secret raw output")))
     rec = planning(controller)
-    controller.request_coach("write")
+    controller.coaching.request("write")
     wait_until(lambda: len(rec) >= 2)
     coach = controller.snapshot().coach
     assert coach.status == CoachStatus.ERROR
@@ -109,7 +109,7 @@ def test_an_unexpected_exception_becomes_a_plain_error_not_a_crash(make_controll
 def test_no_coach_means_status_error_coach_unavailable_and_no_exception(make_controller):
     controller = make_controller(None, coach_unavailable="coach unavailable — set X")
     rec = planning(controller)
-    controller.request_coach("write")  # no exception
+    controller.coaching.request("write")  # no exception
     assert rec.statuses == [CoachStatus.ERROR]
     coach = controller.snapshot().coach
     assert coach.error.startswith("coach unavailable")
@@ -132,9 +132,9 @@ def test_outside_planning_is_not_planning_with_no_change_and_no_call(make_contro
     rec = Recorder(controller)
     controller.subscribe(rec)
     with pytest.raises(NotPlanning):
-        controller.request_coach("write")
+        controller.coaching.request("write")
     with pytest.raises(IllegalTransitionError):  # cancel is a transition: 409, not 400
-        controller.cancel_coach()
+        controller.coaching.cancel()
     settle()
     after = controller.snapshot()
     assert (after.state, after.commitment, after.version) == (
@@ -153,7 +153,7 @@ def test_a_bad_intent_is_a_validation_error_and_changes_nothing(make_controller,
     rec = planning(controller)
     before = controller.snapshot()
     with pytest.raises(ValidationError):
-        controller.request_coach(intent)
+        controller.coaching.request(intent)
     settle()
     after = controller.snapshot()
     assert after.coach == before.coach and after.version == before.version
@@ -164,10 +164,10 @@ def test_a_bad_intent_does_not_disturb_a_running_call(make_controller):
     coach = FakeCoach(P1, gated=True)
     controller = make_controller(coach)
     planning(controller)
-    controller.request_coach("good")
+    controller.coaching.request("good")
     [call] = coach.wait_calls(1)
     with pytest.raises(ValidationError):
-        controller.request_coach("")
+        controller.coaching.request("")
     assert not call.scope.cancelled
     coach.release()
     wait_until(lambda: status(controller) == CoachStatus.READY)
@@ -183,9 +183,9 @@ def test_a_superseded_call_is_cancelled_and_only_the_newest_result_is_projected(
     coach = FakeCoach(P1, P2, gated=True, honour_cancel=honour_cancel)
     controller = make_controller(coach)
     rec = planning(controller)
-    controller.request_coach("first")
+    controller.coaching.request("first")
     first = coach.wait_calls(1)[0]
-    controller.request_coach("second")
+    controller.coaching.request("second")
     assert first.scope.cancelled  # the first call's CLI is killed at once
     second = coach.wait_calls(2)[1]
     assert not second.scope.cancelled
@@ -203,9 +203,9 @@ def test_a_stale_result_arriving_while_the_newer_call_runs_is_discarded(make_con
     coach = FakeCoach(P1, P2, gated=True, honour_cancel=False)
     controller = make_controller(coach)
     rec = planning(controller)
-    controller.request_coach("first")
+    controller.coaching.request("first")
     coach.wait_calls(1)
-    controller.request_coach("second")
+    controller.coaching.request("second")
     coach.wait_calls(2)
     coach.release(0)
     assert coach.calls[0].finished.wait(2)
@@ -222,10 +222,10 @@ def test_ten_quick_requests_start_the_coach_at_most_twice_and_project_the_last(m
     coach = FakeCoach(*results, gated=True, poll=0.2)  # slow to notice: workers stay busy
     controller = make_controller(coach)
     planning(controller)
-    controller.request_coach("intent 0")
+    controller.coaching.request("intent 0")
     coach.wait_calls(1)
     for i in range(1, 10):
-        controller.request_coach(f"intent {i}")
+        controller.coaching.request(f"intent {i}")
     wait_until(lambda: "intent 9" in coach.intents)
     coach.release_all()
     wait_until(lambda: status(controller) == CoachStatus.READY)
@@ -250,7 +250,7 @@ def test_leaving_planning_while_pending_discards_the_call(make_controller):
     coach = FakeCoach(P1, gated=True, honour_cancel=False)
     controller = make_controller(coach)
     rec = planning(controller)
-    controller.request_coach("write")
+    controller.coaching.request("write")
     [call] = coach.wait_calls(1)
     controller.start_manual_commitment("manual", "done", 5)
     assert call.scope.cancelled
@@ -270,7 +270,7 @@ def test_a_late_result_after_cancel_and_replan_does_not_leak_into_the_new_planni
     coach = FakeCoach(P1, gated=True, honour_cancel=False)
     controller = make_controller(coach)
     planning(controller)
-    controller.request_coach("write")
+    controller.coaching.request("write")
     [call] = coach.wait_calls(1)
     controller.cancel_planning()
     controller.enter_planning()
@@ -283,7 +283,7 @@ def test_a_late_result_after_cancel_and_replan_does_not_leak_into_the_new_planni
 def test_a_ready_proposal_is_gone_once_active_and_planning_starts_idle_again(make_controller):
     controller = make_controller(FakeCoach(P1))
     planning(controller)
-    controller.request_coach("write")
+    controller.coaching.request("write")
     wait_until(lambda: status(controller) == CoachStatus.READY)
     controller.start_manual_commitment(P1.next_action, P1.success_condition, 30)
     assert controller.snapshot().coach is None
@@ -298,9 +298,9 @@ def test_cancel_coach_goes_idle_kills_the_call_and_drops_its_result(make_control
     coach = FakeCoach(P1, gated=True, honour_cancel=False)
     controller = make_controller(coach)
     rec = planning(controller)
-    controller.request_coach("write")
+    controller.coaching.request("write")
     [call] = coach.wait_calls(1)
-    controller.cancel_coach()
+    controller.coaching.cancel()
     assert call.scope.cancelled
     assert status(controller) == CoachStatus.IDLE
     coach.release()
@@ -313,9 +313,9 @@ def test_cancel_coach_goes_idle_kills_the_call_and_drops_its_result(make_control
 def test_cancel_coach_also_clears_a_ready_proposal(make_controller):
     controller = make_controller(FakeCoach(P1))
     planning(controller)
-    controller.request_coach("write")
+    controller.coaching.request("write")
     wait_until(lambda: status(controller) == CoachStatus.READY)
-    controller.cancel_coach()
+    controller.coaching.cancel()
     coach = controller.snapshot().coach
     assert coach.status == CoachStatus.IDLE and coach.proposal is None
 
@@ -324,13 +324,13 @@ def test_shutdown_cancels_a_running_call_and_later_requests_say_unavailable(make
     coach = FakeCoach(P1, gated=True)
     controller = make_controller(coach)
     planning(controller)
-    controller.request_coach("write")
+    controller.coaching.request("write")
     [call] = coach.wait_calls(1)
     controller.shutdown()
     assert call.scope.cancelled
     assert call.finished.wait(2)
     assert status(controller) == CoachStatus.IDLE
-    controller.request_coach("again")  # must not raise
+    controller.coaching.request("again")  # must not raise
     coach_view = controller.snapshot().coach
     assert coach_view.status == CoachStatus.ERROR
     assert coach_view.error.startswith("coach unavailable")
@@ -345,18 +345,18 @@ def test_coach_activity_writes_nothing_to_the_store(make_controller, store):
     controller = make_controller(FakeCoach(P1, CLITimeout(5)))
     planning(controller)
     stored = store.snapshot()
-    controller.request_coach("write")
+    controller.coaching.request("write")
     wait_until(lambda: status(controller) == CoachStatus.READY)
-    controller.request_coach("again")
+    controller.coaching.request("again")
     wait_until(lambda: status(controller) == CoachStatus.ERROR)
-    controller.cancel_coach()
+    controller.coaching.cancel()
     assert store.snapshot() == stored
 
 
 def test_saved_records_carry_no_coach_fields(make_controller, store):
     controller = make_controller(FakeCoach(P1))
     planning(controller)
-    controller.request_coach("INTENT-7f3a the quarterly report")
+    controller.coaching.request("INTENT-7f3a the quarterly report")
     wait_until(lambda: status(controller) == CoachStatus.READY)
     proposal_id = controller.snapshot().coach.proposal_id
     controller.start_manual_commitment("a", "b", 5)  # the user typed their own plan
@@ -376,7 +376,7 @@ def test_saved_records_carry_no_coach_fields(make_controller, store):
 def test_a_restart_during_ready_comes_back_idle(make_controller, store):
     controller = make_controller(FakeCoach(P1))
     planning(controller)
-    controller.request_coach("write")
+    controller.coaching.request("write")
     wait_until(lambda: status(controller) == CoachStatus.READY)
     controller.shutdown()
     again = make_controller(FakeCoach())
@@ -390,7 +390,7 @@ def test_a_proposal_at_the_domains_bounds_is_ready_and_starts_as_is(make_control
     """What the page submits from a ready proposal is a plan the domain takes unchanged."""
     controller = make_controller(FakeCoach(Proposal("Write", "Done", minutes)))
     planning(controller)
-    controller.request_coach("write")
+    controller.coaching.request("write")
     wait_until(lambda: status(controller) == CoachStatus.READY)
     p = controller.snapshot().coach.proposal
     c = controller.start_manual_commitment(p.next_action, p.success_condition, p.timebox_secs // 60)

@@ -70,7 +70,7 @@ def test_the_coach_gets_the_track_record_once_three_commitments_have_ended(
 ):
     for n, expected in enumerate((0, 0, 0, 3), 1):
         controller.enter_planning()
-        controller.request_coach("write")
+        controller.coaching.request("write")
         call = fake_coach.wait_calls(n)[-1]
         call.finished.wait(5)
         assert len(call.track_record) == expected
@@ -95,7 +95,7 @@ def test_a_store_that_cannot_read_the_record_does_not_stop_the_coach(
 
     store.ended_figures = broken
     controller.enter_planning()
-    controller.request_coach("write")
+    controller.coaching.request("write")
     call = fake_coach.wait_calls(1)[0]
     call.finished.wait(5)
     assert call.outcome == "returned" and call.track_record == ()

@@ -261,7 +261,7 @@ def test_a_proposal_is_kept_only_as_the_draft_and_the_draft_goes_with_planning(d
     controller = Controller(store, FakeClock(), coach=FakeCoach())
     try:
         controller.enter_planning()
-        controller.request_coach("a very particular intent xyzzy")
+        controller.coaching.request("a very particular intent xyzzy")
         wait_until(lambda: controller.snapshot().coach.status == "ready")
         saved = store.load_draft()
         assert "xyzzy" in saved and "Write the intro paragraph" in saved

@@ -15,14 +15,8 @@ from antidrift.app import resource_dir
 from antidrift.snapshot import CoachInfo
 from antidrift.web import views as views_module
 from antidrift.web.render import Renderer
-from antidrift.web.views import (
-    CoachWidget,
-    EvidenceWidget,
-    PageModel,
-    Shows,
-    Views,
-    Widget,
-)
+from antidrift.web.views import PageModel, Shows, Views
+from antidrift.web.widgets import CoachWidget, EvidenceWidget, Widget
 from tests.fakes import FakeCoach, wait_until
 from tests.support.html import top_level
 
@@ -79,7 +73,7 @@ def _imports(path: Path) -> set[str]:
 def test_the_renderer_imports_no_runtime_controller_or_store():
     imported = _imports(WEB / "render.py")
     app_modules = {name for name in imported if name.startswith("antidrift")}
-    assert app_modules <= {"antidrift.web.views"}, app_modules
+    assert app_modules <= {"antidrift.web.views", "antidrift.web.widgets"}, app_modules
 
 
 def test_a_page_renders_from_a_view_model_without_any_app(controller, reads):
@@ -100,7 +94,7 @@ def _drive(controller, coach: FakeCoach, clock, step: str) -> None:
     elif step == "pending":
         coach.gated = True
         calls = len(coach.calls)
-        controller.request_coach("write")
+        controller.coaching.request("write")
         coach.wait_calls(calls + 1)
         clock.advance(3)
     elif step == "ready":
@@ -108,7 +102,7 @@ def _drive(controller, coach: FakeCoach, clock, step: str) -> None:
         wait_until(lambda: controller.snapshot().coach.status == "ready")
     elif step == "error":
         coach.enqueue(CoachError("the coach took too long"))
-        controller.request_coach("again")
+        controller.coaching.request("again")
         wait_until(lambda: controller.snapshot().coach.status == "error")
     elif step == "active":
         controller.start_manual_commitment("Write", "Done", "20")

@@ -1,0 +1,201 @@
+"""Pushed widgets: the frozen data each partial renders, built by views.Views from a snapshot.
+
+Pushed widgets are small frozen dataclasses, and the hub uses each object itself as its
+change key: a widget is re-sent exactly when its object changes.
+
+How to add a pushed widget (one frozen dataclass, one partial):
+
+1. Write `templates/_<name>.html`: ONE root element with a fixed id, rendering only from
+   the variable `<name>` (plus, if it includes other pushed widgets, their variables).
+2. Add `@dataclass(frozen=True) class ...(Widget)` below with `name = "<name>"` (and
+   `parent = "<other name>"` if it sits inside another pushed widget), holding every value
+   the partial shows and nothing else.
+3. Build it in `Views.widgets()` (antidrift/web/views.py) for the states in which it is on
+   the page.
+
+A field you add is pushed without anyone remembering a key. A partial that reads anything
+outside its object would not be pushed when that changes: pushes render each widget from its
+object alone, so such a partial shows up as blank in its test (tests/web/test_views.py).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from datetime import datetime
+from typing import ClassVar
+
+from antidrift.domain import Commitment, Health, Plan, RuntimeState, clock_text
+from antidrift.drafts import Draft, proposed_value
+from antidrift.drift import DriftStatus, Episode
+from antidrift.snapshot import CoachStatus, CoachView, DriftInfo, Snapshot
+
+
+@dataclass(frozen=True)
+class Widget:
+    """A pushed widget: `_<name>.html` rendered from this object, re-sent when it changes."""
+
+    name: ClassVar[str]
+    parent: ClassVar[str | None] = None  # a widget whose partial includes this one
+    # Outside the view (the title, the offline notice): a whole view does not contain it,
+    # so it is pushed beside every whole view as well.
+    outside_view: ClassVar[bool] = False
+
+
+@dataclass(frozen=True)
+class CoachSource:
+    """Which coach answers Sharpen, and whether its CLI is there."""
+
+    name: str | None
+    problem: str | None
+    env_var: str
+    found: bool
+    tuning: str = ""  # the model and effort asked for, e.g. "haiku, low effort"
+
+
+@dataclass(frozen=True)
+class CoachWidget(Widget):
+    name = "coach"
+    status: str
+    error: str | None
+    proposal: Plan | None  # the plan inputs show it (planning view, prefill)
+    source: CoachSource
+    kept: tuple[str, ...] = ()  # fields the user edited: the prefill leaves them alone
+
+
+@dataclass(frozen=True)
+class Suggestion(Widget):
+    """A proposal for a field the user had edited, beside it with a Use button
+    (id="suggest-<field>"); empty text hides it."""
+
+    name = "suggestion"
+    field: str
+    text: str
+
+    @classmethod
+    def of(cls, name: str, coach: CoachView, draft: Draft | None) -> Suggestion:
+        widget = SUGGESTIONS[name]
+        p = coach.proposal
+        if p is None or coach.status != CoachStatus.READY or name not in coach.kept:
+            return widget(name, "")
+        text = proposed_value(p, name)
+        return widget(name, "" if draft is not None and draft.value(name) == text else text)
+
+
+class SuggestNextAction(Suggestion):
+    name = "suggest_next_action"
+
+
+class SuggestSuccessCondition(Suggestion):
+    name = "suggest_success_condition"
+
+
+class SuggestTimeboxMinutes(Suggestion):
+    name = "suggest_timebox_minutes"
+
+
+SUGGESTIONS: dict[str, type[Suggestion]] = {
+    "next_action": SuggestNextAction,
+    "success_condition": SuggestSuccessCondition,
+    "timebox_minutes": SuggestTimeboxMinutes,
+}
+
+
+@dataclass(frozen=True)
+class CoachElapsed(Widget):
+    name = "coach_elapsed"
+    parent = "coach"
+    seconds: int
+
+
+@dataclass(frozen=True)
+class TimeLeft(Widget):
+    name = "time_left"
+    seconds: int
+    timebox_secs: int
+    extended_secs: int = 0
+    deadline: datetime | None = None
+    span_secs: int = 0  # start to deadline: what the progress bar measures
+
+    @classmethod
+    def of(cls, c: Commitment, now: datetime) -> TimeLeft:
+        span = int((c.deadline - c.started_at).total_seconds())
+        return cls(c.seconds_left(now), c.timebox_secs, c.extended_secs, c.deadline, span)
+
+
+@dataclass(frozen=True)
+class EvidenceWidget(Widget):
+    name = "evidence"
+    health: Health
+    app: str | None
+    title: str | None
+
+
+@dataclass(frozen=True)
+class Title(Widget):
+    """The document title: always the view's; while active the time left comes first."""
+
+    name = "title"
+    outside_view = True
+    text: str
+
+    @classmethod
+    def of(cls, snap: Snapshot) -> Title:
+        c = snap.commitment
+        if snap.state is RuntimeState.ACTIVE and c is not None:
+            clock = clock_text(c.seconds_left(snap.now))
+            return cls(f"{clock} · {_short(c.next_action, TITLE_ACTION_MAX)} · AntiDrift")
+        if snap.state is RuntimeState.REVIEW and c is not None:
+            head = "Time's up" if c.ran_out else "Review"
+            return cls(f"{head} · {_short(c.next_action, TITLE_ACTION_MAX)} · AntiDrift")
+        if snap.state is RuntimeState.PLANNING:
+            return cls("Planning · AntiDrift")
+        return cls("No commitment · AntiDrift")
+
+
+@dataclass(frozen=True)
+class Offline(Widget):
+    """The offline notice. A new second is a new object, so it is re-sent at every tick,
+    restarting the CSS delay that reveals it once pushes stop."""
+
+    name = "offline"
+    outside_view = True
+    second: datetime
+
+
+TITLE_ACTION_MAX = 60  # characters of the next action in the tab title
+
+
+def _short(text: str, limit: int) -> str:
+    return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"
+
+
+@dataclass(frozen=True)
+class DriftGuardWidget(Widget):
+    """The drift guard: its status line, what it discloses, and the banner (id="drift")."""
+
+    name = "drift_guard"
+    status: DriftStatus
+    reason: str | None
+    banner: Episode | None
+    next_action: str  # the banner names it
+    info: DriftInfo
+
+
+@dataclass(frozen=True)
+class ReflectionWidget(Widget):
+    """The review's Reflect button and the coach's two sentences (id="reflection")."""
+
+    name = "reflection"
+    status: str
+    text: str | None
+    error: str | None
+
+
+def family(widget: Widget, widgets: Mapping[str, Widget]) -> dict[str, Widget]:
+    """A widget and every pushed widget inside it: all its partial may read."""
+    found = {widget.name: widget}
+    for other in widgets.values():
+        if other.parent in found:
+            found[other.name] = other
+    return found
