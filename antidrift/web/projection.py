@@ -61,8 +61,6 @@ def state_json(snap: Snapshot) -> dict[str, object]:
             "status": drift.status.value,
             "since": _iso(drift.since),
             "reason": drift.reason,
-            # The open episode's window was put away by the teeth (then), else null.
-            "enforced_at": _iso(drift.banner.enforced_at) if drift.banner else None,
         }
     return body
 

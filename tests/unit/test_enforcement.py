@@ -12,7 +12,7 @@ from antidrift.drift import Answer, DriftStatus
 from antidrift.enforcement import MINIMIZE, PutAway, Teeth, parse_enforce
 from antidrift.evidence.probe import WindowHandle
 from antidrift.verdicts import Rule, Verdict
-from tests.support.drift_policy import FakeJudge, Harness
+from tests.support.drift_policy import Harness, ScriptedAnswers
 
 EDITOR = ("code", "intro.md — notes")
 VIDEO = ("firefox", "Cat videos — YouTube")
@@ -38,7 +38,7 @@ def nudged(h: Harness, window=VIDEO, exact=BROWSER) -> None:
 
 
 def test_an_ignored_nudge_puts_that_exact_window_away_once_after_enforce_after():
-    h = Harness(FakeJudge(verdicts()), enforce_after=30)
+    h = Harness(ScriptedAnswers(verdicts()), enforce_after=30)
     nudged(h)
     nudge_at = h.nudges[0].nudged_at
     h.wait(25, VIDEO, exact=BROWSER)
@@ -51,7 +51,7 @@ def test_an_ignored_nudge_puts_that_exact_window_away_once_after_enforce_after()
 
 
 def test_a_later_episode_gets_its_own_put_away():
-    h = Harness(FakeJudge(verdicts()), enforce_after=30, cooldown=100)
+    h = Harness(ScriptedAnswers(verdicts()), enforce_after=30, cooldown=100)
     nudged(h)
     h.wait(30, VIDEO, exact=BROWSER)
     assert len(h.put_aways) == 1
@@ -63,7 +63,7 @@ def test_a_later_episode_gets_its_own_put_away():
 
 def test_answered_in_time_nothing_is_put_away():
     for answer in (Answer.BACK, Answer.ON_TASK):
-        h = Harness(FakeJudge(verdicts()), enforce_after=30)
+        h = Harness(ScriptedAnswers(verdicts()), enforce_after=30)
         nudged(h)
         h.wait(20, VIDEO, exact=BROWSER)
         h.apply(h.policy.acknowledge(answer, h.now))
@@ -72,7 +72,7 @@ def test_answered_in_time_nothing_is_put_away():
 
 
 def test_switched_away_nothing_and_coming_back_starts_the_clock_again():
-    h = Harness(FakeJudge(verdicts()), enforce_after=30)
+    h = Harness(ScriptedAnswers(verdicts()), enforce_after=30)
     nudged(h)
     h.wait(20, VIDEO, exact=BROWSER)
     h.focus(FEED, OTHER_BROWSER)  # another off-task window: the episode goes on, not its window
@@ -87,7 +87,7 @@ def test_switched_away_nothing_and_coming_back_starts_the_clock_again():
 
 
 def test_back_on_task_ends_the_episode_and_nothing_is_put_away():
-    h = Harness(FakeJudge(verdicts()), enforce_after=30)
+    h = Harness(ScriptedAnswers(verdicts()), enforce_after=30)
     nudged(h)
     h.focus(EDITOR, EDITOR_WIN)
     h.wait(60, EDITOR, exact=EDITOR_WIN)
@@ -95,7 +95,7 @@ def test_back_on_task_ends_the_episode_and_nothing_is_put_away():
 
 
 def test_on_task_by_a_rule_nothing_is_put_away():
-    h = Harness(FakeJudge(verdicts()), enforce_after=30)
+    h = Harness(ScriptedAnswers(verdicts()), enforce_after=30)
     nudged(h)
     h.set_rules(Rule(1, "firefox", "", Verdict.ON_TASK))
     h.wait(120, VIDEO, exact=BROWSER)
@@ -104,7 +104,7 @@ def test_on_task_by_a_rule_nothing_is_put_away():
 
 def test_off_task_by_a_rule_is_put_away_like_a_verdict():
     h = Harness(
-        FakeJudge({EDITOR: True}),
+        ScriptedAnswers({EDITOR: True}),
         enforce_after=30,
         rules=[Rule(1, "firefox", "", Verdict.OFF_TASK)],
     )
@@ -115,7 +115,7 @@ def test_off_task_by_a_rule_is_put_away_like_a_verdict():
 
 
 def test_a_window_judged_unclear_is_never_put_away():
-    h = Harness(FakeJudge(verdicts()), enforce_after=30)
+    h = Harness(ScriptedAnswers(verdicts()), enforce_after=30)
     nudged(h)
     h.focus(HAZY, BROWSER)  # the same window, its title now one the judge cannot tell
     h.wait(120, HAZY, exact=BROWSER)
@@ -124,7 +124,7 @@ def test_a_window_judged_unclear_is_never_put_away():
 
 
 def test_a_title_counted_off_task_by_churn_alone_is_not_put_away_until_judged():
-    h = Harness(FakeJudge(verdicts(), auto=False), enforce_after=30)
+    h = Harness(ScriptedAnswers(verdicts(), auto=False), enforce_after=30)
     h.focus(EDITOR, EDITOR_WIN)
     h.release()
     h.focus(VIDEO, BROWSER)
@@ -140,14 +140,14 @@ def test_a_title_counted_off_task_by_churn_alone_is_not_put_away_until_judged():
 
 
 def test_a_window_not_identified_exactly_is_never_put_away():
-    h = Harness(FakeJudge(verdicts()), enforce_after=30)
+    h = Harness(ScriptedAnswers(verdicts()), enforce_after=30)
     nudged(h, exact=None)
     h.wait(300, VIDEO, exact=None)
     assert h.put_aways == []
 
 
 def test_antidrift_own_page_stops_the_clock_even_in_the_same_browser_window():
-    h = Harness(FakeJudge(verdicts()), enforce_after=30)
+    h = Harness(ScriptedAnswers(verdicts()), enforce_after=30)
     nudged(h)
     h.wait(25, VIDEO, exact=BROWSER)
     h.focus(OWN_PAGE, BROWSER)  # the user switched the tab to read the banner
@@ -161,14 +161,14 @@ def test_antidrift_own_page_stops_the_clock_even_in_the_same_browser_window():
 
 
 def test_without_teeth_nothing_is_ever_put_away():
-    h = Harness(FakeJudge(verdicts()))
+    h = Harness(ScriptedAnswers(verdicts()))
     nudged(h)
     h.wait(600, VIDEO, exact=BROWSER)
     assert h.put_aways == [] and h.policy.teeth is None
 
 
 def test_the_episode_records_when_and_how_or_why_not():
-    h = Harness(FakeJudge(verdicts()), enforce_after=30)
+    h = Harness(ScriptedAnswers(verdicts()), enforce_after=30)
     nudged(h)
     h.wait(30, VIDEO, exact=BROWSER)
     done = h.policy.put_away_done(1, h.now, "moved to the scratchpad").episodes[0]
@@ -180,7 +180,7 @@ def test_the_episode_records_when_and_how_or_why_not():
 
 def test_an_episode_tried_before_a_restart_is_never_tried_again():
     teeth = Teeth(timedelta(seconds=1), done=(1,))
-    start = Harness(FakeJudge({})).now
+    start = Harness(ScriptedAnswers({})).now
     teeth.seen(BROWSER, start)
     teeth.nudged(1, start)
     assert teeth.due(1, "firefox", start + timedelta(seconds=60), off_task=True) is None

@@ -23,6 +23,7 @@ COMMITMENT_KEYS = [
     "deadline",
     "extended_secs",
     "ran_out",
+    "enforce",
 ]
 HISTORY_KEYS = [
     "id",
