@@ -130,6 +130,23 @@ class Commitment:
     extended_secs: int = 0
     # The teeth: "minimize" puts a window away after an ignored nudge; "off" never does.
     enforce: str = "off"
+    task: TaskRef | None = None  # picked from the user's task list while planning
+
+    @classmethod
+    def begin(
+        cls, cid: str, plan: Plan, at: datetime, task: TaskRef | None, enforce: str = "off"
+    ) -> Commitment:
+        """A commitment to a plan, starting at `at` (its deadline one timebox later)."""
+        return cls(
+            id=cid,
+            next_action=plan.next_action,
+            success_condition=plan.success_condition,
+            timebox_secs=plan.timebox_secs,
+            started_at=at,
+            deadline=at + timedelta(seconds=plan.timebox_secs),
+            task=task,
+            enforce=enforce,
+        )
 
     def ended(self, at: datetime, outcome: Outcome, note: str) -> Commitment:
         return replace(self, ended_at=at, outcome=outcome, note=note)

@@ -263,15 +263,9 @@ class Controller:
             plan = validate_plan(next_action, success_condition, timebox_minutes)
             watch, teeth = parse_choice(drift), self._guard.parse_enforce(enforce)
             now = self._now()
-            commitment = Commitment(
-                id=str(uuid.uuid4()),
-                next_action=plan.next_action,
-                success_condition=plan.success_condition,
-                timebox_secs=plan.timebox_secs,
-                started_at=now,
-                deadline=now + timedelta(seconds=plan.timebox_secs),
-                enforce=teeth,
-            )
+            # The task the user picked while planning (the draft kept it) goes with it.
+            task = self.drafts.draft.task
+            commitment = Commitment.begin(str(uuid.uuid4()), plan, now, task, enforce=teeth)
             self._store.save(RuntimeState.ACTIVE, commitment)
             self._state, self._commitment, self._last_sample = RuntimeState.ACTIVE, commitment, None
             self.drafts.clear()

@@ -8,7 +8,15 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Protocol
 
-from antidrift.domain import Commitment, Health, Plan, RuntimeState, WindowSample, evidence_health
+from antidrift.domain import (
+    Commitment,
+    Health,
+    Plan,
+    RuntimeState,
+    TaskRef,
+    WindowSample,
+    evidence_health,
+)
 from antidrift.drafts import Draft
 from antidrift.drift import OFF, DriftView
 
@@ -89,6 +97,11 @@ class Snapshot:
     drift: DriftView = OFF
     reflection: ReflectionView | None = None  # review only
     draft: Draft | None = None  # planning only: the form as last typed
+
+    @property
+    def task(self) -> TaskRef | None:
+        """Planning only: the task the next commitment will serve (the draft keeps it)."""
+        return self.draft.task if self.draft is not None else None
 
 
 # -- the setup, as the page describes it -----------------------------------------------------

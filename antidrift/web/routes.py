@@ -9,6 +9,7 @@ from flask import Blueprint, current_app, jsonify, request
 from antidrift.domain import Plan, ValidationError, validate_window
 from antidrift.drafts import Draft
 from antidrift.web import manifest as app_manifest
+from antidrift.web import tasks
 from antidrift.web.projection import state_json
 from antidrift.web.requests import HTML, controller, done, from_htmx, payload, reads, with_left
 
@@ -43,11 +44,15 @@ def manifest():
 
 @bp.post("/planning")
 def enter_planning():
-    again = payload().get("again")
+    data = payload()
+    if "task" in data:  # planning for a task from the user's own list
+        return tasks.pick(data.get("task"))
+    again = data.get("again")
     draft = None
-    if again:  # Again: planning opens with that commitment's plan as the draft
+    if again:  # Again: planning opens with that commitment's plan (and task) as the draft
         c = reads().entry(str(again))
-        draft = Draft.of_plan(Plan(c.next_action, c.success_condition, c.timebox_secs))
+        plan = Plan(c.next_action, c.success_condition, c.timebox_secs)
+        draft = Draft.of_plan(plan, c.task)
     controller().enter_planning(draft)
     return done()
 
@@ -140,4 +145,9 @@ def record_window():
 @bp.post("/drift/ack")
 def acknowledge_drift():
     controller().acknowledge_drift(payload().get("answer"))
+    commitment = controller().snapshot().commitment
+    if from_htmx() and commitment is not None:
+        # The banner goes away with the answer: focus moves to the card's heading.
+        renderer = current_app.extensions["antidrift.renderer"]
+        return renderer.active_heading(commitment), 200, HTML
     return done()

@@ -10,7 +10,7 @@ from __future__ import annotations
 import threading
 import time
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Protocol
 from urllib.parse import urlencode
@@ -20,15 +20,19 @@ from antidrift.drafts import PLAN_FIELDS
 from antidrift.drift import GUARD_OFF, Episode, Judgement, Rule, Window
 from antidrift.insights import Calibration, WindowTime
 from antidrift.snapshot import CoachInfo, CoachStatus, DriftInfo, Snapshot
+from antidrift.tasks import Board, Offer
+from antidrift.tasks import Listing as Listing  # the task list's view data, for the renderer
 from antidrift.web.widgets import (
     CoachElapsed,
     CoachSource,
     CoachWidget,
+    DriftBannerWidget,
     DriftGuardWidget,
     EvidenceWidget,
     Offline,
     ReflectionWidget,
     Suggestion,
+    TaskPick,
     TimeLeft,
     Title,
     Widget,
@@ -121,6 +125,9 @@ class PageModel:
     calibration: Calibration | None = None  # planning: how long the user's plans really take
     guard: DriftInfo | None = None  # planning: the guard can be turned off, teeth on, for one
     today: Today | None = None  # locked: today's summary
+    tasks_on: bool = False  # planning lists the user's open tasks (task sources configured)
+    # Review and history: what each remembered task's source offers to record, by commitment.
+    offers: Mapping[str, Offer] = field(default_factory=dict)
 
     def context(self) -> dict[str, object]:
         snap = self.snap
@@ -136,6 +143,8 @@ class PageModel:
             "guard": self.guard,
             "today": self.today,
             "draft": snap.draft,
+            "tasks_on": self.tasks_on,
+            "offers": self.offers,
         }
         if self.focus is not None:
             ctx["shares"], ctx["apps"], ctx["sample_count"] = (
@@ -176,8 +185,10 @@ class Views:
         recheck: float = CLI_RECHECK,
         monotonic: Callable[[], float] = time.monotonic,
         drift: DriftInfo | None = None,
+        tasks: Board | None = None,
     ) -> None:
         self.coach = coach
+        self.tasks = tasks or Board(tuple)
         self.drift = drift or DriftInfo(False, why_off="it is not configured")
         self._reader = reader
         self._recheck, self._monotonic = recheck, monotonic
@@ -219,21 +230,25 @@ class Views:
                     coach.kept,
                 ),
                 CoachElapsed(coach.elapsed(snap.now) or 0),
+                TaskPick(snap.task),
                 *(Suggestion.of(name, coach, snap.draft) for name in PLAN_FIELDS),
             )
         if snap.state is RuntimeState.ACTIVE and snap.commitment is not None:
             last = snap.evidence.last
             return (
                 TimeLeft.of(snap.commitment, snap.now),
+                DriftBannerWidget(snap.drift.banner),
                 EvidenceWidget(
-                    snap.evidence.health, last.app if last else None, last.title if last else None
+                    snap.evidence.health,
+                    last.app if last else None,
+                    last.title if last else None,
+                    snap.drift.status.value,
                 ),
                 DriftGuardWidget(
                     snap.drift.status,
                     snap.drift.reason,
-                    snap.drift.banner,
-                    snap.commitment.next_action,
                     drift_said(self.drift, self._found, self.coach),
+                    snap.drift.banner is not None,
                 ),
             )
         if snap.state is RuntimeState.REVIEW and snap.reflection is not None:
@@ -256,8 +271,19 @@ class Views:
             # Summed by the store: a long commitment has tens of thousands of samples.
             focus = self._reader.window_time(snap.commitment, snap.now)
             drift = self._drift_review(snap.commitment.id)
+        served = history if snap.state is RuntimeState.LOCKED else (snap.commitment,)
         return PageModel(
-            snap, Shows.of(snap), widgets, history, focus, drift, calibration, self.drift, today
+            snap,
+            Shows.of(snap),
+            widgets,
+            history,
+            focus,
+            drift,
+            calibration,
+            self.drift,
+            today,
+            tasks_on=snap.state is RuntimeState.PLANNING and self.tasks.configured(),
+            offers=self.tasks.offers((c.id, c.task) for c in served if c is not None),
         )
 
     def _drift_review(self, commitment_id: str) -> DriftReview | None:

@@ -23,6 +23,7 @@ COMMITMENT_KEYS = [
     "deadline",
     "extended_secs",
     "ran_out",
+    "task",
     "enforce",
 ]
 HISTORY_KEYS = [
@@ -38,6 +39,7 @@ HISTORY_KEYS = [
     "actual_secs",
     "drift_count",
     "on_task_share",
+    "task",
 ]
 
 
@@ -73,6 +75,7 @@ def test_state_while_planning_adds_an_idle_coach(client):
         "success_condition": "",
         "timebox_minutes": "25",
         "edited": [],
+        "task": None,
     }
 
 
