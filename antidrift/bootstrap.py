@@ -9,6 +9,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import timedelta
 from typing import Protocol
+from urllib.parse import urlsplit
 
 from antidrift import ai, evidence, tasks
 from antidrift.ai.reflect import ReflectService
@@ -16,7 +17,9 @@ from antidrift.backup import Scheduler
 from antidrift.clock import Clock, SystemClock
 from antidrift.datalock import DataDirLock, acquire
 from antidrift.drift import DriftSettings
+from antidrift.enforce import DesktopEnforcer
 from antidrift.evidence import WindowSampler
+from antidrift.loopback import is_loopback
 from antidrift.notify import Background, build_notifier
 from antidrift.ports import Store
 from antidrift.readmodel import ReadModel
@@ -204,6 +207,21 @@ def build_coach(settings: Settings) -> tuple[ai.Service | None, CoachInfo]:
     return ai.Service(backend, timeout=settings.ai_timeout), CoachInfo(backend.name, None, backend)
 
 
+def remote_address(url: object) -> str | None:
+    """Where an AI server's URL sends what it is given, when that is another machine (the
+    settings refuse it unless ANTIDRIFT_AI_ALLOW_REMOTE=1): its host and port, else None."""
+    if not isinstance(url, str):
+        return None  # a CLI backend: its own service, named on the page already
+    try:
+        parts = urlsplit(url)
+        host = parts.hostname
+    except ValueError:
+        return url
+    if host and is_loopback(host):
+        return None
+    return parts.netloc or url
+
+
 def build_drift(
     settings: Settings, coach: ai.Service | None
 ) -> tuple[ai.JudgeService | None, DriftSettings | None, DriftInfo]:
@@ -219,9 +237,21 @@ def build_drift(
         timedelta(seconds=settings.drift_grace),
         timedelta(seconds=settings.drift_cooldown),
         settings.drift_max_calls,
+        settings.enforce,
+        timedelta(seconds=settings.enforce_after),
     )
+    remote = remote_address(getattr(backend, "url", None))
     log.info("drift guard on: %s judges the focused window's app and title", cli)
-    info = DriftInfo(True, cli, titles_excluded=settings.evidence_exclude is not None)
+    if remote is not None:
+        log.warning("window titles leave this machine: they go to %s", remote)
+    info = DriftInfo(
+        True,
+        cli,
+        titles_excluded=settings.evidence_exclude is not None,
+        remote=remote,
+        teeth=settings.enforce == "minimize",
+        teeth_after=settings.enforce_after,
+    )
     return ai.JudgeService(backend, timeout=settings.ai_timeout), policy, info
 
 
@@ -251,6 +281,7 @@ def build_runtime(settings: Settings, *, clock: Clock | None = None) -> Runtime:
         coach_unavailable=_unavailable(info),
         exclude_titles=settings.evidence_exclude,
         reflector=ReflectService(coach.backend, timeout=settings.ai_timeout) if coach else None,
+        enforcer=DesktopEnforcer(settings.env or None),  # in the session the probe samples
     )
 
     def find_sampler() -> WindowSampler | None:

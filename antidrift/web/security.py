@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 import io
-import ipaddress
 import re
 from collections.abc import Iterable
 from urllib.parse import urlsplit
 
 from flask import Flask, request
 
+from antidrift.loopback import is_loopback
 from antidrift.web.errors import Refused
 
 LOCAL_NAMES = frozenset({"localhost", "localhost.localdomain"})
@@ -42,10 +42,7 @@ def is_local_host(name: str, extra: Iterable[str] = ()) -> bool:
         return False
     if name in LOCAL_NAMES or name in extra or name.endswith(".localhost"):
         return True
-    try:
-        return ipaddress.ip_address(name).is_loopback
-    except ValueError:
-        return False
+    return is_loopback(name)
 
 
 def check_request(allowed_hosts: Iterable[str]) -> None:

@@ -27,7 +27,8 @@ MODELS = ("qwen2.5-7b-instruct",)
 class ModelServer:
     """Speaks Ollama's POST /api/chat and OpenAI's POST …/chat/completions; records bodies."""
 
-    def __init__(self) -> None:
+    def __init__(self, host: str = "127.0.0.1") -> None:
+        """On `host` (loopback unless a test needs an address of this machine that is not)."""
         self.bodies: list[tuple[str, dict, dict]] = []
         self.answer: str | Callable[[str], str] = '{"verdict": "off_task", "reason": "a feed"}'
         self.raw: bytes | None = None  # answered as it is (garbled)
@@ -89,9 +90,9 @@ class ModelServer:
             def log_message(self, *args) -> None:
                 pass
 
-        self.http = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.http = ThreadingHTTPServer((host, 0), Handler)
         self.http.daemon_threads = True
-        self.url = f"http://127.0.0.1:{self.http.server_port}"
+        self.url = f"http://{host}:{self.http.server_port}"
         threading.Thread(target=self.http.serve_forever, daemon=True).start()
 
     def prompts(self) -> list[str]:
