@@ -29,6 +29,7 @@ from antidrift.web.widgets import (
     DriftBannerWidget,
     DriftGuardWidget,
     EvidenceWidget,
+    Icon,
     Offline,
     ReflectionWidget,
     Suggestion,
@@ -214,7 +215,7 @@ class Views:
     def widgets(self, snap: Snapshot) -> tuple[Widget, ...]:
         """The pushed widgets of the snapshot's view (parents before their children), then
         those outside the view."""
-        outside = (Title.of(snap), Offline(snap.now.replace(microsecond=0)))
+        outside = (Title.of(snap), Icon.of(snap), Offline(snap.now.replace(microsecond=0)))
         return self._view_widgets(snap) + outside
 
     def _view_widgets(self, snap: Snapshot) -> tuple[Widget, ...]:
