@@ -128,10 +128,14 @@ class Commitment:
     note: str = ""
     # Time added after the start (extend); timebox_secs stays what was planned.
     extended_secs: int = 0
+    # The teeth: "minimize" puts a window away after an ignored nudge; "off" never does.
+    enforce: str = "off"
     task: TaskRef | None = None  # picked from the user's task list while planning
 
     @classmethod
-    def begin(cls, cid: str, plan: Plan, at: datetime, task: TaskRef | None) -> Commitment:
+    def begin(
+        cls, cid: str, plan: Plan, at: datetime, task: TaskRef | None, enforce: str = "off"
+    ) -> Commitment:
         """A commitment to a plan, starting at `at` (its deadline one timebox later)."""
         return cls(
             id=cid,
@@ -141,6 +145,7 @@ class Commitment:
             started_at=at,
             deadline=at + timedelta(seconds=plan.timebox_secs),
             task=task,
+            enforce=enforce,
         )
 
     def ended(self, at: datetime, outcome: Outcome, note: str) -> Commitment:
@@ -181,6 +186,14 @@ class Commitment:
             ended_at=None,
             extended_secs=self.extended_secs + minutes * 60,
         )
+
+
+def times_up(commitment: Commitment) -> tuple[str, str]:
+    """The notification when a timebox runs out: it names the next action."""
+    return (
+        "Time's up · AntiDrift",
+        f"{commitment.next_action}\nDone when: {commitment.success_condition}",
+    )
 
 
 @dataclass(frozen=True)

@@ -160,4 +160,15 @@ MIGRATIONS: list[tuple[int, str, str]] = [
         ALTER TABLE commitments ADD COLUMN task_url TEXT
         """,
     ),
+    (
+        8,
+        "teeth",
+        # Whether a commitment puts an ignored off-task window away ('minimize' or 'off'), and
+        # per episode when it did (enforced_at) and how, or why it could not (enforce_note).
+        """
+        ALTER TABLE commitments ADD COLUMN enforce TEXT NOT NULL DEFAULT 'off';
+        ALTER TABLE drift_episodes ADD COLUMN enforced_at TEXT;
+        ALTER TABLE drift_episodes ADD COLUMN enforce_note TEXT;
+        """,
+    ),
 ]

@@ -28,13 +28,14 @@ from antidrift.domain import (
     parse_extend_minutes,
     redact_window,
     require,
+    times_up,
     valid_text,
     validate_plan,
     validate_review,
 )
 from antidrift.drafts import Draft, Drafts
 from antidrift.drift import OFF, DriftSettings, parse_choice
-from antidrift.guard import DriftGuard
+from antidrift.guard import DriftGuard, Enforcer
 from antidrift.notify import Notifier
 from antidrift.ports import Store
 from antidrift.reflecting import Reflections
@@ -62,6 +63,7 @@ class Controller:
         judge: Judge | None = None,
         drift: DriftSettings | None = None,
         reflector: Reflector | None = None,
+        enforcer: Enforcer | None = None,
     ) -> None:
         self._store = store
         # Within a run time comes from the monotonic clock: a wall-clock jump can neither
@@ -130,6 +132,7 @@ class Controller:
             notify=self._notify,
             announce=self._announce,
             exclude=exclude_titles,
+            enforcer=enforcer,
         )
         # Standing rules: written under this lock; the running commitment's guard follows.
         self.rules = StandingRules(store, self._lock, self._guard, self._changed, self._notify)
@@ -250,16 +253,19 @@ class Controller:
         success_condition: object,
         timebox_minutes: object,
         drift: object = None,
+        enforce: object = None,
     ) -> Commitment:
-        """drift: "off" turns the drift guard off for this commitment alone."""
+        """drift: "off" turns the drift guard off for this commitment alone; enforce:
+        "minimize"|"off" its teeth (absent: the setting)."""
         with self._lock:
             # The state first: a client in the wrong state must hear 409, not "fix your body".
             require(self._state, RuntimeState.PLANNING, action="start a commitment")
             plan = validate_plan(next_action, success_condition, timebox_minutes)
-            watch = parse_choice(drift)
+            watch, teeth = parse_choice(drift), self._guard.parse_enforce(enforce)
             now = self._now()
             # The task the user picked while planning (the draft kept it) goes with it.
-            commitment = Commitment.begin(str(uuid.uuid4()), plan, now, self.drafts.draft.task)
+            task = self.drafts.draft.task
+            commitment = Commitment.begin(str(uuid.uuid4()), plan, now, task, enforce=teeth)
             self._store.save(RuntimeState.ACTIVE, commitment)
             self._state, self._commitment, self._last_sample = RuntimeState.ACTIVE, commitment, None
             self.drafts.clear()
@@ -341,8 +347,9 @@ class Controller:
         self._notify()
         return ended
 
-    def record_window(self, app: str, title: str, at: datetime | None = None) -> bool:
-        """Record a focus sample; outside active it is accepted and dropped."""
+    def record_window(self, app: str, title: str, at: datetime | None = None, exact=None) -> bool:
+        """Record a focus sample (`exact`: which window, for the teeth); outside active it is
+        accepted and dropped."""
         with self._lock:
             if self._state is not RuntimeState.ACTIVE:
                 return False
@@ -355,7 +362,7 @@ class Controller:
             after = None
             if self._last_sample is None or sample.at >= self._last_sample.at:
                 self._last_sample = sample
-                after = self._guard.observe(sample.app, sample.title, sample.at)
+                after = self._guard.observe(sample.app, sample.title, sample.at, exact)
             self._changed()
         if after is not None:
             after.run()
@@ -405,11 +412,3 @@ class Controller:
             self.reflections.cancel()
             self.coaching.shutdown()
         self._guard.shutdown()
-
-
-def times_up(commitment: Commitment) -> tuple[str, str]:
-    """The notification when a timebox runs out: it names the next action."""
-    return (
-        "Time's up · AntiDrift",
-        f"{commitment.next_action}\nDone when: {commitment.success_condition}",
-    )

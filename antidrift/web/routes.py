@@ -91,6 +91,7 @@ def start_commitment():
             data.get("success_condition"),
             data.get("timebox_minutes"),
             data.get("drift"),
+            data.get("enforce"),
         )
     except ValidationError as exc:
         if not from_htmx():

@@ -29,6 +29,7 @@ from antidrift.web.widgets import (
     DriftBannerWidget,
     DriftGuardWidget,
     EvidenceWidget,
+    Icon,
     Offline,
     ReflectionWidget,
     Suggestion,
@@ -123,7 +124,7 @@ class PageModel:
     focus: WindowTime | None = None
     drift: DriftReview | None = None
     calibration: Calibration | None = None  # planning: how long the user's plans really take
-    drift_on: bool = False  # the planning form offers to turn the guard off for one commitment
+    guard: DriftInfo | None = None  # planning: the guard can be turned off, teeth on, for one
     today: Today | None = None  # locked: today's summary
     tasks_on: bool = False  # planning lists the user's open tasks (task sources configured)
     # Review and history: what each remembered task's source offers to record, by commitment.
@@ -139,7 +140,8 @@ class PageModel:
             "history": list(self.history),
             "drift_review": self.drift,
             "calibration": self.calibration,
-            "drift_on": self.drift_on,
+            "drift_on": self.guard is not None and self.guard.on,
+            "guard": self.guard,
             "today": self.today,
             "draft": snap.draft,
             "tasks_on": self.tasks_on,
@@ -215,7 +217,7 @@ class Views:
     def widgets(self, snap: Snapshot) -> tuple[Widget, ...]:
         """The pushed widgets of the snapshot's view (parents before their children), then
         those outside the view."""
-        outside = (Title.of(snap), Offline(snap.now.replace(microsecond=0)))
+        outside = (Title.of(snap), Icon.of(snap), Offline(snap.now.replace(microsecond=0)))
         return self._view_widgets(snap) + outside
 
     def _view_widgets(self, snap: Snapshot) -> tuple[Widget, ...]:
@@ -281,7 +283,7 @@ class Views:
             focus,
             drift,
             calibration,
-            self.drift.on,
+            self.drift,
             today,
             tasks_on=snap.state is RuntimeState.PLANNING and self.tasks.configured(),
             offers=self.tasks.offers((c.id, c.task) for c in served if c is not None),
