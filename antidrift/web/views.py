@@ -29,6 +29,7 @@ from antidrift.web.widgets import (
     DriftBannerWidget,
     DriftGuardWidget,
     EvidenceWidget,
+    Icon,
     Offline,
     ReflectionWidget,
     Suggestion,
@@ -145,6 +146,8 @@ class PageModel:
             "draft": snap.draft,
             "tasks_on": self.tasks_on,
             "offers": self.offers,
+            # Review: what decided each window, so each row of the table says it.
+            "marks": {(w.app, w.title): j for w, j in self.drift.verdicts} if self.drift else {},
         }
         if self.focus is not None:
             ctx["shares"], ctx["apps"], ctx["sample_count"] = (
@@ -214,7 +217,7 @@ class Views:
     def widgets(self, snap: Snapshot) -> tuple[Widget, ...]:
         """The pushed widgets of the snapshot's view (parents before their children), then
         those outside the view."""
-        outside = (Title.of(snap), Offline(snap.now.replace(microsecond=0)))
+        outside = (Title.of(snap), Icon.of(snap), Offline(snap.now.replace(microsecond=0)))
         return self._view_widgets(snap) + outside
 
     def _view_widgets(self, snap: Snapshot) -> tuple[Widget, ...]:

@@ -27,7 +27,7 @@ PLAN = {"next_action": "Write the intro", "success_condition": "Intro done", "ti
 # Widgets outside the view (title, offline notice, chime) ride along with pushes; the tests
 # here are about the view's widgets, so they look past those (test_push_page_widgets.py
 # checks them).
-PAGE_LEVEL = {"page-title", "offline", "chime"}
+PAGE_LEVEL = {"page-title", "icon", "offline", "chime"}
 
 
 class Page:
