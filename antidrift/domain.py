@@ -128,13 +128,49 @@ class Commitment:
     note: str = ""
     # Time added after the start (extend); timebox_secs stays what was planned.
     extended_secs: int = 0
+    # Pauses: the one in progress (since when) and the whole seconds of those that ended.
+    # A pause moves the deadline by its length when it ends; the clock stands still meanwhile.
+    paused_at: datetime | None = None
+    paused_secs: int = 0
 
     def ended(self, at: datetime, outcome: Outcome, note: str) -> Commitment:
         return replace(self, ended_at=at, outcome=outcome, note=note)
 
     def stopped(self, at: datetime) -> Commitment:
-        """The commitment as it stands when it moves to review (early finish or deadline)."""
-        return replace(self, ended_at=min(max(at, self.started_at), self.deadline))
+        """The commitment as it stands when it moves to review (early finish or deadline);
+        a pause in progress ends there (finished while paused)."""
+        c = self.resumed(at) if self.paused else self
+        return replace(c, ended_at=min(max(at, c.started_at), c.deadline))
+
+    @property
+    def paused(self) -> bool:
+        return self.paused_at is not None
+
+    def pause(self, now: datetime) -> Commitment:
+        """The clock stops at `now`."""
+        return replace(self, paused_at=now)
+
+    def resumed(self, now: datetime) -> Commitment:
+        """The clock runs again: the deadline moves by the pause (whole seconds, as counted)."""
+        if self.paused_at is None:
+            return self
+        gap = timedelta(seconds=_whole_secs(self.paused_at, now))
+        return replace(
+            self,
+            paused_at=None,
+            paused_secs=self.paused_secs + int(gap.total_seconds()),
+            deadline=self.deadline + gap,
+        )
+
+    def paused_total(self, now: datetime) -> int:
+        """Seconds paused so far, a pause in progress included."""
+        current = _whole_secs(self.paused_at, now) if self.paused_at is not None else 0
+        return self.paused_secs + current
+
+    @property
+    def actual_secs(self) -> int:
+        """Time taken: start to end (or to the deadline), less the pauses."""
+        return actual_secs(self.started_at, self.ended_at, self.deadline, self.paused_secs)
 
     @property
     def total_secs(self) -> int:
@@ -142,8 +178,9 @@ class Commitment:
         return self.timebox_secs + self.extended_secs
 
     def seconds_left(self, now: datetime) -> int:
-        """Never negative, never more than the timebox, whatever `now` says."""
-        left = math.ceil((self.deadline - now).total_seconds())
+        """Never negative, never more than the timebox, whatever `now` says; while paused,
+        what was left when the pause began."""
+        left = math.ceil((self.deadline - (self.paused_at or now)).total_seconds())
         return min(self.total_secs, max(0, left))
 
     @property
@@ -160,13 +197,28 @@ class Commitment:
                 "minutes",
             )
         step = timedelta(minutes=minutes)
-        running = self.ended_at is None and self.deadline > now
+        running = self.ended_at is None and self.deadline > (self.paused_at or now)
         return replace(
             self,
             deadline=(self.deadline if running else now) + step,
             ended_at=None,
             extended_secs=self.extended_secs + minutes * 60,
         )
+
+
+def _whole_secs(since: datetime, until: datetime) -> int:
+    return max(0, round((until - since).total_seconds()))
+
+
+def actual_secs(
+    started_at: datetime, ended_at: datetime | None, deadline: datetime, paused_secs: int = 0
+) -> int:
+    """Finish or expiry minus start, less the pauses, whole seconds, never negative.
+
+    An extended or paused commitment's deadline has moved, so its ended_at already holds the
+    extra time; an unended one (no ended_at) counts up to its deadline."""
+    end = ended_at if ended_at is not None else deadline
+    return max(0, _whole_secs(started_at, end) - paused_secs)
 
 
 @dataclass(frozen=True)

@@ -26,6 +26,7 @@ EXPORT_COLUMNS = (
     "actual_secs",
     "drift_count",
     "on_task_share",
+    "paused_secs",
 )
 
 

@@ -79,8 +79,11 @@ class _Frame:
         widgets = tuple(self.widgets.values())
         return self._once("view", lambda: self._renderer.view(self._views.page(self.snap, widgets)))
 
-    def widget(self, name: str) -> str:
-        return self._once(name, lambda: self._renderer.widget(self.widgets[name], self.widgets))
+    def widget(self, name: str, focus: bool = False) -> str:
+        def render() -> str:
+            return self._renderer.widget(self.widgets[name], self.widgets, focus=focus)
+
+        return self._once(f"{name}+focus" if focus else name, render)
 
     def prefill(self) -> str:
         coach = self.widgets[CoachWidget.name]
@@ -159,7 +162,9 @@ class Hub:
                 if model.parent in resent:
                     conn.sent[name] = model  # its parent's render already contains it
                 elif first or conn.sent.get(name, _MISSING) != model:
-                    parts.append(frame.widget(name))
+                    # Changed under an open page: a widget that replaces the button pressed
+                    # focuses its new one (never when a page connects: its heading keeps it).
+                    parts.append(frame.widget(name, focus=model.focus_on_change and not first))
                     conn.sent[name] = model
                     resent.add(name)
             proposal = current.proposal_id

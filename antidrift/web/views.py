@@ -21,9 +21,11 @@ from antidrift.drift import GUARD_OFF, Episode, Judgement, Rule, Window
 from antidrift.insights import Calibration, WindowTime
 from antidrift.snapshot import CoachInfo, CoachStatus, DriftInfo, Snapshot
 from antidrift.web.widgets import (
+    Announce,
     CoachElapsed,
     CoachSource,
     CoachWidget,
+    Controls,
     DriftGuardWidget,
     EvidenceWidget,
     Offline,
@@ -31,9 +33,10 @@ from antidrift.web.widgets import (
     Suggestion,
     TimeLeft,
     Title,
+    Undo,
     Widget,
 )
-from antidrift.web.words import TODAY_LOOKS_AT, Today, drift_said, in_words
+from antidrift.web.words import TODAY_LOOKS_AT, Closure, Today, drift_said, in_words
 
 HISTORY_ON_PAGE = 20
 CLI_RECHECK = 5.0  # seconds a "CLI found on PATH" answer is trusted while planning
@@ -121,6 +124,7 @@ class PageModel:
     calibration: Calibration | None = None  # planning: how long the user's plans really take
     drift_on: bool = False  # the planning form offers to turn the guard off for one commitment
     today: Today | None = None  # locked: today's summary
+    closure: Closure | None = None  # locked: the outcome just recorded, and what next
 
     def context(self) -> dict[str, object]:
         snap = self.snap
@@ -134,6 +138,7 @@ class PageModel:
             "calibration": self.calibration,
             "drift_on": self.drift_on,
             "today": self.today,
+            "closure": self.closure,
             "draft": snap.draft,
         }
         if self.focus is not None:
@@ -202,7 +207,7 @@ class Views:
     def widgets(self, snap: Snapshot) -> tuple[Widget, ...]:
         """The pushed widgets of the snapshot's view (parents before their children), then
         those outside the view."""
-        outside = (Title.of(snap), Offline(snap.now.replace(microsecond=0)))
+        outside = (Title.of(snap), Offline(snap.now.replace(microsecond=0)), Announce.of(snap))
         return self._view_widgets(snap) + outside
 
     def _view_widgets(self, snap: Snapshot) -> tuple[Widget, ...]:
@@ -221,7 +226,7 @@ class Views:
                 *(Suggestion.of(name, coach, snap.draft) for name in PLAN_FIELDS),
             )
         if snap.state is RuntimeState.ACTIVE and snap.commitment is not None:
-            last = snap.evidence.last
+            c, last = snap.commitment, snap.evidence.last
             return (
                 TimeLeft.of(snap.commitment, snap.now),
                 EvidenceWidget(
@@ -234,10 +239,11 @@ class Views:
                     snap.commitment.next_action,
                     drift_said(self.drift, self._found, self.coach),
                 ),
+                Controls(c.paused, c.seconds_left(snap.now) if c.paused else 0),
             )
         if snap.state is RuntimeState.REVIEW and snap.reflection is not None:
             r = snap.reflection
-            return (ReflectionWidget(r.status, r.text, r.error),)
+            return (ReflectionWidget(r.status, r.text, r.error), Undo(snap.undo_until))
         return ()
 
     def page(self, snap: Snapshot, widgets: tuple[Widget, ...] | None = None) -> PageModel:
@@ -245,18 +251,28 @@ class Views:
         if widgets is None:
             widgets = self.widgets(snap)
         history: tuple[Commitment, ...] = ()
-        focus = drift = calibration = today = None
+        focus = drift = calibration = today = closure = None
         if snap.state is RuntimeState.PLANNING:
             calibration = self._reader.calibration()
         if snap.state is RuntimeState.LOCKED:
             recent = self._reader.history(limit=TODAY_LOOKS_AT)
             history, today = tuple(recent[:HISTORY_ON_PAGE]), Today.of(recent, snap.now)
+            closure = Closure.of(recent, snap.closure)
         if snap.state is RuntimeState.REVIEW and snap.commitment is not None:
             # Summed by the store: a long commitment has tens of thousands of samples.
             focus = self._reader.window_time(snap.commitment, snap.now)
             drift = self._drift_review(snap.commitment.id)
         return PageModel(
-            snap, Shows.of(snap), widgets, history, focus, drift, calibration, self.drift.on, today
+            snap,
+            Shows.of(snap),
+            widgets,
+            history,
+            focus,
+            drift,
+            calibration,
+            self.drift.on,
+            today,
+            closure,
         )
 
     def _drift_review(self, commitment_id: str) -> DriftReview | None:

@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from antidrift import insights
+from antidrift import domain, insights
 from antidrift.domain import Commitment, Outcome
 from antidrift.insights import Ended, Summary, calibration, streaks, summarize, track_record
 from tests.fakes import START
@@ -22,7 +22,7 @@ def done(planned_min: int, actual_min: float, outcome: Outcome = MET) -> Ended:
 
 def test_actual_time_is_finish_minus_start():
     end = START + timedelta(minutes=7, seconds=30)
-    assert insights.actual_secs(START, end, START + timedelta(minutes=30)) == 450
+    assert domain.actual_secs(START, end, START + timedelta(minutes=30)) == 450
 
 
 def test_actual_time_of_an_extended_commitment_includes_the_extension():
@@ -34,8 +34,8 @@ def test_actual_time_of_an_extended_commitment_includes_the_extension():
 
 def test_actual_time_without_an_end_counts_to_the_deadline_and_never_goes_negative():
     deadline = START + timedelta(minutes=10)
-    assert insights.actual_secs(START, None, deadline) == 600
-    assert insights.actual_secs(START, START - timedelta(seconds=5), deadline) == 0
+    assert domain.actual_secs(START, None, deadline) == 600
+    assert domain.actual_secs(START, START - timedelta(seconds=5), deadline) == 0
 
 
 def test_no_commitments_give_no_rates_rather_than_a_division_by_zero():

@@ -22,6 +22,7 @@ PINS = {
     4: "df0ff9aa0d4aa35c0a39e0b114765bfc73a60a1d5d87474242bb8259c47e632e",
     5: "fa061f0fce50a6bb2a886f4eeb2af04b365d4fbc3ed5beb572f2ec05701ea182",
     6: "dbaa4cd213143c8e902be0ea99a327f1dd23e22aa8988bd87a4de2868bf26a55",
+    7: "4619247765409cfe270b12bab182e43ef06385e9540d0944d514dc77ae3a4353",
 }
 
 NEVER_EDIT = "never edit a shipped migration; add a new one"

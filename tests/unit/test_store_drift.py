@@ -97,10 +97,14 @@ def test_verdicts_of_a_0_3_database_are_read_after_the_upgrade(tmp_path, monkeyp
     path = tmp_path / "antidrift.sqlite3"
     older = [m for m in MIGRATIONS if m[0] < JUDGE_MIGRATION[0]]
     monkeypatch.setattr(database, "MIGRATIONS", older)
-    s = SQLiteStore(path)
-    s.save(RuntimeState.ACTIVE, commitment("old"))
-    s.close()
+    SQLiteStore(path).close()
     raw = sqlite3.connect(path)
+    # The commitment as 0.3 wrote it (today's store writes columns later migrations add).
+    raw.execute(
+        "INSERT INTO commitments (id, next_action, success_condition, timebox_secs,"
+        " started_at, deadline) VALUES ('old', 'Write', 'Written', 1500,"
+        " '2026-01-01T09:00:00+00:00', '2026-01-01T09:25:00+00:00')"
+    )
     raw.executemany(
         "INSERT INTO drift_judgements (commitment_id, app, title, on_task, reason)"
         " VALUES ('old', ?, ?, ?, ?)",

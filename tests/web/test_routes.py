@@ -37,6 +37,7 @@ HISTORY_KEYS = [
     "actual_secs",
     "drift_count",
     "on_task_share",
+    "paused_secs",
 ]
 
 

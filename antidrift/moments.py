@@ -1,0 +1,19 @@
+"""The moments the page announces while a commitment runs (pure: times are passed in)."""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from antidrift.domain import Commitment
+
+FIVE_MINUTES_FROM = 15 * 60  # timeboxes this long (or longer) hear "5 minutes left"
+FIVE_MINUTES = 5 * 60
+SAID_FOR = 60  # the title says it for a minute; the live region once, when it begins
+
+
+def five_minutes_left(c: Commitment, now: datetime) -> bool:
+    """The minute from five minutes left, for a timebox (with what was added) of
+    FIVE_MINUTES_FROM or more; never while paused."""
+    left = c.seconds_left(now)
+    in_minute = FIVE_MINUTES - SAID_FOR < left <= FIVE_MINUTES
+    return c.total_secs >= FIVE_MINUTES_FROM and in_minute and not c.paused
