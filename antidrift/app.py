@@ -24,6 +24,7 @@ from antidrift.web import (
     security,
     settings_page,
     sockets,
+    tasks,
 )
 from antidrift.web.push import Hub
 from antidrift.web.render import Renderer
@@ -95,7 +96,7 @@ def create_app(
     fakes = runtime.settings is None
     if fakes:  # a runtime of fakes: the page still reads and saves, the fakes stay
         runtime.settings = LiveSettings(settings)
-    views = Views(runtime.coach_info, runtime.reads, drift=runtime.drift_info)
+    views = Views(runtime.coach_info, runtime.reads, drift=runtime.drift_info, tasks=runtime.tasks)
     if not fakes:
         runtime.settings.subscribe(lambda new: _take_up(runtime, views, new))
     hub = Hub(runtime.controller.snapshot, views, renderer)
@@ -118,6 +119,7 @@ def create_app(
     app.register_blueprint(reflection.bp)
     app.register_blueprint(settings_page.bp)
     app.register_blueprint(rules.bp)
+    app.register_blueprint(tasks.bp)
     sockets.install(app)
     if built:
         # Started once, before the first request is served (idempotent, and cheap once

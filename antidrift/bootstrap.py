@@ -9,14 +9,16 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import timedelta
 from typing import Protocol
+from urllib.parse import urlsplit
 
-from antidrift import ai, evidence
+from antidrift import ai, evidence, tasks
 from antidrift.ai.reflect import ReflectService
 from antidrift.backup import Scheduler
 from antidrift.clock import Clock, SystemClock
 from antidrift.datalock import DataDirLock, acquire
 from antidrift.drift import DriftSettings
 from antidrift.evidence import WindowSampler
+from antidrift.loopback import is_loopback
 from antidrift.notify import Background, build_notifier
 from antidrift.ports import Store
 from antidrift.readmodel import ReadModel
@@ -24,6 +26,7 @@ from antidrift.session import Controller
 from antidrift.settings import LiveSettings, Settings
 from antidrift.snapshot import CoachInfo, DriftInfo
 from antidrift.store import SQLiteStore
+from antidrift.tasks import Board
 from antidrift.ticker import Ticker
 
 log = logging.getLogger("antidrift")
@@ -64,6 +67,8 @@ class Runtime:
     settings: LiveSettings | None = None
     # The history as the pages read it (built over the store unless given).
     reads: ReadModel | None = None
+    # The user's task sources (none configured unless given).
+    tasks: Board = field(default_factory=lambda: Board(tuple))
     # The daily backup (its own thread and connection: no request waits for it).
     backups: Scheduler | None = None
     window_source: str = ""  # the source the sampler was found from (a change finds anew)
@@ -201,6 +206,21 @@ def build_coach(settings: Settings) -> tuple[ai.Service | None, CoachInfo]:
     return ai.Service(backend, timeout=settings.ai_timeout), CoachInfo(backend.name, None, backend)
 
 
+def remote_address(url: object) -> str | None:
+    """Where an AI server's URL sends what it is given, when that is another machine (the
+    settings refuse it unless ANTIDRIFT_AI_ALLOW_REMOTE=1): its host and port, else None."""
+    if not isinstance(url, str):
+        return None  # a CLI backend: its own service, named on the page already
+    try:
+        parts = urlsplit(url)
+        host = parts.hostname
+    except ValueError:
+        return url
+    if host and is_loopback(host):
+        return None
+    return parts.netloc or url
+
+
 def build_drift(
     settings: Settings, coach: ai.Service | None
 ) -> tuple[ai.JudgeService | None, DriftSettings | None, DriftInfo]:
@@ -217,8 +237,13 @@ def build_drift(
         timedelta(seconds=settings.drift_cooldown),
         settings.drift_max_calls,
     )
+    remote = remote_address(getattr(backend, "url", None))
     log.info("drift guard on: %s judges the focused window's app and title", cli)
-    info = DriftInfo(True, cli, titles_excluded=settings.evidence_exclude is not None)
+    if remote is not None:
+        log.warning("window titles leave this machine: they go to %s", remote)
+    info = DriftInfo(
+        True, cli, titles_excluded=settings.evidence_exclude is not None, remote=remote
+    )
     return ai.JudgeService(backend, timeout=settings.ai_timeout), policy, info
 
 
@@ -265,6 +290,7 @@ def build_runtime(settings: Settings, *, clock: Clock | None = None) -> Runtime:
             now=controller.now,  # the controller's steady time, not the jumpy wall clock
         )
 
+    live = LiveSettings(settings)
     return Runtime(
         controller,
         store,
@@ -277,8 +303,21 @@ def build_runtime(settings: Settings, *, clock: Clock | None = None) -> Runtime:
         settings=live,
         window_source=settings.window_source,
         reads=ReadModel(store),
+        tasks=task_board(live),
         backups=build_backups(settings, clock),
     )
+
+
+def task_board(live: LiveSettings) -> Board:
+    """The user's task sources as the settings name them now (a change on the Settings page
+    applies at the next listing); the CLIs run with the server's environment (the user's
+    TASKRC, GH_HOST, login)."""
+
+    def sources() -> list[tasks.TaskSource]:
+        settings = live.current()
+        return tasks.build(tasks.parse(",".join(settings.tasks)), settings.env or os.environ)
+
+    return Board(sources)
 
 
 def build_backups(settings: Settings, clock: Clock) -> Scheduler | None:

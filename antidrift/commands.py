@@ -46,6 +46,7 @@ COMMANDS: tuple[Command, ...] = (
     Command("resume", "antidrift.cli:resume_command", "resume a paused commitment"),
     Command("back", "antidrift.cli:back_command", "answer a drift nudge: back to it"),
     Command("on-task", "antidrift.cli:on_task_command", "answer a drift nudge: this is on task"),
+    Command("judge-eval", "antidrift.judge_eval:setup", "how often the drift judge is right"),
 )
 
 DEFAULT = "serve"  # `antidrift [flags]` is `antidrift serve [flags]`

@@ -128,10 +128,24 @@ class Commitment:
     note: str = ""
     # Time added after the start (extend); timebox_secs stays what was planned.
     extended_secs: int = 0
+    task: TaskRef | None = None  # picked from the user's task list while planning
     # Pauses: the one in progress (since when) and the whole seconds of those that ended.
     # A pause moves the deadline by its length when it ends; the clock stands still meanwhile.
     paused_at: datetime | None = None
     paused_secs: int = 0
+
+    @classmethod
+    def begin(cls, cid: str, plan: Plan, at: datetime, task: TaskRef | None) -> Commitment:
+        """A commitment to a plan, starting at `at` (its deadline one timebox later)."""
+        return cls(
+            id=cid,
+            next_action=plan.next_action,
+            success_condition=plan.success_condition,
+            timebox_secs=plan.timebox_secs,
+            started_at=at,
+            deadline=at + timedelta(seconds=plan.timebox_secs),
+            task=task,
+        )
 
     def ended(self, at: datetime, outcome: Outcome, note: str) -> Commitment:
         return replace(self, ended_at=at, outcome=outcome, note=note)
@@ -154,13 +168,9 @@ class Commitment:
         """The clock runs again: the deadline moves by the pause (whole seconds, as counted)."""
         if self.paused_at is None:
             return self
-        gap = timedelta(seconds=_whole_secs(self.paused_at, now))
-        return replace(
-            self,
-            paused_at=None,
-            paused_secs=self.paused_secs + int(gap.total_seconds()),
-            deadline=self.deadline + gap,
-        )
+        gap = _whole_secs(self.paused_at, now)
+        moved = self.deadline + timedelta(seconds=gap)
+        return replace(self, paused_at=None, paused_secs=self.paused_secs + gap, deadline=moved)
 
     def paused_total(self, now: datetime) -> int:
         """Seconds paused so far, a pause in progress included."""
@@ -169,8 +179,10 @@ class Commitment:
 
     @property
     def actual_secs(self) -> int:
-        """Time taken: start to end (or to the deadline), less the pauses."""
-        return actual_secs(self.started_at, self.ended_at, self.deadline, self.paused_secs)
+        """Time taken, whole seconds: start to end (unended: to the deadline) less the pauses.
+        An extended or paused commitment's deadline has moved: its end holds the extra time."""
+        end = self.ended_at if self.ended_at is not None else self.deadline
+        return max(0, _whole_secs(self.started_at, end) - self.paused_secs)
 
     @property
     def total_secs(self) -> int:
@@ -208,17 +220,6 @@ class Commitment:
 
 def _whole_secs(since: datetime, until: datetime) -> int:
     return max(0, round((until - since).total_seconds()))
-
-
-def actual_secs(
-    started_at: datetime, ended_at: datetime | None, deadline: datetime, paused_secs: int = 0
-) -> int:
-    """Finish or expiry minus start, less the pauses, whole seconds, never negative.
-
-    An extended or paused commitment's deadline has moved, so its ended_at already holds the
-    extra time; an unended one (no ended_at) counts up to its deadline."""
-    end = ended_at if ended_at is not None else deadline
-    return max(0, _whole_secs(started_at, end) - paused_secs)
 
 
 @dataclass(frozen=True)
@@ -439,11 +440,3 @@ def app_shares(shares: Iterable[Share]) -> list[Share]:
     whole = sum(per_app.values())
     result = [Share(app, "", secs, secs / whole if whole else 0.0) for app, secs in per_app.items()]
     return sorted(result, key=lambda s: (-s.seconds, s.app))
-
-
-def clock_text(seconds: int) -> str:
-    """MM:SS, or H:MM:SS from an hour up: time left as the page's title and the command
-    line show it."""
-    minutes, secs = divmod(max(0, seconds), 60)
-    hours, minutes = divmod(minutes, 60)
-    return f"{hours}:{minutes:02d}:{secs:02d}" if hours else f"{minutes:02d}:{secs:02d}"

@@ -21,6 +21,7 @@ from antidrift.domain import (
     MIN_MINUTES,
     IllegalTransitionError,
     Plan,
+    TaskRef,
     ValidationError,
     whole_number,
 )
@@ -46,13 +47,16 @@ class Draft:
     success_condition: str = ""
     timebox_minutes: str = DEFAULT_MINUTES
     edited: frozenset[str] = field(default_factory=frozenset)  # plan fields since Sharpen
+    task: TaskRef | None = None  # picked from the user's task list: the commitment serves it
 
     def value(self, name: str) -> str:
         return getattr(self, name)
 
     def to_json(self) -> str:
-        body = {f: self.value(f) for f in DRAFT_FIELDS}
+        body: dict[str, object] = {f: self.value(f) for f in DRAFT_FIELDS}
         body["edited"] = sorted(self.edited)
+        t = self.task
+        body["task"] = [t.source, t.id, t.title, t.url] if t else None
         return json.dumps(body)
 
     @classmethod
@@ -62,18 +66,39 @@ class Draft:
             body = json.loads(text) if text else {}
             values = validate_draft(body) if isinstance(body, dict) else {}
             edited = frozenset(f for f in body.get("edited", ()) if f in PLAN_FIELDS)
-        except (ValueError, ValidationError, TypeError):
+            task = _task(body.get("task"))
+        except (ValueError, ValidationError, TypeError, AttributeError):
             return cls()
-        return replace(cls(), **values, edited=edited)
+        return replace(cls(), **values, edited=edited, task=task)
 
     @classmethod
-    def of_plan(cls, plan: Plan) -> Draft:
-        """A draft holding a plan (Again: the same commitment once more)."""
+    def of_plan(cls, plan: Plan, task: TaskRef | None = None) -> Draft:
+        """A draft holding a plan (Again: the same commitment once more, for the same task)."""
         return cls(
             next_action=plan.next_action,
             success_condition=plan.success_condition,
             timebox_minutes=str(plan.timebox_secs // 60),
+            task=task,
         )
+
+    @classmethod
+    def for_task(cls, task: TaskRef) -> Draft:
+        """Planning opened by picking a task: its title is the rough intent."""
+        return cls(intent=task.title, task=task)
+
+
+def _task(stored: object) -> TaskRef | None:
+    """A stored draft's task as written by to_json; anything else is no task (the url is a
+    link on the page: only a web address is taken)."""
+    if stored is None:
+        return None
+    source, task_id, title, url = stored  # ValueError/TypeError: not what to_json wrote
+    texts = (source, task_id, title)
+    if not all(isinstance(t, str) and 0 < len(t) <= MAX_INTENT for t in texts):
+        return None
+    if not (url is None or (isinstance(url, str) and url.startswith(("https://", "http://")))):
+        url = None
+    return TaskRef(source, task_id, title, url)
 
 
 def proposed_value(plan: Plan, name: str) -> str:
@@ -153,6 +178,19 @@ class Drafts:
     def _put(self, draft: Draft) -> None:
         self._store.save_draft(draft.to_json())  # persist first: a failed save changes nothing
         self.draft = draft
+
+    def pick(self, task: TaskRef | None) -> Draft:
+        """POST /planning task=…: the draft serves this task (None: no task) and its title
+        becomes the rough intent; the plan fields the user typed stay as they are."""
+        with self._lock:
+            if not self._planning():
+                raise IllegalTransitionError("You can pick a task only while planning.")
+            intent = task.title if task is not None else self.draft.intent
+            self._put(replace(self.draft, intent=intent, task=task))
+            self._changed()
+            draft = self.draft
+        self._notify()
+        return draft
 
     def save(self, data: Mapping[str, object]) -> Draft:
         """POST /planning/draft: keep what was typed; a changed plan field becomes the user's."""

@@ -150,6 +150,18 @@ MIGRATIONS: list[tuple[int, str, str]] = [
     ),
     (
         7,
+        "task",
+        # The task a commitment serves, from the user's own task list (antidrift/tasks/): its
+        # source, its id there, its title as picked and where it can be opened.
+        """
+        ALTER TABLE commitments ADD COLUMN task_source TEXT;
+        ALTER TABLE commitments ADD COLUMN task_id TEXT;
+        ALTER TABLE commitments ADD COLUMN task_title TEXT;
+        ALTER TABLE commitments ADD COLUMN task_url TEXT
+        """,
+    ),
+    (
+        8,
         "pause",
         # A pause in progress (since when, so a restart keeps it paused) and the seconds of
         # the pauses that ended (the history's paused time; actual time excludes it).

@@ -1,4 +1,5 @@
-"""The moments the page announces while a commitment runs (pure: times are passed in)."""
+"""How the running time is said (pure: times are passed in): the clock text of the title,
+the page and the command line, and the "5 minutes left" moment."""
 
 from __future__ import annotations
 
@@ -17,3 +18,11 @@ def five_minutes_left(c: Commitment, now: datetime) -> bool:
     left = c.seconds_left(now)
     in_minute = FIVE_MINUTES - SAID_FOR < left <= FIVE_MINUTES
     return c.total_secs >= FIVE_MINUTES_FROM and in_minute and not c.paused
+
+
+def clock_text(seconds: int) -> str:
+    """MM:SS, or H:MM:SS from an hour up: time left as the page's title and the command
+    line show it."""
+    minutes, secs = divmod(max(0, seconds), 60)
+    hours, minutes = divmod(minutes, 60)
+    return f"{hours}:{minutes:02d}:{secs:02d}" if hours else f"{minutes:02d}:{secs:02d}"

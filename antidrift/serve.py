@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import argparse
 import errno
-import ipaddress
 import logging
 import os
 import signal
@@ -14,9 +13,10 @@ from collections.abc import Sequence
 
 from gunicorn.app.base import BaseApplication
 
-from antidrift import ai, datalock, settings
+from antidrift import ai, datalock, settings, tasks
 from antidrift.evidence.report import doctor_lines
 from antidrift.httpworker import THREADS
+from antidrift.loopback import is_loopback
 from antidrift.ports import StoreError
 from antidrift.settings import Settings, SettingsError
 
@@ -199,15 +199,6 @@ class Server(BaseApplication):
 # -- command line ---------------------------------------------------------------------------
 
 
-def _is_loopback(host: str) -> bool:
-    if host == "localhost":
-        return True
-    try:
-        return ipaddress.ip_address(host.strip("[]")).is_loopback
-    except ValueError:
-        return False
-
-
 def serve(args: argparse.Namespace) -> int:
     try:
         # Every setting first: a refused one is a line before anything is bound or opened.
@@ -218,7 +209,7 @@ def serve(args: argparse.Namespace) -> int:
         print(f"antidrift: {exc}", file=sys.stderr)
         return 2
     host, port = chosen.host, chosen.port
-    if not _is_loopback(host):
+    if not is_loopback(host):
         if not args.allow_remote:
             print(
                 f"Refusing to listen on {host}: anyone who can reach it could drive"
@@ -266,6 +257,8 @@ def doctor(_: argparse.Namespace) -> int:
     lines = doctor_lines(usable.window_source, os.environ, usable.aw_url)
     print("\n" + "\n".join(lines))  # a blank line between the sections
     print("\n" + "\n".join(settings.doctor_lines(os.environ)))
+    sources = tasks.build(tasks.parse(",".join(usable.tasks)), os.environ)
+    print("\n" + "\n".join(tasks.doctor_lines(sources)))
     return 1 if reading.problems else 0
 
 

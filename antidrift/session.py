@@ -265,14 +265,8 @@ class Controller(Interruptions):
             plan = validate_plan(next_action, success_condition, timebox_minutes)
             watch = parse_choice(drift)
             now = self._now()
-            commitment = Commitment(
-                id=str(uuid.uuid4()),
-                next_action=plan.next_action,
-                success_condition=plan.success_condition,
-                timebox_secs=plan.timebox_secs,
-                started_at=now,
-                deadline=now + timedelta(seconds=plan.timebox_secs),
-            )
+            # The task the user picked while planning (the draft kept it) goes with it.
+            commitment = Commitment.begin(str(uuid.uuid4()), plan, now, self.drafts.draft.task)
             self._store.save(RuntimeState.ACTIVE, commitment)
             self._state, self._commitment, self._last_sample = RuntimeState.ACTIVE, commitment, None
             self.drafts.clear()

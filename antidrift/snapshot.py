@@ -8,7 +8,15 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Protocol
 
-from antidrift.domain import Commitment, Health, Plan, RuntimeState, WindowSample, evidence_health
+from antidrift.domain import (
+    Commitment,
+    Health,
+    Plan,
+    RuntimeState,
+    TaskRef,
+    WindowSample,
+    evidence_health,
+)
 from antidrift.drafts import Draft
 from antidrift.drift import OFF, DriftView
 
@@ -92,6 +100,11 @@ class Snapshot:
     paused_secs: int = 0  # active only: seconds paused so far, a pause in progress included
     undo_until: datetime | None = None  # review only: Finish can be undone until then
     closure: str | None = None  # locked only: the commitment whose outcome was just recorded
+
+    @property
+    def task(self) -> TaskRef | None:
+        """Planning only: the task the next commitment will serve (the draft keeps it)."""
+        return self.draft.task if self.draft is not None else None
 
 
 # -- the setup, as the page describes it -----------------------------------------------------

@@ -14,6 +14,7 @@ from antidrift.domain import (
     Commitment,
     Outcome,
     RuntimeState,
+    TaskRef,
     WindowSample,
 )
 from antidrift.drift_records import DriftRecords
@@ -99,9 +100,16 @@ def _commitment(row: sqlite3.Row) -> Commitment:
         outcome=Outcome(row["outcome"]) if row["outcome"] else None,
         note=row["note"],
         extended_secs=row["extended_secs"],
+        task=TaskRef(row["task_source"], row["task_id"], row["task_title"], row["task_url"])
+        if row["task_source"]
+        else None,
         paused_at=_dt(row["paused_at"]),
         paused_secs=row["paused_secs"],
     )
+
+
+def _task_columns(task: TaskRef | None) -> tuple[str | None, ...]:
+    return (task.source, task.id, task.title, task.url) if task else (None,) * 4
 
 
 class SQLiteStore(DriftRecords):
@@ -139,8 +147,9 @@ class SQLiteStore(DriftRecords):
                     self._db.execute(
                         "INSERT INTO commitments (id, next_action, success_condition,"
                         " timebox_secs, started_at, deadline, ended_at, outcome, note,"
-                        " extended_secs, paused_at, paused_secs)"
-                        " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+                        " extended_secs, task_source, task_id, task_title, task_url,"
+                        " paused_at, paused_secs)"
+                        " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
                         " ON CONFLICT(id) DO UPDATE SET ended_at = excluded.ended_at,"
                         " outcome = excluded.outcome, note = excluded.note,"
                         " deadline = excluded.deadline, extended_secs = excluded.extended_secs,"
@@ -156,6 +165,7 @@ class SQLiteStore(DriftRecords):
                             commitment.outcome.value if commitment.outcome else None,
                             commitment.note,
                             commitment.extended_secs,
+                            *_task_columns(commitment.task),
                             _iso(commitment.paused_at),
                             commitment.paused_secs,
                         ),
@@ -279,7 +289,7 @@ class SQLiteStore(DriftRecords):
                 "SELECT c.id, c.next_action, c.success_condition, c.timebox_secs, c.started_at,"
                 " c.ended_at, c.outcome, c.note, c.extended_secs, c.actual_secs,"
                 " COALESCE(d.drift_count, 0),"
-                " ROUND(MIN(MAX(d.on_task_share, 0.0), 1.0), 4), c.paused_secs"
+                " ROUND(MIN(MAX(d.on_task_share, 0.0), 1.0), 4), c.task_title, c.paused_secs"
                 " FROM commitments c LEFT JOIN drift_summary d ON d.commitment_id = c.id"
                 " WHERE c.outcome IS NOT NULL ORDER BY c.ended_at DESC, c.rowid DESC"
             ).fetchall()

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import http.client
 import io
-import ipaddress
 import socket
 import time
 import urllib.parse
@@ -19,6 +18,7 @@ from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 
 from antidrift.evidence.probe import ProbeError, Window, load_json, text_field
+from antidrift.loopback import is_loopback
 
 DEFAULT_URL = "http://127.0.0.1:5600"
 TIMEOUT = 2.0  # seconds per request: as long as a tool probe may take
@@ -61,22 +61,6 @@ def parse_events(text: str, now: datetime) -> Window | None:
         )
     app, title = text_field(data.get("app")), text_field(data.get("title"))
     return (app, title) if app or title else None
-
-
-def is_loopback_host(host: str) -> bool:
-    """Whether a URL's host is this machine: `localhost` or a loopback address (IPv4 in any
-    form the resolver reads without DNS, e.g. 127.1)."""
-    host = host.strip("[]").lower()
-    if host == "localhost":
-        return True
-    try:
-        return ipaddress.ip_address(host).is_loopback
-    except ValueError:
-        pass
-    try:
-        return ipaddress.ip_address(socket.inet_aton(host)).is_loopback
-    except OSError:
-        return False
 
 
 class ActivityWatchProbe:
@@ -149,7 +133,7 @@ class ActivityWatchProbe:
             raise ProbeError(f"ANTIDRIFT_AW_URL={self.url} is not a URL") from None
         if parts.scheme != "http" or not parts.hostname:
             raise ProbeError(f"ANTIDRIFT_AW_URL={self.url}: aw-server speaks plain http://")
-        if not is_loopback_host(parts.hostname):
+        if not is_loopback(parts.hostname):
             # Whatever answered there would become evidence and reach the judge.
             raise ProbeError(
                 f"ANTIDRIFT_AW_URL={self.url} is not on this machine: AntiDrift reads"
@@ -211,7 +195,7 @@ def _connect(host: str, port: int, deadline: float) -> socket.socket:
     infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM, flags=numeric)
     last: OSError = ConnectionRefusedError()
     for family, kind, proto, _, address in infos:
-        if not ipaddress.ip_address(address[0]).is_loopback:
+        if not is_loopback(address[0]):
             continue
         sock = socket.socket(family, kind, proto)
         try:

@@ -6,7 +6,6 @@ ValueError) and `show(value)` (the JSON the Settings page and the saved file hol
 
 from __future__ import annotations
 
-import ipaddress
 import math
 import re
 import shlex
@@ -15,6 +14,7 @@ from pathlib import Path
 from urllib.parse import urlsplit
 
 from antidrift import tasks
+from antidrift.loopback import is_loopback
 
 ON = ("1", "on", "yes", "true")
 OFF = ("0", "off", "no", "false")
@@ -167,16 +167,6 @@ class Pattern:
 
     def show(self, value: re.Pattern[str] | None) -> str:
         return value.pattern if value is not None else ""
-
-
-def is_loopback(host: str) -> bool:
-    """localhost or a loopback address (127.0.0.0/8, ::1)."""
-    if host.lower() == "localhost":
-        return True
-    try:
-        return ipaddress.ip_address(host.strip("[]")).is_loopback
-    except ValueError:
-        return False
 
 
 @dataclass(frozen=True)

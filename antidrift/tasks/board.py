@@ -11,7 +11,7 @@ from __future__ import annotations
 import logging
 import threading
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from antidrift.tasks.source import (
@@ -160,6 +160,19 @@ class Board:
         if source is None:
             return None
         return Offer(source.label, tuple(a for a in ACTIONS if a in source.actions))
+
+    def offers(self, served: Iterable[tuple[str, Task | None]]) -> dict[str, Offer]:
+        """For (commitment id, its task) pairs: what each task's source offers, by id (no
+        I/O; the sources are built once for all of them)."""
+        sources = list(self._sources())
+        found = {}
+        for cid, task in served:
+            if task is None:
+                continue
+            source = next((s for s in sources if s.kind == task.source and s.owns(task.id)), None)
+            if source is not None:
+                found[cid] = Offer(source.label, tuple(a for a in ACTIONS if a in source.actions))
+        return found
 
     def write_back(self, task: Task, action: str, text: str) -> str:
         """Record text with the task (action note or done); the sentence says what happened.

@@ -4,13 +4,20 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from antidrift.domain import Commitment, RuntimeState
+from antidrift.domain import Commitment, RuntimeState, TaskRef
 from antidrift.drafts import DRAFT_FIELDS
 from antidrift.snapshot import CoachStatus, Snapshot
 
 
 def _iso(value) -> str | None:
     return value.isoformat() if value is not None else None
+
+
+def task_json(task: TaskRef | None) -> dict[str, object] | None:
+    """The task a commitment serves, as /state and /history show it."""
+    if task is None:
+        return None
+    return {"source": task.source, "id": task.id, "title": task.title, "url": task.url}
 
 
 def state_json(snap: Snapshot) -> dict[str, object]:
@@ -30,6 +37,7 @@ def state_json(snap: Snapshot) -> dict[str, object]:
             "extended_secs": c.extended_secs,
             # In review: stopped by its deadline ("time's up") rather than finished by hand.
             "ran_out": c.ran_out,
+            "task": task_json(c.task),
         },
         "evidence": {
             "health": snap.evidence.health.value,
@@ -52,7 +60,10 @@ def state_json(snap: Snapshot) -> dict[str, object]:
         body["coach"] = coach
     if snap.draft is not None:
         d = snap.draft
-        body["draft"] = {f: d.value(f) for f in DRAFT_FIELDS} | {"edited": sorted(d.edited)}
+        body["draft"] = {f: d.value(f) for f in DRAFT_FIELDS} | {
+            "edited": sorted(d.edited),
+            "task": task_json(d.task),  # the picked task the next commitment will serve
+        }
     if snap.state is RuntimeState.ACTIVE and c is not None:
         body["paused"] = c.paused
         body["paused_secs"] = snap.paused_secs  # a pause in progress included
@@ -99,6 +110,7 @@ def history_json(
             "actual_secs": c.actual_secs,  # less the pauses
             "drift_count": drift.get(c.id, (0, None))[0],
             "on_task_share": _share(drift.get(c.id, (0, None))[1]),
+            "task": task_json(c.task),
             "paused_secs": c.paused_secs,
         }
         for c in items

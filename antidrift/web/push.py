@@ -10,8 +10,9 @@ all pages, and gives each connection what differs from what its page already sho
 * a ready proposal the page has not applied → the three plan inputs, once, with a new socket
   URL that records it as applied (so a reconnect or a second push cannot apply it again);
 * in every state, outside the view: the document title when its text changes, a fresh
-  offline notice every second (its CSS delay shows it only when pushes stop), and a chime
-  once when the page sees its timebox run out.
+  offline notice every second (its CSS delay shows it only when pushes stop; each copy a
+  connection gets flips its beat, which restarts the same delay on the view's buttons), and
+  a chime once when the page sees its timebox run out.
 """
 
 from __future__ import annotations
@@ -27,7 +28,7 @@ from antidrift.domain import RuntimeState
 from antidrift.snapshot import Snapshot
 from antidrift.web.render import Renderer
 from antidrift.web.views import Shows, Views
-from antidrift.web.widgets import CoachWidget, Widget
+from antidrift.web.widgets import CoachWidget, Offline, Widget
 
 log = logging.getLogger("antidrift.push")
 
@@ -42,6 +43,14 @@ class Connection:
     sent: dict[str, Widget] = field(default_factory=dict)
     outbox: queue.Queue[str | None] = field(default_factory=lambda: queue.Queue(QUEUE_LIMIT))
     dead: bool = False
+    beats: int = 0  # offline notices sent: the beat flips with each one
+
+    def beat(self) -> str:
+        """The next offline notice's beat: "c" first (never what the page was served, "p",
+        nor what an earlier socket's notices said once it had sent a second one), then
+        "0" and "1" by turns, so every copy differs from the one before."""
+        self.beats += 1
+        return "c" if self.beats == 1 else str(self.beats % 2)
 
     def put(self, message: str) -> None:
         try:
@@ -84,6 +93,15 @@ class _Frame:
             return self._renderer.widget(self.widgets[name], self.widgets, focus=focus)
 
         return self._once(f"{name}+focus" if focus else name, render)
+
+    def part(self, name: str, conn: Connection, focus: bool = False) -> str:
+        """A widget as this connection gets it (the offline notice carries its beat)."""
+        if name != Offline.name:
+            return self.widget(name, focus)
+        beat = conn.beat()
+        return self._once(
+            f"{name}/{beat}", lambda: self._renderer.offline(self.widgets[name], beat)
+        )
 
     def prefill(self) -> str:
         coach = self.widgets[CoachWidget.name]
@@ -151,7 +169,7 @@ class Hub:
         )
         if not same_view:
             parts.append(frame.view())
-            parts += [frame.widget(n) for n, w in frame.widgets.items() if w.outside_view]
+            parts += [frame.part(n, conn) for n, w in frame.widgets.items() if w.outside_view]
             if _ran_out_under(conn.shows, frame.snap):
                 parts.append(frame.chime())
             conn.shows = current
@@ -164,7 +182,8 @@ class Hub:
                 elif first or conn.sent.get(name, _MISSING) != model:
                     # Changed under an open page: a widget that replaces the button pressed
                     # focuses its new one (never when a page connects: its heading keeps it).
-                    parts.append(frame.widget(name, focus=model.focus_on_change and not first))
+                    focus = model.focus_on_change and not first
+                    parts.append(frame.part(name, conn, focus))
                     conn.sent[name] = model
                     resent.add(name)
             proposal = current.proposal_id

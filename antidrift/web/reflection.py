@@ -100,7 +100,14 @@ def reflect():
 @bp.get("/insights")
 def insights_page():
     before = _before(request.args.get("before"))
-    return _page(lambda: _render("insights.html", view=_insights(before)))
+    return _page(lambda: _insights_page(_insights(before)))
+
+
+def _insights_page(view: insights_view.InsightsView) -> str:
+    # What each entry's task source offers to record (the entries that served a task).
+    views = current_app.extensions["antidrift.views"]
+    offers = views.tasks.offers((e.commitment.id, e.commitment.task) for e in view.entries)
+    return _render("insights.html", view=view, offers=offers)
 
 
 def _insights(before: str | None) -> insights_view.InsightsView:

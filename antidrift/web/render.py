@@ -7,7 +7,7 @@ from datetime import datetime
 
 from jinja2 import Environment
 
-from antidrift.web.views import PageModel, RulesView, Shows
+from antidrift.web.views import Listing, PageModel, RulesView, Shows
 from antidrift.web.widgets import CoachWidget, Widget, clock_text, family
 
 __all__ = ["Renderer", "clock_text", "duration_text", "local_date", "local_time"]
@@ -59,6 +59,10 @@ class Renderer:
         focus: its button takes the focus (Widget.focus_on_change)."""
         return self._render(f"_{widget.name}.html", **family(widget, widgets or {}), focus=focus)
 
+    def offline(self, widget: Widget, beat: str) -> str:
+        """The offline notice as one connection gets it: with its beat (see _offline.html)."""
+        return self._render("_offline.html", beat=beat, **family(widget, {}))
+
     def prefill(self, coach: CoachWidget, shows: Shows) -> str:
         """The three plan inputs filled from a ready proposal, and the socket that records it."""
         return self._render("_prefill.html", coach=coach, shows=shows)
@@ -75,6 +79,12 @@ class Renderer:
         typed = {k: v if isinstance(v := values.get(k), str) else "" for k in fields}
         return self._render("_plan_errors.html", message=message, invalid=invalid, values=typed)
 
+    def active_heading(self, commitment: object, message: str = "") -> str:
+        """An answer from the active card that moves focus to its heading (out of band),
+        after a message for the slot the request targets."""
+        said = self._render("_message.html", message=message) if message else ""
+        return said + self._render("_active_title.html", commitment=commitment, oob=True)
+
     def chime(self) -> str:
         """The chime, pushed once to a page that saw its timebox run out."""
         return self._render("_chime.html", chime=True)
@@ -89,3 +99,15 @@ class Renderer:
     def rules_page(self, view: RulesView) -> str:
         """The standing rules on a page of their own (GET /rules from a browser)."""
         return self._render("rules.html", **view.context())
+
+    def tasks(self, listing: Listing) -> str:
+        """The planning view's list of open tasks (loaded after the view, never pushed)."""
+        return self._render("_tasks.html", listing=listing)
+
+    def intent(self, draft: object) -> str:
+        """The rough-intent box holding a picked task's title (swapped out of band)."""
+        return self._render("_input_intent.html", draft=draft, oob=True)
+
+    def writeback_result(self, said: str) -> str:
+        """The line that says what a write-back recorded."""
+        return self._render("_writeback_result.html", message=said)

@@ -11,6 +11,7 @@ from antidrift.domain import ValidationError
 from antidrift.readmodel import ReadModel
 from antidrift.session import Controller
 from antidrift.standing_rules import StandingRules
+from antidrift.tasks import Board
 from antidrift.web.projection import LEFT_HEADER, left_secs, state_json
 
 # The header of every HTML fragment or page a view returns by hand.
@@ -25,6 +26,11 @@ def controller() -> Controller:
 def reads() -> ReadModel:
     """The running app's read model: the history and its figures."""
     return current_app.extensions["antidrift.runtime"].reads
+
+
+def board() -> Board:
+    """The user's task sources (listing, write-back)."""
+    return current_app.extensions["antidrift.runtime"].tasks
 
 
 def corrections() -> Corrections:

@@ -15,6 +15,7 @@ from antidrift.domain import (
 )
 from antidrift.drafts import Draft
 from antidrift.web import manifest as app_manifest
+from antidrift.web import tasks
 from antidrift.web.projection import state_json
 from antidrift.web.requests import HTML, controller, done, from_htmx, payload, reads, with_left
 
@@ -50,7 +51,10 @@ def manifest():
 
 @bp.post("/planning")
 def enter_planning():
-    again = payload().get("again")
+    data = payload()
+    if "task" in data:  # planning for a task from the user's own list
+        return tasks.pick(data.get("task"))
+    again = data.get("again")
     draft = None
     if again not in (None, ""):  # Again: planning opens with that commitment's plan
         require(controller().snapshot().state, RuntimeState.LOCKED, action="plan")
@@ -60,11 +64,12 @@ def enter_planning():
 
 
 def _again(commitment_id: object) -> Draft:
-    """The draft Again opens planning with: that commitment's action, done-when, minutes."""
+    """The draft Again opens planning with: that commitment's action, done-when, minutes
+    (and the task it served)."""
     if not isinstance(commitment_id, str) or not 0 < len(commitment_id) <= MAX_ID:
         raise ValidationError("Again takes the id of a commitment in your history.", "again")
     c = reads().entry(commitment_id)  # NotFound (404) when the history has no such entry
-    return Draft.of_plan(Plan(c.next_action, c.success_condition, c.timebox_secs))
+    return Draft.of_plan(Plan(c.next_action, c.success_condition, c.timebox_secs), c.task)
 
 
 @bp.post("/planning/draft")
@@ -172,4 +177,9 @@ def record_window():
 @bp.post("/drift/ack")
 def acknowledge_drift():
     controller().acknowledge_drift(payload().get("answer"))
+    commitment = controller().snapshot().commitment
+    if from_htmx() and commitment is not None:
+        # The banner goes away with the answer: focus moves to the card's heading.
+        renderer = current_app.extensions["antidrift.renderer"]
+        return renderer.active_heading(commitment), 200, HTML
     return done()

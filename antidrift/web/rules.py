@@ -12,7 +12,15 @@ from flask import Blueprint, current_app, jsonify, redirect, request
 
 from antidrift.domain import NotFound, ValidationError, whole_number
 from antidrift.verdicts import Rule
-from antidrift.web.requests import HTML, from_htmx, payload, reads, standing_rules, wants_html
+from antidrift.web.requests import (
+    HTML,
+    controller,
+    from_htmx,
+    payload,
+    reads,
+    standing_rules,
+    wants_html,
+)
 from antidrift.web.views import RulesForm, RulesView
 
 bp = Blueprint("rules", __name__)
@@ -50,8 +58,11 @@ def add_rule():
         form = RulesForm.typed(exc.message, data, exc.fields)
         return _answer(form, 400) or _raise(exc)
     said = f"From now on, {rule.describe()}."
-    if from_htmx() and not _swaps_rules():
-        return _renderer().error(said), 201, HTML  # the banner's message slot
+    if from_htmx() and not _swaps_rules():  # the banner's button: it goes away with the answer
+        commitment = controller().snapshot().commitment
+        if commitment is not None:  # focus moves to the active card's heading
+            return _renderer().active_heading(commitment, said), 201, HTML
+        return _renderer().error(said), 201, HTML
     return _answer(RulesForm(said, focus="app"), 201) or (jsonify(rule_json(rule)), 201)
 
 

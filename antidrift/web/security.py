@@ -3,17 +3,19 @@
 from __future__ import annotations
 
 import io
-import ipaddress
 import re
 from collections.abc import Iterable
 from urllib.parse import urlsplit
 
 from flask import Flask, request
 
+from antidrift.loopback import is_loopback
 from antidrift.web.errors import Refused
 
 LOCAL_NAMES = frozenset({"localhost", "localhost.localdomain"})
 SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
+# Reads that start processes (the user's task CLIs): another site must not trigger them.
+SPAWNING_READS = frozenset({"/ws", "/tasks"})
 
 CSP = (
     "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:;"
@@ -40,10 +42,7 @@ def is_local_host(name: str, extra: Iterable[str] = ()) -> bool:
         return False
     if name in LOCAL_NAMES or name in extra or name.endswith(".localhost"):
         return True
-    try:
-        return ipaddress.ip_address(name).is_loopback
-    except ValueError:
-        return False
+    return is_loopback(name)
 
 
 def check_request(allowed_hosts: Iterable[str]) -> None:
@@ -51,7 +50,7 @@ def check_request(allowed_hosts: Iterable[str]) -> None:
     host = request.headers.get("Host", "")
     if not host or not is_local_host(host_name(host), allowed_hosts):
         raise Refused(403, "This server only answers to its local address.")
-    if request.method in SAFE_METHODS and request.path != "/ws":
+    if request.method in SAFE_METHODS and request.path not in SPAWNING_READS:
         return
     if request.headers.get("Sec-Fetch-Site", "").lower() == "cross-site":
         raise Refused(403, "Requests from other sites are refused.")

@@ -10,7 +10,7 @@ from __future__ import annotations
 import threading
 import time
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Protocol
 from urllib.parse import urlencode
@@ -20,17 +20,21 @@ from antidrift.drafts import PLAN_FIELDS
 from antidrift.drift import GUARD_OFF, Episode, Judgement, Rule, Window
 from antidrift.insights import Calibration, WindowTime
 from antidrift.snapshot import CoachInfo, CoachStatus, DriftInfo, Snapshot
+from antidrift.tasks import Board, Offer
+from antidrift.tasks import Listing as Listing  # the task list's view data, for the renderer
 from antidrift.web.widgets import (
     Announce,
     CoachElapsed,
     CoachSource,
     CoachWidget,
     Controls,
+    DriftBannerWidget,
     DriftGuardWidget,
     EvidenceWidget,
     Offline,
     ReflectionWidget,
     Suggestion,
+    TaskPick,
     TimeLeft,
     Title,
     Undo,
@@ -124,6 +128,9 @@ class PageModel:
     calibration: Calibration | None = None  # planning: how long the user's plans really take
     drift_on: bool = False  # the planning form offers to turn the guard off for one commitment
     today: Today | None = None  # locked: today's summary
+    tasks_on: bool = False  # planning lists the user's open tasks (task sources configured)
+    # Review and history: what each remembered task's source offers to record, by commitment.
+    offers: Mapping[str, Offer] = field(default_factory=dict)
     closure: Closure | None = None  # locked: the outcome just recorded, and what next
 
     def context(self) -> dict[str, object]:
@@ -140,6 +147,8 @@ class PageModel:
             "today": self.today,
             "closure": self.closure,
             "draft": snap.draft,
+            "tasks_on": self.tasks_on,
+            "offers": self.offers,
         }
         if self.focus is not None:
             ctx["shares"], ctx["apps"], ctx["sample_count"] = (
@@ -180,8 +189,10 @@ class Views:
         recheck: float = CLI_RECHECK,
         monotonic: Callable[[], float] = time.monotonic,
         drift: DriftInfo | None = None,
+        tasks: Board | None = None,
     ) -> None:
         self.coach = coach
+        self.tasks = tasks or Board(tuple)
         self.drift = drift or DriftInfo(False, why_off="it is not configured")
         self._reader = reader
         self._recheck, self._monotonic = recheck, monotonic
@@ -223,21 +234,25 @@ class Views:
                     coach.kept,
                 ),
                 CoachElapsed(coach.elapsed(snap.now) or 0),
+                TaskPick(snap.task),
                 *(Suggestion.of(name, coach, snap.draft) for name in PLAN_FIELDS),
             )
         if snap.state is RuntimeState.ACTIVE and snap.commitment is not None:
             c, last = snap.commitment, snap.evidence.last
             return (
                 TimeLeft.of(snap.commitment, snap.now),
+                DriftBannerWidget(snap.drift.banner),
                 EvidenceWidget(
-                    snap.evidence.health, last.app if last else None, last.title if last else None
+                    snap.evidence.health,
+                    last.app if last else None,
+                    last.title if last else None,
+                    snap.drift.status.value,
                 ),
                 DriftGuardWidget(
                     snap.drift.status,
                     snap.drift.reason,
-                    snap.drift.banner,
-                    snap.commitment.next_action,
                     drift_said(self.drift, self._found, self.coach),
+                    snap.drift.banner is not None,
                 ),
                 Controls(c.paused, c.seconds_left(snap.now) if c.paused else 0),
             )
@@ -262,6 +277,7 @@ class Views:
             # Summed by the store: a long commitment has tens of thousands of samples.
             focus = self._reader.window_time(snap.commitment, snap.now)
             drift = self._drift_review(snap.commitment.id)
+        served = history if snap.state is RuntimeState.LOCKED else (snap.commitment,)
         return PageModel(
             snap,
             Shows.of(snap),
@@ -272,7 +288,9 @@ class Views:
             calibration,
             self.drift.on,
             today,
-            closure,
+            closure=closure,
+            tasks_on=snap.state is RuntimeState.PLANNING and self.tasks.configured(),
+            offers=self.tasks.offers((c.id, c.task) for c in served if c is not None),
         )
 
     def _drift_review(self, commitment_id: str) -> DriftReview | None:

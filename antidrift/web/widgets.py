@@ -25,10 +25,10 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import ClassVar
 
-from antidrift.domain import Commitment, Health, Plan, RuntimeState, clock_text
+from antidrift.domain import Commitment, Health, Plan, RuntimeState, TaskRef
 from antidrift.drafts import Draft, proposed_value
 from antidrift.drift import DriftStatus, Episode
-from antidrift.moments import five_minutes_left
+from antidrift.moments import clock_text, five_minutes_left
 from antidrift.snapshot import CoachStatus, CoachView, DriftInfo, Snapshot
 
 
@@ -177,6 +177,7 @@ class EvidenceWidget(Widget):
     health: Health
     app: str | None
     title: str | None
+    judged: str = ""  # the guard's status: the dot beside the window shows it, never "healthy"
 
 
 @dataclass(frozen=True)
@@ -223,14 +224,30 @@ def _short(text: str, limit: int) -> str:
 
 @dataclass(frozen=True)
 class DriftGuardWidget(Widget):
-    """The drift guard: its status line, what it discloses, and the banner (id="drift")."""
+    """The drift guard's status line and what it discloses (id="drift-guard")."""
 
     name = "drift_guard"
     status: DriftStatus
     reason: str | None
-    banner: Episode | None
-    next_action: str  # the banner names it
     info: DriftInfo
+    asking: bool = False  # the banner is up and gives the reason: the line does not repeat it
+
+
+@dataclass(frozen=True)
+class DriftBannerWidget(Widget):
+    """The drift banner at the top of the active card (id="drift-banner", holding id="drift"
+    while an episode waits for an answer): the window once, the reason once, three answers."""
+
+    name = "drift_banner"
+    episode: Episode | None
+
+
+@dataclass(frozen=True)
+class TaskPick(Widget):
+    """Planning: the task from the user's list the next commitment will serve (id="task-pick")."""
+
+    name = "task_pick"
+    task: TaskRef | None
 
 
 @dataclass(frozen=True)

@@ -79,8 +79,12 @@ def test_the_banner_appears_and_its_buttons_work_without_clobbering(app, page, w
     _window(app, "firefox", "Cat videos — YouTube")
     banner = page.locator("#drift")
     expect(banner).to_be_visible()
-    expect(banner).to_contain_text(ACTION)
     expect(banner).to_contain_text("Cat videos")
+    expect(banner).not_to_contain_text(ACTION)  # the heading just below it says it
+    # At the top of the card: above the heading, Finish where it was.
+    top = page.locator("#drift-banner").bounding_box()["y"]
+    assert top < page.locator("#active-title").bounding_box()["y"]
+    expect(page.locator("#evidence")).to_have_attribute("data-judged", "drifting")
     focused = page.evaluate("document.activeElement.textContent.trim()")
     assert focused == "Finish", "the banner's push took the focus away"
     expect(clock).not_to_have_text(before)  # the clock still runs beside the banner
@@ -91,6 +95,7 @@ def test_the_banner_appears_and_its_buttons_work_without_clobbering(app, page, w
     expect(banner).to_have_count(0)
     expect(guard).to_have_attribute("data-status", "on_task")
     expect(page.locator("#active-message")).to_be_empty()
+    expect(page.locator("#active-title")).to_be_focused()  # not the page's top (body)
     _window(app, "firefox", "Cat videos — YouTube")
     app.server.ticks(3)  # past grace and cooldown (1 s each): the taught window never nudges
     expect(banner).to_have_count(0)
@@ -100,6 +105,7 @@ def test_the_banner_appears_and_its_buttons_work_without_clobbering(app, page, w
     expect(banner).to_be_visible()
     page.get_by_role("button", name="Back to it").click()
     expect(banner).to_have_count(0)
+    expect(page.locator("#active-title")).to_be_focused()
     _window(app, "code", "intro.md — report")
     expect(guard).to_have_attribute("data-status", "on_task")
 

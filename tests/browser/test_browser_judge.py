@@ -85,6 +85,7 @@ def test_rules_unclear_and_churn_in_the_browser(app, page, watch, ui, browser):
     expect(page.locator("#active-message")).to_contain_text(
         "From now on, firefox is always on task"
     )
+    expect(page.locator("#active-title")).to_be_focused()  # the banner went: focus did not
     assert [r["app"] for r in app.server.get("/rules")] == ["firefox"]
     judged = len(app.fake.judge_prompts())
     _window(app, "firefox", "Dog videos — YouTube")

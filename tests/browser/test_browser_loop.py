@@ -49,7 +49,7 @@ def test_whole_loop_by_clicking(page, app, ui):
     expect(page.locator(".done-when")).to_contain_text("Notes for 0.2 merged")
     clock = page.locator("#time-left .time-left-clock")
     expect(clock).to_have_text(re.compile(r"^0[01]:\d\d$"))
-    first = clock.inner_text()
+    first = clock.text_content()
     expect(clock).not_to_have_text(first, timeout=3000)  # the clock runs without a reload
     assert page.evaluate("window.__sameDocument === true"), "the page reloaded"
     expect(page.locator("#evidence")).to_contain_text("No window watcher")

@@ -1,4 +1,5 @@
-"""The wheel carries templates/ and static/ inside the package; a wheel install serves the page.
+"""The wheel carries templates/, static/ and judge-eval's corpus inside the package; a wheel
+install serves the page.
 
 The second test is the one-command install in miniature: the wheel installed into a fresh
 venv outside the repository (its dependencies taken from the test venv's site-packages, so
@@ -44,6 +45,9 @@ page = client.get("/")
 assert page.status_code == 200 and b'id="view"' in page.data, page.status_code
 for path in sys.argv[2:]:
     assert client.get(path).status_code == 200, path
+from antidrift.judge_eval import load_cases, shipped_corpus
+assert str(shipped_corpus()).startswith(sys.argv[1]), shipped_corpus()
+assert len(load_cases(shipped_corpus())) >= 200
 print("served from", os.path.dirname(antidrift.__file__))
 """
 
@@ -65,6 +69,7 @@ def test_wheel_contains_templates_and_static_inside_the_package(wheel, tmp_path)
     assert "antidrift/templates/base.html" in names
     assert "antidrift/templates/_coach.html" in names
     assert "antidrift/static/style.css" in names
+    assert "antidrift/judge_corpus.jsonl" in names  # judge-eval's labelled cases
     assert any(n.startswith("antidrift/static/vendor/htmx-") for n in names)
     assert {f"antidrift/static/icons/{n}" for n in ("icon-192.png", "maskable-512.png")} <= names
 

@@ -149,6 +149,28 @@ def test_the_offline_notice_is_renewed_at_every_tick_in_every_state(srv, where):
         assert "reconnecting" in notice.text()
 
 
+def beats(messages: list[str]) -> list[str | None]:
+    return [n.get("data-beat") for m in messages for n in top_level(m) if n.id == "offline"]
+
+
+@pytest.mark.parametrize("where", ["locked", "active"])
+def test_every_offline_notice_a_page_gets_flips_its_beat_which_restarts_the_view_delay(srv, where):
+    """The view's buttons go inert when a CSS delay runs out; each notice restarts that delay
+    only if its data-beat differs from the one before (static/style.css). The first on a
+    socket is "c", never the served page's "p" nor a beat that socket sends later."""
+    srv.to(where)
+    first, second = srv.open_raw(), srv.open_raw()
+    seen = {id(first): beats(first.messages()), id(second): beats(second.messages())}
+    for _ in range(4):
+        srv.clock.advance(1)
+        srv.hub.refresh()
+        for page in (first, second):
+            seen[id(page)] += beats(page.messages(0.3))
+    for got in seen.values():
+        assert got == ["c", "0", "1", "0", "1"]
+        assert all(a != b for a, b in zip(got, got[1:], strict=False))
+
+
 def test_the_page_has_the_title_and_a_hidden_offline_notice(srv):
     import urllib.request
 
@@ -157,4 +179,5 @@ def test_the_page_has_the_title_and_a_hidden_offline_notice(srv):
         tree = parse(resp.read().decode())
     assert tree.find_all("title")[0].text() == "20:00 · Write the intro · AntiDrift"
     assert tree.by_id("offline") is not None
+    assert tree.by_id("offline").get("data-beat") == "p"
     assert tree.by_id("chime").find_all("audio") == []

@@ -43,12 +43,12 @@ def planning_view(live: Live, **extra: str) -> dict[str, str]:
 # -- connecting ---------------------------------------------------------------------------------
 
 
-def test_a_page_showing_the_current_planning_view_gets_only_the_coach_widget(srv):
+def test_a_page_showing_the_current_planning_view_gets_only_its_widgets(srv):
     srv.to("planning")
     page = srv.open(**planning_view(srv))
     message = page.recv()
     suggestions = ["suggest-next_action", "suggest-success_condition", "suggest-timebox_minutes"]
-    assert ids(message) == ["coach", *suggestions]
+    assert ids(message) == ["coach", "task-pick", *suggestions]
     assert roots(message)["coach"].get("data-status") == "idle"
     assert all("hidden" in roots(message)[s].attrs for s in suggestions)
     assert inputs(message) == []
@@ -148,8 +148,8 @@ def test_a_connection_that_already_applied_the_proposal_gets_no_inputs(srv):
     proposal_id = srv.controller.snapshot().coach.proposal_id
     page = srv.open(**planning_view(srv, p=proposal_id))
     message = page.recv()
-    assert ids(message)[0] == "coach" and inputs(message) == []
-    assert all(i.startswith("suggest-") for i in ids(message)[1:])
+    assert ids(message)[:2] == ["coach", "task-pick"] and inputs(message) == []
+    assert all(i.startswith("suggest-") for i in ids(message)[2:])
     assert page.quiet() == []
 
 
@@ -345,7 +345,7 @@ def test_a_fake_claude_sharpen_shows_elapsed_seconds_then_fills_the_inputs(real,
     real.post("/planning")
     page = open_real(real, view="planning", c="", p="")
     try:
-        assert ids(page.recv())[0] == "coach"
+        assert ids(page.recv())[:2] == ["coach", "task-pick"]
         assert real.post("/coach", {"intent": "the quarterly report"})[0] == 200
         seconds: list[int] = []
 

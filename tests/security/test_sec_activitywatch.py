@@ -12,8 +12,9 @@ import time
 
 import pytest
 
-from antidrift.evidence.activitywatch import ActivityWatchProbe, is_loopback_host
+from antidrift.evidence.activitywatch import ActivityWatchProbe
 from antidrift.evidence.probe import ProbeError
+from antidrift.loopback import is_loopback
 from tests.fakes import wait_until
 from tests.support.fake_cli import path_with
 from tests.support.http_standin import StandIn
@@ -101,14 +102,14 @@ def test_localhost_is_read_through_the_resolver_the_hook_sees(monkeypatch):
 
 @pytest.mark.parametrize("host", ["localhost", "127.0.0.1", "127.1", "::1", "[::1]", "127.9.9.9"])
 def test_loopback_hosts(host):
-    assert is_loopback_host(host)
+    assert is_loopback(host)
 
 
 @pytest.mark.parametrize(
     "host", ["10.1.2.3", "0.0.0.0", "aw.lan", "::", "192.0.2.2", "::ffff:10.0.0.1"]
 )
 def test_other_hosts(host):
-    assert not is_loopback_host(host)
+    assert not is_loopback(host)
 
 
 NO_DESKTOP = {

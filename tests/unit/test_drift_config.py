@@ -74,3 +74,23 @@ def test_the_numbers_are_read_and_bounded(tmp_path):
     ):
         with pytest.raises(SettingsError, match=name):
             load({"ANTIDRIFT_DATA_DIR": str(tmp_path), name: bad})
+
+
+@pytest.mark.parametrize(
+    ("env", "remote"),
+    [
+        ({"ANTIDRIFT_AI_BACKEND": "openai", "ANTIDRIFT_AI_URL": "http://127.0.0.1:8080/v1"}, None),
+        ({"ANTIDRIFT_AI_BACKEND": "ollama", "ANTIDRIFT_AI_MODEL": "llama3.2"}, None),
+        ({"ANTIDRIFT_AI_BACKEND": "ollama", "ANTIDRIFT_AI_MODEL": "m",
+          "ANTIDRIFT_AI_URL": "http://localhost:11434"}, None),
+        ({"ANTIDRIFT_AI_BACKEND": "codex"}, None),
+        ({"ANTIDRIFT_AI_BACKEND": "openai", "ANTIDRIFT_AI_URL": "https://gpu.lan:8443/v1",
+          "ANTIDRIFT_AI_ALLOW_REMOTE": "1"}, "gpu.lan:8443"),
+        ({"ANTIDRIFT_AI_BACKEND": "ollama", "ANTIDRIFT_AI_MODEL": "m",
+          "ANTIDRIFT_AI_URL": "http://[2001:db8::5]", "ANTIDRIFT_AI_ALLOW_REMOTE": "1"},
+         "[2001:db8::5]"),
+    ],
+)  # fmt: skip
+def test_the_guard_says_where_titles_go_when_the_ai_server_is_elsewhere(tmp_path, env, remote):
+    _, _, info = _drift(tmp_path, **env)
+    assert info.on and info.remote == remote

@@ -59,10 +59,35 @@ def test_the_banner_appears_with_its_answer_buttons_and_goes_on_answer(page):
     ]
     assert [b.get("hx-post") for b in buttons] == ["/drift/ack", "/drift/ack", "/rules"]
     assert [json.loads(b.get("hx-vals"))["answer"] for b in buttons[:2]] == ["back", "on_task"]
-    assert "Write the <b>intro</b>" in banner.text()  # the next action, as text
     assert "<i>videos" not in html and "<b>intro" not in html
-    client.post("/drift/ack", data={"answer": "back"}, headers={"HX-Request": "true"})
+    answer = client.post("/drift/ack", data={"answer": "back"}, headers={"HX-Request": "true"})
     assert parse(client.get("/").get_data(as_text=True)).by_id("drift") is None
+    # The banner goes with the answer: the answer moves focus to the card's heading.
+    heading = parse(answer.get_data(as_text=True)).by_id("active-title")
+    assert heading is not None and heading.get("hx-swap-oob") == "true"
+    assert "autofocus" in heading.attrs and "Write the <b>intro</b>" in heading.text()
+
+
+def test_the_banner_is_short_and_at_the_top_of_the_card(page):
+    controller, client = page(DriftInfo(True, "claude"), drift=NOW)
+    _drifting(controller, client, "Cat videos")
+    doc = parse(client.get("/").get_data(as_text=True))
+    card = next(n for n in doc.find_all("section") if n.get("aria-labelledby") == "active-title")
+    first = card.elements[0]
+    assert first.id == "drift-banner" and first.by_id("drift") is not None
+    banner = " ".join(doc.by_id("drift").text().split())
+    # The window once, the reason once, never the next action (the heading below says it).
+    assert banner.count("Cat videos") == 1 and banner.count("firefox does not serve it") == 1
+    assert "Write the" not in banner
+    # The status line does not say the reason again beside the banner, and the dot beside the
+    # window is the verdict (drifting), not the watcher's "healthy".
+    line = doc.by_id("drift-guard").text()
+    assert "Looks off task" in line and "firefox does not serve it" not in line
+    assert doc.by_id("evidence").get("data-judged") == "drifting"
+    client.post("/drift/ack", data={"answer": "on_task"})
+    doc = parse(client.get("/").get_data(as_text=True))
+    assert doc.by_id("drift") is None and "hidden" in doc.by_id("drift-banner").attrs
+    assert doc.by_id("evidence").get("data-judged") == "on_task"
 
 
 def test_the_page_says_the_guard_is_on_which_cli_judges_and_that_titles_go_to_it(page):

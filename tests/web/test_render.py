@@ -187,6 +187,18 @@ def test_active_shows_time_left_evidence_and_finish(client, clock):
     assert "code" in evidence.text() and "main.py" in evidence.text()
 
 
+def test_the_countdown_is_a_named_timer_carrying_the_seconds_left_for_the_css_clock(client, clock):
+    """The stylesheet counts down from data-left (offline too); the bar measures data-span."""
+    to(client, "active")
+    clock.advance(65)
+    widget = page(client).by_id("time-left")
+    assert widget.get("data-left") == str(20 * 60 - 65)
+    assert widget.get("data-span") == str(20 * 60)
+    [timer] = [n for n in widget.find_all("span") if n.get("role") == "timer"]
+    assert timer.get("aria-label") == "Time left"
+    assert timer.text().strip() == "18:55"
+
+
 def test_review_shows_the_time_share_per_app_and_title(client, clock):
     to(client, "active")
     client.post("/evidence/window", json={"app": "code", "title": "main.py"})
@@ -273,7 +285,12 @@ def test_the_error_fragment_escapes_its_message(app):
 
 WIDGETS = {
     "planning": {"coach": "coach", "coach_elapsed": "coach-elapsed"},
-    "active": {"time_left": "time-left", "evidence": "evidence", "drift_guard": "drift-guard"},
+    "active": {
+        "time_left": "time-left",
+        "evidence": "evidence",
+        "drift_guard": "drift-guard",
+        "drift_banner": "drift-banner",
+    },
 }
 
 

@@ -23,6 +23,7 @@ COMMITMENT_KEYS = [
     "deadline",
     "extended_secs",
     "ran_out",
+    "task",
 ]
 HISTORY_KEYS = [
     "id",
@@ -37,6 +38,7 @@ HISTORY_KEYS = [
     "actual_secs",
     "drift_count",
     "on_task_share",
+    "task",
     "paused_secs",
 ]
 
@@ -73,6 +75,7 @@ def test_state_while_planning_adds_an_idle_coach(client):
         "success_condition": "",
         "timebox_minutes": "25",
         "edited": [],
+        "task": None,
     }
 
 

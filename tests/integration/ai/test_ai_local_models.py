@@ -7,7 +7,6 @@ from __future__ import annotations
 import json
 import threading
 import time
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
 
@@ -15,55 +14,14 @@ from antidrift.ai import CoachError, JudgeService, Service
 from antidrift.ai.backends import Options, new_backend
 from antidrift.ai.judge import VERDICT_SCHEMA
 from antidrift.process import CancelScope
-
-
-class ModelServer:
-    """Speaks Ollama's POST /api/chat and OpenAI's POST …/chat/completions; records bodies."""
-
-    def __init__(self) -> None:
-        self.bodies: list[tuple[str, dict, dict]] = []
-        self.answer = '{"verdict": "off_task", "reason": "a feed"}'
-        self.raw: bytes | None = None  # answered as it is (garbled)
-        self.delay = 0.0
-        server = self
-
-        class Handler(BaseHTTPRequestHandler):
-            def do_POST(self) -> None:  # noqa: N802
-                body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
-                server.bodies.append((self.path, body, dict(self.headers)))
-                time.sleep(server.delay)
-                if server.raw is not None:
-                    data = server.raw
-                elif self.path.endswith("/api/chat"):
-                    msg = {"role": "assistant", "content": server.answer}
-                    data = json.dumps({"model": body["model"], "message": msg, "done": True})
-                    data = data.encode()
-                else:
-                    choice = {
-                        "index": 0,
-                        "message": {"role": "assistant", "content": server.answer},
-                    }
-                    data = json.dumps({"object": "chat.completion", "choices": [choice]}).encode()
-                self.send_response(200)
-                self.send_header("Content-Length", str(len(data)))
-                self.end_headers()
-                self.wfile.write(data)
-
-            def log_message(self, *args) -> None:
-                pass
-
-        self.http = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.http.daemon_threads = True
-        self.url = f"http://127.0.0.1:{self.http.server_port}"
-        threading.Thread(target=self.http.serve_forever, daemon=True).start()
+from tests.support.model_server import ModelServer
 
 
 @pytest.fixture
 def server():
     s = ModelServer()
     yield s
-    s.http.shutdown()
-    s.http.server_close()
+    s.close()
 
 
 def backend(kind: str, server: ModelServer):

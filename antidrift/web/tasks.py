@@ -1,0 +1,103 @@
+"""Task routes: the planning view's list of the user's open tasks, picking one, and writing a
+commitment's outcome back to its task on the user's click."""
+
+from __future__ import annotations
+
+from flask import Blueprint, current_app, jsonify
+
+from antidrift import tasks as task_sources
+from antidrift.domain import (
+    Commitment,
+    IllegalTransitionError,
+    NotFound,
+    RuntimeState,
+    ValidationError,
+    validate_review,
+)
+from antidrift.drafts import Draft
+from antidrift.web.projection import task_json
+from antidrift.web.requests import HTML, board, controller, done, from_htmx, payload, reads
+
+bp = Blueprint("tasks", __name__)
+
+
+class TaskConflict(IllegalTransitionError):
+    """The task cannot take the write-back now (gone, its file changed, its source failed)."""
+
+
+@bp.get("/tasks")
+def list_tasks():
+    listing = board().listing()
+    if from_htmx():
+        return _renderer().tasks(listing), 200, HTML
+    return jsonify([task_json(task) for task in listing.tasks])
+
+
+def pick(key: object):
+    """POST /planning with task=<source>:<id>: planning opens (or stays) for that task; an
+    empty task while planning forgets the pick."""
+    if key == "":  # the draft keeps what was typed, the pick alone is forgotten
+        controller().drafts.pick(None)
+        return done()
+    if task_sources.split_key(key) is None:
+        raise ValidationError("Pick a task as <source>:<id>, e.g. taskwarrior:<uuid>.", "task")
+    if controller().snapshot().state not in (RuntimeState.LOCKED, RuntimeState.PLANNING):
+        # The state first, before any source is asked (the controller checks again).
+        raise IllegalTransitionError(
+            "You can pick a task only while planning, or with no commitment running."
+        )
+    task = board().find(key)
+    if task is None:
+        raise NotFound("That task is not in your task sources (any more): list them again.")
+    # The draft's intent takes the title (kept through reloads and restarts like typed text);
+    # the plan fields the user typed stay. From locked, planning opens with that draft.
+    if controller().snapshot().state is RuntimeState.PLANNING:
+        draft = controller().drafts.pick(task)
+    else:
+        controller().enter_planning(Draft.for_task(task))
+        draft = Draft.for_task(task)
+    if from_htmx():  # the intent box takes the title; the websocket brings the rest
+        return _renderer().intent(draft), 200, HTML
+    return done()
+
+
+@bp.post("/tasks/writeback")
+def write_back():
+    data = payload()
+    action = data.get("action")
+    if action not in (task_sources.NOTE, task_sources.DONE):
+        raise ValidationError("Choose what to record: action=note or action=done.", "action")
+    commitment, outcome, note = _outcome(data.get("commitment"), data)
+    if commitment.task is None:
+        raise TaskConflict("That commitment served no task from your task list.")
+    minutes = round(
+        ((commitment.ended_at or commitment.started_at) - commitment.started_at).total_seconds()
+        / 60
+    )
+    text = task_sources.outcome_text(
+        outcome, commitment.next_action, minutes, note, f"{commitment.started_at:%Y-%m-%d}"
+    )
+    try:
+        said = board().write_back(commitment.task, action, text)
+    except task_sources.SourceError as exc:
+        raise TaskConflict(str(exc)) from None
+    if from_htmx():
+        return _renderer().writeback_result(said), 200, HTML
+    return jsonify(result=said)
+
+
+def _outcome(cid: object, data) -> tuple[Commitment, str, str]:
+    """The commitment and what it came to: in review, from the review form's fields (not
+    saved yet); in the history, as saved."""
+    if not isinstance(cid, str) or not cid or len(cid) > 64:
+        raise ValidationError("Say which commitment: commitment=<id>.", "commitment")
+    current = controller().snapshot()
+    if current.state is RuntimeState.REVIEW and current.commitment.id == cid:
+        outcome, note = validate_review(data.get("outcome"), data.get("note"))
+        return current.commitment, outcome.value, note
+    entry = reads().entry(cid)  # NotFound: 404
+    return entry, entry.outcome.value, entry.note
+
+
+def _renderer():
+    return current_app.extensions["antidrift.renderer"]

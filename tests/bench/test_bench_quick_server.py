@@ -1,0 +1,39 @@
+"""The benchmark's server figures (P1–P7) in quick mode, so they cannot rot.
+
+Sanity only, never the goals: a slow or busy CI machine must not fail the suite. The
+figures are split over three test files so the suite's two workers share the minute or so
+the quick benchmark takes."""
+
+from __future__ import annotations
+
+from tests.support.bench import HISTORY, REAL, SERVER, goals, quick
+
+
+def test_quick_bench_reports_the_server_figures(tmp_path):
+    _, f = quick(tmp_path, *SERVER)
+    assert set(f) == set(SERVER)
+    # Latencies: positive, ordered, and below anything a working server could take.
+    for key in ("P1", "P3"):
+        assert 0 < f[key]["min"] <= f[key]["median"] <= f[key]["p95"] <= f[key]["max"] < 5000, key
+        assert f[key]["n"] >= 1
+    assert f["P3"]["median"] >= f["P3"]["first_tab_ms"]["median"]
+    # P2: the server cannot deliver the CLI's answer faster than the CLI can give it, much.
+    assert 0.5 < f["P2"]["value"] < 20
+    assert f["P2"]["direct_ms"]["median"] > 0 and f["P2"]["server_ms"]["median"] > 0
+    # P4: a Python process with 50 sockets open: more than nothing, less than a gigabyte.
+    assert 5 < f["P4"]["value"] < 1024
+    # P5: the page plus htmx, compressed: a few KiB at least (htmx alone is ~15 KiB gzip).
+    assert 5 < f["P5"]["value"] < 1024
+    paths = [entry["path"] for entry in f["P5"]["files"]]
+    assert paths[0] == "/" and any(p.endswith(".js") for p in paths)
+    assert any(p.endswith(".css") for p in paths)
+    # P6: it started and answered.
+    assert 0 < f["P6"]["median"] < 60
+    # P7: counts of CLI runs, whatever this machine's timing made of them (the one-run
+    # promise itself is tested in tests/unit/test_session_coach.py and reported as `met`).
+    assert f["P7"]["completed"] and all(1 <= c <= 10 for c in f["P7"]["completed"])
+    assert all(0 <= s <= 10 for s in f["P7"]["started"])
+
+
+def test_the_three_quick_bench_tests_cover_every_figure():
+    assert set(SERVER) | set(HISTORY) | set(REAL) == goals()

@@ -1,0 +1,151 @@
+"""Offline tells the truth, in Chromium against a real server that is really stopped: the
+countdown (role="timer", drawn by CSS from the deadline the server rendered) keeps counting,
+the view's buttons take no click and no key while the notice says why, the notice sits below
+the header, and after the restart the server's values are back in charge."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from tests.support.walk import server_post, walk_http
+
+pytestmark = pytest.mark.browser
+
+CLOCK = re.compile(r"^(?:(\d+):)?(\d\d):(\d\d)$")
+
+
+def seconds(text: str) -> int:
+    match = CLOCK.match(text)
+    assert match, f"not a clock (MM:SS or H:MM:SS): {text!r}"
+    hours, minutes, secs = (int(g or 0) for g in match.groups())
+    return hours * 3600 + minutes * 60 + secs
+
+
+def shown_clock(page) -> str:
+    """What the timer shows on screen: its text as Chromium's accessibility tree has it. The
+    digits are CSS counters (generated content), which the DOM's text never holds."""
+    cdp = page.context.new_cdp_session(page)
+    try:
+        nodes = cdp.send("Accessibility.getFullAXTree")["nodes"]
+    finally:
+        cdp.detach()
+    by_id = {n["nodeId"]: n for n in nodes}
+    timers = [n for n in nodes if n.get("role", {}).get("value") == "timer"]
+    assert len(timers) == 1, f"{len(timers)} timers on the page"
+    assert timers[0]["name"]["value"] == "Time left"
+
+    def text(node) -> str:
+        if node.get("role", {}).get("value") == "StaticText":
+            return node.get("name", {}).get("value", "")
+        return "".join(text(by_id[c]) for c in node.get("childIds", []) if c in by_id)
+
+    return text(timers[0])
+
+
+def server_clock(page) -> str:
+    """The server's own text for the time left (kept in the widget, hidden under the CSS)."""
+    return page.locator("#time-left .clock-text").text_content()
+
+
+def finish_is_inert(page) -> bool:
+    finish = page.get_by_role("button", name="Finish")
+    return finish.evaluate("b => getComputedStyle(b).interactivity") == "inert"
+
+
+def active(app, minutes: int, action: str = "Read the spec") -> None:
+    plan = {"next_action": action, "success_condition": "Notes", "timebox_minutes": minutes}
+    walk_http(server_post(app.server), "active", **plan)
+
+
+@pytest.mark.parametrize(
+    ("minutes", "shape"),
+    [(30, r"^(30:00|29:5\d)$"), (1, r"^(01:00|00:[0-5]\d)$"), (90, r"^1:(30:00|29:5\d)$")],
+)
+def test_the_css_clock_shows_minutes_and_seconds_as_the_server_does(tabs, app, ui, minutes, shape):
+    """Leading zeros, hours only from an hour up: the CSS clock and the server's text agree."""
+    active(app, minutes)
+    page, watch = tabs.open()
+    ui.expect(ui.view(page, "active")).to_be_visible()
+    ui.wait_until(page, lambda: watch.frames_with('id="time-left"'), what="a pushed clock")
+    shown = shown_clock(page)
+    assert re.match(shape, shown), shown
+    assert abs(seconds(shown) - seconds(server_clock(page))) <= 1
+
+
+def test_offline_the_clock_counts_buttons_refuse_and_a_restart_brings_it_back_in_step(
+    tabs, app, ui
+):
+    expect = ui.expect
+    active(app, 30)
+    page, watch = tabs.open()
+    expect(ui.view(page, "active")).to_be_visible()
+    ui.wait_until(page, lambda: len(watch.frames_with('id="offline"')) >= 3, what="ticks")
+    notice = page.locator("#offline")
+    expect(notice).to_be_hidden()
+    assert not finish_is_inert(page)
+    sent: list[str] = []
+    page.on("request", lambda r: sent.append(f"{r.method} {r.url}"))
+
+    sockets = len(watch.sockets)
+    assert app.server.stop() is not None
+    expect(notice).to_be_visible(timeout=6_000)
+    expect(notice).to_contain_text("Buttons wait until it is back")
+
+    # The clock keeps counting down with nobody pushing it.
+    first = seconds(shown_clock(page))
+    frames = len(watch.frames)
+    ui.wait_until(
+        page, lambda: seconds(shown_clock(page)) <= first - 2, timeout=6, what="the clock"
+    )
+    assert len(watch.frames) == frames, "something was pushed with the server stopped"
+    assert re.match(r"^2\d:\d\d$", shown_clock(page))
+
+    # Finish takes no click and no key: nothing is sent, and the notice says why.
+    assert finish_is_inert(page)
+    finish = page.get_by_role("button", name="Finish")
+    box = finish.bounding_box()
+    page.mouse.click(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
+    finish.evaluate("b => b.focus()")
+    assert not ui.focused_matches(page, "button"), "an inert button took focus"
+    page.keyboard.press("Enter")
+    page.keyboard.press("Space")
+    page.wait_for_timeout(300)  # a click that reached htmx would be sent at once
+    assert not [r for r in sent if "/finish" in r], sent
+    expect(notice).to_be_visible()
+    expect(ui.view(page, "active")).to_be_visible()
+
+    # The notice sits under the header, never over it.
+    header = page.locator(".masthead").bounding_box()
+    below = notice.bounding_box()
+    assert below["y"] >= header["y"] + header["height"] - 1, (header, below)
+
+    app.server.start()
+    ui.wait_until(page, lambda: len(watch.sockets) > sockets, timeout=30, what="a reconnect")
+    expect(notice).to_be_hidden(timeout=10_000)
+    ui.wait_until(page, lambda: not finish_is_inert(page), timeout=5, what="buttons back")
+    left = app.server.get("/state")["commitment"]
+    assert left is not None
+    assert abs(seconds(shown_clock(page)) - seconds(server_clock(page))) <= 1
+    page.get_by_role("button", name="Finish").click()
+    expect(ui.view(page, "review")).to_be_visible()
+
+
+@pytest.mark.parametrize(("width", "height", "scheme"), [(1280, 800, "light"), (390, 844, "dark")])
+def test_the_offline_state_passes_axe(new_tabs, app, ui, width, height, scheme):
+    active(app, 30)
+    tabs = new_tabs(
+        viewport={"width": width, "height": height}, color_scheme=scheme, bypass_csp=True
+    )
+    page, watch = tabs.open()
+    ui.expect(ui.view(page, "active")).to_be_visible()
+    ui.wait_until(page, lambda: watch.frames, what="the socket")
+    assert app.server.stop() is not None
+    ui.expect(page.locator("#offline")).to_be_visible(timeout=6_000)
+    ui.wait_until(page, lambda: finish_is_inert(page), timeout=3, what="inert buttons")
+    page.wait_for_timeout(300)  # the notice's 0.2 s fade-in, done before axe reads colours
+    ui.snap(page, f"offline-{width}-{scheme}")
+    assert ui.axe_problems(page) == []
+    assert ui.sideways_scroll(page) == 0
+    app.server.start()

@@ -1,0 +1,47 @@
+"""Runs scripts/bench.py in its quick mode for some figures and reads what it wrote."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[2]
+
+# The figures, in the three groups the suite's three quick-bench tests run (a test holds
+# that together they are every figure the benchmark has).
+SERVER = ("P1", "P2", "P3", "P4", "P5", "P6", "P7")
+HISTORY = ("D1", "R1", "R2", "R3", "B1", "B2")
+REAL = ("C1", "C2")
+
+
+def goals() -> set[str]:
+    """Every figure scripts/bench.py knows."""
+    spec = importlib.util.spec_from_file_location("bench", REPO / "scripts" / "bench.py")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules.setdefault("bench", module)  # its dataclasses look their module up
+    spec.loader.exec_module(module)
+    return set(module.GOALS)
+
+
+def quick(tmp_path: Path, *figures: str) -> tuple[str, dict]:
+    """The printed table and the written result of `bench.py --quick --only FIGURES`."""
+    out = tmp_path / "bench.json"
+    done = subprocess.run(
+        [sys.executable, str(REPO / "scripts" / "bench.py"), "--quick", "--out", str(out)]
+        + ["--only", ",".join(figures)],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        cwd=REPO,
+    )
+    assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-4000:]
+    result = json.loads(out.read_text())
+    assert result["mode"] == "quick"
+    assert result["machine"]["nproc"] >= 1 and result["machine"]["python"]
+    for key, figure in result["figures"].items():
+        assert key in done.stdout
+        assert figure["goal"] and isinstance(figure["met"], bool), key
+    return done.stdout, result["figures"]
