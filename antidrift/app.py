@@ -17,6 +17,7 @@ from antidrift.ports import StoreError
 from antidrift.settings import LiveSettings, Settings, SettingsError, load
 from antidrift.web import (
     errors,
+    icon,
     manifest,
     reflection,
     routes,
@@ -120,6 +121,7 @@ def create_app(
     app.register_blueprint(settings_page.bp)
     app.register_blueprint(rules.bp)
     app.register_blueprint(tasks.bp)
+    app.register_blueprint(icon.bp)
     sockets.install(app)
     if built:
         # Started once, before the first request is served (idempotent, and cheap once

@@ -17,6 +17,7 @@ from antidrift.backup import Scheduler
 from antidrift.clock import Clock, SystemClock
 from antidrift.datalock import DataDirLock, acquire
 from antidrift.drift import DriftSettings
+from antidrift.enforce import DesktopEnforcer
 from antidrift.evidence import WindowSampler
 from antidrift.loopback import is_loopback
 from antidrift.notify import Background, build_notifier
@@ -236,13 +237,20 @@ def build_drift(
         timedelta(seconds=settings.drift_grace),
         timedelta(seconds=settings.drift_cooldown),
         settings.drift_max_calls,
+        settings.enforce,
+        timedelta(seconds=settings.enforce_after),
     )
     remote = remote_address(getattr(backend, "url", None))
     log.info("drift guard on: %s judges the focused window's app and title", cli)
     if remote is not None:
         log.warning("window titles leave this machine: they go to %s", remote)
     info = DriftInfo(
-        True, cli, titles_excluded=settings.evidence_exclude is not None, remote=remote
+        True,
+        cli,
+        titles_excluded=settings.evidence_exclude is not None,
+        remote=remote,
+        teeth=settings.enforce == "minimize",
+        teeth_after=settings.enforce_after,
     )
     return ai.JudgeService(backend, timeout=settings.ai_timeout), policy, info
 
@@ -273,6 +281,7 @@ def build_runtime(settings: Settings, *, clock: Clock | None = None) -> Runtime:
         coach_unavailable=_unavailable(info),
         exclude_titles=settings.evidence_exclude,
         reflector=ReflectService(coach.backend, timeout=settings.ai_timeout) if coach else None,
+        enforcer=DesktopEnforcer(settings.env or None),  # in the session the probe samples
     )
 
     def find_sampler() -> WindowSampler | None:

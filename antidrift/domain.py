@@ -128,6 +128,8 @@ class Commitment:
     note: str = ""
     # Time added after the start (extend); timebox_secs stays what was planned.
     extended_secs: int = 0
+    # The teeth: "minimize" puts a window away after an ignored nudge; "off" never does.
+    enforce: str = "off"
     task: TaskRef | None = None  # picked from the user's task list while planning
     # Pauses: the one in progress (since when) and the whole seconds of those that ended.
     # A pause moves the deadline by its length when it ends; the clock stands still meanwhile.
@@ -135,7 +137,9 @@ class Commitment:
     paused_secs: int = 0
 
     @classmethod
-    def begin(cls, cid: str, plan: Plan, at: datetime, task: TaskRef | None) -> Commitment:
+    def begin(
+        cls, cid: str, plan: Plan, at: datetime, task: TaskRef | None, enforce: str = "off"
+    ) -> Commitment:
         """A commitment to a plan, starting at `at` (its deadline one timebox later)."""
         return cls(
             id=cid,
@@ -145,44 +149,27 @@ class Commitment:
             started_at=at,
             deadline=at + timedelta(seconds=plan.timebox_secs),
             task=task,
+            enforce=enforce,
         )
 
     def ended(self, at: datetime, outcome: Outcome, note: str) -> Commitment:
         return replace(self, ended_at=at, outcome=outcome, note=note)
 
     def stopped(self, at: datetime) -> Commitment:
-        """The commitment as it stands when it moves to review (early finish or deadline);
-        a pause in progress ends there (finished while paused)."""
-        c = self.resumed(at) if self.paused else self
-        return replace(c, ended_at=min(max(at, c.started_at), c.deadline))
+        """The commitment as it stands when it moves to review (early finish or deadline;
+        a pause in progress was ended first: timing.resumed)."""
+        return replace(self, ended_at=min(max(at, self.started_at), self.deadline))
 
     @property
     def paused(self) -> bool:
         return self.paused_at is not None
-
-    def pause(self, now: datetime) -> Commitment:
-        """The clock stops at `now`."""
-        return replace(self, paused_at=now)
-
-    def resumed(self, now: datetime) -> Commitment:
-        """The clock runs again: the deadline moves by the pause (whole seconds, as counted)."""
-        if self.paused_at is None:
-            return self
-        gap = _whole_secs(self.paused_at, now)
-        moved = self.deadline + timedelta(seconds=gap)
-        return replace(self, paused_at=None, paused_secs=self.paused_secs + gap, deadline=moved)
-
-    def paused_total(self, now: datetime) -> int:
-        """Seconds paused so far, a pause in progress included."""
-        current = _whole_secs(self.paused_at, now) if self.paused_at is not None else 0
-        return self.paused_secs + current
 
     @property
     def actual_secs(self) -> int:
         """Time taken, whole seconds: start to end (unended: to the deadline) less the pauses.
         An extended or paused commitment's deadline has moved: its end holds the extra time."""
         end = self.ended_at if self.ended_at is not None else self.deadline
-        return max(0, _whole_secs(self.started_at, end) - self.paused_secs)
+        return max(0, whole_secs(self.started_at, end) - self.paused_secs)
 
     @property
     def total_secs(self) -> int:
@@ -218,8 +205,17 @@ class Commitment:
         )
 
 
-def _whole_secs(since: datetime, until: datetime) -> int:
+def whole_secs(since: datetime, until: datetime) -> int:
+    """Whole seconds from `since` to `until`, never negative."""
     return max(0, round((until - since).total_seconds()))
+
+
+def times_up(commitment: Commitment) -> tuple[str, str]:
+    """The notification when a timebox runs out: it names the next action."""
+    return (
+        "Time's up · AntiDrift",
+        f"{commitment.next_action}\nDone when: {commitment.success_condition}",
+    )
 
 
 @dataclass(frozen=True)

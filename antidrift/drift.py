@@ -23,13 +23,8 @@ from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta
 from enum import StrEnum
 
-from antidrift.domain import (
-    EXCLUDED_TITLE,
-    IllegalTransitionError,
-    Share,
-    ValidationError,
-    redact,
-)
+from antidrift.domain import IllegalTransitionError, Share, ValidationError
+from antidrift.enforcement import PutAway, Teeth, WindowHandle
 from antidrift.verdicts import (
     Figures,
     Judgement,
@@ -39,16 +34,9 @@ from antidrift.verdicts import (
     figures,
     matching_rule,
 )
+from antidrift.windows import Window, is_own_page, judge_title, window_of
 
 TAUGHT_REASON = "you said this is on task"
-# A title that ticks (a countdown, a player's position) or counts (an unread badge) is still
-# the same window: without this, a window showing a clock would be judged every few seconds.
-_CLOCK = re.compile(r"(?<![\d:])\d{1,2}:\d{2}(?::\d{2})?(?![\d:])")
-_COUNTER = re.compile(r"^\(\d+\)\s*")
-_SPACES = re.compile(r"\s{2,}")
-# AntiDrift's own page ("12:34 · Write the intro · AntiDrift" in a browser's title): looking
-# at it to answer a nudge is neither work nor drift, so the guard lets it pass unjudged.
-_OWN_PAGE = re.compile(r"·\s*AntiDrift\b")
 
 
 class DriftStatus(StrEnum):
@@ -74,19 +62,13 @@ class NothingToAcknowledge(IllegalTransitionError):
 
 @dataclass(frozen=True)
 class DriftSettings:
-    """ANTIDRIFT_DRIFT_GRACE, _COOLDOWN and _MAX_CALLS."""
+    """ANTIDRIFT_DRIFT_GRACE, _COOLDOWN and _MAX_CALLS; ANTIDRIFT_ENFORCE and _AFTER."""
 
     grace: timedelta = timedelta(seconds=60)
     cooldown: timedelta = timedelta(seconds=300)
     max_calls: int = 30  # judge calls per hour, across commitments
-
-
-@dataclass(frozen=True)
-class Window:
-    """A focused window as stored (an excluded title is already the placeholder)."""
-
-    app: str
-    title: str
+    enforce: str = "off"  # a new commitment's teeth unless it says (enforcement.CHOICES)
+    enforce_after: timedelta = timedelta(seconds=30)
 
 
 @dataclass(frozen=True)
@@ -110,6 +92,8 @@ class Episode:
     reason: str
     ended_at: datetime | None = None
     answer: Answer | None = None
+    enforced_at: datetime | None = None  # the teeth put its window away then
+    enforce_note: str | None = None  # how (or, enforced_at None, why they could not)
 
     def seconds(self, now: datetime) -> float:
         return max(0.0, ((self.ended_at or now) - self.started_at).total_seconds())
@@ -150,6 +134,7 @@ class Effects:
     nudge: Episode | None = None
     episodes: tuple[Episode, ...] = ()  # opened or changed: persist each
     judgements: tuple[tuple[Window, Judgement], ...] = ()  # new: persist each
+    put_away: PutAway | None = None  # the teeth: put this window away (enforcement.py)
 
     def __add__(self, other: Effects) -> Effects:
         return Effects(
@@ -157,6 +142,7 @@ class Effects:
             other.nudge or self.nudge,
             self.episodes + other.episodes,
             self.judgements + other.judgements,
+            other.put_away or self.put_away,
         )
 
 
@@ -179,26 +165,6 @@ class CallBudget:
         self._starts.append(now)
 
 
-def window_of(app: str, title: str) -> Window:
-    """The window as the guard keys its verdicts: clocks and unread counters left out."""
-    if title == EXCLUDED_TITLE:
-        return Window(app, title)
-    return Window(app, _SPACES.sub(" ", _COUNTER.sub("", _CLOCK.sub("", title))).strip())
-
-
-def is_own_page(title: str) -> bool:
-    """Whether the title is AntiDrift's own page (in a browser's window title)."""
-    return bool(_OWN_PAGE.search(title))
-
-
-def judge_title(title: str, exclude: re.Pattern[str] | None) -> str | None:
-    """What the judge may see of a title: nothing when excluded (or the placeholder).
-
-    Redacted again: the key (window_of) leaves out clocks, and a pattern may match only then."""
-    shown = redact(title, exclude)
-    return None if shown in ("", EXCLUDED_TITLE) else shown
-
-
 @dataclass
 class DriftPolicy:
     """One commitment's drift guard. Every method takes `now`; none blocks or does I/O."""
@@ -214,6 +180,7 @@ class DriftPolicy:
     off_since: datetime | None = None  # focus has been off task since (None: it is not)
     pending: JudgeCall | None = None
     failure: str | None = None  # why the current window has no verdict
+    teeth: Teeth | None = None  # this commitment puts an ignored off-task window away
     _tickets: int = 0
     # The newest verdict of the judge or the user per app: what a new title inherits (churn).
     _app_last: dict[str, Verdict] = field(default_factory=dict, repr=False)
@@ -224,15 +191,22 @@ class DriftPolicy:
 
     # -- inputs ------------------------------------------------------------------------------
 
-    def observe(self, app: str, title: str, now: datetime) -> Effects:
-        """A focus sample (title as stored, already redacted)."""
-        if is_own_page(title):
+    def observe(
+        self, app: str, title: str, now: datetime, exact: WindowHandle | None = None
+    ) -> Effects:
+        """A focus sample (title as stored, already redacted); `exact`: which window it is."""
+        own = is_own_page(title)
+        if self.teeth is not None:  # looking at AntiDrift's page stops the teeth's clock
+            self.teeth.seen(None if own else exact, now)
+        if own:
             return self.tick(now)  # answering the banner: the window before it still counts
         window = window_of(app, title)
-        if window == self.current:
-            return self._next_judge(now) + self.tick(now)  # e.g. the hourly cap freed up
-        self.current, self.current_since, self.failure = window, now, None
-        return self._decide_current() + self._follow(now) + self._next_judge(now) + self.tick(now)
+        if window != self.current:
+            self.current, self.current_since, self.failure = window, now, None
+            return (
+                self._decide_current() + self._follow(now) + self._next_judge(now) + self._bite(now)
+            )
+        return self._next_judge(now) + self._bite(now)  # e.g. the hourly cap freed up
 
     def settle(
         self, ticket: int, verdict: Judgement | None, error: str | None, now: datetime
@@ -271,6 +245,8 @@ class DriftPolicy:
             reason=decided.reason,
         )
         self.episodes.append(episode)
+        if self.teeth is not None:
+            self.teeth.nudged(episode.number, now)
         return Effects(nudge=episode, episodes=(episode,))
 
     def acknowledge(self, answer: object, now: datetime) -> Effects:
@@ -303,6 +279,16 @@ class DriftPolicy:
         if effects.episodes:
             self._restart_streak(now)
         return effects + self._follow(now) + self._next_judge(now) + self.tick(now)
+
+    def put_away_done(self, number: int, at: datetime | None, note: str) -> Effects:
+        """The teeth's adapter ran for episode `number`: `at` it put the window away (None:
+        it could not) and `note` says how (or why not); the episode records both."""
+        for i, episode in enumerate(self.episodes):
+            if episode.number == number:
+                done = replace(episode, enforced_at=at, enforce_note=note)
+                self.episodes[i] = done
+                return Effects(episodes=(done,))
+        return Effects()
 
     def stop(self, now: datetime) -> Effects:
         """Leaving active: the running judge is abandoned and an open episode ends now."""
@@ -421,6 +407,18 @@ class DriftPolicy:
         self._tickets += 1
         self.pending = JudgeCall(self._tickets, window, judge_title(window.title, self.exclude))
         return Effects(judge=self.pending)
+
+    def _bite(self, now: datetime) -> Effects:
+        """Time passed (a tick) and, with teeth, the focused window put away when it is due."""
+        effects = self.tick(now)
+        if self.teeth is None or self.current is None:
+            return effects
+        decided = self.decision(self.current)
+        # Churn is provisional: a new title (maybe another tab) is not yet this window's verdict.
+        off = decided is not None and decided.off_task and decided.source is not Source.CHURN
+        episode = self.open_episode
+        put = self.teeth.due(episode and episode.number, self.current.app, now, off_task=off)
+        return effects + Effects(put_away=put)
 
     def _close(self, episode: Episode, at: datetime) -> Episode:
         ended = replace(episode, ended_at=at)

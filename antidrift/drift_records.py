@@ -82,9 +82,11 @@ class DriftRecords:
         with self._lock:
             self._db.execute(
                 "INSERT INTO drift_episodes (commitment_id, number, started_at, nudged_at,"
-                " ended_at, app, title, reason, answer) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)"
+                " ended_at, app, title, reason, answer, enforced_at, enforce_note)"
+                " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
                 " ON CONFLICT(commitment_id, number) DO UPDATE SET ended_at = excluded.ended_at,"
-                " answer = excluded.answer",
+                " answer = excluded.answer, enforced_at = excluded.enforced_at,"
+                " enforce_note = excluded.enforce_note",
                 (
                     commitment_id,
                     episode.number,
@@ -95,6 +97,8 @@ class DriftRecords:
                     episode.title,
                     episode.reason,
                     episode.answer.value if episode.answer else None,
+                    _iso(episode.enforced_at),
+                    episode.enforce_note,
                 ),
             )
 
@@ -114,6 +118,8 @@ class DriftRecords:
                 reason=r["reason"],
                 ended_at=_dt(r["ended_at"]),
                 answer=Answer(r["answer"]) if r["answer"] else None,
+                enforced_at=_dt(r["enforced_at"]),
+                enforce_note=r["enforce_note"],
             )
             for r in rows
         ]

@@ -35,6 +35,16 @@ from antidrift.drift import (
     NothingToAcknowledge,
     drift_figures,
 )
+from antidrift.enforcement import (
+    MINIMIZE,
+    TEETH_OFF,
+    CouldNotPutAway,
+    Enforcer,
+    PutAway,
+    Teeth,
+    WindowHandle,
+    parse_enforce,
+)
 from antidrift.ports import Store
 from antidrift.process import CancelScope
 from antidrift.verdicts import Exchange, Judgement, Rule, Source, Verdict, kept_answer
@@ -46,23 +56,31 @@ PAUSED = DriftView(DriftStatus.PAUSED, reason="paused")
 
 @dataclass
 class After:
-    """Work for after the lock: start a judge call, show a nudge."""
+    """Work for after the lock: start a judge call, show a nudge, put a window away."""
 
     start: Callable[[], None] | None = None
     nudge: tuple[str, str] | None = None
     announce: Callable[[str, str], None] | None = field(default=None, repr=False)
+    put_away: Callable[[], None] | None = None
 
     def run(self) -> None:
         if self.start is not None:
             self.start()
         if self.nudge is not None and self.announce is not None:
             self.announce(*self.nudge)
+        if self.put_away is not None:
+            self.put_away()
 
 
 def nudge_text(commitment: Commitment, episode: Episode) -> tuple[str, str]:
     """The drift notification: it names the next action; it adds no window title itself."""
     why = f"{episode.app}: {episode.reason}" if episode.reason else episode.app
     return "Drifting? · AntiDrift", f"Back to: {commitment.next_action}\n{why}"
+
+
+def put_away_text(commitment: Commitment, app: str, how: str) -> tuple[str, str]:
+    """The notification once the teeth put a window away: what was done, and the way back."""
+    return "Put away · AntiDrift", f"{app}: {how}\nBack to: {commitment.next_action}"
 
 
 def validate_answer(answer: object) -> Answer:
@@ -86,8 +104,10 @@ class DriftGuard:
         notify: Callable[[], None],
         announce: Callable[[str, str], None],
         exclude: re.Pattern[str] | None = None,
+        enforcer: Enforcer | None = None,
     ) -> None:
         self.on = judge is not None and settings is not None
+        self._enforcer = enforcer  # the teeth's desktop adapters (None: none here)
         self._judge = judge
         self._settings = settings or DriftSettings()
         self._store = store
@@ -119,6 +139,14 @@ class DriftGuard:
         self._retuned = (judge, settings, exclude)
 
     # -- called under the controller's lock ---------------------------------------------------
+
+    def parse_enforce(self, value: object) -> str:
+        """A new commitment's teeth (POST /commitment's `enforce`; absent: the setting).
+        Without a guard there is no nudge to ignore: off."""
+        judge, settings = self._retuned[:2] if self._retuned is not None else (self._judge, None)
+        settings = settings or self._settings
+        on = parse_enforce(value, settings.enforce)
+        return MINIMIZE if on and judge is not None else TEETH_OFF
 
     def begin(
         self, commitment: Commitment, last: WindowSample | None = None, *, watch: bool = True
@@ -167,22 +195,32 @@ class DriftGuard:
         if GUARD_OFF in judgements:
             self._off_here = True
             return After()
+        episodes = self._store.episodes(commitment.id)
         self._policy = DriftPolicy(
             self._settings,
             self._budget,
             exclude=self._exclude,
             judgements=judgements,
-            episodes=self._store.episodes(commitment.id),
+            episodes=episodes,
             rules=tuple(self._store.rules()),
+            teeth=self._teeth(commitment, episodes),
         )
         if last is None:
             return After()
-        return self.observe(last.app, last.title, last.at)
+        return self.observe(last.app, last.title, last.at)  # not exact: no teeth until sampled
 
-    def observe(self, app: str, title: str, at: datetime) -> After:
+    def _teeth(self, commitment: Commitment, episodes: list[Episode]) -> Teeth | None:
+        if commitment.enforce != MINIMIZE or self._enforcer is None:
+            return None
+        tried = tuple(e.number for e in episodes if e.enforced_at or e.enforce_note)
+        return Teeth(self._settings.enforce_after, done=tried)
+
+    def observe(
+        self, app: str, title: str, at: datetime, exact: WindowHandle | None = None
+    ) -> After:
         if self._policy is None or self._paused:
             return After()
-        return self._apply(self._policy.observe(app, title, at))
+        return self._apply(self._policy.observe(app, title, at, exact))
 
     def tick(self, now: datetime) -> After:
         if self._policy is None or self._paused:
@@ -237,6 +275,9 @@ class DriftGuard:
         after = After(announce=self._announce)
         if effects.nudge is not None:
             after.nudge = nudge_text(commitment, effects.nudge)
+        if effects.put_away is not None:
+            put, policy = effects.put_away, self._policy
+            after.put_away = lambda: self._put_away(put, policy, commitment)
         if effects.judge is not None:
             self._record_asked(commitment, effects.judge)
             scope = CancelScope()
@@ -257,6 +298,35 @@ class DriftGuard:
         if self._scope is not None:
             self._scope.cancel()  # kills the judge's CLI (its whole process group)
             self._scope = None
+
+    # -- the teeth, off the lock -------------------------------------------------------------
+
+    def _put_away(self, put: PutAway, policy: DriftPolicy, commitment: Commitment) -> None:
+        """Run the desktop's adapter on the exact window; whatever happens, the episode says
+        so. A failure is a line in the log and a word in the banner, never an error."""
+        at, how = None, ""
+        try:
+            how = self._enforcer(put.window)
+            at = self._clock.now()
+            log.info("put the off-task window (%s) away: %s", put.app, how)
+        except CouldNotPutAway as exc:
+            how = str(exc)
+        except Exception:
+            log.exception("putting a window away failed unexpectedly")
+            how = "it failed unexpectedly; see the log"
+        if at is None:
+            log.warning("could not put the off-task window (%s) away: %s", put.app, how)
+        with self._lock:
+            try:
+                for episode in policy.put_away_done(put.episode, at, how).episodes:
+                    self._store.save_episode(commitment.id, episode)
+            except Exception as exc:  # e.g. a full disk: the window is away all the same
+                if not getattr(exc, "logged", False):
+                    log.exception("could not record putting the window away")
+            self._changed()
+        if at is not None:
+            self._announce(*put_away_text(commitment, put.app, how))
+        self._notify()
 
     # -- the judge, off the lock -------------------------------------------------------------
 

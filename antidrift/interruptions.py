@@ -1,11 +1,12 @@
 """Pause, resume, finish and its undo: the moves that interrupt a running commitment. Part of
 the controller's state machine (session.Controller inherits them): each runs under its lock
-and persists first, as every transition does; the timing itself is the domain's (pure)."""
+and persists first, as every transition does; the timing itself is pure (timing.py)."""
 
 from __future__ import annotations
 
 from datetime import datetime, timedelta
 
+from antidrift import timing
 from antidrift.domain import (
     Commitment,
     IllegalTransitionError,
@@ -29,7 +30,7 @@ class Interruptions:
             if self._commitment.paused:
                 raise IllegalTransitionError("You can't pause now: the commitment is paused.")
             now = self._now()
-            paused = self._commitment.pause(now)
+            paused = timing.paused(self._commitment, now)
             self._store.save(RuntimeState.ACTIVE, paused)
             self._commitment = paused
             self._guard.pause(now)
@@ -46,7 +47,7 @@ class Interruptions:
                     where = "the commitment is not paused"
                 raise IllegalTransitionError(f"You can't resume now: {where}.")
             now = self._now()
-            resumed = self._commitment.resumed(now)
+            resumed = timing.resumed(self._commitment, now)
             self._store.save(RuntimeState.ACTIVE, resumed)
             self._commitment = resumed
             after = self._guard.resume(self._last_sample, now)
@@ -60,6 +61,7 @@ class Interruptions:
         with self._lock:
             require(self._state, RuntimeState.ACTIVE, action="finish")
             before, now = self._commitment, self._now()
+            self._commitment = timing.resumed(before, now)  # finished while paused: it ends
             self._to_review(now)
             self._finished = (before, now)
         self._notify()

@@ -162,6 +162,17 @@ MIGRATIONS: list[tuple[int, str, str]] = [
     ),
     (
         8,
+        "teeth",
+        # Whether a commitment puts an ignored off-task window away ('minimize' or 'off'), and
+        # per episode when it did (enforced_at) and how, or why it could not (enforce_note).
+        """
+        ALTER TABLE commitments ADD COLUMN enforce TEXT NOT NULL DEFAULT 'off';
+        ALTER TABLE drift_episodes ADD COLUMN enforced_at TEXT;
+        ALTER TABLE drift_episodes ADD COLUMN enforce_note TEXT;
+        """,
+    ),
+    (
+        9,
         "pause",
         # A pause in progress (since when, so a restart keeps it paused) and the seconds of
         # the pauses that ended (the history's paused time; actual time excludes it).

@@ -28,19 +28,21 @@ from antidrift.domain import (
     parse_extend_minutes,
     redact_window,
     require,
+    times_up,
     valid_text,
     validate_plan,
     validate_review,
 )
 from antidrift.drafts import Draft, Drafts
 from antidrift.drift import OFF, DriftSettings, parse_choice
-from antidrift.guard import DriftGuard
+from antidrift.guard import DriftGuard, Enforcer
 from antidrift.interruptions import Interruptions
 from antidrift.notify import Notifier
 from antidrift.ports import Store
 from antidrift.reflecting import Reflections
 from antidrift.snapshot import EvidenceView, Snapshot
 from antidrift.standing_rules import StandingRules
+from antidrift.timing import paused_total
 
 log = logging.getLogger("antidrift.session")
 
@@ -64,6 +66,7 @@ class Controller(Interruptions):
         judge: Judge | None = None,
         drift: DriftSettings | None = None,
         reflector: Reflector | None = None,
+        enforcer: Enforcer | None = None,
     ) -> None:
         self._store = store
         # Within a run time comes from the monotonic clock: a wall-clock jump can neither
@@ -133,6 +136,7 @@ class Controller(Interruptions):
             notify=self._notify,
             announce=self._announce,
             exclude=exclude_titles,
+            enforcer=enforcer,
         )
         # Standing rules: written under this lock; the running commitment's guard follows.
         self.rules = StandingRules(store, self._lock, self._guard, self._changed, self._notify)
@@ -220,7 +224,7 @@ class Controller(Interruptions):
                 reflection=self.reflections.view(self._commitment.id)
                 if self._state is RuntimeState.REVIEW and self._commitment is not None
                 else None,
-                paused_secs=self._commitment.paused_total(now) if active else 0,
+                paused_secs=paused_total(self._commitment, now) if active else 0,
                 undo_until=self.undo_until(),
                 closure=self._closure if self._state is RuntimeState.LOCKED else None,
             )
@@ -257,16 +261,19 @@ class Controller(Interruptions):
         success_condition: object,
         timebox_minutes: object,
         drift: object = None,
+        enforce: object = None,
     ) -> Commitment:
-        """drift: "off" turns the drift guard off for this commitment alone."""
+        """drift: "off" turns the drift guard off for this commitment alone; enforce:
+        "minimize"|"off" its teeth (absent: the setting)."""
         with self._lock:
             # The state first: a client in the wrong state must hear 409, not "fix your body".
             require(self._state, RuntimeState.PLANNING, action="start a commitment")
             plan = validate_plan(next_action, success_condition, timebox_minutes)
-            watch = parse_choice(drift)
+            watch, teeth = parse_choice(drift), self._guard.parse_enforce(enforce)
             now = self._now()
             # The task the user picked while planning (the draft kept it) goes with it.
-            commitment = Commitment.begin(str(uuid.uuid4()), plan, now, self.drafts.draft.task)
+            task = self.drafts.draft.task
+            commitment = Commitment.begin(str(uuid.uuid4()), plan, now, task, enforce=teeth)
             self._store.save(RuntimeState.ACTIVE, commitment)
             self._state, self._commitment, self._last_sample = RuntimeState.ACTIVE, commitment, None
             self.drafts.clear()
@@ -344,8 +351,9 @@ class Controller(Interruptions):
         self._notify()
         return ended
 
-    def record_window(self, app: str, title: str, at: datetime | None = None) -> bool:
-        """Record a focus sample; outside active, or paused, it is accepted and dropped."""
+    def record_window(self, app: str, title: str, at: datetime | None = None, exact=None) -> bool:
+        """Record a focus sample (`exact`: which window, for the teeth); outside active, or paused,
+        it is accepted and dropped."""
         with self._lock:
             if self._state is not RuntimeState.ACTIVE or self._commitment.paused:
                 return False
@@ -358,7 +366,7 @@ class Controller(Interruptions):
             after = None
             if self._last_sample is None or sample.at >= self._last_sample.at:
                 self._last_sample = sample
-                after = self._guard.observe(sample.app, sample.title, sample.at)
+                after = self._guard.observe(sample.app, sample.title, sample.at, exact)
             self._changed()
         if after is not None:
             after.run()
@@ -408,11 +416,3 @@ class Controller(Interruptions):
             self.reflections.cancel()
             self.coaching.shutdown()
         self._guard.shutdown()
-
-
-def times_up(commitment: Commitment) -> tuple[str, str]:
-    """The notification when a timebox runs out: it names the next action."""
-    return (
-        "Time's up · AntiDrift",
-        f"{commitment.next_action}\nDone when: {commitment.success_condition}",
-    )

@@ -148,3 +148,5 @@ class DriftInfo:
     why_off: str | None = None
     titles_excluded: bool = False  # ANTIDRIFT_EVIDENCE_EXCLUDE is set
     remote: str | None = None  # where titles go when the AI server is on another machine
+    teeth: bool = False  # a new commitment puts an ignored off-task window away (the setting)
+    teeth_after: int = 30  # seconds on that window after the nudge

@@ -103,6 +103,7 @@ def _commitment(row: sqlite3.Row) -> Commitment:
         task=TaskRef(row["task_source"], row["task_id"], row["task_title"], row["task_url"])
         if row["task_source"]
         else None,
+        enforce=row["enforce"],
         paused_at=_dt(row["paused_at"]),
         paused_secs=row["paused_secs"],
     )
@@ -147,9 +148,9 @@ class SQLiteStore(DriftRecords):
                     self._db.execute(
                         "INSERT INTO commitments (id, next_action, success_condition,"
                         " timebox_secs, started_at, deadline, ended_at, outcome, note,"
-                        " extended_secs, task_source, task_id, task_title, task_url,"
+                        " extended_secs, task_source, task_id, task_title, task_url, enforce,"
                         " paused_at, paused_secs)"
-                        " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+                        " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
                         " ON CONFLICT(id) DO UPDATE SET ended_at = excluded.ended_at,"
                         " outcome = excluded.outcome, note = excluded.note,"
                         " deadline = excluded.deadline, extended_secs = excluded.extended_secs,"
@@ -166,6 +167,7 @@ class SQLiteStore(DriftRecords):
                             commitment.note,
                             commitment.extended_secs,
                             *_task_columns(commitment.task),
+                            commitment.enforce,
                             _iso(commitment.paused_at),
                             commitment.paused_secs,
                         ),

@@ -1,10 +1,31 @@
-"""macOS: the frontmost app and its front window through osascript and System Events."""
+"""macOS: the frontmost app and its front window through osascript and System Events.
+
+The script also prints the frontmost process's unix id after the app's name (a tab between):
+with the window's name it identifies the window for the teeth. Without a title the window is
+not identified exactly, and the teeth leave it alone.
+
+Putting a window away (the teeth): osascript runs a `run` handler with the pid and the window
+name as its arguments (`osascript -e … pid name`, osascript(1): "Any arguments following the
+script will be passed as a list of strings to the direct parameter of the run handler"), and
+System Events sets `AXMinimized` of that process's window of that name (UI scripting; needs
+the same Automation permission as the probe). Tested against a fake osascript only: no macOS
+here. The window comes back from the Dock.
+"""
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 
-from antidrift.evidence.probe import Desktop, Fit, ProbeError, Window, run_tool
+from antidrift.evidence.probe import (
+    Desktop,
+    Fit,
+    Focused,
+    ProbeError,
+    ToolFailed,
+    Window,
+    WindowHandle,
+    run_tool,
+)
 
 _FRONT_WINDOW_SCRIPT = (
     'set appName to ""',
@@ -17,14 +38,27 @@ _FRONT_WINDOW_SCRIPT = (
     "if t is not missing value then set winTitle to t",
     "end try",
     "end tell",
-    "return appName & linefeed & winTitle",
+    "return appName & tab & (unix id of frontProc) & linefeed & winTitle",
+)
+_MINIMIZE_SCRIPT = (
+    "on run argv",
+    'tell application "System Events"',
+    "set p to first application process whose unix id is ((item 1 of argv) as integer)",
+    'set value of attribute "AXMinimized" of (first window of p whose name is item 2 of argv)'
+    " to true",
+    "end tell",
+    "end run",
 )
 
 
 def parse(text: str) -> Window | None:
-    """The script's answer: the app on the first line, the title after it."""
-    app, _, title = text.rstrip("\n").partition("\n")
-    return (app.strip(), title.replace("\n", " ")) if app.strip() else None
+    """The script's answer: the app (a tab, its pid) on the first line, the title after it."""
+    first, _, title = text.rstrip("\n").partition("\n")
+    app, _, pid = first.partition("\t")
+    if not app.strip():
+        return None
+    exact = WindowHandle("macos", f"{pid}\n{title}") if pid.isdigit() and title else None
+    return Focused(app.strip(), title.replace("\n", " "), exact)
 
 
 class MacOSProbe:
@@ -51,6 +85,24 @@ class MacOSProbe:
         return parse(out)
 
 
+def put_away(window: str, env: Mapping[str, str] | None = None) -> str:
+    """Minimize the window of this name of the process with this pid (and no other)."""
+    pid, _, name = window.partition("\n")
+    if not pid.isdigit() or not name:
+        raise ProbeError("not a macOS process window")
+    argv = ["osascript"]
+    for line in _MINIMIZE_SCRIPT:
+        argv += ["-e", line]
+    try:
+        run_tool([*argv, pid, name], env=env)
+    except ToolFailed:  # its message may quote the window's name: say it in our words
+        raise ProbeError(
+            "System Events could not minimize it (it may have closed or been renamed, or"
+            " osascript may not control System Events)"
+        ) from None
+    return "minimized to the Dock (click it there to bring it back)"
+
+
 def fits(env: Mapping[str, str], platform: str) -> Fit | None:
     """macOS, whatever else the session says (XQuartz sets DISPLAY)."""
     return Fit("macOS", sure=True) if platform == "darwin" else None
@@ -62,4 +114,5 @@ DESKTOP = Desktop(
     fits,
     "osascript",
     "osascript comes with macOS; allow it to control System Events",
+    put_away,
 )

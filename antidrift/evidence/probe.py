@@ -14,6 +14,29 @@ from antidrift import process
 # (app, title) of the focused window.
 Window = tuple[str, str]
 
+
+@dataclass(frozen=True)
+class WindowHandle:
+    """Which window exactly, as the probe saw it when it sampled: the desktop whose put_away
+    takes it and that desktop's own id for it (never stored, never shown)."""
+
+    desktop: str
+    id: str
+
+
+class Focused(tuple):
+    """(app, title) of the focused window, as every reader of a probe takes it, and `exact`:
+    which window it is (a WindowHandle its desktop's put_away takes), when the probe could
+    tell at sample time; None when it could not: the teeth leave that window alone."""
+
+    exact: WindowHandle | None
+
+    def __new__(cls, app: str, title: str, exact: WindowHandle | None = None) -> Focused:
+        pair = super().__new__(cls, (app, title))
+        pair.exact = exact
+        return pair
+
+
 TOOL_TIMEOUT = 2.0  # seconds per tool run: a sample must never stall the sampler for long
 OUTPUT_CAP = 1 << 20  # bytes of stdout; a sway tree of a hundred windows is ~100 KB
 _LOG_PREFIX = re.compile(r"^\d\d:\d\d:\d\d\.\d+ \[\w+\] \[[^\]]*\] ")  # sway's log lines
@@ -24,7 +47,12 @@ class ProbeError(Exception):
 
 
 class ToolFailed(ProbeError):
-    """The tool ran and exited non-zero (as opposed to missing or hanging)."""
+    """The tool ran and exited non-zero (as opposed to missing or hanging); `result` is what
+    it printed, for a caller that knows the tool's own error format."""
+
+    def __init__(self, message: str, result: process.Result | None = None) -> None:
+        super().__init__(message)
+        self.result = result
 
 
 def load_json(text: str, unreadable: str) -> object:
@@ -68,9 +96,10 @@ class Desktop:
     fits: Callable[[Mapping[str, str], str], Fit | None]  # (env, sys.platform): for `auto`
     tool: str  # the program its probe runs; `auto` passes the desktop by when it is missing
     install: str  # what to do when that program is missing (doctor, the start-up log)
-    # The teeth (issue 22): how to put the off-task window away on this desktop, an adapter
-    # in the desktop's own module that runs its tool through run_tool. None: it cannot.
-    put_away: Callable[..., object] | None = None
+    # The teeth (issue 22): put_away(id, env) puts the window its probe identified (the id
+    # of its WindowHandle) away on this desktop, through run_tool, and says how (a sentence
+    # with the way back); a ProbeError when it could not. None: this desktop cannot.
+    put_away: Callable[[str, Mapping[str, str] | None], str] | None = None
 
 
 def desktop_names(env: Mapping[str, str]) -> set[str]:
@@ -104,7 +133,7 @@ def run_tool(
         raise ProbeError(str(exc)) from None
     if result.returncode != 0:
         what = " ".join(arg for arg in argv[:2] if not arg.startswith("-"))
-        raise ToolFailed(f"{what} failed: {failure_detail(result)}")
+        raise ToolFailed(f"{what} failed: {failure_detail(result)}", result)
     return result
 
 

@@ -91,8 +91,12 @@ class WindowSampler:
         self._tell()
         if window is None:
             return
+        exact = getattr(window, "exact", None)  # which window exactly (probe.Focused)
         try:
-            self._record(window[0], window[1], self._now())
+            if exact is None:
+                self._record(window[0], window[1], self._now())
+            else:  # for the teeth: put away only the window this sample saw
+                self._record(window[0], window[1], self._now(), exact)
         except Exception as exc:
             if not getattr(exc, "logged", False):  # e.g. a full disk: the store said so once
                 self._log_once(f"recording a window sample failed: {exc!r}", exc)

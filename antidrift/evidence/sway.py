@@ -4,18 +4,30 @@ Recorded with sway 1.7 (tests/fixtures/evidence/sway-get_tree*.json). The tree n
 workspaces and containers under `nodes` and `floating_nodes`; exactly one node has
 `"focused": true`. A window is a node of type `con` or `floating_con`: a Wayland-native one
 names its app in `app_id`, an XWayland one has `app_id` null and `window_properties.class`.
-When an empty workspace has focus, the focused node is the workspace: no window.
+When an empty workspace has focus, the focused node is the workspace: no window. Every node
+has an `id` (sway's con_id), unique for the container's life: the exact window for the teeth.
+
+Putting a window away (the teeth): `swaymsg '[con_id=<id>] move scratchpad'` — criteria then
+a command, one argument (sway 1.7, sway(5) "CRITERIA", "move scratchpad"; run here against a
+real headless sway 1.7). It prints `[ { "success": true } ]` and exits 0; with no such
+container it prints `[ { "success": false, "parse_error": false, "error": "No matching
+node." } ]` on stdout (nothing on stderr) and exits 2. `swaymsg scratchpad show` brings the
+window back.
 """
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping
 
 from antidrift.evidence.probe import (
     Desktop,
     Fit,
+    Focused,
     ProbeError,
+    ToolFailed,
     Window,
+    WindowHandle,
     desktop_names,
     load_json,
     run_tool,
@@ -40,7 +52,11 @@ def focused_window(tree: object) -> Window | None:
             app = text_field(node.get("app_id")) or text_field(props.get("class"))
             app = app or text_field(props.get("instance"))
             title = text_field(node.get("name")) or text_field(props.get("title"))
-            return (app, title) if app or title else None
+            con_id = node.get("id")
+            exact = None
+            if isinstance(con_id, int) and not isinstance(con_id, bool) and con_id > 0:
+                exact = WindowHandle("sway", str(con_id))
+            return Focused(app, title, exact) if app or title else None
         for key in ("nodes", "floating_nodes"):
             children = node.get(key)
             if isinstance(children, list):
@@ -68,6 +84,30 @@ class SwayProbe:
         return parse(run_tool(["swaymsg", "-t", "get_tree"], env=self._env).stdout)
 
 
+def put_away(window: str, env: Mapping[str, str] | None = None) -> str:
+    """Move the container with this con_id (and no other) to sway's scratchpad."""
+    if not window.isdigit():
+        raise ProbeError("not a sway container id")
+    try:
+        run_tool(["swaymsg", f"[con_id={window}] move scratchpad"], env=env)
+    except ToolFailed as exc:
+        raise ProbeError(f"swaymsg could not move it: {_sway_error(exc)}") from None
+    return "moved to the scratchpad (swaymsg scratchpad show brings it back)"
+
+
+def _sway_error(failed: ToolFailed) -> str:
+    """sway's own words for a failed command (its JSON reply), else the tool's first line."""
+    try:
+        replies = json.loads(failed.result.stdout) if failed.result else None
+    except ValueError:
+        replies = None
+    if isinstance(replies, list):
+        for reply in replies:
+            if isinstance(reply, dict) and isinstance(reply.get("error"), str):
+                return reply["error"][:200]
+    return str(failed)
+
+
 def fits(env: Mapping[str, str], platform: str) -> Fit | None:
     """sway's socket, else its name in XDG_CURRENT_DESKTOP."""
     if env.get("SWAYSOCK"):
@@ -77,4 +117,6 @@ def fits(env: Mapping[str, str], platform: str) -> Fit | None:
     return None
 
 
-DESKTOP = Desktop("sway", SwayProbe, fits, "swaymsg", "swaymsg comes with sway: put it on PATH")
+DESKTOP = Desktop(
+    "sway", SwayProbe, fits, "swaymsg", "swaymsg comes with sway: put it on PATH", put_away
+)

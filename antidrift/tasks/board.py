@@ -11,6 +11,7 @@ from __future__ import annotations
 import logging
 import threading
 import time
+import traceback
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
@@ -109,8 +110,10 @@ class Board:
                 results[index] = source.tasks()
             except SourceError as exc:
                 results[index] = str(exc)
-            except Exception:  # a bug in one source must not take the listing down
-                log.exception("task source %s failed", source.kind)
+            except Exception as exc:  # a bug in one source must not take the listing down
+                # Where it failed, not what it said: the message may quote a title (private).
+                where = "".join(traceback.format_tb(exc.__traceback__))
+                log.error("task source %s failed: %s\n%s", source.kind, type(exc).__name__, where)
                 results[index] = f"{source.label} failed unexpectedly; see the log."
             done.release()
 

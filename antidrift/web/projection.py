@@ -38,6 +38,7 @@ def state_json(snap: Snapshot) -> dict[str, object]:
             # In review: stopped by its deadline ("time's up") rather than finished by hand.
             "ran_out": c.ran_out,
             "task": task_json(c.task),
+            "enforce": c.enforce,  # minimize: an ignored nudge puts the window away
         },
         "evidence": {
             "health": snap.evidence.health.value,

@@ -106,6 +106,7 @@ def start_commitment():
             data.get("success_condition"),
             data.get("timebox_minutes"),
             data.get("drift"),
+            data.get("enforce"),
         )
     except ValidationError as exc:
         if not from_htmx():
@@ -126,6 +127,8 @@ def request_coach():
 @bp.post("/coach/cancel")
 def cancel_coach():
     controller().coaching.cancel()
+    if from_htmx():  # the Stop button goes with the pending line: focus moves to Sharpen
+        return current_app.extensions["antidrift.renderer"].sharpen(), 200, HTML
     return done()
 
 

@@ -31,6 +31,7 @@ from antidrift.web.widgets import (
     DriftBannerWidget,
     DriftGuardWidget,
     EvidenceWidget,
+    Icon,
     Offline,
     ReflectionWidget,
     Suggestion,
@@ -126,7 +127,7 @@ class PageModel:
     focus: WindowTime | None = None
     drift: DriftReview | None = None
     calibration: Calibration | None = None  # planning: how long the user's plans really take
-    drift_on: bool = False  # the planning form offers to turn the guard off for one commitment
+    guard: DriftInfo | None = None  # planning: the guard can be turned off, teeth on, for one
     today: Today | None = None  # locked: today's summary
     tasks_on: bool = False  # planning lists the user's open tasks (task sources configured)
     # Review and history: what each remembered task's source offers to record, by commitment.
@@ -143,12 +144,15 @@ class PageModel:
             "history": list(self.history),
             "drift_review": self.drift,
             "calibration": self.calibration,
-            "drift_on": self.drift_on,
+            "drift_on": self.guard is not None and self.guard.on,
+            "guard": self.guard,
             "today": self.today,
             "closure": self.closure,
             "draft": snap.draft,
             "tasks_on": self.tasks_on,
             "offers": self.offers,
+            # Review: what decided each window, so each row of the table says it.
+            "marks": {(w.app, w.title): j for w, j in self.drift.verdicts} if self.drift else {},
         }
         if self.focus is not None:
             ctx["shares"], ctx["apps"], ctx["sample_count"] = (
@@ -218,7 +222,12 @@ class Views:
     def widgets(self, snap: Snapshot) -> tuple[Widget, ...]:
         """The pushed widgets of the snapshot's view (parents before their children), then
         those outside the view."""
-        outside = (Title.of(snap), Offline(snap.now.replace(microsecond=0)), Announce.of(snap))
+        outside = (
+            Title.of(snap),
+            Icon.of(snap),
+            Offline(snap.now.replace(microsecond=0)),
+            Announce.of(snap),
+        )
         return self._view_widgets(snap) + outside
 
     def _view_widgets(self, snap: Snapshot) -> tuple[Widget, ...]:
@@ -286,7 +295,7 @@ class Views:
             focus,
             drift,
             calibration,
-            self.drift.on,
+            self.drift,
             today,
             closure=closure,
             tasks_on=snap.state is RuntimeState.PLANNING and self.tasks.configured(),

@@ -20,16 +20,18 @@ object alone, so such a partial shows up as blank in its test (tests/web/test_vi
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import datetime
 from typing import ClassVar
+from urllib.parse import urlencode
 
 from antidrift.domain import Commitment, Health, Plan, RuntimeState, TaskRef
 from antidrift.drafts import Draft, proposed_value
 from antidrift.drift import DriftStatus, Episode
-from antidrift.moments import clock_text, five_minutes_left
 from antidrift.snapshot import CoachStatus, CoachView, DriftInfo, Snapshot
+from antidrift.timing import clock_text, five_minutes_left
 
 
 @dataclass(frozen=True)
@@ -196,6 +198,8 @@ class Title(Widget):
             head = "Paused · " if c.paused else ""
             if five_minutes_left(c, snap.now):
                 head = "5 min left · "
+            if _drifting(snap):
+                head = "Drifting? · "
             return cls(f"{head}{clock} · {_short(c.next_action, TITLE_ACTION_MAX)} · AntiDrift")
         if snap.state is RuntimeState.REVIEW and c is not None:
             head = "Time's up" if c.ran_out else "Review"
@@ -203,6 +207,43 @@ class Title(Widget):
         if snap.state is RuntimeState.PLANNING:
             return cls("Planning · AntiDrift")
         return cls("No commitment · AntiDrift")
+
+
+def _drifting(snap: Snapshot) -> bool:
+    """The guard judges the window off task (as `antidrift status` says "drifting")."""
+    return snap.drift.status is DriftStatus.DRIFTING
+
+
+@dataclass(frozen=True)
+class Icon(Widget):
+    """The tab's icon (`<link rel="icon" id="icon">` in the head, pushed like the title): the
+    state, and while a commitment runs the minutes left of its span (antidrift/web/icon.py
+    draws it). Minutes, not seconds: it changes once a minute, not at every tick."""
+
+    name = "icon"
+    outside_view = True
+    state: str
+    left: int = 0  # minutes, rounded up: "1" until the last second
+    span: int = 0
+
+    @classmethod
+    def of(cls, snap: Snapshot) -> Icon:
+        c = snap.commitment
+        if snap.state is RuntimeState.ACTIVE and c is not None:
+            state = "drifting" if _drifting(snap) else "active"
+            if c.paused:
+                state = "paused"
+            span = (c.deadline - c.started_at).total_seconds()
+            return cls(state, math.ceil(c.seconds_left(snap.now) / 60), math.ceil(span / 60))
+        if snap.state is RuntimeState.REVIEW and c is not None:
+            return cls("timesup" if c.ran_out else "review")
+        return cls(snap.state.value)
+
+    def href(self) -> str:
+        query = {"state": self.state}
+        if self.state in ("active", "drifting", "paused"):
+            query.update(left=str(self.left), span=str(self.span))
+        return "/icon.svg?" + urlencode(query)
 
 
 @dataclass(frozen=True)

@@ -3,6 +3,7 @@ clobbers nothing (focus, the clock); screenshots of the banner and of the review
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 
 import pytest
@@ -80,6 +81,9 @@ def test_the_banner_appears_and_its_buttons_work_without_clobbering(app, page, w
     banner = page.locator("#drift")
     expect(banner).to_be_visible()
     expect(banner).to_contain_text("Cat videos")
+    # The tab says it too: the title asks first, the icon takes the drift colour.
+    expect(page).to_have_title(re.compile(r"^Drifting\? · \d\d:\d\d · "))
+    expect(page.locator("head link#icon")).to_have_attribute("href", re.compile("state=drifting"))
     expect(banner).not_to_contain_text(ACTION)  # the heading just below it says it
     # At the top of the card: above the heading, Finish where it was.
     top = page.locator("#drift-banner").bounding_box()["y"]

@@ -45,6 +45,29 @@ def test_a_refused_value_is_marked_in_place_and_nothing_is_saved(page, app, ui):
     assert page.request.get(app.base + "/settings.json").json() == before
 
 
+def test_task_lists_named_on_the_page_are_planned_from_at_once(page, app, ui, tmp_path):
+    notes = tmp_path / "Today.md"
+    notes.write_text("# Today\n- [ ] Pay the invoice\n")
+    page.goto(app.base + "/settings")
+    lists = page.get_by_label("Task lists to plan from")
+    lists.fill("markdown:Today.md")
+    page.get_by_role("button", name="Save settings").click()
+    ui.expect(page.locator("#settings-message")).to_contain_text("is not a full path")
+    ui.expect(page.locator("#set-tasks")).to_have_attribute("aria-invalid", "true")
+    assert page.request.get(app.base + "/settings.json").json()["tasks"]["source"] == "default"
+    try:
+        page.locator("#set-tasks").fill(f"markdown:{notes}")
+        page.get_by_role("button", name="Save settings").click()
+        ui.expect(page.locator("#settings-message")).to_contain_text("Saved")
+        page.goto(app.base + "/")  # no restart: the next planning lists the file's tasks
+        ui.plan(page)
+        pick = page.locator("#tasks").get_by_role("button", name="Pay the invoice")
+        pick.click()
+        ui.expect(page.locator("#intent")).to_have_value("Pay the invoice")
+    finally:
+        assert app.server.post("/settings", {"tasks": None})[0] == 200  # the module's server
+
+
 @pytest.mark.parametrize("scheme", ["light", "dark"])
 @pytest.mark.parametrize("size", list(SIZES))
 def test_settings_fits_every_screen_is_accessible_and_shows_focus(browser, app, ui, size, scheme):

@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.fakes import wait_until
 from tests.support.fake_cli import FakeCLI, path_with
 from tests.support.real_cli import isolated_env, refused_port
 from tests.support.require import need
@@ -184,6 +185,32 @@ def test_a_markdown_task_gets_its_line_from_the_history(page, app, ui):
     assert lines[2].startswith("  - AntiDrift ") and lines[2].endswith(
         ": missed — Call three venues (0 min)"
     )
+
+
+def test_a_pick_keeps_what_was_typed_and_survives_a_reload(page, app, ui):
+    """The pick is the draft's: the plan typed before it stays, a reload shows both, and
+    Not for this task forgets the task but not the words."""
+    expect = ui.expect
+    ui.plan(page)
+    venue = "Book the venue for the offsite"
+    page.get_by_label("Next action", exact=True).fill("Call three venues")
+    wait_until(lambda: app.server.get("/state")["draft"]["next_action"] == "Call three venues")
+    page.locator("#tasks").get_by_role("button", name=venue).click()
+    expect(page.locator("#intent")).to_have_value(venue)
+    expect(page.locator("#task-pick")).to_contain_text(venue)
+    expect(page.get_by_label("Next action", exact=True)).to_have_value("Call three venues")
+    page.reload()
+    expect(ui.view(page, "planning")).to_be_visible()
+    expect(page.locator("#intent")).to_have_value(venue)
+    expect(page.locator("#task-pick")).to_contain_text(venue)
+    expect(page.get_by_label("Next action", exact=True)).to_have_value("Call three venues")
+    page.locator("#task-pick").get_by_role("button", name="Not for this task").click()
+    expect(page.locator("#task-pick")).to_have_text("")
+    page.reload()
+    expect(ui.view(page, "planning")).to_be_visible()
+    expect(page.locator("#task-pick")).to_have_text("")
+    expect(page.locator("#intent")).to_have_value(venue)  # the words stay; the task is gone
+    assert app.server.get("/state")["draft"]["task"] is None
 
 
 def test_a_hanging_source_never_holds_the_form(page, app, ui):

@@ -5,6 +5,7 @@ from __future__ import annotations
 from datetime import timedelta
 
 from antidrift.drift import CallBudget, DriftPolicy, DriftSettings, DriftStatus, Effects
+from antidrift.enforcement import Teeth
 from antidrift.verdicts import Judgement, Verdict
 from tests.fakes import FakeClock
 
@@ -33,13 +34,17 @@ class Harness:
         grace = timedelta(seconds=settings.pop("grace", 60))
         cooldown = timedelta(seconds=settings.pop("cooldown", 300))
         self.settings = DriftSettings(grace, cooldown, settings.pop("max_calls", 30))
+        enforce_after = settings.pop("enforce_after", None)  # seconds: this commitment has teeth
+        teeth = Teeth(timedelta(seconds=enforce_after)) if enforce_after is not None else None
         self.policy = DriftPolicy(
             self.settings,
             budget or CallBudget(self.settings.max_calls),
             exclude=settings.pop("exclude", None),
             rules=tuple(settings.pop("rules", ())),
+            teeth=teeth,
         )
         self.nudges = []
+        self.put_aways = []
         self.persisted_episodes = []
         self.persisted_judgements = []
 
@@ -50,6 +55,8 @@ class Harness:
     def apply(self, effects: Effects) -> None:
         if effects.nudge:
             self.nudges.append(effects.nudge)
+        if effects.put_away:
+            self.put_aways.append(effects.put_away)
         self.persisted_episodes.extend(effects.episodes)
         self.persisted_judgements.extend(effects.judgements)
         if effects.judge:
@@ -77,16 +84,19 @@ class Harness:
         """The user added or removed rules (rules are the ones standing now)."""
         self.apply(self.policy.set_rules(tuple(rules), self.now))
 
-    def focus(self, window: tuple[str, str]) -> None:
-        self.apply(self.policy.observe(*window, self.now))
+    def focus(self, window: tuple[str, str], exact=None) -> None:
+        """A sample of window (exact: the probe's WindowHandle of it, if it identified it)."""
+        self.apply(self.policy.observe(*window, self.now, exact))
 
-    def wait(self, seconds: float, window: tuple[str, str] | None = None, step: float = 5) -> None:
+    def wait(
+        self, seconds: float, window: tuple[str, str] | None = None, step: float = 5, exact=None
+    ) -> None:
         """Let time pass in sampler-sized steps (re-observing window, if given)."""
         end = self.now + timedelta(seconds=seconds)
         while self.now < end:
             self.clock.advance(min(step, (end - self.now).total_seconds()))
             if window is not None:
-                self.focus(window)
+                self.focus(window, exact)
             self.apply(self.policy.tick(self.now))
 
     @property

@@ -9,7 +9,7 @@ import pytest
 
 from antidrift.domain import Commitment, IllegalTransitionError, Outcome, RuntimeState
 from antidrift.drift import DriftSettings, DriftStatus
-from antidrift.moments import five_minutes_left
+from antidrift.timing import five_minutes_left, paused, paused_total, resumed
 from tests.fakes import START, RecordingNotifier, wait_until
 
 GRACE = DriftSettings(timedelta(seconds=60), timedelta(seconds=300), 30)
@@ -25,22 +25,22 @@ def commitment(minutes: int = 20) -> Commitment:
 
 
 def test_the_clock_stands_still_while_paused_and_the_deadline_moves_by_the_pause():
-    c = commitment().pause(START + timedelta(minutes=5))
+    c = paused(commitment(), START + timedelta(minutes=5))
     assert c.paused and c.seconds_left(START + timedelta(minutes=5)) == 15 * 60
     assert c.seconds_left(START + timedelta(minutes=12)) == 15 * 60  # seven minutes later
-    assert c.paused_total(START + timedelta(minutes=12)) == 7 * 60  # the pause in progress
-    resumed = c.resumed(START + timedelta(minutes=12))
-    assert not resumed.paused and resumed.paused_secs == 7 * 60
-    assert resumed.deadline == START + timedelta(minutes=27)
-    assert resumed.seconds_left(START + timedelta(minutes=12)) == 15 * 60
+    assert paused_total(c, START + timedelta(minutes=12)) == 7 * 60  # the pause in progress
+    back = resumed(c, START + timedelta(minutes=12))
+    assert not back.paused and back.paused_secs == 7 * 60
+    assert back.deadline == START + timedelta(minutes=27)
+    assert back.seconds_left(START + timedelta(minutes=12)) == 15 * 60
     # A second pause adds to the first.
-    again = resumed.pause(START + timedelta(minutes=20)).resumed(START + timedelta(minutes=21))
+    again = resumed(paused(back, START + timedelta(minutes=20)), START + timedelta(minutes=21))
     assert (again.paused_secs, again.deadline) == (8 * 60, START + timedelta(minutes=28))
 
 
 def test_actual_time_leaves_out_the_pauses_even_one_that_finish_ended():
-    c = commitment().pause(START + timedelta(minutes=5))
-    stopped = c.stopped(START + timedelta(minutes=9))  # Finish pressed while paused
+    c = paused(commitment(), START + timedelta(minutes=5))
+    stopped = resumed(c, START + timedelta(minutes=9)).stopped(START + timedelta(minutes=9))
     assert not stopped.paused and stopped.paused_secs == 4 * 60
     assert stopped.ended_at == START + timedelta(minutes=9)
     assert stopped.actual_secs == 5 * 60
@@ -49,7 +49,7 @@ def test_actual_time_leaves_out_the_pauses_even_one_that_finish_ended():
 
 
 def test_extending_a_paused_commitment_moves_its_deadline_and_keeps_it_paused():
-    c = commitment().pause(START + timedelta(minutes=5))
+    c = paused(commitment(), START + timedelta(minutes=5))
     longer = c.extend(10, START + timedelta(minutes=30))  # past the old deadline, but paused
     assert longer.paused and longer.deadline == START + timedelta(minutes=30)
     assert longer.seconds_left(START + timedelta(minutes=30)) == 25 * 60
@@ -75,8 +75,8 @@ def test_five_minutes_left_is_said_for_the_minute_from_five_minutes(minutes, lef
 def test_five_minutes_left_counts_added_time_and_is_never_said_while_paused():
     c = commitment(10).extend(5, START)  # 15 minutes in all
     assert five_minutes_left(c, c.deadline - timedelta(seconds=299))
-    paused = c.pause(c.deadline - timedelta(seconds=299))
-    assert not five_minutes_left(paused, c.deadline - timedelta(seconds=250))
+    held = paused(c, c.deadline - timedelta(seconds=299))
+    assert not five_minutes_left(held, c.deadline - timedelta(seconds=250))
 
 
 # -- the controller ---------------------------------------------------------------------------

@@ -4,13 +4,14 @@
 from __future__ import annotations
 
 import sqlite3
+from dataclasses import replace
 from datetime import timedelta
 
 import pytest
 
 from antidrift import database
 from antidrift.domain import Commitment, RuntimeState
-from antidrift.drift import Window
+from antidrift.drift import Episode, Window
 from antidrift.migrations import MIGRATIONS
 from antidrift.store import SQLiteStore
 from antidrift.verdicts import Exchange, Judgement, Rule, Source, Verdict
@@ -134,3 +135,24 @@ def test_verdicts_of_a_0_3_database_are_read_after_the_upgrade(tmp_path, monkeyp
         assert s.rules() == []
     finally:
         s.close()
+
+
+def test_the_teeth_choice_and_what_they_did_survive_a_restart(tmp_path):
+    path = tmp_path / "teeth.sqlite3"
+    s = SQLiteStore(path)
+    toothed = replace(commitment("t1"), enforce="minimize")
+    s.save(RuntimeState.ACTIVE, toothed)
+    opened = Episode(1, START, START + timedelta(seconds=60), "firefox", "Cat videos", "videos")
+    s.save_episode("t1", opened)
+    put = replace(opened, enforced_at=START + timedelta(seconds=90), enforce_note="moved away")
+    s.save_episode("t1", put)
+    s.save_episode("t1", replace(put, ended_at=START + timedelta(seconds=95)))
+    s.close()
+    again = SQLiteStore(path)
+    try:
+        assert again.load().commitment.enforce == "minimize"
+        [episode] = again.episodes("t1")
+        assert episode.enforced_at == START + timedelta(seconds=90)
+        assert episode.enforce_note == "moved away" and episode.ended_at is not None
+    finally:
+        again.close()

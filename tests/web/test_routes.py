@@ -24,6 +24,7 @@ COMMITMENT_KEYS = [
     "extended_secs",
     "ran_out",
     "task",
+    "enforce",
 ]
 HISTORY_KEYS = [
     "id",

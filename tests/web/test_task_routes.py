@@ -355,6 +355,22 @@ def test_from_the_history_the_saved_outcome_and_note_are_written(client, sources
     assert text.endswith(": missed — Write the intro (0 min). blocked by review")
 
 
+def test_insights_offers_the_write_back_beside_the_entry_that_served_a_task(client):
+    cid = review_of(client, "Fix login")
+    client.post("/end", json={"outcome": "met"})
+    client.post("/planning")
+    client.post("/commitment", json=PLAN)  # a second one, for no task
+    client.post("/finish")
+    client.post("/end", json={"outcome": "met"})
+    page = parse(client.get("/insights").get_data(as_text=True))
+    buttons = [b for b in page.find_all("button") if b.get("hx-post") == "/tasks/writeback"]
+    assert [json.loads(b.get("hx-vals")) for b in buttons] == [
+        {"commitment": cid, "action": "note"}
+    ]
+    links = [a.get("href") for a in page.find_all("a")]
+    assert "https://github.example/octo/app/7" in links
+
+
 def test_an_action_the_source_does_not_offer_is_409_and_writes_nothing(client, sources):
     cid = review_of(client, "Fix login")
     response = client.post(

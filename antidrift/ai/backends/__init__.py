@@ -22,6 +22,11 @@ def installed(backend: Backend) -> bool:
     return backend.binary() is not None
 
 
+def answers(backend: Backend) -> bool:
+    """Whether its server tells its version (one bounded request to this machine's server)."""
+    return backend.version() is not None
+
+
 @dataclass(frozen=True)
 class Entry:
     """One backend in the table: how it is built, and whether it can answer on this machine
@@ -35,7 +40,7 @@ BACKENDS: dict[str, Entry] = {
     "claude": Entry(claude.build, installed),
     "codex": Entry(codex.build, installed),
     "command": Entry(command.build, installed),
-    "ollama": Entry(ollama.build, installed),
+    "ollama": Entry(ollama.build, answers),
     "openai": Entry(openai.build, installed),
 }
 DEFAULT = "claude"  # what an empty ANTIDRIFT_AI_BACKEND means

@@ -1,6 +1,7 @@
 """The shared runner of HTTP backends (a model server such as ollama or an OpenAI-compatible
-one): one JSON POST, bounded in time and size, cut short by a CancelScope, its failures as
-coach errors. No proxy (the environment's proxy must not see prompts) and no redirect."""
+one): one JSON POST (or a GET, for doctor), bounded in time and size, cut short by a
+CancelScope, its failures as coach errors. No proxy (the environment's proxy must not see
+prompts) and no redirect."""
 
 from __future__ import annotations
 
@@ -21,6 +22,7 @@ from .base import MAX_ANSWER
 from .diagnose import trim
 
 log = logging.getLogger("antidrift.ai")
+PROBE_TIMEOUT = 2.0  # seconds doctor waits for a model server's version or model list
 
 
 class _Call:
@@ -69,16 +71,45 @@ def post_json(
     """POST body as JSON to url; the decoded JSON answer. Raises a CoachError: Cancelled,
     CLITimeout (for the whole call, not each read), ServiceDown (nothing answers there),
     ServiceFailed (a status of 400 or more, or no JSON), OutputTooLarge."""
-    call = _Call(url, timeout)
     data = json.dumps(body, ensure_ascii=False).encode("utf-8", errors="replace")
-    sent = {"Content-Type": "application/json", "Accept": "application/json", **(headers or {})}
+    sent = {"Content-Type": "application/json", **(headers or {})}
+    return _call("POST", url, data, sent, timeout, scope, max_bytes, name)
+
+
+def get_json(
+    url: str,
+    *,
+    timeout: float = PROBE_TIMEOUT,
+    headers: Mapping[str, str] | None = None,
+    max_bytes: int = 64 * 1024,
+    name: str = "server",
+) -> object:
+    """GET url; the decoded JSON answer, or the CoachError post_json would raise (logged
+    for debugging only: doctor asks, and says what it found)."""
+    headers = dict(headers or {})
+    return _call("GET", url, None, headers, timeout, None, max_bytes, name, logging.DEBUG)
+
+
+def _call(
+    method: str,
+    url: str,
+    data: bytes | None,
+    headers: dict[str, str],
+    timeout: float,
+    scope: CancelScope | None,
+    max_bytes: int,
+    name: str,
+    level: int = logging.WARNING,
+) -> object:
+    call = _Call(url, timeout)
+    sent = {"Accept": "application/json", **headers}
     deadline = threading.Timer(timeout, call.stop, args=("timeout",))
     deadline.daemon = True
     guard = scope.stopping(lambda: call.stop("cancel"), name) if scope else contextlib.nullcontext()
     try:
         with guard:
             deadline.start()
-            status, answer, error = _exchange(call, data, sent, max_bytes)
+            status, answer, error = _exchange(call, method, data, sent, max_bytes)
     except process.Cancelled as err:  # the scope was cancelled before the call began
         raise Cancelled() from err
     finally:
@@ -88,34 +119,45 @@ def post_json(
         raise Cancelled()
     # The socket's own timeout (each read) may fire before the deadline's timer thread does.
     if call.why == "timeout" or isinstance(error, TimeoutError):
-        log.warning("%s: no answer within %g s from %s", name, timeout, url)
+        log.log(level, "%s: no answer within %g s from %s", name, timeout, url)
         raise CLITimeout(timeout) from error
     if error is not None:
-        log.warning("%s: no answer from %s: %s", name, url, error)
+        log.log(level, "%s: no answer from %s: %s", name, url, error)
         raise ServiceDown(name, url) from error
     if len(answer) > max_bytes:
-        log.warning("%s: the answer exceeded %d bytes; dropped", name, max_bytes)
+        log.log(level, "%s: the answer exceeded %d bytes; dropped", name, max_bytes)
         raise OutputTooLarge(name, max_bytes)
     text = answer.decode("utf-8", errors="replace")
     if status >= 400:
-        log.warning("%s: HTTP %d from %s: %s", name, status, url, trim(text))
+        log.log(level, "%s: HTTP %d from %s: %s", name, status, url, trim(text))
         raise ServiceFailed(name, status)
     try:
         return json.loads(text)
     except ValueError:
-        log.warning("%s: the answer is not JSON: %s", name, trim(text))
+        log.log(level, "%s: the answer is not JSON: %s", name, trim(text))
         raise ServiceFailed(name) from None
 
 
 def _exchange(
-    call: _Call, data: bytes, headers: dict[str, str], max_bytes: int
+    call: _Call, method: str, data: bytes | None, headers: dict[str, str], max_bytes: int
 ) -> tuple[int, bytes, Exception | None]:
     """(status, up to max_bytes + 1 of the body, the error that ended it early)."""
     try:
         if not call.connect():
             return 0, b"", None
-        call.conn.request("POST", call.path, body=data, headers=headers)
+        call.conn.request(method, call.path, body=data, headers=headers)
         response = call.conn.getresponse()
         return response.status, response.read(max_bytes + 1), None
     except (OSError, http.client.HTTPException) as err:
         return 0, b"", err
+
+
+def shown(value: object, limit: int = 60) -> str | None:
+    """A server's word (a version, a model id) as doctor may print it: printable, one line,
+    at most `limit` characters; None when it is not text."""
+    if not isinstance(value, str):
+        return None
+    text = "".join(c for c in value if c.isprintable()).strip()
+    if not text:
+        return None
+    return text if len(text) <= limit else text[: limit - 1] + "…"

@@ -7,6 +7,7 @@ Wire format relied on (Ollama's API reference, docs/api.md in github.com/ollama/
                          "format": <JSON schema>, "keep_alive": "30m", "options": {...}}
     200 → {"model", "created_at", "message": {"role": "assistant", "content": "<answer>"},
            "done": true, …};  404 → {"error": "model … not found"}
+    GET <url>/api/version → {"version": "0.6.2"}   (doctor; "Version" in the same reference)
 Not installable here: tested against a loopback stand-in speaking exactly this."""
 
 from __future__ import annotations
@@ -15,9 +16,9 @@ from collections.abc import Mapping
 
 from antidrift.process import CancelScope
 
-from ..errors import EmptyResponse, ServiceFailed, UnknownBackend
+from ..errors import CoachError, EmptyResponse, ServiceFailed, UnknownBackend
 from .base import Options, Tuning
-from .http import post_json
+from .http import get_json, post_json, shown
 
 DEFAULT_URL = "http://127.0.0.1:11434"  # Ollama's own default address
 KEEP_ALIVE = "30m"  # a judge call every few minutes finds the model still loaded
@@ -38,7 +39,13 @@ class OllamaBackend:
         return self.url
 
     def version(self) -> str | None:
-        return None
+        """Ollama's own version (GET /api/version, within seconds), None when nothing answers."""
+        try:
+            answer = get_json(f"{self.url}/api/version", name=self.name)
+        except CoachError:
+            return None
+        found = shown(answer.get("version")) if isinstance(answer, dict) else None
+        return f"ollama {found}" if found else None
 
     def request(self, prompt: str, schema: Mapping[str, object] | None) -> dict[str, object]:
         """The body of one chat call."""

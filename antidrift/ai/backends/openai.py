@@ -9,6 +9,8 @@ Outputs guide; llama.cpp tools/server/README.md; design NOTES "Local models"):
                          "json_schema": {"name": "answer", "schema": {…}, "strict": true}},
      "temperature": 0, "stream": false}
     200 → {"choices": [{"message": {"role": "assistant", "content": "<answer>"}, …}], …}
+    GET <url>/models → {"object": "list", "data": [{"id": "<model>", "object": "model"}, …]}
+    (doctor; OpenAI API reference "List models", llama.cpp server README "/v1/models")
 Not installable here: tested against a loopback stand-in speaking exactly this."""
 
 from __future__ import annotations
@@ -17,11 +19,12 @@ from collections.abc import Mapping
 
 from antidrift.process import CancelScope
 
-from ..errors import EmptyResponse, ServiceFailed, UnknownBackend
+from ..errors import CoachError, EmptyResponse, ServiceFailed, UnknownBackend
 from .base import Options, Tuning
-from .http import post_json
+from .http import get_json, post_json, shown
 
 SCHEMA_NAME = "answer"
+MODELS_SHOWN = 3  # doctor names this many of the served models
 
 
 class OpenAIBackend:
@@ -40,7 +43,20 @@ class OpenAIBackend:
         return self.url
 
     def version(self) -> str | None:
-        return None
+        """The models the server lists (GET <url>/models, within seconds), None when it lists
+        none or does not answer: an OpenAI-compatible server has no version of its own."""
+        headers = {"Authorization": f"Bearer {self._key}"} if self._key else {}
+        try:
+            answer = get_json(f"{self.url}/models", headers=headers, name=self.name)
+        except CoachError:
+            return None
+        data = answer.get("data") if isinstance(answer, dict) else None
+        listed = data if isinstance(data, list) else []
+        models = [m for m in (shown(i.get("id")) for i in listed if isinstance(i, dict)) if m]
+        if not models:
+            return None
+        more = f" and {len(models) - MODELS_SHOWN} more" if len(models) > MODELS_SHOWN else ""
+        return "serves " + ", ".join(models[:MODELS_SHOWN]) + more
 
     def request(self, prompt: str, schema: Mapping[str, object] | None) -> dict[str, object]:
         """The body of one chat completion."""

@@ -5,16 +5,20 @@ error; a superseded call stops waiting."""
 from __future__ import annotations
 
 import json
+import logging
 import threading
 import time
 
 import pytest
 
+from antidrift import serve
 from antidrift.ai import CoachError, JudgeService, Service
 from antidrift.ai.backends import Options, new_backend
 from antidrift.ai.judge import VERDICT_SCHEMA
 from antidrift.process import CancelScope
+from tests.support import model_server
 from tests.support.model_server import ModelServer
+from tests.support.real_cli import refused_port
 
 
 @pytest.fixture
@@ -78,3 +82,58 @@ def test_a_superseded_call_stops_waiting(server):
     with pytest.raises(CoachError):
         backend("ollama", server).run("hi", timeout=10, scope=scope)
     assert time.monotonic() - started < 1.5
+
+
+# -- doctor: what each server says of itself -------------------------------------------------
+
+
+def test_ollama_tells_its_version_and_openai_its_models(server):
+    assert backend("ollama", server).version() == f"ollama {model_server.OLLAMA_VERSION}"
+    assert backend("openai", server).version() == "serves " + ", ".join(model_server.MODELS)
+    assert server.gets == ["/api/version", "/v1/models"]
+    assert server.bodies == []  # no model was asked anything
+
+
+def test_a_long_model_list_is_cut_and_control_characters_never_reach_the_terminal(
+    server, monkeypatch
+):
+    monkeypatch.setattr(model_server, "OLLAMA_VERSION", "\x1b[31m0.7\x07 " + "9" * 100)
+    monkeypatch.setattr(model_server, "MODELS", ("a", "b\x1b]0;x\x07", "c", "d", "e"))
+    version = backend("ollama", server).version()
+    assert version.startswith("ollama [31m0.7 999") and len(version) <= len("ollama ") + 60
+    assert backend("openai", server).version() == "serves a, b]0;x, c and 2 more"
+
+
+def test_a_server_that_is_not_there_has_no_version():
+    started = time.monotonic()
+    with refused_port() as gone:
+        ollama = new_backend("ollama", Options(ai_model="m", ai_url=f"http://127.0.0.1:{gone}"))
+        openai = new_backend("openai", Options(ai_url=f"http://127.0.0.1:{gone}/v1"))
+        assert ollama.version() is None and openai.version() is None
+    assert time.monotonic() - started < 5
+
+
+def test_doctor_says_what_each_local_server_is(server, monkeypatch, capsys, caplog, tmp_path):
+    for name, value in {
+        "ANTIDRIFT_DATA_DIR": str(tmp_path),
+        "ANTIDRIFT_WINDOW_SOURCE": "off",
+        "ANTIDRIFT_AI_URL": f"{server.url}/v1",
+        "ANTIDRIFT_AI_MODEL": "llama3.2",
+        "PATH": str(tmp_path),
+    }.items():
+        monkeypatch.setenv(name, value)
+    serve.main(["doctor"])
+    out = capsys.readouterr().out
+    # ollama at <url>/v1 is no Ollama: it does not answer /api/version there.
+    assert f"  ollama   {server.url}/v1 does not answer" in out
+    assert f"  openai   {server.url}/v1  serves {model_server.MODELS[0]}" in out
+    monkeypatch.setenv("ANTIDRIFT_AI_URL", server.url)
+    serve.main(["doctor"])
+    out = capsys.readouterr().out
+    assert f"  ollama   {server.url}  ollama {model_server.OLLAMA_VERSION}  (llama3.2" in out
+    with refused_port() as gone:
+        monkeypatch.setenv("ANTIDRIFT_AI_URL", f"http://127.0.0.1:{gone}")
+        serve.main(["doctor"])
+    assert f"  ollama   http://127.0.0.1:{gone} does not answer" in capsys.readouterr().out
+    # What doctor found is said once, in its own words: no warning for each probe.
+    assert [r.getMessage() for r in caplog.records if r.levelno >= logging.WARNING] == []

@@ -102,7 +102,7 @@ def test_hyprland_probe_error_carries_the_message_hyprctl_prints_on_stdout(fake_
 
 # --- KDE ----------------------------------------------------------------------------------
 
-KDOTOOL_ARGS = ["getactivewindow", "getwindowclassname", "getwindowname"]
+KDOTOOL_ARGS = ["getactivewindow", "getwindowclassname", "getwindowname", "getwindowgeometry"]
 
 
 def test_kde_probe_chains_the_kdotool_queries_and_reports_class_and_caption(fake_bin):

@@ -27,7 +27,7 @@ class FakeSource:
     def tasks(self):
         self.release.wait(10)
         if self._bug:
-            raise KeyError("a bug")
+            raise KeyError(self._bug if isinstance(self._bug, str) else "a bug")
         if self._error:
             raise SourceError(self._error)
         return list(self._tasks)
@@ -69,6 +69,17 @@ def test_a_hanging_failing_or_broken_source_is_one_line_and_the_rest_still_list(
         "Todotxt failed unexpectedly; see the log.",
     )
     assert took < 5  # the deadline, not the hanging source, decides when it answers
+
+
+def test_a_broken_source_is_logged_without_what_it_said(caplog):
+    """Its message may quote a task's title: the log has the type and the frames alone."""
+    broken = FakeSource("todotxt", bug=True)
+    broken._bug = "Call the bank about the mortgage"
+    Board(lambda: [broken]).listing()
+    (record,) = [r for r in caplog.records if r.name == "antidrift.tasks"]
+    logged = record.getMessage() + (caplog.text or "")
+    assert "KeyError" in logged and "in tasks" in logged  # the frame that raised
+    assert "mortgage" not in logged
 
 
 def test_no_sources_list_nothing():
