@@ -100,7 +100,7 @@ def test_finish_works_while_paused_and_history_carries_the_paused_time(client, c
     header, line = list(csv.reader(io.StringIO(client.get("/history.csv").get_data(as_text=True))))
     assert dict(zip(header, line, strict=True))["paused_secs"] == "600"
     [entry] = page(client).find_all("ol")
-    assert "4 min spent · 10 min paused" in " ".join(entry.text().split())
+    assert "4 min taken · 10 min paused" in " ".join(entry.text().split())
 
 
 def test_windows_sent_while_paused_are_accepted_and_dropped(client):
