@@ -262,6 +262,7 @@ class Views:
                     snap.drift.reason,
                     drift_said(self.drift, self._found, self.coach),
                     snap.drift.banner is not None,
+                    snap.drift.put_away,
                 ),
                 Controls(c.paused, c.seconds_left(snap.now) if c.paused else 0),
             )
