@@ -135,7 +135,8 @@ class Calibration:
     def sentence(self) -> str:
         plans = "plans" if self.count > 1 else "plan"
         average = " on average" if self.count > 1 else ""
-        took = str(self.actual_minutes) if self.actual_minutes else "under a minute"
+        n = self.actual_minutes
+        took = f"{n} minute{'s' if n != 1 else ''}" if n else "under a minute"
         return f"Your {self.planned_minutes}-minute {plans} took {took}{average}."
 
 

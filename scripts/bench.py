@@ -882,7 +882,12 @@ def table(result: dict) -> str:
             median, p95 = f"completed {f['completed']}", f"started {f['started']}"
         elif key == "D1":
             hour, srv = f["hour"], f["server"]
-            median = f"{hour['calls']} calls/h, {hour['distinct_windows']} windows"
+            day = f["day"]
+            median = (
+                f"{hour['calls']} calls/h, {hour['distinct_windows']} windows; a day:"
+                f" {day['runs']['rules_and_churn']['calls']} calls,"
+                f" {day['calls_saved_by_rules']} saved by rules"
+            )
             p95 = f"nudge {srv['nudge_latency_s']:g} s (grace {srv['grace_s']:g} s)"
         else:
             median, p95 = f"{f['value']:g} {unit}" if unit != "ratio" else f"{f['value']:.3f}", ""

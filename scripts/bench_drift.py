@@ -1,5 +1,6 @@
 """D1, the drift guard's cost (issue 13): judge calls for an hour of window switches, and the
-time from a switch to an off-task window to its nudge on a real server.
+time from a switch to an off-task window to its nudge on a real server; and (issue 21,
+bench_drift_day.py) the calls standing rules save and what title churn buys over a day.
 
 Two parts, because an hour cannot be waited for:
 
@@ -21,10 +22,16 @@ import time
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
+from bench_drift_day import day_met, simulate_day
+
 from antidrift.drift import CallBudget, DriftPolicy, DriftSettings, Judgement
+from antidrift.verdicts import Verdict
 from tests.support.fake_judge import drift_server
 
-GOAL = "≤ 1 call per distinct window, 0 for judged ones; nudge ≤ grace + 1 call (+1 s tick)"
+GOAL = (
+    "≤ 1 call per distinct window, 0 for judged ones; nudge ≤ grace + 1 call (+1 s tick);"
+    " a day: 0 calls for windows a rule decides, the cap holds, churn never late"
+)
 GRACE = 2.0  # seconds, on the real server
 JUDGE_DELAY = 1.0  # seconds each fake judge call takes
 TOUR = [
@@ -83,8 +90,8 @@ def simulate_hour(settings: DriftSettings) -> dict[str, object]:
             calls += 1
             repeats += key in judged
             judged.add(key)
-            on = verdicts[key]
-            effects_next = policy.settle(call.ticket, Judgement(on, ""), None, now)
+            said = Verdict.ON_TASK if verdicts[key] else Verdict.OFF_TASK
+            effects_next = policy.settle(call.ticket, Judgement(said, ""), None, now)
             nudges += effects.nudge is not None
             effects = effects_next
         nudges += effects.nudge is not None
@@ -158,6 +165,7 @@ def on_server(root: Path) -> dict[str, object]:
 def bench_d1(root: Path) -> dict[str, object]:
     """The D1 figure: calls for an hour, repeats, and the nudge's latency."""
     hour = simulate_hour(DriftSettings())
+    day = simulate_day()
     server = on_server(root)
     latency_goal = server["grace_s"] + server["judge_call_s"] + 1.0
     met = (
@@ -166,12 +174,14 @@ def bench_d1(root: Path) -> dict[str, object]:
         and all(c <= 1 for c in server["tour_calls"])
         and server["second_tour_calls"] == 0
         and server["nudge_latency_s"] <= latency_goal
+        and day_met(day)
     )
     return {
         "name": "drift guard: judge calls per hour, nudge latency",
         "unit": "calls/h",
         "value": hour["calls"],
         "hour": hour,
+        "day": day,
         "server": server,
         "met": met,
         "goal": GOAL,

@@ -8,7 +8,7 @@ from urllib.parse import urlencode
 
 from flask import Blueprint, Response, current_app, jsonify, redirect, request
 
-from antidrift.domain import Commitment, NotFound, ValidationError, whole_number
+from antidrift.domain import Commitment, NotFound, RuntimeState, ValidationError, whole_number
 from antidrift.ports import EXPORT_COLUMNS
 from antidrift.web import export, insights_view
 from antidrift.web.projection import history_json
@@ -75,13 +75,13 @@ def history_csv():
 def correct(cid: str):
     data = payload()
     fixed = corrections().correct(cid, data.get("outcome"), data.get("note"))
-    return _changed(_rows([fixed])[0])
+    return _changed(_rows([fixed])[0], said="corrected")
 
 
 @bp.post("/history/<cid>/delete")
 def delete(cid: str):
     corrections().remove(cid)
-    return _changed({"deleted": cid})
+    return _changed({"deleted": cid}, said="removed")
 
 
 @bp.get("/history/<cid>/delete")
@@ -94,6 +94,8 @@ def confirm_delete(cid: str):
 @bp.post("/reflect")
 def reflect():
     controller().reflections.request()
+    if from_htmx():  # the button goes with the pending line: focus moves to this sentence
+        return _render("_asked.html"), 200, HTML
     return done()
 
 
@@ -107,7 +109,26 @@ def _insights_page(view: insights_view.InsightsView) -> str:
     # What each entry's task source offers to record (the entries that served a task).
     views = current_app.extensions["antidrift.views"]
     offers = views.tasks.offers((e.commitment.id, e.commitment.task) for e in view.entries)
-    return _render("insights.html", view=view, offers=offers)
+    return _render(
+        "insights.html",
+        view=view,
+        offers=offers,
+        done=DONE.get(request.args.get("done", "")),
+        back_to=BACK_TO.get(controller().snapshot().state, "AntiDrift"),
+    )
+
+
+# What Insights says after a change made from it (the change redirects back with ?done=…).
+DONE = {
+    "removed": "Removed from history, with its window evidence.",
+    "corrected": "Correction saved.",
+}
+# The way back from Insights names what is there: a commitment only while there is one.
+BACK_TO = {
+    RuntimeState.ACTIVE: "your commitment",
+    RuntimeState.REVIEW: "your commitment",
+    RuntimeState.PLANNING: "planning",
+}
 
 
 def _insights(before: str | None) -> insights_view.InsightsView:
@@ -148,9 +169,11 @@ def _back(value: object) -> str:
     return value if isinstance(value, str) and _BACK.fullmatch(value) else "/insights"
 
 
-def _changed(body: dict[str, object]):
-    """htmx follows HX-Redirect; a plain browser form gets a 303 back; API clients JSON."""
+def _changed(body: dict[str, object], *, said: str):
+    """htmx follows HX-Redirect; a plain browser form gets a 303 back; API clients JSON.
+    The page it returns to says what was done (?done=…) and takes the focus there."""
     back = _back(request.form.get("back"))
+    back += ("&" if "?" in back else "?") + f"done={said}"
     if from_htmx():
         return "", 200, {"HX-Redirect": back, **HTML}
     if wants_html():

@@ -82,6 +82,10 @@ class Renderer:
         said = self._render("_message.html", message=message) if message else ""
         return said + self._render("_active_title.html", commitment=commitment, oob=True)
 
+    def sharpen(self) -> str:
+        """The answer to Stop coach: the Sharpen button out of band, focused."""
+        return self._render("_sharpen.html", oob=True)
+
     def chime(self) -> str:
         """The chime, pushed once to a page that saw its timebox run out."""
         return self._render("_chime.html", chime=True)

@@ -112,6 +112,8 @@ def request_coach():
 @bp.post("/coach/cancel")
 def cancel_coach():
     controller().coaching.cancel()
+    if from_htmx():  # the Stop button goes with the pending line: focus moves to Sharpen
+        return current_app.extensions["antidrift.renderer"].sharpen(), 200, HTML
     return done()
 
 

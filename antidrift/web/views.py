@@ -146,6 +146,8 @@ class PageModel:
             "draft": snap.draft,
             "tasks_on": self.tasks_on,
             "offers": self.offers,
+            # Review: what decided each window, so each row of the table says it.
+            "marks": {(w.app, w.title): j for w, j in self.drift.verdicts} if self.drift else {},
         }
         if self.focus is not None:
             ctx["shares"], ctx["apps"], ctx["sample_count"] = (

@@ -16,6 +16,11 @@ def test_quick_bench_reports_the_drift_history_and_backup_figures(tmp_path):
     assert hour["repeat_calls"] == 0 and server["second_tour_calls"] == 0
     assert server["tour_calls"] == [1, 1, 1, 1]
     assert server["grace_s"] <= server["nudge_latency_s"] < 60
+    # D1's day: rules spare calls (none about a window a rule decides), the cap holds.
+    runs = f["D1"]["day"]["runs"]
+    assert runs["rules_and_churn"]["calls_on_ruled_windows"] == 0
+    assert 0 < runs["rules_and_churn"]["calls"] < runs["no_rules"]["calls"]
+    assert all(0 < r["busiest_hour_calls"] <= r["max_calls"] for r in runs.values())
     # R1-R3: reflection at scale answered, in a time a working server could take.
     for key in ("R1", "R2", "R3"):
         assert 0 < f[key]["median"] < 30_000, key

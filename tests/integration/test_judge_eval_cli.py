@@ -152,13 +152,22 @@ def expected_figures(script) -> dict[str, object]:
     }
 
 
-@pytest.mark.parametrize("kind", ["ollama", "openai"])
-def test_the_figures_are_the_ones_the_scripted_answers_make(kind, server, tmp_path):
+# ollama as a user runs it (a process of its own); openai in this process, to keep the suite
+# quick: the harness is the same, the wire format is each backend's.
+@pytest.mark.parametrize(("kind", "own_process"), [("ollama", True), ("openai", False)])
+def test_the_figures_are_the_ones_the_scripted_answers_make(
+    kind, own_process, server, tmp_path, here
+):
     follow_script(server)
     cases = scripted_cases(tmp_path)
-    ran = judge_eval(tmp_path, "--json", "--cases", str(cases), **env_for(kind, server))
-    assert ran.returncode == 0, ran.stderr
-    figures = json.loads(ran.stdout)
+    args, env = ("--json", "--cases", str(cases)), env_for(kind, server)
+    if own_process:
+        ran = judge_eval(tmp_path, *args, **env)
+        code, out, err = ran.returncode, ran.stdout, ran.stderr
+    else:
+        code, out, err = here(*args, **env)
+    assert code == 0, err
+    figures = json.loads(out)
     assert set(figures) == KEYS
     latency = figures.pop("median_latency_ms")
     assert figures == expected_figures(SCRIPT)
@@ -172,7 +181,7 @@ def test_the_figures_are_the_ones_the_scripted_answers_make(kind, server, tmp_pa
     slow = statistics.median(SLOW if slow else 0 for *_, slow in SCRIPT)
     assert slow == SLOW  # the median case is a slow one; the mean is not
     assert SLOW * 1000 <= latency < SLOW * 1000 + 5000
-    assert "1 call failed, e.g.: the judge's answer held no verdict" in ran.stderr
+    assert "1 call failed, e.g.: the judge's answer held no verdict" in err
     # Every case went once, through the backend's own wire format, with the schema.
     path = "/api/chat" if kind == "ollama" else "/v1/chat/completions"
     assert [p for p, _, _ in server.bodies] == [path] * len(SCRIPT)
@@ -200,7 +209,7 @@ def test_limit_runs_the_first_cases_only(server, tmp_path, here):
     ]
 
 
-def test_the_private_title_pattern_keeps_titles_from_the_server(server, tmp_path):
+def test_the_private_title_pattern_keeps_titles_from_the_server(server, tmp_path, here):
     rows = [
         {"id": "a", "next_action": "Pay the rent", "done_when": "Paid", "app": "firefox",
          "title": "Online Banking — Statement", "expected": "on_task"},
@@ -212,8 +221,8 @@ def test_the_private_title_pattern_keeps_titles_from_the_server(server, tmp_path
     cases = write_cases(tmp_path / "private.jsonl", rows)
     server.answer = json.dumps({"verdict": "unclear", "reason": "scripted"})
     env = {**env_for("ollama", server), "ANTIDRIFT_EVIDENCE_EXCLUDE": "(?i)banking"}
-    ran = judge_eval(tmp_path, "--json", "--cases", str(cases), **env)
-    assert ran.returncode == 0, ran.stderr
+    code, _, err = here("--json", "--cases", str(cases), **env)
+    assert code == 0, err
     prompts = server.prompts()
     assert len(prompts) == 3
     sent = "\n".join(prompts)

@@ -7,8 +7,9 @@ import random
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
-from antidrift.domain import MAX_SAMPLE_SPAN, Commitment, RuntimeState
+from antidrift.domain import MAX_SAMPLE_SPAN, Commitment, Outcome, RuntimeState
 from antidrift.store import SQLiteStore
+from tests.fakes import START
 
 BASE = datetime(2026, 1, 5, 8, 0, tzinfo=UTC)
 ACTIONS = [
@@ -117,3 +118,24 @@ def _bulk(store: SQLiteStore, commitments: list[Commitment], samples: list[tuple
         samples,
     )
     db.execute("COMMIT")
+
+
+def seed_ended(store, count: int, *, note: str = "", action: str = "Task {i}") -> list[Commitment]:
+    """count ended commitments, one an hour, the oldest first; 30 planned, 20 + i % 15 taken."""
+    made = []
+    for i in range(count):
+        start = START + timedelta(hours=i)
+        c = Commitment(
+            f"c{i:04d}",
+            action.format(i=i),
+            "done",
+            30 * 60,
+            start,
+            start + timedelta(minutes=30),
+            ended_at=start + timedelta(minutes=20 + i % 11),
+            outcome=Outcome.MET if i % 3 else Outcome.MISSED,
+            note=note,
+        )
+        store.save(RuntimeState.LOCKED, c)
+        made.append(c)
+    return made

@@ -63,7 +63,7 @@ def test_thousands_of_commitments():
     s = summarize(items)
     assert (s.count, s.met, s.met_rate) == (5000, 3750, 0.75)
     assert s.overrun == pytest.approx(40 / 30)
-    assert calibration(items).sentence() == "Your 30-minute plans took 40 on average."
+    assert calibration(items).sentence() == "Your 30-minute plans took 40 minutes on average."
 
 
 @given(
@@ -109,6 +109,12 @@ def test_a_streak_is_never_longer_than_the_met_count(outcomes):
     assert 0 <= s.current <= s.longest <= outcomes.count(MET)
 
 
+def test_calibration_says_its_unit_and_one_minute_in_the_singular():
+    assert (
+        calibration([done(1, 1)] * 3).sentence() == "Your 1-minute plans took 1 minute on average."
+    )
+
+
 def test_calibration_never_says_a_plan_took_0():
     cal = calibration([done(5, 0.2), done(5, 0.4), done(5, 0.1)])
     assert cal.sentence() == "Your 5-minute plans took under a minute on average."
@@ -125,18 +131,18 @@ def test_calibration_speaks_of_the_most_frequent_plan_size():
     recent = [done(25, 30), done(60, 50), done(25, 40), done(60, 70), done(25, 32)]
     cal = calibration(recent)
     assert (cal.planned_minutes, cal.actual_minutes, cal.count) == (25, 34, 3)
-    assert cal.sentence() == "Your 25-minute plans took 34 on average."
+    assert cal.sentence() == "Your 25-minute plans took 34 minutes on average."
 
 
 def test_calibration_ties_go_to_the_most_recent_size_and_under_runs_are_said_too():
     cal = calibration([done(45, 12), done(30, 30), done(45, 12), done(30, 30), done(10, 10)])
-    assert cal.sentence() == "Your 45-minute plans took 12 on average."
+    assert cal.sentence() == "Your 45-minute plans took 12 minutes on average."
     assert cal.overrun == pytest.approx((12 + 30 + 12 + 30 + 10) / (45 + 30 + 45 + 30 + 10))
 
 
 def test_calibration_of_a_single_plan_of_its_size_does_not_say_on_average():
     cal = calibration([done(30, 41), done(60, 50), done(90, 80)])
-    assert cal.sentence() == "Your 30-minute plan took 41."
+    assert cal.sentence() == "Your 30-minute plan took 41 minutes."
 
 
 def test_calibration_looks_only_at_recent_commitments():

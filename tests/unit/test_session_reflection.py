@@ -105,4 +105,4 @@ def test_calibration_speaks_once_three_have_ended(controller, clock, reads):
     assert reads.calibration() is None
     for _ in range(3):
         finish_one(controller, clock)
-    assert reads.calibration().sentence() == "Your 10-minute plans took 2 on average."
+    assert reads.calibration().sentence() == "Your 10-minute plans took 2 minutes on average."

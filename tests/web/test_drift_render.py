@@ -146,3 +146,44 @@ def test_the_planning_form_offers_to_turn_the_guard_off_for_one_commitment(
         assert "off for this commitment" in text
         client.post("/finish")
         client.post("/end", data={"outcome": "met"})
+
+
+def _rows(client) -> dict[str, str]:
+    """The review's table: each window's cell text (window, then its mark)."""
+    doc = parse(client.get("/").get_data(as_text=True))
+    table = doc.find_all("table", class_="shares review-shares")[0]
+    cells = [tr.find_all("td")[0] for tr in table.find_all("tbody")[0].find_all("tr")]
+    return {c.find_all("span", class_="share-window clamp-2")[0].text(): c.text() for c in cells}
+
+
+def test_each_review_row_says_what_decided_its_window(page, clock):
+    controller, client = page(DriftInfo(True, "claude"), drift=NOW)
+    client.post("/rules", data={"app": "terminal", "verdict": "on_task"})
+    client.post("/evidence/window", json={"app": "code", "title": "intro.md"})
+    wait_until(lambda: controller.snapshot().drift.status.value == "on_task")
+    clock.advance(30)
+    _drifting(controller, client, "Cat videos")
+    clock.advance(20)
+    client.post("/drift/ack", json={"answer": "on_task"})
+    assert (
+        "On task, as you said"
+        in parse(client.get("/").get_data(as_text=True)).by_id("drift-guard").text()
+    )  # not "On task — you said this is on task"
+    client.post("/evidence/window", json={"app": "terminal", "title": "make test"})
+    wait_until(lambda: controller.snapshot().drift.reason is not None)
+    clock.advance(10)
+    client.post("/evidence/window", json={"app": "mail", "title": "Inbox"})
+    wait_until(lambda: controller.snapshot().drift.status.value == "drifting")
+    clock.advance(5)
+    client.post("/finish")
+    rows = _rows(client)
+    assert rows["code — intro.md"].endswith("on task") and "you said" not in rows["code — intro.md"]
+    assert rows["firefox — Cat videos"].endswith("you said on task")
+    assert "on task your rule" in rows["terminal — make test"], rows
+    assert rows["mail — Inbox"].endswith("off task")
+    review = parse(client.get("/").get_data(as_text=True))
+    # The bars are drawn (as on Insights), not the browser's default meter.
+    assert (
+        review.find_all("meter") == []
+        and len(review.find_all("svg", class_="app-bar share-bar")) == 4
+    )

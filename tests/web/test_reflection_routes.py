@@ -5,12 +5,10 @@ from __future__ import annotations
 import csv
 import io
 import re
-from datetime import timedelta
 
 import pytest
 
-from antidrift.domain import Commitment, Outcome, RuntimeState
-from tests.fakes import START
+from tests.support.history import seed_ended as seed
 
 HOST = {"Host": "127.0.0.1:5000"}
 SAME_ORIGIN = {**HOST, "Origin": "http://127.0.0.1:5000"}
@@ -20,27 +18,6 @@ REFUSED = [
     {**HOST, "Origin": "null"},
     {**HOST, "Sec-Fetch-Site": "cross-site"},
 ]
-
-
-def seed(store, count: int, *, note: str = "", action: str = "Task {i}") -> list[Commitment]:
-    """count ended commitments, one an hour, the oldest first; 30 planned, 20 + i % 15 taken."""
-    made = []
-    for i in range(count):
-        start = START + timedelta(hours=i)
-        c = Commitment(
-            f"c{i:04d}",
-            action.format(i=i),
-            "done",
-            30 * 60,
-            start,
-            start + timedelta(minutes=30),
-            ended_at=start + timedelta(minutes=20 + i % 11),
-            outcome=Outcome.MET if i % 3 else Outcome.MISSED,
-            note=note,
-        )
-        store.save(RuntimeState.LOCKED, c)
-        made.append(c)
-    return made
 
 
 # -- GET /history ---------------------------------------------------------------------------
@@ -143,7 +120,7 @@ def test_a_correction_from_htmx_redirects_back_to_the_page_it_came_from(client, 
         headers={**SAME_ORIGIN, "HX-Request": "true"},
     )
     assert response.status_code == 200
-    assert response.headers["HX-Redirect"] == "/insights?before=c0001"
+    assert response.headers["HX-Redirect"] == "/insights?before=c0001&done=corrected"
 
 
 @pytest.mark.parametrize("back", ["https://evil.example/", "//evil.example", "/insights/../x", ""])
@@ -153,7 +130,7 @@ def test_a_plain_form_post_gets_a_303_back_to_insights_only(client, store, back)
         "/history/c0000", data={"outcome": "met", "back": back}, headers=BROWSER_FORM
     )
     assert response.status_code == 303
-    assert response.headers["Location"] == "/insights"
+    assert response.headers["Location"] == "/insights?done=corrected"
 
 
 def test_a_bad_correction_is_a_400_and_changes_nothing(client, store):
@@ -195,7 +172,8 @@ def test_removal_needs_a_confirmation_page_then_a_post(client, store):
     response = client.post(
         "/history/c0001/delete", data={"back": "/insights"}, headers=BROWSER_FORM
     )
-    assert response.status_code == 303 and response.headers["Location"] == "/insights"
+    assert response.status_code == 303
+    assert response.headers["Location"] == "/insights?done=removed"  # the page says so
     assert [r["id"] for r in client.get("/history").get_json()] == ["c0000"]
 
 
@@ -265,7 +243,7 @@ def test_planning_shows_how_long_plans_really_take_once_three_have_ended(
     client.post("/planning")
     html = client.get("/").get_data(as_text=True)
     assert ('id="calibration"' in html) is shown
-    assert ("Your 30-minute plans took 21 on average." in html) is shown
+    assert ("Your 30-minute plans took 21 minutes on average." in html) is shown
 
 
 def test_insights_entries_show_the_drift_guards_figures_where_it_judged(client, store):

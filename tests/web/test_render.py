@@ -210,8 +210,9 @@ def test_review_shows_the_time_share_per_app_and_title(client, clock):
     rows = [
         [td.text() for td in tr.find_all("td")] for tr in tree.find_all("tbody")[0].find_all("tr")
     ]
-    assert [r[:3] for r in rows] == [["code", "main.py", "30 s"], ["firefox", "Docs", "10 s"]]
-    assert rows[0][3].endswith("75%") and rows[1][3].endswith("25%")
+    # One cell names the window (the app, then its title); no guard here: no mark.
+    assert [r[:2] for r in rows] == [["code — main.py", "30 s"], ["firefox — Docs", "10 s"]]
+    assert rows[0][2].endswith("75%") and rows[1][2].endswith("25%")
     radios = {r.get("value") for r in tree.find_all("input", type="radio")}
     assert radios == {"met", "missed"}
     assert all(r.get("name") == "outcome" for r in tree.find_all("input", type="radio"))
@@ -356,7 +357,7 @@ def test_history_shows_time_spent(client, clock):
     client.post("/finish")
     client.post("/end", data={"outcome": "missed"})
     item = page(client).find_all("li")[0]
-    assert "12 min spent" in item.text() and "20 min planned" in item.text()
+    assert "12 min taken" in item.text() and "20 min planned" in item.text()
 
 
 def test_a_missing_command_cli_points_to_settings_and_names_no_variable(
