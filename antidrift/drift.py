@@ -106,6 +106,7 @@ class DriftView:
     since: datetime | None = None
     reason: str | None = None
     banner: Episode | None = None
+    put_away: Episode | None = None  # the last episode the teeth acted on (how to get it back)
 
 
 OFF = DriftView(DriftStatus.OFF)
@@ -317,6 +318,10 @@ class DriftPolicy:
         return None
 
     def view(self, now: datetime) -> DriftView:
+        acted = next((e for e in reversed(self.episodes) if e.enforce_note), None)
+        return replace(self._view(now), put_away=acted)
+
+    def _view(self, now: datetime) -> DriftView:
         banner = self.open_episode
         if self.current is None:
             return DriftView(DriftStatus.UNKNOWN, None, "no window seen yet", banner)

@@ -252,6 +252,7 @@ class Views:
                     snap.drift.reason,
                     drift_said(self.drift, self._found, self.coach),
                     snap.drift.banner is not None,
+                    snap.drift.put_away,
                 ),
             )
         if snap.state is RuntimeState.REVIEW and snap.reflection is not None:

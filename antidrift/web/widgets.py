@@ -222,6 +222,7 @@ class DriftGuardWidget(Widget):
     reason: str | None
     info: DriftInfo
     asking: bool = False  # the banner is up and gives the reason: the line does not repeat it
+    put_away: Episode | None = None  # the teeth's last act, said until the commitment ends
 
 
 @dataclass(frozen=True)

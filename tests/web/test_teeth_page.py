@@ -10,9 +10,11 @@ import pytest
 from antidrift.app import create_app
 from antidrift.bootstrap import Runtime
 from antidrift.drift import DriftSettings
+from antidrift.enforcement import CouldNotPutAway
+from antidrift.evidence.probe import WindowHandle
 from antidrift.settings import Settings
 from antidrift.snapshot import DriftInfo
-from tests.fakes import RecordingNotifier, coach_info_for
+from tests.fakes import RecordingNotifier, coach_info_for, wait_until
 from tests.support.html import parse
 
 PLAN = {
@@ -83,3 +85,78 @@ def test_a_choice_that_is_neither_is_refused_and_nothing_starts(planning):
     answer = client.post("/commitment", json={**PLAN, "enforce": "close"})
     assert answer.status_code == 400 and "enforce" in answer.get_json()["error"]
     assert client.get("/state").get_json()["runtime_state"] == "planning"
+
+
+class Enforcer:
+    """A fake desktop adapter: puts the window away, or fails with a sentence."""
+
+    def __init__(self, fail: str | None = None) -> None:
+        self.fail, self.windows = fail, []
+
+    def __call__(self, window) -> str:
+        self.windows.append(window)
+        if self.fail:
+            raise CouldNotPutAway(self.fail)
+        return "moved to the scratchpad (swaymsg scratchpad show brings it back)"
+
+
+@pytest.fixture
+def drifting(make_controller, judge, store, clock, tmp_path):
+    def make(enforcer: Enforcer):
+        drift = DriftSettings(
+            timedelta(seconds=1), timedelta(seconds=300), 30, "minimize", timedelta(seconds=1)
+        )
+        controller = make_controller(
+            judge=judge, notifier=RecordingNotifier(), drift=drift, enforcer=enforcer
+        )
+        info = DriftInfo(True, "claude", teeth=True, teeth_after=1)
+        runtime = Runtime(controller, store, clock, coach_info_for(None), drift_info=info)
+        client = create_app(Settings(data_dir=tmp_path), runtime=runtime).test_client()
+        client.post("/planning")
+        client.post("/commitment", data=PLAN)
+        for _ in range(4):
+            clock.advance(1)
+            controller.record_window("firefox", "Cat videos", exact=WindowHandle("sway", "7"))
+            controller.drift_tick()
+            wait_until(lambda: controller.snapshot().drift.reason != "judging this window")
+        wait_until(lambda: enforcer.windows, message="the adapter ran")
+        return controller, client
+
+    return make
+
+
+def banner_text(client) -> str:
+    return " ".join(parse(client.get("/").get_data(as_text=True)).by_id("drift").text().split())
+
+
+def test_the_banner_says_what_was_done_and_the_answers_still_work(drifting):
+    controller, client = drifting(Enforcer())
+    wait_until(lambda: controller.snapshot().drift.banner.enforced_at is not None)
+    text = banner_text(client)
+    assert "Put away at" in text and "moved to the scratchpad" in text, text
+    assert "swaymsg scratchpad show brings it back" in text
+    assert client.post("/drift/ack", data={"answer": "back"}).status_code == 200
+    # The banner is answered; the guard's line still says where the window went, and how back.
+    guard = " ".join(
+        parse(client.get("/").get_data(as_text=True)).by_id("drift-guard").text().split()
+    )
+    assert "Put firefox away at" in guard and "swaymsg scratchpad show" in guard, guard
+    client.post("/finish")
+    review = parse(client.get("/").get_data(as_text=True)).find_all("p", class_="episode-meta")
+    assert "put away at" in " ".join(review[0].text().split())
+
+
+def test_a_failure_is_a_word_in_the_banner_not_an_error(drifting):
+    controller, client = drifting(Enforcer(fail="swaymsg could not move it: No matching node."))
+    wait_until(lambda: controller.snapshot().drift.banner.enforce_note is not None)
+    text = banner_text(client)
+    assert "Could not put it away: swaymsg could not move it: No matching node." in text, text
+    assert client.get("/state").status_code == 200
+    assert client.post("/drift/ack", data={"answer": "on_task"}).status_code == 200
+    guard = " ".join(
+        parse(client.get("/").get_data(as_text=True)).by_id("drift-guard").text().split()
+    )
+    assert "Could not put firefox away: swaymsg could not move it" in guard, guard
+    client.post("/finish")
+    review = parse(client.get("/").get_data(as_text=True)).find_all("p", class_="episode-meta")
+    assert "could not be put away" in " ".join(review[0].text().split())
