@@ -364,7 +364,7 @@ class FakeCoach:
             call.finished.set()
 
 
-def wait_until(predicate, timeout: float = 5.0, interval: float = 0.005, message: str = ""):
+def wait_until(predicate, timeout: float = 10.0, interval: float = 0.005, message: str = ""):
     """Poll predicate until it returns something truthy; fail after timeout."""
     deadline = time.monotonic() + timeout
     while True:
