@@ -60,7 +60,8 @@ GROUPS: tuple[tuple[str, tuple[tuple[str, str], ...]], ...] = (
 
 # Choice values as words in the drop-downs (the value sent is the name itself).
 WORDS = {
-    "drift": {"ai": "On — the AI checks each new window", "off": "Off"},
+    # Short: a drop-down cannot wrap, and its about line already says what "On" does.
+    "drift": {"ai": "On", "off": "Off"},
     "enforce": {"off": "Leave it", "minimize": "Minimize the window"},
     "notify": {"auto": "The desktop's own", "off": "None", "command": "My command"},
 }
