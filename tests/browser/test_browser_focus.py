@@ -29,7 +29,7 @@ def press(page, name: str) -> None:
     page.get_by_role("button", name=name, exact=True).click()
 
 
-def test_focus_is_never_left_on_the_page_after_a_button(page, app, ui):
+def test_focus_is_never_left_on_the_page_after_a_button(page, app, ui, tmp_path):
     expect = ui.expect
     seen: dict[str, str] = {}
 
@@ -50,9 +50,18 @@ def test_focus_is_never_left_on_the_page_after_a_button(page, app, ui):
     expect(ui.coach(page, "idle")).to_be_visible()
     assert after("Stop coach") == "sharpen"
 
-    app.fake.configure()
-    page.locator("#next_action").fill("Call Dana about the numbers")
+    go = tmp_path / "go"
+    app.fake.configure(wait_for=str(go))  # the coach answers when the test says
     press(page, "Sharpen")
+    expect(ui.coach(page, "pending")).to_be_visible()
+    mine = "Call Dana about the numbers"  # typed while the coach thinks: kept, Use beside it
+    page.locator("#next_action").fill(mine)
+    ui.wait_until(
+        page,
+        lambda: app.server.get("/state").get("draft", {}).get("next_action") == mine,
+        what="the typed draft on the server",
+    )
+    go.touch()
     expect(ui.coach(page, "ready")).to_be_visible()
     after("Sharpen (ready)")
     page.get_by_role("button", name="Use the coach's next action").click()

@@ -11,6 +11,7 @@ import pytest
 from tests.fakes import wait_until
 from tests.support import procs
 from tests.support.fake_judge import drift_server
+from tests.support.timing import assert_within
 
 ACTION = "Write the intro paragraph"
 SECRET = "Acme Bank — account 4711"
@@ -111,7 +112,7 @@ def test_leaving_active_kills_a_running_judge_cli(live):
         assert _drift(server)["status"] == "unknown"
         started = time.monotonic()
         assert server.post("/finish")[0] == 200
-        assert time.monotonic() - started < 2, "finish waited for the judge"
+        assert_within(time.monotonic() - started, 2, "finish (waiting for the judge?)")
         assert procs.wait_dead(call["pid"], 3), "the judge's CLI outlived the commitment"
     finally:
         judge.configure()

@@ -24,6 +24,7 @@ from antidrift.ai import (
 from antidrift.ai.backends.claude import CLAUDE_ENV
 from tests.support.procs import alive, wait_dead
 from tests.support.settings import backend_from_env
+from tests.support.timing import assert_within
 
 ANSWER = {"next_action": "Outline it", "success_condition": "Outline saved", "timebox_minutes": 30}
 
@@ -207,7 +208,7 @@ def test_cancel_kills_the_warm_claude_mid_answer(claude, backend, procs):
     started = time.monotonic()
     with pytest.raises(Cancelled):
         Service(backend).coach("x", scope=scope)
-    assert time.monotonic() - started < 5
+    assert_within(time.monotonic() - started, 5, "the cancel")
     assert wait_dead(first["pid"])
 
 

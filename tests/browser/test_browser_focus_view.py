@@ -1,0 +1,65 @@
+"""The focus view in Chromium: the active card leads with the clock and the next action,
+large; Finish under them; the status lines (evidence, the drift guard) below, smaller; it
+fits a phone and axe finds nothing serious, in light and dark."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.support.walk import server_post, walk_http
+
+pytestmark = pytest.mark.browser
+
+PLAN = {
+    "next_action": "Draft the budget section of the grant report",
+    "success_condition": "Every line of the budget table has a figure and a source",
+    "timebox_minutes": 45,
+}
+
+
+def font_px(page, selector: str) -> float:
+    return page.locator(selector).first.evaluate("e => parseFloat(getComputedStyle(e).fontSize)")
+
+
+def top(page, selector: str) -> float:
+    return page.locator(selector).first.bounding_box()["y"]
+
+
+@pytest.mark.parametrize(
+    ("width", "height", "scheme"),
+    [(1280, 800, "light"), (1280, 800, "dark"), (390, 844, "light"), (390, 844, "dark")],
+)
+def test_the_focus_view_leads_with_the_clock_and_the_next_action(
+    new_tabs, app, ui, width, height, scheme
+):
+    walk_http(server_post(app.server), "active", **PLAN)
+    app.server.post("/evidence/window", {"app": "code", "title": "budget.md — report"})
+    tabs = new_tabs(
+        viewport={"width": width, "height": height}, color_scheme=scheme, bypass_csp=True
+    )
+    page, watch = tabs.open()
+    ui.expect(ui.view(page, "active")).to_be_visible()
+    ui.expect(page.locator("#evidence")).to_contain_text("budget.md")
+
+    clock, heading = "#time-left .time-left-clock", "#active-title"
+    finish = "#view button.primary"
+    # In this order, top to bottom: the clock, the next action, Finish, then the status lines.
+    order = [clock, heading, ".done-when", finish, "#evidence", "#drift-guard"]
+    tops = [top(page, s) for s in order]
+    assert tops == sorted(tops), dict(zip(order, tops, strict=True))
+    # The clock is the largest thing on the page, the next action next; the status smaller
+    # than the page's text.
+    body = font_px(page, "body")
+    assert font_px(page, clock) >= 2 * font_px(page, heading)
+    assert font_px(page, heading) > body
+    assert font_px(page, "#evidence") < body and font_px(page, ".drift-source") < body
+    # The first screen holds the clock, the action and Finish.
+    assert page.locator(finish).bounding_box()["y"] < height
+    assert ui.sideways_scroll(page) == 0
+    card = page.locator("#view .card").bounding_box()
+    for line in ("#evidence .one-line", ".drift-line"):  # nothing spills out of the card
+        box = page.locator(line).bounding_box()
+        assert card["x"] <= box["x"] and box["x"] + box["width"] <= card["x"] + card["width"]
+    assert ui.axe_problems(page) == []
+    ui.snap(page, f"focus-{width}-{scheme}")
+    assert watch.errors == []
