@@ -83,6 +83,10 @@ def test_whole_loop_by_clicking(page, app, ui):
     page.get_by_role("button", name="Save to history").click()
 
     expect(ui.view(page, "locked")).to_be_visible()
+    # Acknowledged, not "No commitment yet.": what was recorded, and what next.
+    expect(page.locator("#closure")).to_be_visible()
+    expect(page.get_by_role("heading", name="Met", exact=True)).to_be_visible()
+    expect(page.get_by_role("button", name="Plan the next")).to_be_focused()
     item = page.locator(".history-item").first
     expect(item).to_contain_text("Write the release notes")
     expect(item.locator(".badge")).to_have_text("met")
