@@ -17,12 +17,14 @@ def fill_plan(page, next_action: str, done_when: str, minutes: str) -> None:
 
 
 def boxes(page, *selectors: str) -> dict[str, tuple[float, float]]:
-    """Where each element sits (x, y): to prove that nothing else moved."""
+    """Where each element sits in the document (x, y): to prove that nothing else moved. In
+    the document, not the viewport: scrolling a message into view moves nothing."""
     out = {}
+    scroll_x, scroll_y = page.evaluate("[window.scrollX, window.scrollY]")
     for sel in selectors:
         box = page.locator(sel).bounding_box()
         assert box is not None, f"{sel} is not on the page"
-        out[sel] = (round(box["x"]), round(box["y"]))
+        out[sel] = (round(box["x"] + scroll_x), round(box["y"] + scroll_y))
     return out
 
 
