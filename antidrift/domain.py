@@ -131,6 +131,10 @@ class Commitment:
     # The teeth: "minimize" puts a window away after an ignored nudge; "off" never does.
     enforce: str = "off"
     task: TaskRef | None = None  # picked from the user's task list while planning
+    # Pauses: the one in progress (since when) and the whole seconds of those that ended.
+    # A pause moves the deadline by its length when it ends; the clock stands still meanwhile.
+    paused_at: datetime | None = None
+    paused_secs: int = 0
 
     @classmethod
     def begin(
@@ -152,8 +156,20 @@ class Commitment:
         return replace(self, ended_at=at, outcome=outcome, note=note)
 
     def stopped(self, at: datetime) -> Commitment:
-        """The commitment as it stands when it moves to review (early finish or deadline)."""
+        """The commitment as it stands when it moves to review (early finish or deadline;
+        a pause in progress was ended first: timing.resumed)."""
         return replace(self, ended_at=min(max(at, self.started_at), self.deadline))
+
+    @property
+    def paused(self) -> bool:
+        return self.paused_at is not None
+
+    @property
+    def actual_secs(self) -> int:
+        """Time taken, whole seconds: start to end (unended: to the deadline) less the pauses.
+        An extended or paused commitment's deadline has moved: its end holds the extra time."""
+        end = self.ended_at if self.ended_at is not None else self.deadline
+        return max(0, whole_secs(self.started_at, end) - self.paused_secs)
 
     @property
     def total_secs(self) -> int:
@@ -161,8 +177,9 @@ class Commitment:
         return self.timebox_secs + self.extended_secs
 
     def seconds_left(self, now: datetime) -> int:
-        """Never negative, never more than the timebox, whatever `now` says."""
-        left = math.ceil((self.deadline - now).total_seconds())
+        """Never negative, never more than the timebox, whatever `now` says; while paused,
+        what was left when the pause began."""
+        left = math.ceil((self.deadline - (self.paused_at or now)).total_seconds())
         return min(self.total_secs, max(0, left))
 
     @property
@@ -179,13 +196,18 @@ class Commitment:
                 "minutes",
             )
         step = timedelta(minutes=minutes)
-        running = self.ended_at is None and self.deadline > now
+        running = self.ended_at is None and self.deadline > (self.paused_at or now)
         return replace(
             self,
             deadline=(self.deadline if running else now) + step,
             ended_at=None,
             extended_secs=self.extended_secs + minutes * 60,
         )
+
+
+def whole_secs(since: datetime, until: datetime) -> int:
+    """Whole seconds from `since` to `until`, never negative."""
+    return max(0, round((until - since).total_seconds()))
 
 
 def times_up(commitment: Commitment) -> tuple[str, str]:
@@ -414,11 +436,3 @@ def app_shares(shares: Iterable[Share]) -> list[Share]:
     whole = sum(per_app.values())
     result = [Share(app, "", secs, secs / whole if whole else 0.0) for app, secs in per_app.items()]
     return sorted(result, key=lambda s: (-s.seconds, s.app))
-
-
-def clock_text(seconds: int) -> str:
-    """MM:SS, or H:MM:SS from an hour up: time left as the page's title and the command
-    line show it."""
-    minutes, secs = divmod(max(0, seconds), 60)
-    hours, minutes = divmod(minutes, 60)
-    return f"{hours}:{minutes:02d}:{secs:02d}" if hours else f"{minutes:02d}:{secs:02d}"

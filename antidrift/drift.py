@@ -45,6 +45,7 @@ class DriftStatus(StrEnum):
     ON_TASK = "on_task"
     UNCLEAR = "unclear"  # the judge could not tell: never a nudge
     DRIFTING = "drifting"
+    PAUSED = "paused"  # the commitment is paused: nothing is judged or nudged
 
 
 class Answer(StrEnum):

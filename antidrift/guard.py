@@ -27,6 +27,7 @@ from antidrift.drift import (
     CallBudget,
     DriftPolicy,
     DriftSettings,
+    DriftStatus,
     DriftView,
     Effects,
     Episode,
@@ -49,6 +50,8 @@ from antidrift.process import CancelScope
 from antidrift.verdicts import Exchange, Judgement, Rule, Source, Verdict, kept_answer
 
 log = logging.getLogger("antidrift.drift")
+
+PAUSED = DriftView(DriftStatus.PAUSED, reason="paused")
 
 
 @dataclass
@@ -117,6 +120,7 @@ class DriftGuard:
         self._budget = CallBudget(self._settings.max_calls)
         self._policy: DriftPolicy | None = None
         self._off_here = False  # the user turned the guard off for this commitment
+        self._paused = False  # the commitment is paused: nothing is judged or nudged
         self._commitment: Commitment | None = None
         self._scope: CancelScope | None = None
         self._closed = False
@@ -159,11 +163,34 @@ class DriftGuard:
         self._commitment = commitment
         self._policy = None
         self._off_here = False
+        self._paused = commitment.paused  # e.g. a restart while paused: it waits for resume
         if not self.on:
             return After()
         if not watch:
             off = Judgement(Verdict.OFF_TASK, "off", Source.YOU)
             self._store.save_judgement(commitment.id, GUARD_OFF, off)
+        return self._watch(commitment, last)
+
+    def pause(self, now: datetime) -> None:
+        """The commitment is paused: a running judge call is stopped, an open episode ends
+        now, and nothing is judged or nudged until `resume`."""
+        self._stop_judge()
+        self._paused = True
+        if self._policy is not None:
+            self._apply(self._policy.stop(now))
+
+    def resume(self, last: WindowSample | None, now: datetime) -> After:
+        """The pause ended. It was neither work nor drift: the guard starts again as after a
+        restart, its verdicts kept, the window seen last counted from now."""
+        self._paused = False
+        if not self.on or self._commitment is None:
+            return After()
+        again = WindowSample(last.app, last.title, now) if last is not None else None
+        return self._watch(self._commitment, again)
+
+    def _watch(self, commitment: Commitment, last: WindowSample | None) -> After:
+        """A fresh policy over what this commitment has recorded (verdicts, episodes)."""
+        self._policy = None
         judgements = self._store.judgements(commitment.id)
         if GUARD_OFF in judgements:
             self._off_here = True
@@ -191,23 +218,24 @@ class DriftGuard:
     def observe(
         self, app: str, title: str, at: datetime, exact: WindowHandle | None = None
     ) -> After:
-        if self._policy is None:
+        if self._policy is None or self._paused:
             return After()
         return self._apply(self._policy.observe(app, title, at, exact))
 
     def tick(self, now: datetime) -> After:
-        if self._policy is None:
+        if self._policy is None or self._paused:
             return After()
         return self._apply(self._policy.tick(now))
 
     def acknowledge(self, answer: object, now: datetime) -> After:
-        if self._policy is None or self._policy.open_episode is None:
+        if self._policy is None or self._paused or self._policy.open_episode is None:
             raise NothingToAcknowledge()
         return self._apply(self._policy.acknowledge(validate_answer(answer), now))
 
     def rules_changed(self, rules: tuple[Rule, ...]) -> After:
-        """The standing rules changed (added or removed): the running commitment follows."""
-        if self._policy is None:
+        """The standing rules changed (added or removed): the running commitment follows
+        (a paused one when it resumes: its policy is made afresh then)."""
+        if self._policy is None or self._paused:
             return After()
         return self._apply(self._policy.set_rules(rules, self._clock.now()))
 
@@ -225,6 +253,8 @@ class DriftGuard:
         )
 
     def view(self, now: datetime) -> DriftView:
+        if self._paused:
+            return PAUSED
         if self._policy is not None:
             return self._policy.view(now)
         return OFF_FOR_COMMITMENT if self._off_here else OFF

@@ -39,20 +39,11 @@ class Ended(NamedTuple):
     outcome: Outcome
 
 
-def actual_secs(started_at: datetime, ended_at: datetime | None, deadline: datetime) -> int:
-    """Finish or expiry minus start, whole seconds, never negative.
-
-    An extended commitment's deadline has moved, so its ended_at already holds the extra
-    time; an unended one (no ended_at) counts up to its deadline."""
-    end = ended_at if ended_at is not None else deadline
-    return max(0, round((end - started_at).total_seconds()))
-
-
 def ended(c: Commitment) -> Ended:
     """The figures' view of a commitment from the history."""
     return Ended(
         c.timebox_secs,
-        actual_secs(c.started_at, c.ended_at, c.deadline),
+        c.actual_secs,
         c.outcome or Outcome.MISSED,
     )
 

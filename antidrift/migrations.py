@@ -171,4 +171,14 @@ MIGRATIONS: list[tuple[int, str, str]] = [
         ALTER TABLE drift_episodes ADD COLUMN enforce_note TEXT;
         """,
     ),
+    (
+        9,
+        "pause",
+        # A pause in progress (since when, so a restart keeps it paused) and the seconds of
+        # the pauses that ended (the history's paused time; actual time excludes it).
+        """
+        ALTER TABLE commitments ADD COLUMN paused_at TEXT;
+        ALTER TABLE commitments ADD COLUMN paused_secs INTEGER NOT NULL DEFAULT 0;
+        """,
+    ),
 ]

@@ -27,6 +27,7 @@ EXPORT_COLUMNS = (
     "drift_count",
     "on_task_share",
     "task",  # the title of the task it served (the CSV's one column for /history's object)
+    "paused_secs",
 )
 
 

@@ -12,7 +12,7 @@ from datetime import datetime
 from antidrift.ai import Cancelled, CoachError
 from antidrift.ai.reflect import Reflector, ReviewFacts
 from antidrift.domain import Commitment, RuntimeState, require
-from antidrift.insights import WindowTime, actual_secs
+from antidrift.insights import WindowTime
 from antidrift.ports import Store
 from antidrift.process import CancelScope
 from antidrift.snapshot import ReflectionStatus, ReflectionView
@@ -138,7 +138,7 @@ def review_facts(
     commitment: Commitment, focus: WindowTime, drift: tuple[int, float | None] | None
 ) -> ReviewFacts:
     """What the coach is told: the plan, the time, focus per app (no window titles)."""
-    taken = actual_secs(commitment.started_at, commitment.ended_at, commitment.deadline)
+    taken = commitment.actual_secs
     return ReviewFacts(
         next_action=commitment.next_action,
         success_condition=commitment.success_condition,

@@ -36,19 +36,22 @@ from antidrift.domain import (
 from antidrift.drafts import Draft, Drafts
 from antidrift.drift import OFF, DriftSettings, parse_choice
 from antidrift.guard import DriftGuard, Enforcer
+from antidrift.interruptions import Interruptions
 from antidrift.notify import Notifier
 from antidrift.ports import Store
 from antidrift.reflecting import Reflections
 from antidrift.snapshot import EvidenceView, Snapshot
 from antidrift.standing_rules import StandingRules
+from antidrift.timing import paused_total
 
 log = logging.getLogger("antidrift.session")
 
 Listener = Callable[[], None]
 
 
-class Controller:
-    """Owns the runtime state. Listeners run after the lock is released."""
+class Controller(Interruptions):
+    """Owns the runtime state. Listeners run after the lock is released. Pause, resume, finish
+    and its undo are in interruptions.py."""
 
     def __init__(
         self,
@@ -83,6 +86,7 @@ class Controller:
             c = self._commitment
             self._clock.resync(not_before=c.deadline - timedelta(seconds=c.total_secs))
         self._last_sample = persisted.samples[-1] if persisted.samples else None
+        self._closure: str | None = None  # the commitment whose outcome was just recorded
         # What the user types while planning, kept as they type; guarded by this lock.
         self.drafts = Drafts(
             store,
@@ -202,6 +206,7 @@ class Controller:
     def snapshot(self) -> Snapshot:
         with self._lock:
             now = self._now()
+            active = self._state is RuntimeState.ACTIVE
             return Snapshot(
                 version=self._version,
                 state=self._state,
@@ -219,6 +224,9 @@ class Controller:
                 reflection=self.reflections.view(self._commitment.id)
                 if self._state is RuntimeState.REVIEW and self._commitment is not None
                 else None,
+                paused_secs=paused_total(self._commitment, now) if active else 0,
+                undo_until=self.undo_until(),
+                closure=self._closure if self._state is RuntimeState.LOCKED else None,
             )
 
     # -- transitions -------------------------------------------------------------------------
@@ -230,7 +238,7 @@ class Controller:
             # Persist first, as every transition does: a failed save changes nothing.
             self.drafts.begin(draft)
             self._store.save(RuntimeState.PLANNING, None)
-            self._state = RuntimeState.PLANNING
+            self._state, self._closure = RuntimeState.PLANNING, None
             self.coaching.reset()
             self.coaching.keep_warm(True)
             self._changed()
@@ -277,12 +285,6 @@ class Controller:
         self._notify()
         return commitment
 
-    def finish(self) -> None:
-        with self._lock:
-            require(self._state, RuntimeState.ACTIVE, action="finish")
-            self._to_review(self._now())
-        self._notify()
-
     def extend(self, minutes: object) -> Commitment:
         """Add minutes while active, or reopen a commitment whose timebox ran out."""
         with self._lock:
@@ -309,7 +311,8 @@ class Controller:
     def expire_if_due(self) -> bool:
         """Move an active commitment whose deadline has passed to review."""
         with self._lock:
-            if self._state is not RuntimeState.ACTIVE or self._now() < self._commitment.deadline:
+            c = self._commitment
+            if self._state is not RuntimeState.ACTIVE or c.paused or self._now() < c.deadline:
                 return False
             self._to_review(self._commitment.deadline)
             ended = self._commitment
@@ -343,15 +346,16 @@ class Controller:
             self._store.save(RuntimeState.LOCKED, ended)
             self.reflections.cancel()
             self._state, self._commitment, self._last_sample = RuntimeState.LOCKED, None, None
+            self._closure = ended.id  # the locked view acknowledges it until the next plan
             self._changed()
         self._notify()
         return ended
 
     def record_window(self, app: str, title: str, at: datetime | None = None, exact=None) -> bool:
-        """Record a focus sample (`exact`: which window, for the teeth); outside active it is
-        accepted and dropped."""
+        """Record a focus sample (`exact`: which window, for the teeth); outside active, or paused,
+        it is accepted and dropped."""
         with self._lock:
-            if self._state is not RuntimeState.ACTIVE:
+            if self._state is not RuntimeState.ACTIVE or self._commitment.paused:
                 return False
             # Redacted, then bounded, here: whatever the source, the pattern sees the whole title.
             app, title = valid_text(app), valid_text(title)
@@ -379,9 +383,9 @@ class Controller:
         self._notify()
 
     def wants_evidence(self) -> bool:
-        """Whether a window sample would be kept now (only while a commitment is active)."""
+        """Whether a window sample would be kept now (only while a commitment runs)."""
         with self._lock:
-            return self._state is RuntimeState.ACTIVE
+            return self._state is RuntimeState.ACTIVE and not self._commitment.paused
 
     # -- the drift guard ---------------------------------------------------------------------
 

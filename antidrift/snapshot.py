@@ -97,6 +97,9 @@ class Snapshot:
     drift: DriftView = OFF
     reflection: ReflectionView | None = None  # review only
     draft: Draft | None = None  # planning only: the form as last typed
+    paused_secs: int = 0  # active only: seconds paused so far, a pause in progress included
+    undo_until: datetime | None = None  # review only: Finish can be undone until then
+    closure: str | None = None  # locked only: the commitment whose outcome was just recorded
 
     @property
     def task(self) -> TaskRef | None:

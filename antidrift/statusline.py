@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 from html import escape
 
-from antidrift.domain import clock_text
+from antidrift.timing import clock_text
 
 # waybar's `class`, one word per thing the bar may want to colour.
 KINDS = ("locked", "planning", "active", "drifting", "paused", "timesup", "review")

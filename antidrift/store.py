@@ -18,7 +18,7 @@ from antidrift.domain import (
     WindowSample,
 )
 from antidrift.drift_records import DriftRecords
-from antidrift.insights import Ended, WindowTime, actual_secs
+from antidrift.insights import Ended, WindowTime
 from antidrift.ports import Persisted
 
 
@@ -104,6 +104,8 @@ def _commitment(row: sqlite3.Row) -> Commitment:
         if row["task_source"]
         else None,
         enforce=row["enforce"],
+        paused_at=_dt(row["paused_at"]),
+        paused_secs=row["paused_secs"],
     )
 
 
@@ -146,11 +148,13 @@ class SQLiteStore(DriftRecords):
                     self._db.execute(
                         "INSERT INTO commitments (id, next_action, success_condition,"
                         " timebox_secs, started_at, deadline, ended_at, outcome, note,"
-                        " extended_secs, task_source, task_id, task_title, task_url, enforce)"
-                        " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+                        " extended_secs, task_source, task_id, task_title, task_url, enforce,"
+                        " paused_at, paused_secs)"
+                        " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
                         " ON CONFLICT(id) DO UPDATE SET ended_at = excluded.ended_at,"
                         " outcome = excluded.outcome, note = excluded.note,"
-                        " deadline = excluded.deadline, extended_secs = excluded.extended_secs",
+                        " deadline = excluded.deadline, extended_secs = excluded.extended_secs,"
+                        " paused_at = excluded.paused_at, paused_secs = excluded.paused_secs",
                         (
                             commitment.id,
                             commitment.next_action,
@@ -164,6 +168,8 @@ class SQLiteStore(DriftRecords):
                             commitment.extended_secs,
                             *_task_columns(commitment.task),
                             commitment.enforce,
+                            _iso(commitment.paused_at),
+                            commitment.paused_secs,
                         ),
                     )
                 if commitment is not None and commitment.outcome is not None:
@@ -210,7 +216,7 @@ class SQLiteStore(DriftRecords):
         self._db.execute(
             "UPDATE commitments SET actual_secs = ? WHERE id = ?",
             (
-                actual_secs(commitment.started_at, commitment.ended_at, commitment.deadline),
+                commitment.actual_secs,
                 commitment.id,
             ),
         )
@@ -285,7 +291,7 @@ class SQLiteStore(DriftRecords):
                 "SELECT c.id, c.next_action, c.success_condition, c.timebox_secs, c.started_at,"
                 " c.ended_at, c.outcome, c.note, c.extended_secs, c.actual_secs,"
                 " COALESCE(d.drift_count, 0),"
-                " ROUND(MIN(MAX(d.on_task_share, 0.0), 1.0), 4), c.task_title"
+                " ROUND(MIN(MAX(d.on_task_share, 0.0), 1.0), 4), c.task_title, c.paused_secs"
                 " FROM commitments c LEFT JOIN drift_summary d ON d.commitment_id = c.id"
                 " WHERE c.outcome IS NOT NULL ORDER BY c.ended_at DESC, c.rowid DESC"
             ).fetchall()

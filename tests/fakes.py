@@ -140,7 +140,7 @@ class FakeStore:
                 (c.id, c.next_action, c.success_condition, c.timebox_secs)
                 + (c.started_at.isoformat(), c.ended_at.isoformat(), c.outcome.value, c.note)
                 + (c.extended_secs, insights.ended(c).actual_secs, count, share)
-                + (c.task.title if c.task else None,)
+                + (c.task.title if c.task else None, c.paused_secs)
             )
         return rows
 

@@ -49,7 +49,7 @@ class X11Probe:
         env = self._env if self._env is not None else os.environ
         if not env.get("DISPLAY"):
             raise ProbeError("DISPLAY is not set: no X11 session to sample")
-        window = self._focused_window()
+        window, managed = self._focused_window()
         if window is None:
             return None
         title = self._out(["xdotool", "getwindowname", str(window)]).rstrip("\n")
@@ -62,12 +62,15 @@ class X11Probe:
         else:
             match = _TITLE_APP.match(title)
             app = match.group(1).strip() if match else title
-        return Focused(app, title, WindowHandle("x11", str(window))) if app or title else None
+        # Only a window manager's active window is the teeth's: without one, nothing iconifies.
+        exact = WindowHandle("x11", str(window)) if managed else None
+        return Focused(app, title, exact) if app or title else None
 
     def _out(self, argv: list[str]) -> str:
         return run_tool(argv, env=self._env).stdout
 
-    def _focused_window(self) -> int | None:
+    def _focused_window(self) -> tuple[int | None, bool]:
+        """The focused window's id, and whether an EWMH window manager named it."""
         try:
             window = _window_id(self._out(["xdotool", "getactivewindow"]), "xdotool")
         except ToolFailed as ewmh_error:
@@ -77,12 +80,13 @@ class X11Probe:
             except ProbeError:
                 raise ewmh_error from None
             if raw in NO_WINDOW_IDS:
-                return None
+                return None, False
             try:  # without -f xdotool walks up to the top-level window carrying WM_CLASS
                 window = _window_id(self._out(["xdotool", "getwindowfocus"]), "xdotool")
             except ProbeError:
-                return None  # focus is on the root or a window no application owns
-        return None if window in NO_WINDOW_IDS else window
+                return None, False  # focus is on the root or a window no application owns
+            return (None if window in NO_WINDOW_IDS else window), False
+        return (None if window in NO_WINDOW_IDS else window), True
 
 
 def put_away(window: str, env: Mapping[str, str] | None = None) -> str:

@@ -74,7 +74,7 @@ def svg(icon: IconState) -> str:
     """The icon as an SVG document (32×32 user units)."""
     c = SIZE / 2
     parts = [f'<circle cx="{c}" cy="{c}" r="15" fill="{COLOURS[icon.state]}"/>']
-    ring = f'cx="{c}" cy="{c}" r="12" fill="none" stroke="#fff" stroke-width="3"'
+    ring = f'cx="{c}" cy="{c}" r="13.5" fill="none" stroke="#fff" stroke-width="2.5"'
     if icon.state in ("active", "drifting", "paused", "timesup"):
         share = 0 if icon.state == "timesup" else _share(icon.left, icon.span)
         parts.append(f'<circle {ring} stroke-opacity="0.35"/>')
@@ -88,14 +88,15 @@ def svg(icon: IconState) -> str:
         parts.append('<rect x="17.5" y="10" width="3" height="12" rx="1" fill="#fff"/>')
     elif icon.state in ("active", "drifting", "timesup"):
         text = minutes_text(icon.left) if icon.state != "timesup" else "0"
-        size = 14 if len(text) < 2 else 12 if len(text) < 3 else 10
+        size = 20 if len(text) < 2 else 16 if len(text) < 3 else 11
         parts.append(
             f'<text x="{c}" y="{c}" dy="0.35em" text-anchor="middle" font-size="{size}"'
-            ' font-weight="700" font-family="system-ui, sans-serif" fill="#fff">'
+            ' font-weight="700" font-family="system-ui, sans-serif" letter-spacing="-0.5"'
+            ' fill="#fff">'
             f"{escape(text)}</text>"
         )
     elif icon.state == "planning":
-        parts.append(f'<circle {ring} stroke-dasharray="4.7 4.7"/>')
+        parts.append(f'<circle {ring} pathLength="100" stroke-dasharray="19 6"/>')
     elif icon.state == "review":
         parts.append(
             '<path d="M9.5 16.5l4.5 4.5 8.5-9" fill="none" stroke="#fff" stroke-width="3.2"'

@@ -6,7 +6,6 @@ from collections.abc import Mapping
 
 from antidrift.domain import Commitment, RuntimeState, TaskRef
 from antidrift.drafts import DRAFT_FIELDS
-from antidrift.insights import actual_secs
 from antidrift.snapshot import CoachStatus, Snapshot
 
 
@@ -66,6 +65,9 @@ def state_json(snap: Snapshot) -> dict[str, object]:
             "edited": sorted(d.edited),
             "task": task_json(d.task),  # the picked task the next commitment will serve
         }
+    if snap.state is RuntimeState.ACTIVE and c is not None:
+        body["paused"] = c.paused
+        body["paused_secs"] = snap.paused_secs  # a pause in progress included
     if snap.state is RuntimeState.ACTIVE:
         drift = snap.drift
         body["drift"] = {
@@ -106,10 +108,11 @@ def history_json(
             "outcome": c.outcome.value if c.outcome else None,
             "note": c.note,
             "extended_secs": c.extended_secs,
-            "actual_secs": actual_secs(c.started_at, c.ended_at, c.deadline),
+            "actual_secs": c.actual_secs,  # less the pauses
             "drift_count": drift.get(c.id, (0, None))[0],
             "on_task_share": _share(drift.get(c.id, (0, None))[1]),
             "task": task_json(c.task),
+            "paused_secs": c.paused_secs,
         }
         for c in items
     ]

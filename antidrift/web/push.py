@@ -88,13 +88,16 @@ class _Frame:
         widgets = tuple(self.widgets.values())
         return self._once("view", lambda: self._renderer.view(self._views.page(self.snap, widgets)))
 
-    def widget(self, name: str) -> str:
-        return self._once(name, lambda: self._renderer.widget(self.widgets[name], self.widgets))
+    def widget(self, name: str, focus: bool = False) -> str:
+        def render() -> str:
+            return self._renderer.widget(self.widgets[name], self.widgets, focus=focus)
 
-    def part(self, name: str, conn: Connection) -> str:
+        return self._once(f"{name}+focus" if focus else name, render)
+
+    def part(self, name: str, conn: Connection, focus: bool = False) -> str:
         """A widget as this connection gets it (the offline notice carries its beat)."""
         if name != Offline.name:
-            return self.widget(name)
+            return self.widget(name, focus)
         beat = conn.beat()
         return self._once(
             f"{name}/{beat}", lambda: self._renderer.offline(self.widgets[name], beat)
@@ -177,7 +180,10 @@ class Hub:
                 if model.parent in resent:
                     conn.sent[name] = model  # its parent's render already contains it
                 elif first or conn.sent.get(name, _MISSING) != model:
-                    parts.append(frame.part(name, conn))
+                    # Changed under an open page: a widget that replaces the button pressed
+                    # focuses its new one (never when a page connects: its heading keeps it).
+                    focus = model.focus_on_change and not first
+                    parts.append(frame.part(name, conn, focus))
                     conn.sent[name] = model
                     resent.add(name)
             proposal = current.proposal_id

@@ -52,9 +52,12 @@ class Renderer:
     def view(self, model: PageModel) -> str:
         return self._render("_view.html", **model.context())
 
-    def widget(self, widget: Widget, widgets: Mapping[str, Widget] | None = None) -> str:
-        """One pushed widget (`_<name>.html`) from its object (and those inside it) alone."""
-        return self._render(f"_{widget.name}.html", **family(widget, widgets or {}))
+    def widget(
+        self, widget: Widget, widgets: Mapping[str, Widget] | None = None, *, focus: bool = False
+    ) -> str:
+        """One pushed widget (`_<name>.html`) from its object (and those inside it) alone;
+        focus: its button takes the focus (Widget.focus_on_change)."""
+        return self._render(f"_{widget.name}.html", **family(widget, widgets or {}), focus=focus)
 
     def offline(self, widget: Widget, beat: str) -> str:
         """The offline notice as one connection gets it: with its beat (see _offline.html)."""

@@ -6,7 +6,13 @@ import json
 
 from flask import Blueprint, current_app, jsonify, request
 
-from antidrift.domain import Plan, ValidationError, validate_window
+from antidrift.domain import (
+    Plan,
+    RuntimeState,
+    ValidationError,
+    require,
+    validate_window,
+)
 from antidrift.drafts import Draft
 from antidrift.web import manifest as app_manifest
 from antidrift.web import tasks
@@ -14,6 +20,7 @@ from antidrift.web.projection import state_json
 from antidrift.web.requests import HTML, controller, done, from_htmx, payload, reads, with_left
 
 bp = Blueprint("web", __name__)
+MAX_ID = 100  # characters of a commitment id in a request (ours are 36)
 
 
 @bp.get("/")
@@ -49,12 +56,20 @@ def enter_planning():
         return tasks.pick(data.get("task"))
     again = data.get("again")
     draft = None
-    if again:  # Again: planning opens with that commitment's plan (and task) as the draft
-        c = reads().entry(str(again))
-        plan = Plan(c.next_action, c.success_condition, c.timebox_secs)
-        draft = Draft.of_plan(plan, c.task)
+    if again not in (None, ""):  # Again: planning opens with that commitment's plan
+        require(controller().snapshot().state, RuntimeState.LOCKED, action="plan")
+        draft = _again(again)
     controller().enter_planning(draft)
     return done()
+
+
+def _again(commitment_id: object) -> Draft:
+    """The draft Again opens planning with: that commitment's action, done-when, minutes
+    (and the task it served)."""
+    if not isinstance(commitment_id, str) or not 0 < len(commitment_id) <= MAX_ID:
+        raise ValidationError("Again takes the id of a commitment in your history.", "again")
+    c = reads().entry(commitment_id)  # NotFound (404) when the history has no such entry
+    return Draft.of_plan(Plan(c.next_action, c.success_condition, c.timebox_secs), c.task)
 
 
 @bp.post("/planning/draft")
@@ -120,6 +135,24 @@ def cancel_coach():
 @bp.post("/finish")
 def finish():
     controller().finish()
+    return done()
+
+
+@bp.post("/finish/undo")
+def undo_finish():
+    controller().undo_finish()
+    return done()
+
+
+@bp.post("/pause")
+def pause():
+    controller().pause()
+    return done()
+
+
+@bp.post("/resume")
+def resume():
+    controller().resume()
     return done()
 
 

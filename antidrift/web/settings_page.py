@@ -62,7 +62,7 @@ GROUPS: tuple[tuple[str, tuple[tuple[str, str], ...]], ...] = (
 WORDS = {
     # Short: a drop-down cannot wrap, and its about line already says what "On" does.
     "drift": {"ai": "On", "off": "Off"},
-    "enforce": {"off": "Leave it", "minimize": "Minimize the window"},
+    "enforce": {"off": "Leave it", "minimize": "Put the window away"},
     "notify": {"auto": "The desktop's own", "off": "None", "command": "My command"},
 }
 

@@ -23,9 +23,11 @@ from antidrift.snapshot import CoachInfo, CoachStatus, DriftInfo, Snapshot
 from antidrift.tasks import Board, Offer
 from antidrift.tasks import Listing as Listing  # the task list's view data, for the renderer
 from antidrift.web.widgets import (
+    Announce,
     CoachElapsed,
     CoachSource,
     CoachWidget,
+    Controls,
     DriftBannerWidget,
     DriftGuardWidget,
     EvidenceWidget,
@@ -36,9 +38,10 @@ from antidrift.web.widgets import (
     TaskPick,
     TimeLeft,
     Title,
+    Undo,
     Widget,
 )
-from antidrift.web.words import TODAY_LOOKS_AT, Today, drift_said, in_words
+from antidrift.web.words import TODAY_LOOKS_AT, Closure, Today, drift_said, in_words
 
 HISTORY_ON_PAGE = 20
 CLI_RECHECK = 5.0  # seconds a "CLI found on PATH" answer is trusted while planning
@@ -129,6 +132,7 @@ class PageModel:
     tasks_on: bool = False  # planning lists the user's open tasks (task sources configured)
     # Review and history: what each remembered task's source offers to record, by commitment.
     offers: Mapping[str, Offer] = field(default_factory=dict)
+    closure: Closure | None = None  # locked: the outcome just recorded, and what next
 
     def context(self) -> dict[str, object]:
         snap = self.snap
@@ -143,6 +147,7 @@ class PageModel:
             "drift_on": self.guard is not None and self.guard.on,
             "guard": self.guard,
             "today": self.today,
+            "closure": self.closure,
             "draft": snap.draft,
             "tasks_on": self.tasks_on,
             "offers": self.offers,
@@ -217,7 +222,12 @@ class Views:
     def widgets(self, snap: Snapshot) -> tuple[Widget, ...]:
         """The pushed widgets of the snapshot's view (parents before their children), then
         those outside the view."""
-        outside = (Title.of(snap), Icon.of(snap), Offline(snap.now.replace(microsecond=0)))
+        outside = (
+            Title.of(snap),
+            Icon.of(snap),
+            Offline(snap.now.replace(microsecond=0)),
+            Announce.of(snap),
+        )
         return self._view_widgets(snap) + outside
 
     def _view_widgets(self, snap: Snapshot) -> tuple[Widget, ...]:
@@ -237,7 +247,7 @@ class Views:
                 *(Suggestion.of(name, coach, snap.draft) for name in PLAN_FIELDS),
             )
         if snap.state is RuntimeState.ACTIVE and snap.commitment is not None:
-            last = snap.evidence.last
+            c, last = snap.commitment, snap.evidence.last
             return (
                 TimeLeft.of(snap.commitment, snap.now),
                 DriftBannerWidget(snap.drift.banner),
@@ -254,10 +264,11 @@ class Views:
                     snap.drift.banner is not None,
                     snap.drift.put_away,
                 ),
+                Controls(c.paused, c.seconds_left(snap.now) if c.paused else 0),
             )
         if snap.state is RuntimeState.REVIEW and snap.reflection is not None:
             r = snap.reflection
-            return (ReflectionWidget(r.status, r.text, r.error),)
+            return (ReflectionWidget(r.status, r.text, r.error), Undo(snap.undo_until))
         return ()
 
     def page(self, snap: Snapshot, widgets: tuple[Widget, ...] | None = None) -> PageModel:
@@ -265,12 +276,13 @@ class Views:
         if widgets is None:
             widgets = self.widgets(snap)
         history: tuple[Commitment, ...] = ()
-        focus = drift = calibration = today = None
+        focus = drift = calibration = today = closure = None
         if snap.state is RuntimeState.PLANNING:
             calibration = self._reader.calibration()
         if snap.state is RuntimeState.LOCKED:
             recent = self._reader.history(limit=TODAY_LOOKS_AT)
             history, today = tuple(recent[:HISTORY_ON_PAGE]), Today.of(recent, snap.now)
+            closure = Closure.of(recent, snap.closure)
         if snap.state is RuntimeState.REVIEW and snap.commitment is not None:
             # Summed by the store: a long commitment has tens of thousands of samples.
             focus = self._reader.window_time(snap.commitment, snap.now)
@@ -286,6 +298,7 @@ class Views:
             calibration,
             self.drift,
             today,
+            closure=closure,
             tasks_on=snap.state is RuntimeState.PLANNING and self.tasks.configured(),
             offers=self.tasks.offers((c.id, c.task) for c in served if c is not None),
         )

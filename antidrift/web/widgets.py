@@ -27,10 +27,11 @@ from datetime import datetime
 from typing import ClassVar
 from urllib.parse import urlencode
 
-from antidrift.domain import Commitment, Health, Plan, RuntimeState, TaskRef, clock_text
+from antidrift.domain import Commitment, Health, Plan, RuntimeState, TaskRef
 from antidrift.drafts import Draft, proposed_value
 from antidrift.drift import DriftStatus, Episode
 from antidrift.snapshot import CoachStatus, CoachView, DriftInfo, Snapshot
+from antidrift.timing import clock_text, five_minutes_left
 
 
 @dataclass(frozen=True)
@@ -42,6 +43,9 @@ class Widget:
     # Outside the view (the title, the offline notice): a whole view does not contain it,
     # so it is pushed beside every whole view as well.
     outside_view: ClassVar[bool] = False
+    # Pushed because a button in it was pressed (and so replaced): the partial gets
+    # `focus` true and marks its new button autofocus, so focus never drops to the body.
+    focus_on_change: ClassVar[bool] = False
 
 
 @dataclass(frozen=True)
@@ -118,13 +122,55 @@ class TimeLeft(Widget):
     extended_secs: int = 0
     deadline: datetime | None = None
     span_secs: int = 0  # start to deadline: what the progress bar measures
-    paused: bool = False  # the CSS clock stands still
+    paused: bool = False  # the clock stands still (the deadline moves when it resumes)
 
     @classmethod
     def of(cls, c: Commitment, now: datetime) -> TimeLeft:
         span = int((c.deadline - c.started_at).total_seconds())
-        left, paused = c.seconds_left(now), bool(getattr(c, "paused", False))  # pause: issue 19
-        return cls(left, c.timebox_secs, c.extended_secs, c.deadline, span, paused)
+        left = c.seconds_left(now)
+        return cls(left, c.timebox_secs, c.extended_secs, c.deadline, span, c.paused)
+
+
+@dataclass(frozen=True)
+class Controls(Widget):
+    """The active view's buttons: Finish, Pause or Resume, more time (not while paused);
+    while paused, the line that says so. Re-sent only when paused changes, which replaces
+    the button pressed: Resume (or Pause) takes the focus."""
+
+    name = "controls"
+    focus_on_change = True
+    paused: bool
+    left: int = 0  # while paused: the time left, standing still
+
+
+@dataclass(frozen=True)
+class Undo(Widget):
+    """The review's Undo button, while a manual Finish can still be taken back; its
+    removal is pushed when that time has passed."""
+
+    name = "undo"
+    until: datetime | None
+
+
+@dataclass(frozen=True)
+class Announce(Widget):
+    """A polite live region (role status) outside the view: "5 minutes left." for a minute,
+    "Time's up." once the timebox ran out; its text is swapped in, so it is said once."""
+
+    name = "announce"
+    outside_view = True
+    text: str = ""
+
+    @classmethod
+    def of(cls, snap: Snapshot) -> Announce:
+        c = snap.commitment
+        if c is None:
+            return cls()
+        if snap.state is RuntimeState.ACTIVE and five_minutes_left(c, snap.now):
+            return cls("5 minutes left.")
+        if snap.state is RuntimeState.REVIEW and c.ran_out:
+            return cls("Time's up.")
+        return cls()
 
 
 @dataclass(frozen=True)
@@ -149,7 +195,11 @@ class Title(Widget):
         c = snap.commitment
         if snap.state is RuntimeState.ACTIVE and c is not None:
             clock = clock_text(c.seconds_left(snap.now))
-            head = "Drifting? · " if _drifting(snap) else ""
+            head = "Paused · " if c.paused else ""
+            if five_minutes_left(c, snap.now):
+                head = "5 min left · "
+            if _drifting(snap):
+                head = "Drifting? · "
             return cls(f"{head}{clock} · {_short(c.next_action, TITLE_ACTION_MAX)} · AntiDrift")
         if snap.state is RuntimeState.REVIEW and c is not None:
             head = "Time's up" if c.ran_out else "Review"
@@ -181,7 +231,7 @@ class Icon(Widget):
         c = snap.commitment
         if snap.state is RuntimeState.ACTIVE and c is not None:
             state = "drifting" if _drifting(snap) else "active"
-            if getattr(c, "paused", False):  # pause lands beside this (issue 19)
+            if c.paused:
                 state = "paused"
             span = (c.deadline - c.started_at).total_seconds()
             return cls(state, math.ceil(c.seconds_left(snap.now) / 60), math.ceil(span / 60))

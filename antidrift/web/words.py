@@ -1,4 +1,5 @@
-"""What the main views say in words: errors without variable names, and today's summary."""
+"""What the main views say in words: errors without variable names, today's summary, the
+closure after an outcome is saved."""
 
 from __future__ import annotations
 
@@ -7,7 +8,7 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from antidrift.domain import Commitment, Outcome
-from antidrift.insights import actual_secs
+from antidrift.insights import streaks
 from antidrift.settings import SETTINGS
 from antidrift.snapshot import CoachInfo, DriftInfo
 
@@ -44,7 +45,7 @@ class Today:
     def of(cls, history: list[Commitment], now: datetime) -> Today:
         day = now.astimezone().date()
         done = [c for c in history if c.ended_at and c.ended_at.astimezone().date() == day]
-        secs = sum(actual_secs(c.started_at, c.ended_at, c.deadline) for c in done)
+        secs = sum(c.actual_secs for c in done)
         met = sum(1 for c in done if c.outcome is Outcome.MET)
         return cls(len(done), met, round(secs / 60))
 
@@ -55,3 +56,24 @@ def drift_said(drift: DriftInfo, found: bool | None, coach: CoachInfo) -> DriftI
     if drift.on and found is False and coach.backend is not None:
         return DriftInfo(False, drift.cli, f"{drift.cli} is not installed")
     return drift
+
+
+@dataclass(frozen=True)
+class Closure:
+    """The locked view's acknowledgement (id="closure") of the outcome just saved: Met or
+    Missed, the met streak, and Again's commitment."""
+
+    commitment_id: str
+    next_action: str
+    met: bool
+    streak: int = 0  # met in a row, this one included (when met)
+
+    @classmethod
+    def of(cls, recent: list[Commitment], commitment_id: str | None) -> Closure | None:
+        """From the history, newest first (None when that entry was removed meanwhile)."""
+        entry = next((c for c in recent if c.id == commitment_id), None)
+        if entry is None:
+            return None
+        met = entry.outcome is Outcome.MET
+        newer_first = [c.outcome for c in recent[recent.index(entry) :]]
+        return cls(entry.id, entry.next_action, met, streaks(newer_first).current if met else 0)

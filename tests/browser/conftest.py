@@ -304,6 +304,29 @@ class UI:
             page.wait_for_timeout(50)
 
     @staticmethod
+    def timer_text(page: Page) -> str:
+        """What the page's one timer (role="timer", the countdown) shows on screen, read from
+        Chromium's accessibility tree: its digits are CSS counters (generated content), which
+        neither the DOM's text nor getComputedStyle's `content` (the unresolved counter()
+        expression) holds."""
+        cdp = page.context.new_cdp_session(page)
+        try:
+            nodes = cdp.send("Accessibility.getFullAXTree")["nodes"]
+        finally:
+            cdp.detach()
+        by_id = {n["nodeId"]: n for n in nodes}
+        timers = [n for n in nodes if n.get("role", {}).get("value") == "timer"]
+        assert len(timers) == 1, f"{len(timers)} timers on the page"
+        assert timers[0]["name"]["value"] == "Time left"
+
+        def text(node) -> str:
+            if node.get("role", {}).get("value") == "StaticText":
+                return node.get("name", {}).get("value", "")
+            return "".join(text(by_id[c]) for c in node.get("childIds", []) if c in by_id)
+
+        return text(timers[0])
+
+    @staticmethod
     def sideways_scroll(page: Page) -> int:
         """How many pixels the page scrolls sideways (0 when it fits its viewport)."""
         return page.evaluate(

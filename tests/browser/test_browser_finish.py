@@ -99,6 +99,17 @@ def test_the_daily_views_are_finished(new_tabs, app, ui, viewport, scheme):
     if phone:  # the intent takes the row; Sharpen goes below it
         assert intent["width"] >= box["width"] - 1, (intent, box)
     look("planning")
+    # A refused Sharpen does not sit beside an older "Proposal filled in".
+    page.get_by_label("Rough intent").fill("the quarterly report")
+    page.get_by_role("button", name="Sharpen").click()
+    expect(ui.coach(page, "ready")).to_be_visible()
+    ready = page.locator("#coach .coach-line")
+    expect(ready).to_be_visible()
+    page.get_by_label("Rough intent").fill("")
+    page.get_by_role("button", name="Sharpen").click()
+    expect(page.locator("#intent-message")).to_contain_text("required")
+    expect(ready).to_be_hidden()
+    look("planning-refused-sharpen")
 
     app.server.post(
         "/commitment",

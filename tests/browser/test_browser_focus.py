@@ -86,9 +86,21 @@ def test_focus_is_never_left_on_the_page_after_a_button(page, app, ui, tmp_path)
     press(page, "+5 min")
     expect(page.locator("#time-left")).to_contain_text("5 added")
     after("+5 min")
+    press(page, "Pause")
+    expect(page.get_by_role("button", name="Resume")).to_be_visible()
+    after("Pause")
+    press(page, "Resume")
+    expect(page.get_by_role("button", name="Pause")).to_be_visible()
+    after("Resume")
     press(page, "Finish")
     expect(ui.view(page, "review")).to_be_visible()
     after("Finish")
+    press(page, "Undo Finish")
+    expect(ui.view(page, "active")).to_be_visible()
+    after("Undo Finish")
+    press(page, "Finish")
+    expect(ui.view(page, "review")).to_be_visible()
+    after("Finish (again)")
 
     page.get_by_role("button", name="Reflect").click()  # its button goes while the coach reads
     after("Reflect")
@@ -99,6 +111,11 @@ def test_focus_is_never_left_on_the_page_after_a_button(page, app, ui, tmp_path)
     press(page, "Save to history")
     expect(ui.view(page, "locked")).to_be_visible()
     after("Save to history")
+    press(page, "Again")  # the closure's one-click next: the same plan, planning
+    expect(ui.view(page, "planning")).to_be_visible()
+    after("Again")
+    press(page, "Cancel planning")
+    expect(ui.view(page, "locked")).to_be_visible()
 
     # The history's correct and remove: the page they return to says so and takes the focus.
     page.goto(app.base + "/insights")
@@ -112,4 +129,4 @@ def test_focus_is_never_left_on_the_page_after_a_button(page, app, ui, tmp_path)
     press(page, "Remove")
     expect(page.locator("#done")).to_contain_text("Removed from history")
     assert after("Remove") == "done"
-    assert len(seen) == 15, seen
+    assert len(seen) == 20, seen

@@ -17,12 +17,14 @@ def fill_plan(page, next_action: str, done_when: str, minutes: str) -> None:
 
 
 def boxes(page, *selectors: str) -> dict[str, tuple[float, float]]:
-    """Where each element sits (x, y): to prove that nothing else moved."""
+    """Where each element sits in the document (x, y): to prove that nothing else moved. In
+    the document, not the viewport: scrolling a message into view moves nothing."""
     out = {}
+    scroll_x, scroll_y = page.evaluate("[window.scrollX, window.scrollY]")
     for sel in selectors:
         box = page.locator(sel).bounding_box()
         assert box is not None, f"{sel} is not on the page"
-        out[sel] = (round(box["x"]), round(box["y"]))
+        out[sel] = (round(box["x"] + scroll_x), round(box["y"] + scroll_y))
     return out
 
 
@@ -83,6 +85,10 @@ def test_whole_loop_by_clicking(page, app, ui):
     page.get_by_role("button", name="Save to history").click()
 
     expect(ui.view(page, "locked")).to_be_visible()
+    # Acknowledged, not "No commitment yet.": what was recorded, and what next.
+    expect(page.locator("#closure")).to_be_visible()
+    expect(page.get_by_role("heading", name="Met", exact=True)).to_be_visible()
+    expect(page.get_by_role("button", name="Plan the next")).to_be_focused()
     item = page.locator(".history-item").first
     expect(item).to_contain_text("Write the release notes")
     expect(item.locator(".badge")).to_have_text("met")

@@ -24,27 +24,6 @@ def seconds(text: str) -> int:
     return hours * 3600 + minutes * 60 + secs
 
 
-def shown_clock(page) -> str:
-    """What the timer shows on screen: its text as Chromium's accessibility tree has it. The
-    digits are CSS counters (generated content), which the DOM's text never holds."""
-    cdp = page.context.new_cdp_session(page)
-    try:
-        nodes = cdp.send("Accessibility.getFullAXTree")["nodes"]
-    finally:
-        cdp.detach()
-    by_id = {n["nodeId"]: n for n in nodes}
-    timers = [n for n in nodes if n.get("role", {}).get("value") == "timer"]
-    assert len(timers) == 1, f"{len(timers)} timers on the page"
-    assert timers[0]["name"]["value"] == "Time left"
-
-    def text(node) -> str:
-        if node.get("role", {}).get("value") == "StaticText":
-            return node.get("name", {}).get("value", "")
-        return "".join(text(by_id[c]) for c in node.get("childIds", []) if c in by_id)
-
-    return text(timers[0])
-
-
 def server_clock(page) -> str:
     """The server's own text for the time left (kept in the widget, hidden under the CSS)."""
     return page.locator("#time-left .clock-text").text_content()
@@ -70,7 +49,7 @@ def test_the_css_clock_shows_minutes_and_seconds_as_the_server_does(tabs, app, u
     page, watch = tabs.open()
     ui.expect(ui.view(page, "active")).to_be_visible()
     ui.wait_until(page, lambda: watch.frames_with('id="time-left"'), what="a pushed clock")
-    shown = shown_clock(page)
+    shown = ui.timer_text(page)
     assert re.match(shape, shown), shown
     assert abs(seconds(shown) - seconds(server_clock(page))) <= 1
 
@@ -95,13 +74,13 @@ def test_offline_the_clock_counts_buttons_refuse_and_a_restart_brings_it_back_in
     expect(notice).to_contain_text("Buttons wait until it is back")
 
     # The clock keeps counting down with nobody pushing it.
-    first = seconds(shown_clock(page))
+    first = seconds(ui.timer_text(page))
     frames = len(watch.frames)
     ui.wait_until(
-        page, lambda: seconds(shown_clock(page)) <= first - 2, timeout=6, what="the clock"
+        page, lambda: seconds(ui.timer_text(page)) <= first - 2, timeout=6, what="the clock"
     )
     assert len(watch.frames) == frames, "something was pushed with the server stopped"
-    assert re.match(r"^2\d:\d\d$", shown_clock(page))
+    assert re.match(r"^2\d:\d\d$", ui.timer_text(page))
 
     # Finish takes no click and no key: nothing is sent, and the notice says why.
     assert finish_is_inert(page)
@@ -136,7 +115,7 @@ def test_offline_the_clock_counts_buttons_refuse_and_a_restart_brings_it_back_in
     ui.wait_until(page, lambda: not finish_is_inert(page), timeout=5, what="buttons back")
     left = app.server.get("/state")["commitment"]
     assert left is not None
-    assert abs(seconds(shown_clock(page)) - seconds(server_clock(page))) <= 1
+    assert abs(seconds(ui.timer_text(page)) - seconds(server_clock(page))) <= 1
     page.get_by_role("button", name="Finish").click()
     expect(ui.view(page, "review")).to_be_visible()
 

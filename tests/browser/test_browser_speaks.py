@@ -90,6 +90,8 @@ def test_times_up_notifies_once_says_so_chimes_and_extends_from_the_review(new_t
     # The page says it too: the eyebrow, the chime (this page was clicked, so Chromium lets
     # it play), and focus on the review's heading.
     expect(page.locator(".eyebrow")).to_contain_text("Time's up")
+    # A screen reader hears it from the polite live region, not only the action's name.
+    expect(page.locator("#announce[role=status][aria-live=polite]")).to_have_text("Time's up.")
     page.wait_for_function(
         "() => { const a = document.querySelector('#chime audio');"
         " return !!a && (a.currentTime > 0 || a.ended); }",
@@ -108,6 +110,20 @@ def test_times_up_notifies_once_says_so_chimes_and_extends_from_the_review(new_t
     assert state["runtime_state"] == "active"
     assert (state["commitment"]["timebox_secs"], state["commitment"]["extended_secs"]) == (60, 300)
     assert len(app.notifier.calls()) == 1
+
+
+def test_five_minutes_left_is_said_once_in_the_title_and_the_live_region(page, app, ui):
+    """A 15-minute timebox, moved on the server's test clock to five minutes left."""
+    expect = ui.expect
+    start(page, ui, "Review the pull request", 15)
+    region = page.locator("#announce[role=status][aria-live=polite]")
+    expect(region).to_have_text("")
+    app.server.clock.advance(seconds_in(page.title()) - 300)
+    expect(page).to_have_title(re.compile(r"^5 min left · 0[45]:\d\d · Review the pull request"))
+    expect(region).to_have_text("5 minutes left.")
+    app.server.clock.advance(60)  # a minute later the title is the clock's again, quietly
+    expect(page).to_have_title(re.compile(r"^0[34]:\d\d · Review the pull request"))
+    expect(region).to_have_text("")
 
 
 def test_extend_while_active_moves_the_clock_and_says_so(page, app, ui):

@@ -4,6 +4,7 @@ once; what the person edits afterwards survives every later push until a new pro
 
 from __future__ import annotations
 
+import contextlib
 import re
 import time
 
@@ -173,3 +174,50 @@ def test_typing_survives_the_coach(tabs, app, ui):
         SECOND_PROPOSAL["next_action"],
         35 * 60,
     )
+
+
+def test_typing_right_after_plan_survives_a_late_push_to_the_old_socket(tabs, app, ui):
+    """The push that carries Plan's new view goes to the page's old (locked) socket; under load
+    it and the pushes after it can land late, after the new view is up and the user types.
+    Here they are held, the view released, the intent typed at once, then the rest (and the
+    view again) delivered late: the typed words stay (a message on a socket the view has
+    replaced is dropped, and the server sends a whole view only to a page showing another)."""
+    expect = ui.expect
+    held: list[str] = []
+    routes: dict[str, tuple] = {}
+    hold = {"on": False}
+
+    def proxy_sockets(page) -> None:
+        def proxy(ws) -> None:
+            server = ws.connect_to_server()
+            routes[ws.url] = (ws, server)
+
+            def from_server(message) -> None:
+                if hold["on"] and "view=locked" in ws.url:
+                    held.append(message)
+                else:
+                    ws.send(message)
+
+            server.on_message(from_server)
+
+        page.route_web_socket(re.compile(r"/ws\b"), proxy)
+
+    page, watch = tabs.open(before=proxy_sockets)
+    expect(ui.view(page, "locked")).to_be_visible()
+    old = next(ws for url, (ws, _) in routes.items() if "view=locked" in url)
+    hold["on"] = True
+    page.get_by_role("button", name="Plan").click()
+    ui.wait_until(page, lambda: any('id="view"' in m for m in held), what="the held view")
+    view = next(m for m in held if 'id="view"' in m)
+    old.send(view)  # the view arrives; the page opens its planning socket
+    expect(ui.view(page, "planning")).to_be_visible()
+    typed = "work on the quarterly report"
+    page.get_by_label("Rough intent").fill(typed)  # at once, before anything else lands
+    app.server.ticks(2)  # more pushes queue behind on the old socket
+    for message in [*held[held.index(view) + 1 :], view]:  # late, and the view once more
+        with contextlib.suppress(Exception):  # the page may have closed that socket already
+            old.send(message)
+    page.wait_for_timeout(1500)
+    assert page.input_value("#intent") == typed, "a late push replaced what was typed"
+    assert ui.active_id(page) == "intent"
+    assert watch.errors == []

@@ -147,12 +147,24 @@ def test_a_route_the_server_lacks_is_a_sentence_not_a_traceback(live):
     assert "does not know POST /no-such-move" in refused.value.message
 
 
-def test_pause_and_resume_post_their_routes(live, capsys):
+def test_pause_and_resume_stop_and_start_the_clock(live, capsys):
     run(capsys, *START, "--url", live.url)
-    run(capsys, "pause", "--url", live.url)
-    run(capsys, "resume", "--url", live.url)
+    live.clock.advance(60)
+    assert run(capsys, "pause", "--url", live.url) == (0, "Paused · 19:00 · Write the intro\n", "")
+    live.clock.advance(600)
+    assert run(capsys, "status", "--url", live.url)[1] == "Paused · 19:00 · Write the intro\n"
+    bar = json.loads(run(capsys, "status", "--format", "waybar", "--url", live.url)[1])
+    assert (bar["class"], bar["text"], bar["percentage"]) == (
+        "paused",
+        "Paused 19:00 Write the intro",
+        5,
+    )
+    code, out, err = run(capsys, "pause", "--url", live.url)
+    assert code == 2 and "paused" in err
+    assert run(capsys, "resume", "--url", live.url) == (0, "19:00 · Write the intro\n", "")
+    assert live.state()["paused_secs"] == 600
     posts = [path for method, path, _ in live.cli if method == "POST"]
-    assert posts[-2:] == ["/pause", "/resume"]
+    assert posts[-3:] == ["/pause", "/pause", "/resume"]
 
 
 def test_back_and_on_task_answer_a_drift_nudge(live, capsys):

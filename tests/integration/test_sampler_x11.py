@@ -2,62 +2,30 @@
 
 from __future__ import annotations
 
-import os
-import selectors
-import shutil
 import subprocess
 import time
 
 import pytest
 
 from antidrift.evidence.x11 import X11Probe
+from tests.support import x11
 from tests.support.procs import stop
 from tests.support.require import need
 
 TITLE = "AntiDrift test window"
-WINDOW_PROGRAM = next((p for p in ("xmessage", "xterm") if shutil.which(p)), "xmessage")
-XVFB = ["Xvfb", "-nolisten", "tcp", "-noreset", "-screen", "0", "800x600x24"]
-MISSING = [t for t in ("Xvfb", "xdotool", "xprop", WINDOW_PROGRAM) if not shutil.which(t)]
-
-
-def wait_until_display_answers() -> None:
-    # Xvfb may report its number a moment before a client can connect.
-    deadline = time.monotonic() + 10
-    while subprocess.run(["xprop", "-root", "-len", "0"], capture_output=True).returncode:
-        assert time.monotonic() < deadline, "Xvfb never accepted a client"
-        time.sleep(0.05)
+WINDOW_PROGRAM = x11.WINDOW_PROGRAM
+MISSING = x11.missing()
 
 
 @pytest.fixture
 def display(monkeypatch):
-    """A fresh Xvfb on a free display number (it picks one and reports it via -displayfd)."""
+    """A fresh Xvfb on a free display number (tests/support/x11.py)."""
     need(not MISSING, f"needs {', '.join(MISSING)}: apt-get install xvfb xdotool x11-utils")
-    read_fd, write_fd = os.pipe()
-    server = subprocess.Popen(
-        [*XVFB, "-displayfd", str(write_fd)],
-        pass_fds=(write_fd,),
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
-    os.close(write_fd)
+    server, name = x11.start_xvfb()
+    monkeypatch.setenv("DISPLAY", name)
     try:
-        number = b""
-        with selectors.DefaultSelector() as sel:
-            sel.register(read_fd, selectors.EVENT_READ)
-            deadline = time.monotonic() + 10
-            while not number.endswith(b"\n") and time.monotonic() < deadline:
-                if sel.select(deadline - time.monotonic()):
-                    chunk = os.read(read_fd, 16)
-                    if not chunk:
-                        break
-                    number += chunk
-        assert number.strip().isdigit(), f"Xvfb did not report a display: {number!r}"
-        name = f":{number.strip().decode()}"
-        monkeypatch.setenv("DISPLAY", name)
-        wait_until_display_answers()
         yield name
     finally:
-        os.close(read_fd)
         stop(server)
 
 

@@ -63,3 +63,22 @@ def test_a_new_backend_and_private_titles_apply_without_a_restart(tmp_path, fake
         assert "bank" not in str(state), state
     finally:
         runtime.stop()
+
+
+def test_teeth_turned_on_in_settings_are_the_next_commitment_s_default(tmp_path, fake_bin):
+    app, runtime = serve(tmp_path, fake_bin, {"ANTIDRIFT_WINDOW_SOURCE": "off"})
+    try:
+        client = app.test_client()
+        client.post("/planning", headers=HOST)
+        page = client.get("/", headers=HOST).get_data(as_text=True)
+        assert 'id="enforce" name="enforce" type="checkbox" value="minimize">' in page
+        answer = client.post(
+            "/settings", json={"enforce": "minimize", "enforce_after": 12}, headers=HOST
+        )
+        assert answer.status_code == 200, answer.get_data(as_text=True)
+        page = client.get("/", headers=HOST).get_data(as_text=True)
+        assert 'value="minimize" checked>' in page and "after 12 more seconds" in page
+        client.post("/commitment", json=PLAN, headers=HOST)
+        assert client.get("/state").get_json()["commitment"]["enforce"] == "minimize"
+    finally:
+        runtime.stop()

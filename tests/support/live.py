@@ -24,10 +24,10 @@ from tests.support.html import Node, parse, top_ids, top_level
 from tests.support.walk import walk_http
 
 PLAN = {"next_action": "Write the intro", "success_condition": "Intro done", "timebox_minutes": 20}
-# Widgets outside the view (title, offline notice, chime) ride along with pushes; the tests
-# here are about the view's widgets, so they look past those (test_push_page_widgets.py
-# checks them).
-PAGE_LEVEL = {"page-title", "icon", "offline", "chime"}
+# Widgets outside the view (title, icon, offline notice, chime, live region) ride along with
+# pushes; the tests here are about the view's widgets, so they look past those
+# (test_push_page_widgets.py and test_push_pause.py check them).
+PAGE_LEVEL = {"page-title", "icon", "offline", "chime", "announce"}
 
 
 class Page:

@@ -20,9 +20,13 @@ def done(planned_min: int, actual_min: float, outcome: Outcome = MET) -> Ended:
     return Ended(planned_min * 60, round(actual_min * 60), outcome)
 
 
+def taken(ended_at, deadline) -> int:
+    return Commitment("c", "a", "b", 600, START, deadline, ended_at).actual_secs
+
+
 def test_actual_time_is_finish_minus_start():
     end = START + timedelta(minutes=7, seconds=30)
-    assert insights.actual_secs(START, end, START + timedelta(minutes=30)) == 450
+    assert taken(end, START + timedelta(minutes=30)) == 450
 
 
 def test_actual_time_of_an_extended_commitment_includes_the_extension():
@@ -34,8 +38,8 @@ def test_actual_time_of_an_extended_commitment_includes_the_extension():
 
 def test_actual_time_without_an_end_counts_to_the_deadline_and_never_goes_negative():
     deadline = START + timedelta(minutes=10)
-    assert insights.actual_secs(START, None, deadline) == 600
-    assert insights.actual_secs(START, START - timedelta(seconds=5), deadline) == 0
+    assert taken(None, deadline) == 600
+    assert taken(START - timedelta(seconds=5), deadline) == 0
 
 
 def test_no_commitments_give_no_rates_rather_than_a_division_by_zero():

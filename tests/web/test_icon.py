@@ -67,6 +67,21 @@ def test_each_state_has_its_own_icon_on_the_page(client, clock, controller):
     assert icon_of(client) == {"state": "timesup"}
 
 
+def test_a_paused_commitment_has_the_paused_icon_and_a_clock_that_stands_still(client, clock):
+    to(client, "active")
+    clock.advance(5 * 60)
+    assert client.post("/pause").status_code == 200
+    assert icon_of(client) == {"state": "paused", "left": "15", "span": "20"}
+    clock.advance(3 * 60)  # paused: the minutes left do not move
+    assert icon_of(client) == {"state": "paused", "left": "15", "span": "20"}
+    widget = parse(client.get("/").get_data(as_text=True)).by_id("time-left")
+    assert "data-paused" in widget.attrs  # the stylesheet holds the CSS clock still
+    assert client.post("/resume").status_code == 200
+    assert icon_of(client)["state"] == "active"
+    widget = parse(client.get("/").get_data(as_text=True)).by_id("time-left")
+    assert "data-paused" not in widget.attrs
+
+
 @pytest.fixture
 def guarded(make_controller, judge, store, clock, tmp_path):
     """An active commitment under a drift guard that answers at once (no grace)."""

@@ -40,6 +40,7 @@ HISTORY_KEYS = [
     "drift_count",
     "on_task_share",
     "task",
+    "paused_secs",
 ]
 
 

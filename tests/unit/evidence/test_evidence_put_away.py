@@ -189,3 +189,17 @@ def test_an_id_that_is_not_the_desktop_s_form_runs_nothing(fake_bin, window):
 def test_a_missing_tool_is_a_sentence(fake_bin):
     with pytest.raises(CouldNotPutAway, match="swaymsg"):
         put_away(WindowHandle("sway", "4"))
+
+
+def test_x11_without_a_window_manager_names_no_exact_window(fake_bin):
+    # No EWMH window manager (getactivewindow fails): the input focus is sampled, but nothing
+    # would iconify it, so the teeth are given no window.
+    fake_bin(
+        "xdotool",
+        "if args == ['getactivewindow']: sys.exit(1)\n"
+        "elif args[:1] == ['getwindowfocus']: print(4194311)\n"
+        "elif args[0] == 'getwindowname': print('Cat videos')\n",
+    )
+    fake_bin("xprop", 'print(\'WM_CLASS(STRING) = "xmessage", "Xmessage"\')')
+    seen = X11Probe().active_window()
+    assert seen == ("Xmessage", "Cat videos") and seen.exact is None

@@ -11,7 +11,7 @@ from datetime import UTC, datetime, timedelta
 import pytest
 
 from antidrift.evidence.macos import MacOSProbe
-from antidrift.evidence.probe import OUTPUT_CAP, ProbeError
+from antidrift.evidence.probe import OUTPUT_CAP, Focused, ProbeError, WindowHandle
 from antidrift.evidence.sampler import WindowSampler
 from antidrift.evidence.x11 import X11Probe
 from tests.fakes import wait_until
@@ -450,3 +450,15 @@ def test_a_sampler_that_is_not_wanted_spawns_no_probe():
     wanted[0] = True
     sampler.sample_once()
     assert probe.calls == 1 and [s[:2] for s in seen] == [("app", "title")]
+
+
+def test_the_exact_window_a_probe_named_goes_with_its_sample(make_sampler):
+    seen = []
+    exact = WindowHandle("sway", "42")
+    probe = FakeProbe(Focused("firefox", "Cat videos", exact), Focused("code", "a.py"))
+    sampler = make_sampler(probe, record=lambda *sample: seen.append(sample))
+    sampler.sample_once()
+    sampler.sample_once()
+    assert [s[:2] for s in seen] == [("firefox", "Cat videos"), ("code", "a.py")]
+    assert seen[0][3] is exact, "the teeth act on the window this sample saw"
+    assert len(seen[1]) == 3, "no exact window: recorded as before"
