@@ -57,9 +57,14 @@ def test_the_apps_own_page_corrects_and_removes(server, sec):
     }
     form = urlencode({"outcome": "met", "note": "fixed", "back": "/insights"}).encode()
     status, headers, _ = sec.http(server.port, "POST", f"/history/{cid}", body=form, headers=own)
-    assert status == 303 and headers["location"].endswith("/insights")
+    # Back to the page it came from, which then says what was done.
+    assert status == 303 and headers["location"].endswith("/insights?done=corrected")
     row = next(r for r in server.get("/history") if r["id"] == cid)
     assert (row["outcome"], row["note"]) == ("met", "fixed")
-    status, _, _ = sec.http(server.port, "POST", f"/history/{cid}/delete", body=b"", headers=own)
-    assert status == 303
+    status, _, page = sec.http(server.port, "GET", "/insights?done=corrected", headers=own)
+    assert status == 200 and b"Correction saved." in page
+    status, headers, _ = sec.http(
+        server.port, "POST", f"/history/{cid}/delete", body=b"", headers=own
+    )
+    assert status == 303 and headers["location"].endswith("/insights?done=removed")
     assert cid not in [r["id"] for r in server.get("/history")]
