@@ -57,6 +57,15 @@ def test_the_focus_view_leads_with_the_clock_and_the_next_action(
     assert page.locator(finish).bounding_box()["y"] < height
     assert ui.sideways_scroll(page) == 0
     card = page.locator("#view .card").bounding_box()
+    # Centred under the clock: the buttons' row sits in the middle of the card.
+    row = page.locator(".focus-main .actions > *")
+    boxes = [row.nth(i).bounding_box() for i in range(row.count())]
+    first = boxes[0]  # the first line of the row: what shares Finish's height band
+    line = [
+        b for b in boxes if first["y"] <= b["y"] + b["height"] / 2 <= first["y"] + first["height"]
+    ]
+    left, right = min(b["x"] for b in line), max(b["x"] + b["width"] for b in line)
+    assert abs((left + right) / 2 - (card["x"] + card["width"] / 2)) < 3, (left, right, card)
     for line in ("#evidence .one-line", ".drift-line"):  # nothing spills out of the card
         box = page.locator(line).bounding_box()
         assert card["x"] <= box["x"] and box["x"] + box["width"] <= card["x"] + card["width"]

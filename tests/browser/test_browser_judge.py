@@ -13,9 +13,10 @@ import pytest
 
 from tests.support.browser import App
 from tests.support.fake_judge import drift_server
+from tests.support.timing import assert_within
 
 ACTION = "Write the intro paragraph of the quarterly report"
-GRACE = 3
+GRACE = 2  # seconds: longer than a pause between two titles of the churn (0.4 s)
 SIZES = {"desktop": (1280, 800), "phone": (390, 844)}
 
 
@@ -117,7 +118,8 @@ def test_rules_unclear_and_churn_in_the_browser(app, page, watch, ui, browser):
         page.wait_for_timeout(400)
     expect(banner).to_be_visible(timeout=1000)
     took = time.monotonic() - switched
-    assert took <= GRACE + 2, f"the nudge came {took:.1f} s after the first switch"
+    # A grace that restarted at each title would nudge only after the loop (16 s or more).
+    assert_within(took, GRACE + 2, "the nudge after the first switch")
     expect(banner).to_contain_text("already found off task")
     app.fake.configure(off=("youtube", "steam"), unclear=["slack"])
     page.get_by_role("button", name="Back to it").click()

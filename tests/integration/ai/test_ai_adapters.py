@@ -20,6 +20,7 @@ from antidrift.ai import (
     CLINotLoggedIn,
     CLIOffline,
     CLITimeout,
+    CoachError,
     CodexBackend,
     CommandBackend,
     EmptyResponse,
@@ -214,6 +215,25 @@ open({str(record)!r}, "w").write(json.dumps(seen))
 """
 
 
+def _touch(path: Path) -> str:
+    return f"open({str(path)!r}, 'w').close()\n"
+
+
+def _once_it_got_going(started: Path, call) -> CoachError:
+    """The error of call(timeout) for the first timeout the fake codex outlived having done
+    its part (and then written `started`): 0.5 s on a quiet machine; on a busy one, where
+    Python's start alone can take longer, again with 2 s and then 8 s."""
+    for timeout in (0.5, 2.0, 8.0):
+        try:
+            call(timeout)
+        except CoachError as err:
+            if started.exists():
+                return err
+        else:
+            raise AssertionError("the call did not fail")
+    raise AssertionError("the fake codex never got going within 8 s")
+
+
 CODEX_ANSWERS = """
 prompt = sys.stdin.read()
 intent = json.loads(prompt.split("\\nINTENT: ", 1)[1].strip())
@@ -243,17 +263,20 @@ def test_codex_retrying_for_the_network_says_it_cannot_reach_its_service(
     monkeypatch.setenv("CODEX_API_KEY", "k")  # an API key: `login status` proves nothing
     record = tmp_path / "record.json"
     offline = "print('ERROR: Reconnecting... waiting for network', file=sys.stderr, flush=True)"
-    write_cli("codex", _fake_codex(record, f"{offline}\ntime.sleep(30)\n"))
-    with pytest.raises(CLIOffline) as err:
-        CodexBackend().run("p", timeout=0.5)
-    assert str(err.value) == "codex can't reach its service — check your connection"
+    started = tmp_path / "started"
+    write_cli("codex", _fake_codex(record, f"{offline}\n{_touch(started)}time.sleep(30)\n"))
+    err = _once_it_got_going(started, lambda timeout: CodexBackend().run("p", timeout=timeout))
+    assert isinstance(err, CLIOffline), err
+    assert str(err) == "codex can't reach its service — check your connection"
 
 
 def test_codex_temp_file_is_removed_on_timeout(write_cli, tmp_path):
     record = tmp_path / "record.json"
-    write_cli("codex", _fake_codex(record, "open(out, 'w').write('partial')\ntime.sleep(30)\n"))
-    with pytest.raises(CLITimeout):
-        CodexBackend().run("p", timeout=0.5)
+    started = tmp_path / "started"
+    body = f"open(out, 'w').write('partial')\n{_touch(started)}time.sleep(30)\n"
+    write_cli("codex", _fake_codex(record, body))
+    err = _once_it_got_going(started, lambda timeout: CodexBackend().run("p", timeout=timeout))
+    assert isinstance(err, CLITimeout), err
     seen = json.loads(record.read_text())
     assert not os.path.exists(seen["out"])
     assert not os.path.exists(seen["cwd"])
@@ -269,11 +292,16 @@ def test_codex_that_never_writes_the_file_is_an_empty_response(write_cli, tmp_pa
 def test_logged_out_codex_that_retries_is_not_logged_in(write_cli, tmp_path):
     # Verified: logged-out codex exec retries instead of failing; `login status` says why.
     record = tmp_path / "record.json"
-    body = "print('ERROR: Reconnecting... 1/5', file=sys.stderr, flush=True)\ntime.sleep(30)\n"
-    write_cli("codex", _fake_codex(record, body, login="Not logged in"))
-    with pytest.raises(CLINotLoggedIn) as err:
-        Service(CodexBackend(), timeout=0.5).coach("x")
-    assert str(err.value) == "codex is not logged in — run `codex login` in a terminal"
+    started = tmp_path / "started"
+    body = "print('ERROR: Reconnecting... 1/5', file=sys.stderr, flush=True)\n"
+    write_cli(
+        "codex", _fake_codex(record, f"{body}{_touch(started)}time.sleep(30)\n", "Not logged in")
+    )
+    err = _once_it_got_going(
+        started, lambda timeout: Service(CodexBackend(), timeout=timeout).coach("x")
+    )
+    assert isinstance(err, CLINotLoggedIn), err
+    assert str(err) == "codex is not logged in — run `codex login` in a terminal"
     assert not os.path.exists(json.loads(record.read_text())["out"])
 
 
