@@ -4,12 +4,13 @@ The script also prints the frontmost process's unix id after the app's name (a t
 with the window's name it identifies the window for the teeth. Without a title the window is
 not identified exactly, and the teeth leave it alone.
 
-Putting a window away (the teeth): osascript runs a `run` handler with the pid and the window
-name as its arguments (`osascript -e … pid name`, osascript(1): "Any arguments following the
-script will be passed as a list of strings to the direct parameter of the run handler"), and
-System Events sets `AXMinimized` of that process's window of that name (UI scripting; needs
-the same Automation permission as the probe). Tested against a fake osascript only: no macOS
-here. The window comes back from the Dock.
+Putting a window away (the teeth): osascript runs a `run` handler with the pid as its argument
+(`osascript -e … pid`, osascript(1): "Any arguments following the script will be passed as a
+list of strings to the direct parameter of the run handler") and the window's name on its
+standard input (read as UTF-8): a title is private, and a command line is not (`ps` shows it
+to every user). System Events sets `AXMinimized` of that process's window of that name (UI
+scripting; needs the same Automation permission as the probe). Tested against a fake osascript
+only: no macOS here. The window comes back from the Dock.
 """
 
 from __future__ import annotations
@@ -42,10 +43,10 @@ _FRONT_WINDOW_SCRIPT = (
 )
 _MINIMIZE_SCRIPT = (
     "on run argv",
+    'set winName to read (POSIX file "/dev/stdin") as «class utf8»',
     'tell application "System Events"',
     "set p to first application process whose unix id is ((item 1 of argv) as integer)",
-    'set value of attribute "AXMinimized" of (first window of p whose name is item 2 of argv)'
-    " to true",
+    'set value of attribute "AXMinimized" of (first window of p whose name is winName) to true',
     "end tell",
     "end run",
 )
@@ -94,7 +95,7 @@ def put_away(window: str, env: Mapping[str, str] | None = None) -> str:
     for line in _MINIMIZE_SCRIPT:
         argv += ["-e", line]
     try:
-        run_tool([*argv, pid, name], env=env)
+        run_tool([*argv, pid], stdin=name, env=env)
     except ToolFailed:  # its message may quote the window's name: say it in our words
         raise ProbeError(
             "System Events could not minimize it (it may have closed or been renamed, or"

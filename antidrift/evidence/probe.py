@@ -111,6 +111,7 @@ def desktop_names(env: Mapping[str, str]) -> set[str]:
 def run_tool(
     argv: list[str],
     *,
+    stdin: str = "",
     env: Mapping[str, str] | None = None,
     timeout: float = TOOL_TIMEOUT,
     max_output: int = OUTPUT_CAP,
@@ -120,6 +121,7 @@ def run_tool(
     try:
         result = process.run(
             argv,
+            stdin,
             timeout=timeout,
             max_output=max_output,
             env=dict(env) if env is not None else None,

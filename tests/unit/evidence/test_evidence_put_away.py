@@ -140,13 +140,19 @@ def test_macos_names_the_process_and_window_and_minimizes_that_one(fake_bin):
     fake_bin("osascript", recording(f"Safari\t812\n{SECRET}\n"))
     seen = MacOSProbe().active_window()
     assert seen == ("Safari", SECRET) and seen.exact == WindowHandle("macos", f"812\n{SECRET}")
-    fake_bin("osascript", recording(""))
+    fake_bin(
+        "osascript",
+        "with open(os.path.join(os.path.dirname(__file__), 'stdin.txt'), 'wb') as f:\n"
+        "    f.write(sys.stdin.buffer.read())\n" + recording(""),
+    )
     assert "Dock" in put_away(seen.exact)
     argv = calls(fake_bin)[-1]
-    assert argv[-2:] == ["812", SECRET], "pid and window name as the run handler's arguments"
-    script = " ".join(argv[1:-2:2])
+    assert argv[-1] == "812", "the pid as the run handler's argument"
+    assert not any(SECRET in arg for arg in argv), "a command line is visible in ps"
+    assert (fake_bin / "stdin.txt").read_text(encoding="utf-8") == SECRET, "the name on stdin"
+    script = " ".join(argv[1:-1:2])
     assert "unix id is ((item 1 of argv)" in script and "AXMinimized" in script
-    assert SECRET not in script, "the name goes as an argument, never into the script's text"
+    assert '"/dev/stdin") as «class utf8»' in script
 
 
 def test_macos_without_a_pid_or_a_title_has_no_exact_window(fake_bin):
