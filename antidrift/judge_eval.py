@@ -35,6 +35,7 @@ CORPUS = "judge_corpus.jsonl"  # package data, beside this module in the wheel
 VERDICTS = ("on_task", "off_task", "unclear")
 _FIELDS = ("id", "next_action", "done_when", "app", "title", "expected")
 MAX_CASES = 100_000
+MAX_CASES_BYTES = 10 << 20  # the shipped corpus is under 100 KiB
 
 
 class CasesError(ValueError):
@@ -126,9 +127,13 @@ def shipped_corpus() -> Traversable:
 def load_cases(path: Path | Traversable) -> list[Case]:
     """A cases file: JSON Lines (one case a line) or one JSON array of cases; ids unique."""
     try:
-        text = path.read_text(encoding="utf-8")
+        with path.open("rb") as file:  # bounded: /dev/zero or a huge file must not eat memory
+            data = file.read(MAX_CASES_BYTES + 1)
+        text = data.decode("utf-8")
     except (OSError, UnicodeDecodeError) as exc:
         raise CasesError(f"{path}: cannot be read ({exc.__class__.__name__})") from None
+    if len(data) > MAX_CASES_BYTES:
+        raise CasesError(f"{path}: larger than {MAX_CASES_BYTES >> 20} MiB; not a cases file")
     if text.lstrip().startswith("["):
         try:
             items = json.loads(text)

@@ -285,6 +285,13 @@ def test_a_bad_cases_file_is_one_sentence_and_exit_2(server, tmp_path, here, tex
     assert server.bodies == []
 
 
+def test_an_endless_cases_file_is_one_sentence_and_exit_2(server, here):
+    code, out, err = here("--json", "--cases", "/dev/zero", **env_for("ollama", server))
+    assert (code, out) == (2, "")
+    assert err == "antidrift judge-eval: /dev/zero: larger than 10 MiB; not a cases file\n"
+    assert server.bodies == []
+
+
 @pytest.mark.parametrize(
     ("env", "says"),
     [

@@ -8,6 +8,7 @@ import json
 import re
 import statistics
 from collections import Counter
+from pathlib import Path
 
 import pytest
 
@@ -114,6 +115,16 @@ def test_an_unreadable_cases_file_is_refused(tmp_path):
     (tmp_path / "latin1.jsonl").write_bytes(b'{"id": "\xe9"}\n')
     with pytest.raises(CasesError, match="cannot be read"):
         load_cases(tmp_path / "latin1.jsonl")
+
+
+def test_a_cases_file_over_10_mib_is_refused_without_reading_it_all(tmp_path):
+    huge = tmp_path / "huge.jsonl"
+    with huge.open("wb") as file:  # sparse: 10 MiB and one byte, written in no time
+        file.truncate((10 << 20) + 1)
+    with pytest.raises(CasesError, match=r"huge\.jsonl: larger than 10 MiB"):
+        load_cases(huge)
+    with pytest.raises(CasesError, match=r"/dev/zero: larger than 10 MiB"):
+        load_cases(Path("/dev/zero"))  # endless: only a bounded read comes back
 
 
 def test_a_json_array_of_cases_is_read_too(tmp_path):
