@@ -70,10 +70,7 @@ def write_back():
     commitment, outcome, note = _outcome(data.get("commitment"), data)
     if commitment.task is None:
         raise TaskConflict("That commitment served no task from your task list.")
-    minutes = round(
-        ((commitment.ended_at or commitment.started_at) - commitment.started_at).total_seconds()
-        / 60
-    )
+    minutes = round(commitment.actual_secs / 60)  # the time worked: pauses left out
     text = task_sources.outcome_text(
         outcome, commitment.next_action, minutes, note, f"{commitment.started_at:%Y-%m-%d}"
     )

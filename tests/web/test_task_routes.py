@@ -337,6 +337,23 @@ def test_from_the_review_a_note_goes_under_the_markdown_task_with_the_chosen_out
     assert state(client)["runtime_state"] == "review"  # writing back does not end the review
 
 
+def test_the_note_counts_the_time_worked_not_the_pauses(client, notes, clock):
+    client.post("/planning", data={"task": key_of(client, "Call the bank")})
+    client.post("/commitment", json=PLAN)
+    clock.advance(5 * 60)
+    assert client.post("/pause").status_code < 400
+    clock.advance(20 * 60)  # on the phone to someone else: not time worked
+    assert client.post("/resume").status_code < 400
+    clock.advance(3 * 60)
+    client.post("/finish")
+    cid = state(client)["commitment"]["id"]
+    response = client.post(
+        "/tasks/writeback", json={"commitment": cid, "action": "note", "outcome": "met"}
+    )
+    assert response.status_code == 200
+    assert notes.read_text().splitlines()[3].endswith(": met — Write the intro (8 min)")
+
+
 def test_from_the_review_an_outcome_must_be_chosen_first(client, notes):
     cid = review_of(client, "Call the bank")
     response = client.post("/tasks/writeback", json={"commitment": cid, "action": "note"})
