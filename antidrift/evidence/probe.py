@@ -113,16 +113,17 @@ def run_tool(
     *,
     stdin: str = "",
     env: Mapping[str, str] | None = None,
-    timeout: float = TOOL_TIMEOUT,
+    timeout: float | None = None,
     max_output: int = OUTPUT_CAP,
 ) -> process.Result:
-    """Run a window tool through the one subprocess seam; a failure becomes a ProbeError."""
+    """Run a window tool through the one subprocess seam (at most TOOL_TIMEOUT seconds unless
+    told otherwise); a failure becomes a ProbeError."""
     tool = argv[0]
     try:
         result = process.run(
             argv,
             stdin,
-            timeout=timeout,
+            timeout=TOOL_TIMEOUT if timeout is None else timeout,
             max_output=max_output,
             env=dict(env) if env is not None else None,
             name=tool,

@@ -195,7 +195,7 @@ def test_gnome_probe_without_gnome_shell_on_the_bus_fails_at_once(fake_bin):
     assert len(logged(log)) == 1, "the other path cannot help when the Shell is not there"
 
 
-def test_every_desktop_probe_goes_through_the_bounded_seam(fake_bin):
+def test_every_desktop_probe_goes_through_the_bounded_seam(fake_bin, shipped_tool_timeout):
     """A tool that hangs is cut off at the probe timeout, whichever desktop it serves."""
     for tool in ("swaymsg", "hyprctl", "kdotool", "gdbus"):
         fake_bin(tool, "time.sleep(60)")

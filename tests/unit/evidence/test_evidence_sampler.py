@@ -347,7 +347,9 @@ def test_x11_probe_needs_display(fake_bin, monkeypatch):
         X11Probe().active_window()
 
 
-def test_a_hanging_tool_is_a_probe_error_and_its_whole_group_is_killed(fake_bin, tmp_path):
+def test_a_hanging_tool_is_a_probe_error_and_its_whole_group_is_killed(
+    fake_bin, tmp_path, shipped_tool_timeout
+):
     pids = tmp_path / "pids"
     fake_bin(
         "xdotool",
@@ -431,7 +433,7 @@ def test_macos_probe_error_when_osascript_is_missing(fake_bin, monkeypatch):
         MacOSProbe().active_window()
 
 
-def test_macos_probe_error_when_osascript_hangs(fake_bin):
+def test_macos_probe_error_when_osascript_hangs(fake_bin, shipped_tool_timeout):
     fake_bin("osascript", "time.sleep(60)")
     started = time.monotonic()
     with pytest.raises(ProbeError, match="timed out"):
