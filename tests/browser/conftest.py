@@ -327,6 +327,18 @@ class UI:
         return text(timers[0])
 
     @staticmethod
+    def box(element) -> dict:
+        """The element's box; waits out a push swapping it (the clock's, every second; a
+        widget's when its state changes), during which it has none."""
+        for _ in range(100):
+            element.wait_for(state="visible")
+            box = element.bounding_box()
+            if box is not None:
+                return box
+            element.page.wait_for_timeout(20)
+        raise AssertionError(f"{element} never settled into a box")
+
+    @staticmethod
     def sideways_scroll(page: Page) -> int:
         """How many pixels the page scrolls sideways (0 when it fits its viewport)."""
         return page.evaluate(

@@ -86,8 +86,8 @@ def test_the_banner_appears_and_its_buttons_work_without_clobbering(app, page, w
     expect(page.locator("head link#icon")).to_have_attribute("href", re.compile("state=drifting"))
     expect(banner).not_to_contain_text(ACTION)  # the heading just below it says it
     # At the top of the card: above the heading, Finish where it was.
-    top = page.locator("#drift-banner").bounding_box()["y"]
-    assert top < page.locator("#active-title").bounding_box()["y"]
+    top = ui.box(page.locator("#drift-banner"))["y"]
+    assert top < ui.box(page.locator("#active-title"))["y"]
     expect(page.locator("#evidence")).to_have_attribute("data-judged", "drifting")
     focused = page.evaluate("document.activeElement.textContent.trim()")
     assert focused == "Finish", "the banner's push took the focus away"

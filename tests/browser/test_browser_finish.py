@@ -65,10 +65,6 @@ def _window(app: App, name: str, title: str) -> None:
     assert app.server.post("/evidence/window", {"app": name, "title": title})[0] == 202
 
 
-def _box(page, selector: str) -> dict:
-    return page.locator(selector).first.bounding_box()
-
-
 @pytest.mark.parametrize(("viewport", "scheme"), LOOKS)
 def test_the_daily_views_are_finished(new_tabs, app, ui, viewport, scheme):
     expect = ui.expect
@@ -88,14 +84,15 @@ def test_the_daily_views_are_finished(new_tabs, app, ui, viewport, scheme):
     _ended(app)
     page.reload()
     expect(ui.view(page, "locked")).to_be_visible()
-    met, missed = _box(page, ".badge-met"), _box(page, ".badge-missed")
+    met = ui.box(page.locator(".badge-met").first)
+    missed = ui.box(page.locator(".badge-missed").first)
     assert met["width"] == missed["width"], "MET and MISSED badges differ: titles misalign"
     look("locked")
 
     ui.plan(page)
     link = page.get_by_role("link", name="Coach settings")
     assert link.evaluate("a => getComputedStyle(a).color") != DEFAULT_LINK_BLUE
-    intent, box = _box(page, "#intent"), _box(page, ".intent-row")
+    intent, box = ui.box(page.locator("#intent").first), ui.box(page.locator(".intent-row").first)
     if phone:  # the intent takes the row; Sharpen goes below it
         assert intent["width"] >= box["width"] - 1, (intent, box)
     look("planning")
@@ -125,7 +122,8 @@ def test_the_daily_views_are_finished(new_tabs, app, ui, viewport, scheme):
     _window(app, "firefox", "Cat videos — YouTube")
     banner = page.locator("#drift")
     expect(banner).to_be_visible()
-    assert _box(page, "#drift")["y"] < _box(page, "#active-title")["y"], "banner not on top"
+    top = ui.box(page.locator("#drift").first)["y"]
+    assert top < ui.box(page.locator("#active-title").first)["y"], "banner not on top"
     look("active-drift")
     page.get_by_role("button", name="This is on task").click()
     expect(banner).to_have_count(0)
@@ -159,9 +157,9 @@ def test_the_daily_views_are_finished(new_tabs, app, ui, viewport, scheme):
     look("insights")
 
     page.goto(app.base + "/settings")
-    card = _box(page, "#settings .card")
+    card = ui.box(page.locator("#settings .card").first)
     for select in page.locator("#settings select").all():
-        right = select.bounding_box()
+        right = ui.box(select)
         assert right["x"] + right["width"] <= card["x"] + card["width"], "a select overflows"
         # A drop-down cannot wrap: each choice's words fit the closed box (arrow included).
         assert select.evaluate(FITS), select.evaluate("s => s.options[s.selectedIndex].text")

@@ -21,20 +21,8 @@ def font_px(page, selector: str) -> float:
     return page.locator(selector).first.evaluate("e => parseFloat(getComputedStyle(e).fontSize)")
 
 
-def box_of(page, element) -> dict:
-    """The element's box; waits out a push swapping it (the clock's, every second), during
-    which it has none."""
-    for _ in range(100):
-        element.wait_for(state="visible")
-        box = element.bounding_box()
-        if box is not None:
-            return box
-        page.wait_for_timeout(20)
-    raise AssertionError(f"{element} never settled into a box")
-
-
-def top(page, selector: str) -> float:
-    return box_of(page, page.locator(selector).first)["y"]
+def top(ui, page, selector: str) -> float:
+    return ui.box(page.locator(selector).first)["y"]
 
 
 @pytest.mark.parametrize(
@@ -57,7 +45,7 @@ def test_the_focus_view_leads_with_the_clock_and_the_next_action(
     finish = "#view button.primary"
     # In this order, top to bottom: the clock, the next action, Finish, then the status lines.
     order = [clock, heading, ".done-when", finish, "#evidence", "#drift-guard"]
-    tops = [top(page, s) for s in order]
+    tops = [top(ui, page, s) for s in order]
     assert tops == sorted(tops), dict(zip(order, tops, strict=True))
     # The clock is the largest thing on the page, the next action next; the status smaller
     # than the page's text.
@@ -66,12 +54,12 @@ def test_the_focus_view_leads_with_the_clock_and_the_next_action(
     assert font_px(page, heading) > body
     assert font_px(page, "#evidence") < body and font_px(page, ".drift-source") < body
     # The first screen holds the clock, the action and Finish.
-    assert top(page, finish) < height
+    assert top(ui, page, finish) < height
     assert ui.sideways_scroll(page) == 0
-    card = box_of(page, page.locator("#view .card"))
+    card = ui.box(page.locator("#view .card"))
     # Centred under the clock: the buttons' row sits in the middle of the card.
     row = page.locator(".focus-main .actions > *")
-    boxes = [box_of(page, row.nth(i)) for i in range(row.count())]
+    boxes = [ui.box(row.nth(i)) for i in range(row.count())]
     first = boxes[0]  # the first line of the row: what shares Finish's height band
     line = [
         b for b in boxes if first["y"] <= b["y"] + b["height"] / 2 <= first["y"] + first["height"]
@@ -79,7 +67,7 @@ def test_the_focus_view_leads_with_the_clock_and_the_next_action(
     left, right = min(b["x"] for b in line), max(b["x"] + b["width"] for b in line)
     assert abs((left + right) / 2 - (card["x"] + card["width"] / 2)) < 3, (left, right, card)
     for line in ("#evidence .one-line", ".drift-line"):  # nothing spills out of the card
-        box = box_of(page, page.locator(line))
+        box = ui.box(page.locator(line))
         assert card["x"] <= box["x"] and box["x"] + box["width"] <= card["x"] + card["width"]
     assert ui.axe_problems(page) == []
     ui.snap(page, f"focus-{width}-{scheme}")
