@@ -21,8 +21,20 @@ def font_px(page, selector: str) -> float:
     return page.locator(selector).first.evaluate("e => parseFloat(getComputedStyle(e).fontSize)")
 
 
+def box_of(page, element) -> dict:
+    """The element's box; waits out a push swapping it (the clock's, every second), during
+    which it has none."""
+    for _ in range(100):
+        element.wait_for(state="visible")
+        box = element.bounding_box()
+        if box is not None:
+            return box
+        page.wait_for_timeout(20)
+    raise AssertionError(f"{element} never settled into a box")
+
+
 def top(page, selector: str) -> float:
-    return page.locator(selector).first.bounding_box()["y"]
+    return box_of(page, page.locator(selector).first)["y"]
 
 
 @pytest.mark.parametrize(
@@ -54,12 +66,12 @@ def test_the_focus_view_leads_with_the_clock_and_the_next_action(
     assert font_px(page, heading) > body
     assert font_px(page, "#evidence") < body and font_px(page, ".drift-source") < body
     # The first screen holds the clock, the action and Finish.
-    assert page.locator(finish).bounding_box()["y"] < height
+    assert top(page, finish) < height
     assert ui.sideways_scroll(page) == 0
-    card = page.locator("#view .card").bounding_box()
+    card = box_of(page, page.locator("#view .card"))
     # Centred under the clock: the buttons' row sits in the middle of the card.
     row = page.locator(".focus-main .actions > *")
-    boxes = [row.nth(i).bounding_box() for i in range(row.count())]
+    boxes = [box_of(page, row.nth(i)) for i in range(row.count())]
     first = boxes[0]  # the first line of the row: what shares Finish's height band
     line = [
         b for b in boxes if first["y"] <= b["y"] + b["height"] / 2 <= first["y"] + first["height"]
@@ -67,7 +79,7 @@ def test_the_focus_view_leads_with_the_clock_and_the_next_action(
     left, right = min(b["x"] for b in line), max(b["x"] + b["width"] for b in line)
     assert abs((left + right) / 2 - (card["x"] + card["width"] / 2)) < 3, (left, right, card)
     for line in ("#evidence .one-line", ".drift-line"):  # nothing spills out of the card
-        box = page.locator(line).bounding_box()
+        box = box_of(page, page.locator(line))
         assert card["x"] <= box["x"] and box["x"] + box["width"] <= card["x"] + card["width"]
     assert ui.axe_problems(page) == []
     ui.snap(page, f"focus-{width}-{scheme}")
