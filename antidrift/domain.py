@@ -225,6 +225,9 @@ class WindowSample:
     app: str
     title: str
     at: datetime
+    # AntiDrift's own page, known from the title before it was redacted (a pattern may hide
+    # the words that tell). Not stored: a sample read back from the store is not.
+    own: bool = False
 
 
 @dataclass(frozen=True)

@@ -34,7 +34,7 @@ from antidrift.verdicts import (
     figures,
     matching_rule,
 )
-from antidrift.windows import Window, is_own_page, judge_title, window_of
+from antidrift.windows import Window, judge_title, window_of
 
 TAUGHT_REASON = "you said this is on task"
 
@@ -193,10 +193,10 @@ class DriftPolicy:
     # -- inputs ------------------------------------------------------------------------------
 
     def observe(
-        self, app: str, title: str, now: datetime, exact: WindowHandle | None = None
+        self, app: str, title: str, now: datetime, exact: WindowHandle | None = None, own=False
     ) -> Effects:
-        """A focus sample (title as stored, already redacted); `exact`: which window it is."""
-        own = is_own_page(title)
+        """A focus sample (title as stored, already redacted); `exact`: which window it is;
+        `own`: it is AntiDrift's own page (known before the title was redacted)."""
         if self.teeth is not None:  # looking at AntiDrift's page stops the teeth's clock
             self.teeth.seen(None if own else exact, now)
         if own:

@@ -83,6 +83,12 @@ def put_away_text(commitment: Commitment, app: str, how: str) -> tuple[str, str]
     return "Put away · AntiDrift", f"{app}: {how}\nBack to: {commitment.next_action}"
 
 
+def counted_from(last: WindowSample | None, since: datetime | None) -> WindowSample | None:
+    """The window seen last, counted from `since` (None: from when it was seen): the time
+    away (a pause, a review) was neither work nor drift."""
+    return replace(last, at=since) if last is not None and since is not None else last
+
+
 def validate_answer(answer: object) -> Answer:
     if answer not in (Answer.BACK.value, Answer.ON_TASK.value):
         raise ValidationError("Answer back or on_task.", "answer")
@@ -149,10 +155,16 @@ class DriftGuard:
         return MINIMIZE if on and judge is not None else TEETH_OFF
 
     def begin(
-        self, commitment: Commitment, last: WindowSample | None = None, *, watch: bool = True
+        self,
+        commitment: Commitment,
+        last: WindowSample | None = None,
+        *,
+        watch: bool = True,
+        since: datetime | None = None,
     ) -> After:
         """A commitment became active (started, resumed after a restart, or extended);
-        watch=False: the user turned the guard off for it (remembered with its verdicts)."""
+        watch=False: the user turned the guard off for it (remembered with its verdicts);
+        since: back from a review (undo finish), the window seen last counts from then."""
         self._stop_judge()
         if self._retuned is not None:
             judge, settings, self._exclude = self._retuned
@@ -169,7 +181,7 @@ class DriftGuard:
         if not watch:
             off = Judgement(Verdict.OFF_TASK, "off", Source.YOU)
             self._store.save_judgement(commitment.id, GUARD_OFF, off)
-        return self._watch(commitment, last)
+        return self._watch(commitment, counted_from(last, since))
 
     def pause(self, now: datetime) -> None:
         """The commitment is paused: a running judge call is stopped, an open episode ends
@@ -185,8 +197,7 @@ class DriftGuard:
         self._paused = False
         if not self.on or self._commitment is None:
             return After()
-        again = WindowSample(last.app, last.title, now) if last is not None else None
-        return self._watch(self._commitment, again)
+        return self._watch(self._commitment, counted_from(last, now))
 
     def _watch(self, commitment: Commitment, last: WindowSample | None) -> After:
         """A fresh policy over what this commitment has recorded (verdicts, episodes)."""
@@ -207,7 +218,7 @@ class DriftGuard:
         )
         if last is None:
             return After()
-        return self.observe(last.app, last.title, last.at)  # not exact: no teeth until sampled
+        return self.observe(last)  # not exact: no teeth until sampled
 
     def _teeth(self, commitment: Commitment, episodes: list[Episode]) -> Teeth | None:
         if commitment.enforce != MINIMIZE or self._enforcer is None:
@@ -215,12 +226,11 @@ class DriftGuard:
         tried = tuple(e.number for e in episodes if e.enforced_at or e.enforce_note)
         return Teeth(self._settings.enforce_after, done=tried)
 
-    def observe(
-        self, app: str, title: str, at: datetime, exact: WindowHandle | None = None
-    ) -> After:
+    def observe(self, sample: WindowSample, exact: WindowHandle | None = None) -> After:
         if self._policy is None or self._paused:
             return After()
-        return self._apply(self._policy.observe(app, title, at, exact))
+        policy = self._policy
+        return self._apply(policy.observe(sample.app, sample.title, sample.at, exact, sample.own))
 
     def tick(self, now: datetime) -> After:
         if self._policy is None or self._paused:

@@ -90,7 +90,7 @@ class Interruptions:
             self._finished = None
             self.reflections.cancel()
             self._state, self._commitment = RuntimeState.ACTIVE, before
-            after = self._guard.begin(before, self._last_sample)
+            after = self._guard.begin(before, self._last_sample, since=self._now())
             self._changed()
         after.run()
         self._notify()

@@ -43,6 +43,7 @@ from antidrift.reflecting import Reflections
 from antidrift.snapshot import EvidenceView, Snapshot
 from antidrift.standing_rules import StandingRules
 from antidrift.timing import paused_total
+from antidrift.windows import is_own_page
 
 log = logging.getLogger("antidrift.session")
 
@@ -301,7 +302,9 @@ class Controller(Interruptions):
             self._store.save(RuntimeState.ACTIVE, extended)
             resumed = self._state is RuntimeState.REVIEW
             self._state, self._commitment = RuntimeState.ACTIVE, extended
-            after = self._guard.begin(extended, self._last_sample) if resumed else None
+            after = None
+            if resumed:  # the time's-up review was neither work nor drift
+                after = self._guard.begin(extended, self._last_sample, since=self._now())
             self._changed()
         if after is not None:
             after.run()
@@ -359,14 +362,15 @@ class Controller(Interruptions):
                 return False
             # Redacted, then bounded, here: whatever the source, the pattern sees the whole title.
             app, title = valid_text(app), valid_text(title)
+            own = is_own_page(title)  # the guard never sees this title, only that it is ours
             app, title = redact_window(app, title, self._guard.exclude)
             app, title = app[:MAX_TEXT], title[:MAX_TEXT]
-            sample = WindowSample(app, title, at or self._now())
+            sample = WindowSample(app, title, at or self._now(), own)
             self._store.add_sample(self._commitment.id, sample)
             after = None
             if self._last_sample is None or sample.at >= self._last_sample.at:
                 self._last_sample = sample
-                after = self._guard.observe(sample.app, sample.title, sample.at, exact)
+                after = self._guard.observe(sample, exact)
             self._changed()
         if after is not None:
             after.run()

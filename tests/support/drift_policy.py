@@ -7,6 +7,7 @@ from datetime import timedelta
 from antidrift.drift import CallBudget, DriftPolicy, DriftSettings, DriftStatus, Effects
 from antidrift.enforcement import Teeth
 from antidrift.verdicts import Judgement, Verdict
+from antidrift.windows import is_own_page
 from tests.fakes import FakeClock
 
 
@@ -86,7 +87,8 @@ class Harness:
 
     def focus(self, window: tuple[str, str], exact=None) -> None:
         """A sample of window (exact: the probe's WindowHandle of it, if it identified it)."""
-        self.apply(self.policy.observe(*window, self.now, exact))
+        own = is_own_page(window[1])  # as the controller decides it, before redaction
+        self.apply(self.policy.observe(*window, self.now, exact, own))
 
     def wait(
         self, seconds: float, window: tuple[str, str] | None = None, step: float = 5, exact=None

@@ -4,6 +4,7 @@ done, and a failing adapter a word in the banner, never an error."""
 
 from __future__ import annotations
 
+import re
 import threading
 from datetime import timedelta
 
@@ -145,3 +146,47 @@ def test_a_sample_without_the_exact_window_never_bites(start, judge, clock, enfo
     controller = start(enforce="minimize")
     drift_until_put_away(controller, judge, clock, exact=None)
     assert controller.snapshot().drift.banner is not None and enforcer.windows == []
+
+
+def asking(controller) -> bool:
+    """Whether a judge call is under way (the drift reason says so)."""
+    reason = controller.snapshot().drift.reason or ""
+    return reason == "judging this window" or reason.endswith("asking about it")
+
+
+def test_the_own_page_is_known_before_its_title_is_redacted(
+    make_controller, judge, notifier, enforcer, clock, store
+):
+    """A pattern matching a word of the action (or the browser's name) hides the page's title:
+    it is still AntiDrift's own page, never judged, nudged or put away."""
+    controller = make_controller(
+        judge=judge,
+        notifier=notifier,
+        drift=settings("minimize"),
+        enforcer=enforcer,
+        exclude_titles=re.compile("bank", re.IGNORECASE),
+    )
+    controller.enter_planning()
+    controller.start_manual_commitment(
+        "Call the bank about the mortgage", "The call is booked", 60, None, None
+    )
+    controller.record_window("code", "intro.md", exact=EDITOR)
+    judge.wait_calls(1)
+    while controller.snapshot().drift.banner is None:
+        clock.advance(1)
+        controller.record_window("firefox", "Cat videos — YouTube", exact=BROWSER)
+        controller.drift_tick()
+        wait_until(lambda: not asking(controller))
+    calls, banner = len(judge.calls), controller.snapshot().drift.banner
+    own = "Drifting? · 12:34 · Call the bank about the mortgage · AntiDrift — Mozilla Firefox"
+    for _ in range(15):  # the user switched the tab to read the banner
+        clock.advance(1)
+        controller.record_window("firefox", own, exact=BROWSER)
+        wait_until(lambda: not asking(controller))  # a judge call (there must be none) settles
+        controller.drift_tick()
+    assert enforcer.windows == [], "the own page was put away"
+    assert len(judge.calls) == calls, "the own page was judged"
+    assert [t for t, _ in notifier.shown] == ["Drifting? · AntiDrift"]
+    assert controller.snapshot().drift.banner == banner, "the banner waits for an answer"
+    kept = store.samples(controller.snapshot().commitment.id)
+    assert "bank" not in " ".join(sample.title for sample in kept), "the title is still hidden"

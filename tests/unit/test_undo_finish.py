@@ -10,7 +10,7 @@ import pytest
 from antidrift.domain import Commitment, IllegalTransitionError, Outcome, RuntimeState
 from antidrift.drift import DriftSettings, DriftStatus
 from antidrift.web.words import Closure
-from tests.fakes import START, wait_until
+from tests.fakes import START, RecordingNotifier, wait_until
 
 
 @pytest.fixture
@@ -92,6 +92,54 @@ def test_undo_brings_the_guard_back_with_its_verdicts(running, judge, clock):
     controller.undo_finish()
     assert controller.snapshot().drift.status is DriftStatus.ON_TASK
     assert len(judge.calls) == 1  # the verdict was kept, not asked again
+
+
+def nudges(notifier: RecordingNotifier) -> list[str]:
+    return [title for title, _ in notifier.shown if title.startswith("Drifting?")]
+
+
+def test_the_time_in_review_is_not_drift_the_grace_runs_from_the_undo(running, judge, clock):
+    notifier = RecordingNotifier()
+    settings = DriftSettings(timedelta(seconds=10), timedelta(seconds=300), 30)
+    controller = running(judge=judge, drift=settings, notifier=notifier)
+    controller.record_window("code", "intro.md")
+    judge.wait_calls(1)
+    clock.advance(1)
+    controller.record_window("firefox", "Cat videos")
+    judge.wait_calls(2)
+    wait_until(lambda: controller.snapshot().drift.status is DriftStatus.DRIFTING)
+    clock.advance(3)
+    controller.finish()
+    clock.advance(25)  # reading the review: neither work nor drift
+    controller.undo_finish()
+    controller.drift_tick()
+    assert notifier.shown == [] and controller.snapshot().drift.banner is None
+    clock.advance(9)
+    controller.drift_tick()
+    assert notifier.shown == []
+    clock.advance(1)
+    controller.drift_tick()
+    assert [title for title, _ in notifier.shown] == ["Drifting? · AntiDrift"]
+    assert controller.snapshot().drift.banner.started_at == clock.now() - timedelta(seconds=10)
+
+
+def test_more_time_after_time_s_up_counts_the_window_from_then_too(running, judge, clock):
+    notifier = RecordingNotifier()
+    settings = DriftSettings(timedelta(seconds=10), timedelta(seconds=300), 30)
+    controller = running(judge=judge, drift=settings, notifier=notifier)
+    clock.advance(20 * 60 - 3)
+    controller.record_window("firefox", "Cat videos")
+    judge.wait_calls(1)
+    wait_until(lambda: controller.snapshot().drift.status is DriftStatus.DRIFTING)
+    clock.advance(3)
+    assert controller.expire_if_due()
+    clock.advance(25)  # time's up, read: neither work nor drift
+    controller.extend(5)
+    controller.drift_tick()
+    assert nudges(notifier) == [] and controller.snapshot().drift.banner is None
+    clock.advance(10)
+    controller.drift_tick()
+    assert nudges(notifier) == ["Drifting? · AntiDrift"]
 
 
 # -- the closure --------------------------------------------------------------------------------
