@@ -19,11 +19,13 @@ def paused(c: Commitment, now: datetime) -> Commitment:
 
 
 def resumed(c: Commitment, now: datetime) -> Commitment:
-    """The clock runs again: the deadline moves by the pause (whole seconds, as counted)."""
+    """The clock runs again where it stood: the deadline moves by the pause exactly (moved
+    by the whole seconds counted, it could gain or lose up to half a second on screen);
+    paused_secs counts it in whole seconds."""
     if c.paused_at is None:
         return c
+    moved = c.deadline + max(now - c.paused_at, timedelta(0))
     gap = whole_secs(c.paused_at, now)
-    moved = c.deadline + timedelta(seconds=gap)
     return replace(c, paused_at=None, paused_secs=c.paused_secs + gap, deadline=moved)
 
 

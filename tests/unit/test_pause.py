@@ -38,6 +38,18 @@ def test_the_clock_stands_still_while_paused_and_the_deadline_moves_by_the_pause
     assert (again.paused_secs, again.deadline) == (8 * 60, START + timedelta(minutes=28))
 
 
+@pytest.mark.parametrize("gap", [0.4, 0.6, 7199.5, 3.49])
+def test_a_clock_resumed_shows_exactly_what_it_showed_paused(gap):
+    # Paused 0.1 s short of a whole second left (the clock shows 15:00 for 14:59.9), then
+    # resumed after a gap that is not whole either: the clock goes on from 15:00.
+    at = START + timedelta(minutes=5, seconds=0.1)
+    c = paused(commitment(), at)
+    shown = c.seconds_left(at)
+    back = resumed(c, at + timedelta(seconds=gap))
+    assert back.seconds_left(at + timedelta(seconds=gap)) == shown == 15 * 60
+    assert back.paused_secs == round(gap)
+
+
 def test_actual_time_leaves_out_the_pauses_even_one_that_finish_ended():
     c = paused(commitment(), START + timedelta(minutes=5))
     stopped = resumed(c, START + timedelta(minutes=9)).stopped(START + timedelta(minutes=9))
