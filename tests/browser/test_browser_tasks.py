@@ -22,7 +22,7 @@ from tests.support.server import RunningServer
 
 pytestmark = pytest.mark.browser
 
-SHOTS = Path(os.environ.get("ANTIDRIFT_SHOTS") or "/work/team/shots/tasks")
+SHOTS = os.environ.get("ANTIDRIFT_SHOTS")  # where a person reviewing the look wants the PNGs
 PHONE = {"width": 390, "height": 844}
 DESK = {"width": 1280, "height": 800}
 REPORT = "Write the Q3 report for the board"
@@ -233,13 +233,14 @@ def test_the_task_views_fit_look_right_and_pass_axe(new_tabs, app, ui, scheme, s
     expect = ui.expect
     viewport = DESK if size == "desk" else PHONE
     page, _ = new_tabs(viewport=viewport, color_scheme=scheme, bypass_csp=True).open()
-    SHOTS.mkdir(parents=True, exist_ok=True)
     problems: dict[str, list[str]] = {}
 
     def check(name: str) -> None:
         page.wait_for_timeout(300)  # let htmx settle its swap
         assert ui.sideways_scroll(page) == 0, f"{name} scrolls sideways"
-        page.screenshot(path=str(SHOTS / f"{name}-{size}-{scheme}.png"), full_page=True)
+        if SHOTS:
+            Path(SHOTS).mkdir(parents=True, exist_ok=True)
+            page.screenshot(path=str(Path(SHOTS) / f"{name}-{size}-{scheme}.png"), full_page=True)
         if found := ui.axe_problems(page):
             problems[name] = found
 
