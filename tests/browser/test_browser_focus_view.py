@@ -18,7 +18,16 @@ PLAN = {
 
 
 def font_px(page, selector: str) -> float:
-    return page.locator(selector).first.evaluate("e => parseFloat(getComputedStyle(e).fontSize)")
+    """The element's font size; waits out a push swapping it (the clock's, every second),
+    whose old element, detached, has no computed style (NaN)."""
+    for _ in range(100):
+        px = page.locator(selector).first.evaluate(
+            "e => e.isConnected ? parseFloat(getComputedStyle(e).fontSize) : NaN"
+        )
+        if px == px:  # not NaN
+            return px
+        page.wait_for_timeout(20)
+    raise AssertionError(f"{selector} never settled into a font size")
 
 
 def top(ui, page, selector: str) -> float:
