@@ -9,27 +9,6 @@ import pytest
 
 from antidrift.evidence import choose
 from antidrift.evidence.sway import SwayProbe
-from tests.support import sway
-from tests.support.require import need
-
-
-@pytest.fixture(scope="module")
-def session():
-    problem = sway.missing()
-    if problem:
-        yield None
-        return
-    running = sway.HeadlessSway()
-    try:
-        yield running
-    finally:
-        running.stop()
-
-
-@pytest.fixture
-def desktop(session):
-    need(session, sway.missing() or "headless sway could not start")
-    return session
 
 
 def reported(probe, expected, timeout: float = 15.0):
@@ -44,35 +23,35 @@ def reported(probe, expected, timeout: float = 15.0):
     return seen
 
 
-def test_the_sway_probe_reports_the_focused_foot_window_and_follows_focus(desktop):
-    probe = SwayProbe(desktop.session_env())
-    desktop.open_window("antidrift-notes", "Notes — draft")
+def test_the_sway_probe_reports_the_focused_foot_window_and_follows_focus(sway_desktop):
+    probe = SwayProbe(sway_desktop.session_env())
+    sway_desktop.open_window("antidrift-notes", "Notes — draft")
     assert reported(probe, ("antidrift-notes", "Notes — draft")) == (
         "antidrift-notes",
         "Notes — draft",
     )
-    desktop.open_window("antidrift-mail", "Inbox (3)")
+    sway_desktop.open_window("antidrift-mail", "Inbox (3)")
     assert reported(probe, ("antidrift-mail", "Inbox (3)")) == ("antidrift-mail", "Inbox (3)")
-    desktop.msg("[app_id=antidrift-notes]", "focus")
+    sway_desktop.msg("[app_id=antidrift-notes]", "focus")
     assert reported(probe, ("antidrift-notes", "Notes — draft")) == (
         "antidrift-notes",
         "Notes — draft",
     )
 
 
-def test_an_empty_workspace_has_no_window(desktop):
-    probe = SwayProbe(desktop.session_env())
-    desktop.msg("workspace", "9")
+def test_an_empty_workspace_has_no_window(sway_desktop):
+    probe = SwayProbe(sway_desktop.session_env())
+    sway_desktop.msg("workspace", "9")
     try:
         assert probe.active_window() is None
     finally:
-        desktop.msg("workspace", "1")
+        sway_desktop.msg("workspace", "1")
 
 
-def test_auto_picks_sway_from_the_sessions_variables(desktop):
-    desktop.open_window("antidrift-auto", "Picked by auto")
+def test_auto_picks_sway_from_the_sessions_variables(sway_desktop):
+    sway_desktop.open_window("antidrift-auto", "Picked by auto")
     # XWayland's DISPLAY beside it must not lead to xdotool; ActivityWatch is never asked.
-    env = desktop.session_env() | {"DISPLAY": ":0"}
+    env = sway_desktop.session_env() | {"DISPLAY": ":0"}
     choice = choose(
         "auto",
         env=env,

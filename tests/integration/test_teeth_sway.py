@@ -7,33 +7,10 @@ from __future__ import annotations
 
 import json
 
-import pytest
-
 from tests.fakes import wait_until
-from tests.support import sway
 from tests.support.fake_judge import drift_server
-from tests.support.require import need
 
 ACTION = "Write the intro paragraph"
-
-
-@pytest.fixture(scope="module")
-def session():
-    problem = sway.missing()
-    if problem:
-        yield None
-        return
-    running = sway.HeadlessSway()
-    try:
-        yield running
-    finally:
-        running.stop()
-
-
-@pytest.fixture
-def desktop(session):
-    need(session, sway.missing() or "headless sway could not start")
-    return session
 
 
 def nodes(tree: dict):
@@ -43,9 +20,9 @@ def nodes(tree: dict):
             yield from nodes(child)
 
 
-def where(desktop, app_id: str) -> tuple[str, dict] | None:
+def where(sway_desktop, app_id: str) -> tuple[str, dict] | None:
     """(the workspace holding the window with this app_id, its node) from a real get_tree."""
-    tree = json.loads(desktop.msg("-t", "get_tree"))
+    tree = json.loads(sway_desktop.msg("-t", "get_tree"))
     for workspace in (n for n in nodes(tree) if n.get("type") == "workspace"):
         for node in nodes(workspace):
             if node.get("app_id") == app_id:
@@ -53,7 +30,7 @@ def where(desktop, app_id: str) -> tuple[str, dict] | None:
     return None
 
 
-def test_an_ignored_nudge_moves_that_container_to_the_scratchpad(desktop, tmp_path):
+def test_an_ignored_nudge_moves_that_container_to_the_scratchpad(sway_desktop, tmp_path):
     server, judge, notifier = drift_server(
         tmp_path,
         ANTIDRIFT_WINDOW_SOURCE="sway",
@@ -61,10 +38,10 @@ def test_an_ignored_nudge_moves_that_container_to_the_scratchpad(desktop, tmp_pa
         ANTIDRIFT_DRIFT_GRACE="1",
         ANTIDRIFT_ENFORCE="minimize",
         ANTIDRIFT_ENFORCE_AFTER="1",
-        **{k: v for k, v in desktop.session_env().items() if k != "PATH"},  # the fakes' PATH
+        **{k: v for k, v in sway_desktop.session_env().items() if k != "PATH"},  # the fakes' PATH
     )
-    desktop.open_window("antidrift-notes", "intro.md — notes")
-    wait_until(lambda: where(desktop, "antidrift-notes"), 15, 0.05, "the notes window mapped")
+    sway_desktop.open_window("antidrift-notes", "intro.md — notes")
+    wait_until(lambda: where(sway_desktop, "antidrift-notes"), 15, 0.05, "the notes window mapped")
     with server:
         server.post("/planning")
         status, _ = server.post(
@@ -75,18 +52,17 @@ def test_an_ignored_nudge_moves_that_container_to_the_scratchpad(desktop, tmp_pa
         wait_until(
             lambda: server.get("/state")["drift"]["status"] == "on_task", 15, 0.05, "on task"
         )
-        desktop.open_window("antidrift-videos", "Cat videos — YouTube")  # sway focuses it
+        sway_desktop.open_window("antidrift-videos", "Cat videos — YouTube")  # sway focuses it
         wait_until(
             lambda: server.get("/state")["drift"]["status"] == "drifting", 15, 0.05, "drifting"
         )
-        _, videos = wait_until(
-            lambda: (found := where(desktop, "antidrift-videos")) and found[0] == "__i3_scratch"
-            and found,
-            20,
-            0.1,
-            "the off-task window in the scratchpad",
-        )  # fmt: skip
-        workspace, notes = where(desktop, "antidrift-notes")
+
+        def put_away():
+            found = where(sway_desktop, "antidrift-videos")
+            return found if found and found[0] == "__i3_scratch" else None
+
+        _, videos = wait_until(put_away, 20, 0.1, "the off-task window in the scratchpad")
+        workspace, notes = where(sway_desktop, "antidrift-notes")
         assert workspace == "1" and notes["visible"] is True, "the on-task window is untouched"
         assert videos["visible"] is False
         nudges = [c for c in notifier.calls() if any("Drifting" in a for a in c)]
@@ -103,6 +79,6 @@ def test_an_ignored_nudge_moves_that_container_to_the_scratchpad(desktop, tmp_pa
             lambda: server.get("/state")["drift"]["status"] == "on_task", 15, 0.05, "back on task"
         )
         server.ticks(3)
-        assert where(desktop, "antidrift-notes")[0] == "1"
+        assert where(sway_desktop, "antidrift-notes")[0] == "1"
         server.post("/finish")
         server.post("/end", {"outcome": "met"})

@@ -1,0 +1,28 @@
+"""Fixtures shared by the integration tests of one real component."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.support import sway
+from tests.support.require import need
+
+
+@pytest.fixture(scope="module")
+def sway_session():
+    """A real headless sway for the module's tests (None when this machine cannot run one)."""
+    if sway.missing():
+        yield None
+        return
+    running = sway.HeadlessSway()
+    try:
+        yield running
+    finally:
+        running.stop()
+
+
+@pytest.fixture
+def sway_desktop(sway_session):
+    """The module's headless sway; skipped without one (a failure in CI)."""
+    need(sway_session, sway.missing() or "headless sway could not start")
+    return sway_session
