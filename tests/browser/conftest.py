@@ -5,7 +5,8 @@
 * Without Chromium (or Playwright) every browser test is skipped with ONE summary line that
   says how to install it.
 * A failing test leaves a screenshot of each of its open pages, and the server log tail, in
-  `artifacts/screenshots/`; `ui.snap(page, name)` saves the named view screenshots there.
+  `artifacts/screenshots/`; `ui.snap(page, name)` saves the named view screenshots where
+  ANTIDRIFT_SHOTS points (nowhere when it is unset).
 """
 
 from __future__ import annotations
@@ -252,10 +253,15 @@ class UI:
     expect = staticmethod(expect) if sync_playwright is not None else None
 
     @staticmethod
-    def snap(page: Page, view: str) -> Path:
-        """The named screenshot of a view: locked, planning-idle, pending, ready, active..."""
-        SCREENSHOTS.mkdir(parents=True, exist_ok=True)
-        path = SCREENSHOTS / f"{view}.png"
+    def snap(page: Page, view: str) -> Path | None:
+        """The named screenshot of a view (locked, planning-idle, pending, ready, active...),
+        taken only where ANTIDRIFT_SHOTS points: the PNG is for a person reviewing the look;
+        the test's asserts and axe are what keep it (a screenshot costs a run ~0.3 s each)."""
+        shots = os.environ.get("ANTIDRIFT_SHOTS")
+        if not shots:
+            return None
+        Path(shots).mkdir(parents=True, exist_ok=True)
+        path = Path(shots) / f"{view}.png"
         page.screenshot(path=str(path), full_page=True)
         return path
 
