@@ -2,7 +2,9 @@
 server: "always on task" from the banner is a rule the next titles follow with no call; an
 unclear window never nudges; a site that retitles itself nudges within the grace + 2 s of the
 first switch although each title's own verdict is slow; the review shows what was sent.
-Screenshots of the banner, the rules page and the review's verdicts (light/dark, both sizes)."""
+The banner, the rules page and the review's verdicts fit at both sizes, light and dark
+(screenshots of each where ANTIDRIFT_SHOTS points). The server runs on the test clock: a
+grace the test only waits out is passed by moving that clock; the churn's is real time."""
 
 from __future__ import annotations
 
@@ -24,7 +26,7 @@ SIZES = {"desktop": (1280, 800), "phone": (390, 844)}
 def app(tmp_path_factory, _chromium_available) -> Iterator[App]:
     tmp = tmp_path_factory.mktemp("browser-judge")
     server, fake, notifier = drift_server(
-        tmp, ANTIDRIFT_DRIFT_GRACE=str(GRACE), ANTIDRIFT_DRIFT_COOLDOWN="1"
+        tmp, test_clock=True, ANTIDRIFT_DRIFT_GRACE=str(GRACE), ANTIDRIFT_DRIFT_COOLDOWN="1"
     )
     server.start()
     app = App(server, fake, tmp)
@@ -44,21 +46,21 @@ def _nudges(app: App) -> int:
 
 
 def _snap_all(browser, app: App, ui, name: str, path: str = "/", open_details: bool = False):
+    """Each size in a page of its own, each scheme by switching that page's colour scheme
+    (what differs between light and dark is colour, not the page)."""
     for size, (width, height) in SIZES.items():
-        for scheme in ("light", "dark"):
-            context = browser.new_context(
-                viewport={"width": width, "height": height}, color_scheme=scheme
-            )
-            try:
-                page = context.new_page()
-                page.goto(app.base + path)
-                page.wait_for_load_state("networkidle")
-                if open_details:
-                    page.locator("details.verdicts summary").click()
+        context = browser.new_context(viewport={"width": width, "height": height})
+        try:
+            page = context.new_page()
+            page.goto(app.base + path)
+            if open_details:
+                page.locator("details.verdicts summary").click()
+            for scheme in ("light", "dark"):
+                page.emulate_media(color_scheme=scheme)
                 assert ui.sideways_scroll(page) <= 0, f"{name} scrolls sideways at {width} px"
                 ui.snap(page, f"{name}-{size}-{scheme}")
-            finally:
-                context.close()
+        finally:
+            context.close()
 
 
 def test_rules_unclear_and_churn_in_the_browser(app, page, watch, ui, browser):
@@ -78,7 +80,9 @@ def test_rules_unclear_and_churn_in_the_browser(app, page, watch, ui, browser):
 
     # The rule from the banner: "firefox is always on task" answers for every firefox title.
     _window(app, "firefox", "Cat videos — YouTube")
-    expect(banner).to_be_visible(timeout=GRACE * 1000 + 5000)
+    expect(guard).to_have_attribute("data-status", "drifting")  # judged; the grace runs
+    app.server.clock.advance(GRACE)
+    expect(banner).to_be_visible()
     _snap_all(browser, app, ui, "judge-banner")
     page.get_by_role("button", name="firefox is always on task").click()
     expect(banner).to_have_count(0)
@@ -90,7 +94,8 @@ def test_rules_unclear_and_churn_in_the_browser(app, page, watch, ui, browser):
     assert [r["app"] for r in app.server.get("/rules")] == ["firefox"]
     judged = len(app.fake.judge_prompts())
     _window(app, "firefox", "Dog videos — YouTube")
-    app.server.ticks(GRACE + 2)
+    app.server.clock.advance(GRACE + 2)  # past the grace and the cooldown...
+    app.server.ticks(2)  # ...and two ticks have looked at it
     expect(guard).to_have_attribute("data-status", "on_task")
     assert len(app.fake.judge_prompts()) == judged, "a rule decides with no judge call"
     assert _nudges(app) == 1
@@ -99,7 +104,8 @@ def test_rules_unclear_and_churn_in_the_browser(app, page, watch, ui, browser):
     _window(app, "slack", "#general — Slack")
     expect(guard).to_have_attribute("data-status", "unclear")
     expect(guard).to_contain_text("Unclear")
-    app.server.ticks(GRACE + 3)
+    app.server.clock.advance(GRACE + 3)
+    app.server.ticks(2)
     expect(banner).to_have_count(0)
     assert _nudges(app) == 1
 
