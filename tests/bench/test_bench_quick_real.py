@@ -30,4 +30,3 @@ def test_quick_bench_reports_the_warm_real_claude_figure(tmp_path):
     c2 = f["C2"]
     assert 0 < c2["median"] < 60_000 and c2["claude_left_after_planning"] == 0
     assert c2["idle_claude_rss_mib"] > 10
-

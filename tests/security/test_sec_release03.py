@@ -478,9 +478,7 @@ def test_an_ai_answer_with_a_lone_surrogate_breaks_no_page_push_or_record(lab, s
     lab.fake.configure(answer=f'{{"reflection": "You drifted {LONE} twice."}}')
     assert server.post("/finish")[0] == 200
     assert server.post("/reflect")[0] == 200  # the review's Reflect button
-    wait_until(
-        lambda: "You drifted" in server.request("GET", "/")[1], 10, 0.05, "the reflection"
-    )
+    wait_until(lambda: "You drifted" in server.request("GET", "/")[1], 10, 0.05, "the reflection")
     _page_and_push_work(server, sec)
     assert server.post("/end", {"outcome": "met", "note": ""})[0] == 200
     server.stop()
