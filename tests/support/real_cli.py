@@ -85,8 +85,9 @@ def codex_https_wrapper(folder: Path, real: Path, api_url: str) -> Path:
     """An executable `codex` that runs the real one against api_url over HTTPS streaming only.
 
     Its built-in provider tries a websocket five times with backoff before it falls back to
-    streaming (about 10 s against a refused port); a provider of the same wire API without
-    websockets starts there. The built-in one cannot be changed, so this one has a name."""
+    streaming, which it retries with backoff too (about 10 s against a refused port); a
+    provider of the same wire API without websockets or retries says "waiting for network"
+    at once. The built-in one cannot be changed, so this one has a name."""
     provider = "model_providers.stand_in"
     return _wrapper(
         folder,
@@ -98,6 +99,8 @@ def codex_https_wrapper(folder: Path, real: Path, api_url: str) -> Path:
             f'{provider}.env_key="CODEX_API_KEY"',
             f'{provider}.wire_api="responses"',
             f"{provider}.supports_websockets=false",
+            f"{provider}.request_max_retries=0",
+            f"{provider}.stream_max_retries=0",
         ],
     )
 

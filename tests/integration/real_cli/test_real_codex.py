@@ -57,8 +57,8 @@ def test_codex_retrying_for_the_network_says_it_cannot_reach_its_service(
 ):
     # Pointed at a port nothing listens on, codex 0.171.0 retries for good; when the
     # timeout ends it, its "waiting for network" on stderr names the cause. It says so once
-    # streaming over HTTPS fails: at once without the websocket attempts its built-in
-    # provider makes first (those take ~10 s, see real_cli.codex_https_wrapper).
+    # it has given up streaming over HTTPS: at once without the websocket attempts and the
+    # retries its built-in provider makes first (~10 s, see real_cli.codex_https_wrapper).
     dead = real_cli.codex_https_wrapper(
         tmp_path / "dead-bin", real_cli.binary("codex"), f"http://127.0.0.1:{dead_port}"
     )
