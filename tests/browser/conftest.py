@@ -5,7 +5,9 @@
 * Without Chromium (or Playwright) every browser test is skipped with ONE summary line that
   says how to install it.
 * A failing test leaves a screenshot of each of its open pages, and the server log tail, in
-  `artifacts/screenshots/`; `ui.snap(page, name)` saves the named view screenshots there.
+  `artifacts/screenshots/`. `ui.snap(page, name)` saves a named view's screenshot for a
+  person to look at, only where ANTIDRIFT_SHOTS points (the look is kept by the asserts and
+  axe; a full-page PNG at every stop of every run cost seconds nobody looked at).
 """
 
 from __future__ import annotations
@@ -255,10 +257,14 @@ class UI:
     expect = staticmethod(expect) if sync_playwright is not None else None
 
     @staticmethod
-    def snap(page: Page, view: str) -> Path:
-        """The named screenshot of a view: locked, planning-idle, pending, ready, active..."""
-        SCREENSHOTS.mkdir(parents=True, exist_ok=True)
-        path = SCREENSHOTS / f"{view}.png"
+    def snap(page: Page, view: str) -> Path | None:
+        """The named screenshot of a view (locked, planning-idle, pending, ready, active...),
+        in the folder ANTIDRIFT_SHOTS names; nothing (None) when it names none."""
+        shots = os.environ.get("ANTIDRIFT_SHOTS")
+        if not shots:
+            return None
+        Path(shots).mkdir(parents=True, exist_ok=True)
+        path = Path(shots) / f"{view}.png"
         page.screenshot(path=str(path), full_page=True)
         return path
 
