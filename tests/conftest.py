@@ -24,6 +24,19 @@ hypothesis_settings.register_profile(
 )
 hypothesis_settings.load_profile("antidrift")
 
+# The layers that wait longest run first (scripts/test hands out whole files in this order,
+# `--no-loadscope-reorder`): a long browser file started last would run alone at the end
+# while the other workers sit idle.
+_FIRST = ("browser", "integration", "security", "bench")
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    def layer(item: pytest.Item) -> int:
+        top = item.nodeid.split("/")[1] if item.nodeid.startswith("tests/") else ""
+        return _FIRST.index(top) if top in _FIRST else len(_FIRST)
+
+    items.sort(key=layer)  # stable: each file's own order is kept
+
 
 @pytest.fixture
 def clock() -> FakeClock:
