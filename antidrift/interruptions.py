@@ -75,6 +75,16 @@ class Interruptions:
             return None
         return at + UNDO_FINISH
 
+    def keep_finished(self, commitment_id: str) -> None:
+        """Finish stands from now on: its outcome went out to a task tool (a task ticked done,
+        a note written), which an Undo here could not take back."""
+        with self._lock:
+            if self._finished is None or self._finished[0].id != commitment_id:
+                return
+            self._finished = None
+            self._changed()
+        self._notify()  # the pages lose their Undo button
+
     def undo_finish(self) -> Commitment:
         """Back to the running commitment as it was before Finish: the same deadline (and a
         pause in progress still paused), the guard watching again with its verdicts."""

@@ -78,6 +78,7 @@ def write_back():
         said = board().write_back(commitment.task, action, text)
     except task_sources.SourceError as exc:
         raise TaskConflict(str(exc)) from None
+    controller().keep_finished(commitment.id)  # the task tool has it: no Undo of Finish
     if from_htmx():
         return _renderer().writeback_result(said), 200, HTML
     return jsonify(result=said)

@@ -5,9 +5,8 @@
 * Without Chromium (or Playwright) every browser test is skipped with ONE summary line that
   says how to install it.
 * A failing test leaves a screenshot of each of its open pages, and the server log tail, in
-  `artifacts/screenshots/`. `ui.snap(page, name)` saves a named view's screenshot for a
-  person to look at, only where ANTIDRIFT_SHOTS points (the look is kept by the asserts and
-  axe; a full-page PNG at every stop of every run cost seconds nobody looked at).
+  `artifacts/screenshots/`; `ui.snap(page, name)` saves the named view screenshots where
+  ANTIDRIFT_SHOTS points (nowhere when it is unset).
 """
 
 from __future__ import annotations
@@ -185,14 +184,16 @@ class Tabs:
         path: str = "/",
         *,
         before: Callable[[Page], object] | None = None,
+        wait_until: str = "load",
     ) -> tuple[Page, Watch]:
-        """A new tab on `path`; `before(page)` runs first (e.g. to route its websocket)."""
+        """A new tab on `path`; `before(page)` runs first (e.g. to route its websocket).
+        `wait_until="commit"` returns as soon as it navigates, so several tabs load at once."""
         page = self.context.new_page()
         watch = Watch().attach(page)
         self.watches[id(page)] = watch
         if before is not None:
             before(page)
-        page.goto(self.base + path)
+        page.goto(self.base + path, wait_until=wait_until)
         return page, watch
 
 
@@ -259,7 +260,8 @@ class UI:
     @staticmethod
     def snap(page: Page, view: str) -> Path | None:
         """The named screenshot of a view (locked, planning-idle, pending, ready, active...),
-        in the folder ANTIDRIFT_SHOTS names; nothing (None) when it names none."""
+        taken only where ANTIDRIFT_SHOTS points: the PNG is for a person reviewing the look;
+        the test's asserts and axe are what keep it (a screenshot costs a run ~0.3 s each)."""
         shots = os.environ.get("ANTIDRIFT_SHOTS")
         if not shots:
             return None
@@ -312,6 +314,36 @@ class UI:
         while not condition():
             if time.monotonic() > deadline:
                 raise AssertionError(f"timed out after {timeout} s waiting for {what}")
+            page.wait_for_timeout(50)
+
+    @staticmethod
+    def fake_timers(page: Page) -> None:
+        """Before a page loads (`tabs.open(before=ui.fake_timers)`): its context's JS timers
+        on Playwright's clock, which keeps real time until `ui.reconnect` jumps it. CSS
+        animations are no JS timers: the offline notice's delay and the countdown keep
+        real time."""
+        page.context.clock.install()
+
+    @staticmethod
+    def reconnect(
+        page: Page,
+        reconnected: Callable[[], bool],
+        *,
+        timeout: float = 10.0,
+        what: str = "the page to reconnect",
+    ) -> None:
+        """Wait for `reconnected()` on a page with `ui.fake_timers`, its server back up, without
+        sitting out htmx's reconnect back-off (full jitter, up to 64 s): its JS clock jumps
+        past the longest delay, so the retry htmx scheduled runs now. Only a retry htmx
+        scheduled itself runs (it schedules none after a close code it does not retry on),
+        and the socket it opens is real."""
+        deadline = time.monotonic() + timeout
+        while not reconnected():
+            if time.monotonic() > deadline:
+                raise AssertionError(f"timed out after {timeout} s waiting for {what}")
+            # Again each time: an attempt already failing when the server came back schedules
+            # a new delay.
+            page.clock.fast_forward(65_000)
             page.wait_for_timeout(50)
 
     @staticmethod

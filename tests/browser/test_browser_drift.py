@@ -1,5 +1,7 @@
 """The drift banner in Chromium: it appears by push, its buttons work by htmx alone, and it
-clobbers nothing (focus, the clock); screenshots of the banner and of the review's episodes."""
+clobbers nothing (focus, the clock); the banner and the review's episodes fit at both sizes,
+light and dark (screenshots of each where ANTIDRIFT_SHOTS points). The server runs on the
+test clock: the grace and cooldown are passed by moving it, not waited out."""
 
 from __future__ import annotations
 
@@ -17,10 +19,11 @@ SIZES = {"desktop": (1280, 800), "phone": (390, 844)}
 
 @pytest.fixture(scope="module")
 def app(tmp_path_factory, _chromium_available) -> Iterator[App]:
-    """This module's server: a fake claude that also judges, a fake notify-send, short grace."""
+    """This module's server: a fake claude that also judges, a fake notify-send, short grace,
+    the test clock."""
     tmp = tmp_path_factory.mktemp("browser-drift")
     server, fake, notifier = drift_server(
-        tmp, ANTIDRIFT_DRIFT_GRACE="1", ANTIDRIFT_DRIFT_COOLDOWN="1"
+        tmp, test_clock=True, ANTIDRIFT_DRIFT_GRACE="1", ANTIDRIFT_DRIFT_COOLDOWN="1"
     )
     server.start()
     app = App(server, fake, tmp)
@@ -49,19 +52,19 @@ def _no_sideways_scroll(page) -> bool:
 
 
 def _snap_all(browser, app: App, ui, name: str) -> None:
+    """Each size in a page of its own, each scheme by switching that page's colour scheme
+    (what differs between light and dark is colour, not the page)."""
     for size, (width, height) in SIZES.items():
-        for scheme in ("light", "dark"):
-            context = browser.new_context(
-                viewport={"width": width, "height": height}, color_scheme=scheme
-            )
-            try:
-                page = context.new_page()
-                page.goto(app.base + "/")
-                page.wait_for_load_state("networkidle")
+        context = browser.new_context(viewport={"width": width, "height": height})
+        try:
+            page = context.new_page()
+            page.goto(app.base + "/")
+            for scheme in ("light", "dark"):
+                page.emulate_media(color_scheme=scheme)
                 assert _no_sideways_scroll(page), f"{name} scrolls sideways at {width} px"
                 ui.snap(page, f"{name}-{size}-{scheme}")
-            finally:
-                context.close()
+        finally:
+            context.close()
 
 
 def test_the_banner_appears_and_its_buttons_work_without_clobbering(app, page, watch, ui, browser):
@@ -76,8 +79,8 @@ def test_the_banner_appears_and_its_buttons_work_without_clobbering(app, page, w
     finish = page.get_by_role("button", name="Finish")
     finish.focus()
     clock = page.locator(".time-left-clock")
-    before = clock.text_content()
     _window(app, "firefox", "Cat videos — YouTube")
+    app.server.clock.advance(1)  # the grace, from the switch: nudged once judged off task
     banner = page.locator("#drift")
     expect(banner).to_be_visible()
     expect(banner).to_contain_text("Cat videos")
@@ -91,6 +94,7 @@ def test_the_banner_appears_and_its_buttons_work_without_clobbering(app, page, w
     expect(page.locator("#evidence")).to_have_attribute("data-judged", "drifting")
     focused = page.evaluate("document.activeElement.textContent.trim()")
     assert focused == "Finish", "the banner's push took the focus away"
+    before = clock.text_content()
     expect(clock).not_to_have_text(before)  # the clock still runs beside the banner
     ui.wait_until(page, lambda: app.notifier.calls(), what="the drift notification")
     _snap_all(browser, app, ui, "active-drift")
@@ -101,11 +105,13 @@ def test_the_banner_appears_and_its_buttons_work_without_clobbering(app, page, w
     expect(page.locator("#active-message")).to_be_empty()
     expect(page.locator("#active-title")).to_be_focused()  # not the page's top (body)
     _window(app, "firefox", "Cat videos — YouTube")
-    app.server.ticks(3)  # past grace and cooldown (1 s each): the taught window never nudges
+    app.server.clock.advance(3)  # past grace and cooldown (1 s each)...
+    app.server.ticks(2)  # ...and two ticks have looked: the taught window never nudges
     expect(banner).to_have_count(0)
     assert len([c for c in app.notifier.calls() if any("Drifting" in a for a in c)]) == 1
 
     _window(app, "firefox", "Home / YouTube shorts")
+    app.server.clock.advance(1)  # its grace
     expect(banner).to_be_visible()
     page.get_by_role("button", name="Back to it").click()
     expect(banner).to_have_count(0)

@@ -2,57 +2,117 @@
 the focus is on something (the next sensible control, the new view's heading or a sentence
 saying what happened), never left on <body> — including the buttons whose own element goes
 away with the answer (Stop coach, Reflect) and the history's correct and remove. The drift
-banner's answers are in test_browser_drift.py."""
+banner's answers are in test_browser_drift.py.
+
+The walk is cut where a state begins (planning, start, active, review, history): each part
+starts there by the server's own routes and checks every button of its stretch, so the parts
+can run side by side. Twenty buttons in all."""
 
 from __future__ import annotations
 
 import pytest
 
+from tests.support.walk import server_post, walk_http
+
 pytestmark = pytest.mark.browser
 
 ON_BODY = "!document.activeElement || document.activeElement === document.body"
-SETTLE = 1.2  # seconds: a push that follows an answer comes within the tick
+SHORT = 300  # ms: the focus found must still be there a moment later
+
+# Test tooling put into the page before its own scripts (as axe is; never served by the app):
+# counts the websocket messages the page has handled (the count goes up inside the message
+# event, the task in which htmx swaps it) and notes that count when each answer has been
+# swapped (an XHR's loadend follows its load, on which htmx swaps; htmx's own events may not
+# reach the document then: a push can take the pressed button away before its answer).
+COUNT_PUSHES = """
+(() => {
+  window.__pushes = 0; window.__answers = 0; window.__pushesAtAnswer = 0;
+  const RealSocket = window.WebSocket;
+  window.WebSocket = class extends RealSocket {
+    constructor(...args) {
+      super(...args);
+      this.addEventListener("message", () => { window.__pushes += 1; });
+    }
+  };
+  const RealXHR = window.XMLHttpRequest;
+  window.XMLHttpRequest = class extends RealXHR {
+    constructor() {
+      super();
+      this.addEventListener("loadend", () => {
+        window.__answers += 1;
+        window.__pushesAtAnswer = window.__pushes;
+      });
+    }
+  };
+})();
+"""
 
 
-def kept(page, ui, what: str) -> str:
-    """The focused element's id once the answer and its pushes have settled; fails when the
-    focus is then on the page (a push and the answer may cross: a moment on <body> between
-    them is not the end state, so it is the settled state that is checked)."""
-    page.wait_for_timeout(SETTLE * 1000)
-    ui.wait_until(page, lambda: not page.evaluate(ON_BODY), timeout=3, what=f"focus after {what}")
-    page.wait_for_timeout(300)
-    assert not page.evaluate(ON_BODY), f"focus fell to the page after {what}"
-    return ui.active_id(page)
+class Walk:
+    """One tab, its buttons pressed and the focus checked after each."""
+
+    def __init__(self, page, ui) -> None:
+        self.page, self.ui = page, ui
+        self.seen: dict[str, str] = {}
+        self._answers = 0
+
+    def press(self, name: str) -> None:
+        self.click(self.page.get_by_role("button", name=name, exact=True))
+
+    def click(self, target) -> None:
+        self._answers = self.page.evaluate("window.__answers")
+        target.click()
+
+    def after(self, what: str, *, push: bool = True) -> str:
+        """The focused element's id once the answer and the push after it have been handled;
+        fails when the focus is then on the page (a push and the answer may cross: a moment
+        on <body> between them is not the end state, so it is the settled state that is
+        checked). The hub queues a transition's push before the HTTP answer returns, on one
+        ordered outbox per socket, and sends a frame at least every second: a message the
+        page handles after it swapped the answer comes after that push. push=False: a page
+        with no socket (Insights), settled once its answer (the new page) is shown."""
+        page, ui = self.page, self.ui
+        if push:
+            page.wait_for_function("n => window.__answers > n", arg=self._answers)
+            page.wait_for_function("() => window.__pushes > window.__pushesAtAnswer")
+        ui.wait_until(
+            page, lambda: not page.evaluate(ON_BODY), timeout=3, what=f"focus after {what}"
+        )
+        page.wait_for_timeout(SHORT)
+        assert not page.evaluate(ON_BODY), f"focus fell to the page after {what}"
+        self.seen[what] = ui.active_id(page)
+        return self.seen[what]
 
 
-def press(page, name: str) -> None:
-    page.get_by_role("button", name=name, exact=True).click()
+@pytest.fixture
+def walker(tabs, ui):
+    def open_at(path: str = "/") -> Walk:
+        page, _ = tabs.open(path, before=lambda p: p.add_init_script(COUNT_PUSHES))
+        return Walk(page, ui)
+
+    return open_at
 
 
-def test_focus_is_never_left_on_the_page_after_a_button(page, app, ui, tmp_path):
+def test_focus_after_the_planning_and_coach_buttons(walker, app, ui, tmp_path):
     expect = ui.expect
-    seen: dict[str, str] = {}
-
-    def after(what: str) -> str:
-        seen[what] = kept(page, ui, what)
-        return seen[what]
-
-    press(page, "Plan")
+    w = walker()
+    page = w.page
+    w.press("Plan")
     expect(ui.view(page, "planning")).to_be_visible()
-    assert after("Plan") == "intent"
+    assert w.after("Plan") == "intent"
 
     app.fake.configure(delay=30)
     page.get_by_label("Rough intent").fill("the quarterly report")
-    press(page, "Sharpen")
+    w.press("Sharpen")
     expect(ui.coach(page, "pending")).to_be_visible()
-    after("Sharpen")
-    press(page, "Stop coach")  # its button goes with the pending line
+    w.after("Sharpen")
+    w.press("Stop coach")  # its button goes with the pending line
     expect(ui.coach(page, "idle")).to_be_visible()
-    assert after("Stop coach") == "sharpen"
+    assert w.after("Stop coach") == "sharpen"
 
     go = tmp_path / "go"
     app.fake.configure(wait_for=str(go))  # the coach answers when the test says
-    press(page, "Sharpen")
+    w.press("Sharpen")
     expect(ui.coach(page, "pending")).to_be_visible()
     mine = "Call Dana about the numbers"  # typed while the coach thinks: kept, Use beside it
     page.locator("#next_action").fill(mine)
@@ -63,70 +123,98 @@ def test_focus_is_never_left_on_the_page_after_a_button(page, app, ui, tmp_path)
     )
     go.touch()
     expect(ui.coach(page, "ready")).to_be_visible()
-    after("Sharpen (ready)")
-    page.get_by_role("button", name="Use the coach's next action").click()
-    assert after("Use") == "next_action"
+    w.after("Sharpen (ready)")
+    w.click(page.get_by_role("button", name="Use the coach's next action"))
+    assert w.after("Use") == "next_action"
 
-    press(page, "Cancel planning")
+    w.press("Cancel planning")
     expect(ui.view(page, "locked")).to_be_visible()
-    after("Cancel planning")
-    press(page, "Plan")
+    w.after("Cancel planning")
+    assert len(w.seen) == 6, w.seen
+
+
+def test_focus_after_start_refused_and_start(walker, app, ui):
+    expect = ui.expect
+    walk_http(server_post(app.server), "planning")
+    w = walker()
+    page = w.page
     expect(ui.view(page, "planning")).to_be_visible()
     page.locator("#next_action").fill("")
     page.locator("#success_condition").fill("")
-    press(page, "Start")  # refused: focus on the first field at fault
+    w.press("Start")  # refused: focus on the first field at fault
     expect(page.locator("#next_action")).to_have_attribute("aria-invalid", "true")
-    assert after("Start (refused)") == "next_action"
+    assert w.after("Start (refused)") == "next_action"
     page.locator("#next_action").fill("Write the intro")
     page.locator("#success_condition").fill("Three paragraphs")
-    press(page, "Start")
+    w.press("Start")
     expect(ui.view(page, "active")).to_be_visible()
-    assert after("Start") == "active-title"
+    assert w.after("Start") == "active-title"
+    assert len(w.seen) == 2, w.seen
 
-    press(page, "+5 min")
+
+def test_focus_after_the_active_and_undo_buttons(walker, app, ui):
+    expect = ui.expect
+    walk_http(server_post(app.server), "active")
+    w = walker()
+    page = w.page
+    expect(ui.view(page, "active")).to_be_visible()
+    w.press("+5 min")
     expect(page.locator("#time-left")).to_contain_text("5 added")
-    after("+5 min")
-    press(page, "Pause")
+    w.after("+5 min")
+    w.press("Pause")
     expect(page.get_by_role("button", name="Resume")).to_be_visible()
-    after("Pause")
-    press(page, "Resume")
+    w.after("Pause")
+    w.press("Resume")
     expect(page.get_by_role("button", name="Pause")).to_be_visible()
-    after("Resume")
-    press(page, "Finish")
+    w.after("Resume")
+    w.press("Finish")
     expect(ui.view(page, "review")).to_be_visible()
-    after("Finish")
-    press(page, "Undo Finish")
+    w.after("Finish")
+    w.press("Undo Finish")
     expect(ui.view(page, "active")).to_be_visible()
-    after("Undo Finish")
-    press(page, "Finish")
+    w.after("Undo Finish")
+    w.press("Finish")
     expect(ui.view(page, "review")).to_be_visible()
-    after("Finish (again)")
+    w.after("Finish (again)")
+    assert len(w.seen) == 6, w.seen
 
-    page.get_by_role("button", name="Reflect").click()  # its button goes while the coach reads
-    after("Reflect")
-    press(page, "Save to history")  # no outcome chosen: refused, the button keeps the focus
+
+def test_focus_after_the_review_and_closure_buttons(walker, app, ui):
+    expect = ui.expect
+    walk_http(server_post(app.server), "review")
+    w = walker()
+    page = w.page
+    expect(ui.view(page, "review")).to_be_visible()
+    w.click(page.get_by_role("button", name="Reflect"))  # its button goes while the coach reads
+    w.after("Reflect")
+    w.press("Save to history")  # no outcome chosen: refused, the button keeps the focus
     expect(page.locator("#review-message")).not_to_be_empty()
-    after("Save to history (refused)")
+    w.after("Save to history (refused)")
     page.locator("label[for=outcome-met]").click()
-    press(page, "Save to history")
+    w.press("Save to history")
     expect(ui.view(page, "locked")).to_be_visible()
-    after("Save to history")
-    press(page, "Again")  # the closure's one-click next: the same plan, planning
+    w.after("Save to history")
+    w.press("Again")  # the closure's one-click next: the same plan, planning
     expect(ui.view(page, "planning")).to_be_visible()
-    after("Again")
-    press(page, "Cancel planning")
-    expect(ui.view(page, "locked")).to_be_visible()
+    w.after("Again")
+    assert len(w.seen) == 4, w.seen
 
-    # The history's correct and remove: the page they return to says so and takes the focus.
-    page.goto(app.base + "/insights")
+
+def test_focus_after_the_history_correct_and_remove(walker, app, ui):
+    """The history's correct and remove: the page they return to says so and takes the focus."""
+    expect = ui.expect
+    walk_http(server_post(app.server), "review")
+    assert app.server.post("/end", {"outcome": "met", "note": "for the history"})[0] == 200
+    w = walker("/insights")
+    page = w.page
     page.locator(".entry-tools summary").first.click()
     page.locator(".correct-form label.outcome-missed").first.click()
     page.locator(".correct-form button[type=submit]").first.click()
     expect(page.locator("#done")).to_have_text("Correction saved.")
-    assert after("Save (correction)") == "done"
+    assert w.after("Save (correction)", push=False) == "done"
     page.locator(".entry-tools summary").first.click()
     page.locator(".remove-link").first.click()
-    press(page, "Remove")
+    w.press("Remove")
     expect(page.locator("#done")).to_contain_text("Removed from history")
-    assert after("Remove") == "done"
-    assert len(seen) == 20, seen
+    assert w.after("Remove", push=False) == "done"
+    assert len(w.seen) == 2, w.seen

@@ -2,7 +2,11 @@
 server: "always on task" from the banner is a rule the next titles follow with no call; an
 unclear window never nudges; a site that retitles itself nudges within the grace + 2 s of the
 first switch although each title's own verdict is slow; the review shows what was sent.
-Screenshots of the banner, the rules page and the review's verdicts (light/dark, both sizes)."""
+The banner, the rules page and the review's verdicts fit at both sizes, light and dark
+(screenshots of each where ANTIDRIFT_SHOTS points). The server runs on the test clock: a
+grace the test only waits out is passed by moving that clock; the churn's is real time.
+Three walks, each from a fresh commitment and no rules (the rule from the banner, the churn,
+unclear with the review, which walks to each kind of verdict), and the rules page alone."""
 
 from __future__ import annotations
 
@@ -24,7 +28,7 @@ SIZES = {"desktop": (1280, 800), "phone": (390, 844)}
 def app(tmp_path_factory, _chromium_available) -> Iterator[App]:
     tmp = tmp_path_factory.mktemp("browser-judge")
     server, fake, notifier = drift_server(
-        tmp, ANTIDRIFT_DRIFT_GRACE=str(GRACE), ANTIDRIFT_DRIFT_COOLDOWN="1"
+        tmp, test_clock=True, ANTIDRIFT_DRIFT_GRACE=str(GRACE), ANTIDRIFT_DRIFT_COOLDOWN="1"
     )
     server.start()
     app = App(server, fake, tmp)
@@ -44,25 +48,32 @@ def _nudges(app: App) -> int:
 
 
 def _snap_all(browser, app: App, ui, name: str, path: str = "/", open_details: bool = False):
+    """Each size in a page of its own, each scheme by switching that page's colour scheme
+    (what differs between light and dark is colour, not the page)."""
     for size, (width, height) in SIZES.items():
-        for scheme in ("light", "dark"):
-            context = browser.new_context(
-                viewport={"width": width, "height": height}, color_scheme=scheme
-            )
-            try:
-                page = context.new_page()
-                page.goto(app.base + path)
-                page.wait_for_load_state("networkidle")
-                if open_details:
-                    page.locator("details.verdicts summary").click()
+        context = browser.new_context(viewport={"width": width, "height": height})
+        try:
+            page = context.new_page()
+            page.goto(app.base + path)
+            if open_details:
+                page.locator("details.verdicts summary").click()
+            for scheme in ("light", "dark"):
+                page.emulate_media(color_scheme=scheme)
                 assert ui.sideways_scroll(page) <= 0, f"{name} scrolls sideways at {width} px"
                 ui.snap(page, f"{name}-{size}-{scheme}")
-            finally:
-                context.close()
+        finally:
+            context.close()
 
 
-def test_rules_unclear_and_churn_in_the_browser(app, page, watch, ui, browser):
-    expect = ui.expect
+@pytest.fixture(autouse=True)
+def _no_rules(app: App) -> None:
+    """Each walk starts with no standing rule (the module's server keeps them)."""
+    for rule in app.server.get("/rules"):
+        assert app.server.post(f"/rules/{rule['id']}/delete")[0] == 200
+
+
+def _active(app: App, page, ui):
+    """A commitment started by the routes, the page showing it, code judged on task."""
     app.fake.configure(off=("youtube", "steam"), unclear=["slack"])  # after the reset
     app.server.post("/planning")
     status, _ = app.server.post(
@@ -72,13 +83,19 @@ def test_rules_unclear_and_churn_in_the_browser(app, page, watch, ui, browser):
     assert status == 200
     page.reload()
     guard = page.locator("#drift-guard")
-    banner = page.locator("#drift")
     _window(app, "code", "intro.md — report")
-    expect(guard).to_have_attribute("data-status", "on_task")
+    ui.expect(guard).to_have_attribute("data-status", "on_task")
+    return guard, page.locator("#drift")
 
-    # The rule from the banner: "firefox is always on task" answers for every firefox title.
+
+def test_a_rule_from_the_banner_decides_the_next_titles_with_no_call(app, page, watch, ui, browser):
+    """The rule made from the banner (firefox is always on task) answers every firefox title."""
+    expect = ui.expect
+    guard, banner = _active(app, page, ui)
     _window(app, "firefox", "Cat videos — YouTube")
-    expect(banner).to_be_visible(timeout=GRACE * 1000 + 5000)
+    expect(guard).to_have_attribute("data-status", "drifting")  # judged; the grace runs
+    app.server.clock.advance(GRACE)
+    expect(banner).to_be_visible()
     _snap_all(browser, app, ui, "judge-banner")
     page.get_by_role("button", name="firefox is always on task").click()
     expect(banner).to_have_count(0)
@@ -90,21 +107,20 @@ def test_rules_unclear_and_churn_in_the_browser(app, page, watch, ui, browser):
     assert [r["app"] for r in app.server.get("/rules")] == ["firefox"]
     judged = len(app.fake.judge_prompts())
     _window(app, "firefox", "Dog videos — YouTube")
-    app.server.ticks(GRACE + 2)
+    app.server.clock.advance(GRACE + 2)  # past the grace and the cooldown...
+    app.server.ticks(2)  # ...and two ticks have looked at it
     expect(guard).to_have_attribute("data-status", "on_task")
     assert len(app.fake.judge_prompts()) == judged, "a rule decides with no judge call"
     assert _nudges(app) == 1
+    assert watch.errors == [] and watch.csp_violations() == []
 
-    # Unclear: shown as such, never a nudge however long it keeps focus.
-    _window(app, "slack", "#general — Slack")
-    expect(guard).to_have_attribute("data-status", "unclear")
-    expect(guard).to_contain_text("Unclear")
-    app.server.ticks(GRACE + 3)
-    expect(banner).to_have_count(0)
-    assert _nudges(app) == 1
 
-    # Churn: steam is found off task once; later, with a slow judge, every new title of it
-    # still counts as off task at once, and the grace runs from the first switch.
+def test_a_retitling_site_nudges_within_the_grace_from_its_first_switch(app, page, watch, ui):
+    """Churn: steam is found off task once; later, with a slow judge, every new title of it
+    still counts as off task at once, and the grace runs from the first switch (real time:
+    the test clock stands still here)."""
+    expect = ui.expect
+    guard, banner = _active(app, page, ui)
     _window(app, "steam", "Store — Steam")
     expect(guard).to_have_attribute("data-status", "drifting")
     _window(app, "code", "intro.md — report")
@@ -125,6 +141,48 @@ def test_rules_unclear_and_churn_in_the_browser(app, page, watch, ui, browser):
     page.get_by_role("button", name="Back to it").click()
     expect(banner).to_have_count(0)
     _window(app, "code", "intro.md — report")
+    expect(guard).to_have_attribute("data-status", "on_task")
+    assert _nudges(app) == 1
+    assert watch.errors == [] and watch.csp_violations() == []
+
+
+def test_unclear_never_nudges_and_the_review_says_what_decided_each_window(
+    app, page, watch, ui, browser
+):
+    expect = ui.expect
+    assert app.server.post("/rules", {"app": "firefox", "verdict": "on_task"})[0] == 201
+    guard, banner = _active(app, page, ui)
+    _window(app, "firefox", "Dog videos — YouTube")  # the rule: nothing is sent
+    expect(guard).to_have_attribute("data-status", "on_task")
+
+    # Unclear: shown as such, never a nudge however long it keeps focus.
+    _window(app, "slack", "#general — Slack")
+    expect(guard).to_have_attribute("data-status", "unclear")
+    expect(guard).to_contain_text("Unclear")
+    app.server.clock.advance(GRACE + 3)
+    app.server.ticks(2)
+    expect(banner).to_have_count(0)
+    assert _nudges(app) == 0
+
+    # Titles counted off task by churn: the first asked about, its slow verdict never back;
+    # the next never sent (one judge call at a time).
+    _window(app, "steam", "Store — Steam")
+    expect(guard).to_have_attribute("data-status", "drifting")
+    _window(app, "code", "intro.md — report")
+    expect(guard).to_have_attribute("data-status", "on_task")
+    app.fake.configure(off=("youtube", "steam"), unclear=["slack"], delay=30)
+    _window(app, "steam", "Trailer 1 — Steam")
+    expect(guard).to_have_attribute("data-status", "drifting")  # at once: churn
+    ui.wait_until(
+        page,
+        lambda: any("Trailer 1" in p for p in app.fake.judge_prompts()),
+        what="the judge asked about the new title",
+    )
+    _window(app, "steam", "Trailer 2 — Steam")
+    expect(page.locator("#evidence")).to_contain_text("Trailer 2")
+    app.fake.configure(off=("youtube", "steam"), unclear=["slack"])
+    _window(app, "code", "intro.md — report")
+    expect(guard).to_have_attribute("data-status", "on_task")
 
     # The review: what decided each window, and what went where.
     page.get_by_role("button", name="Finish").click()
@@ -137,20 +195,29 @@ def test_rules_unclear_and_churn_in_the_browser(app, page, watch, ui, browser):
     expect(verdicts).to_contain_text("Nothing was sent for this title")
     expect(verdicts).to_contain_text("No answer came back")
     _snap_all(browser, app, ui, "judge-review", open_details=True)
-    _snap_all(browser, app, ui, "judge-rules", path="/rules")
     checked = browser.new_context(bypass_csp=True)  # axe is injected as a script
     try:
-        _axe_on_review_and_rules(app, ui, checked.new_page())
+        page = checked.new_page()
+        page.goto(app.base + "/")
+        page.locator("details.verdicts summary").click()
+        assert ui.axe_problems(page) == []
     finally:
         checked.close()
     assert watch.errors == [] and watch.csp_violations() == []
 
 
-def _axe_on_review_and_rules(app: App, ui, page) -> None:
+def test_the_rules_page_fits_passes_axe_and_adds_and_removes(app, ui, browser):
+    assert app.server.post("/rules", {"app": "firefox", "verdict": "on_task"})[0] == 201
+    _snap_all(browser, app, ui, "judge-rules", path="/rules")
+    checked = browser.new_context(bypass_csp=True)  # axe is injected as a script
+    try:
+        _axe_on_rules(app, ui, checked.new_page())
+    finally:
+        checked.close()
+
+
+def _axe_on_rules(app: App, ui, page) -> None:
     expect = ui.expect
-    page.goto(app.base + "/")
-    page.locator("details.verdicts summary").click()
-    assert ui.axe_problems(page) == []
     page.goto(app.base + "/rules")
     page.get_by_role("button", name="Add rule").click()  # nothing typed: refused in place
     expect(page.locator("#rule-app")).to_have_attribute("aria-invalid", "true")

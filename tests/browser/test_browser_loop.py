@@ -8,6 +8,7 @@ import re
 import pytest
 
 pytestmark = pytest.mark.browser
+TEST_CLOCK = True  # time a window holds the focus passes on the server's clock, not waited out
 
 
 def fill_plan(page, next_action: str, done_when: str, minutes: str) -> None:
@@ -62,7 +63,7 @@ def test_whole_loop_by_clicking(page, app, ui):
         {"recorded": True},
     )
     expect(page.locator("#evidence")).to_contain_text("Watching focus: Code — notes.md")
-    page.wait_for_timeout(1100)  # let the first window hold the focus for a measurable second
+    app.server.clock.advance(1.1)  # the first window holds the focus for a measurable second
     app.server.post("/evidence/window", {"app": "Firefox", "title": "Release checklist"})
     expect(page.locator("#evidence")).to_contain_text("Firefox — Release checklist")
     ui.snap(page, "active")

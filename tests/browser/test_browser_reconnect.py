@@ -13,8 +13,9 @@ from tests.support.timing import assert_within
 pytestmark = pytest.mark.browser
 
 
-def test_a_server_restart_keeps_what_was_typed(page, watch, app, ui):
+def test_a_server_restart_keeps_what_was_typed(tabs, app, ui):
     expect = ui.expect
+    page, watch = tabs.open(before=ui.fake_timers)  # to skip htmx's reconnect back-off
     ui.plan(page)
     page.get_by_label("Rough intent").fill("write the grant report")
     page.get_by_label("Next action", exact=True).fill("Draft section 2")
@@ -37,7 +38,7 @@ def test_a_server_restart_keeps_what_was_typed(page, watch, app, ui):
     assert_within(time.monotonic() - stopped, 5, "the exit on SIGTERM")
     app.server.start()
 
-    ui.wait_until(
+    ui.reconnect(
         page,
         lambda: len(watch.sockets) > sockets and any(t > stopped for t, _ in watch.frames),
         timeout=20,

@@ -7,9 +7,11 @@ from __future__ import annotations
 
 import re
 import time
+from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
+from tests.support.server import RunningServer
 from tests.support.walk import server_post, walk_http
 
 pytestmark = pytest.mark.browser
@@ -78,6 +80,7 @@ def test_times_up_notifies_once_says_so_chimes_and_extends_from_the_review(new_t
     app.server.clock.advance(left - 3)  # three seconds before the deadline
     expect(page).to_have_title(re.compile(r"^00:0[0-4] · Send the invoice to Ada · AntiDrift$"))
     assert app.notifier.calls() == []
+    app.server.clock.advance(3)  # and the deadline, on the same clock
     expect(page).to_have_title(re.compile(r"^Time's up · Send the invoice to Ada · AntiDrift$"))
     expect(ui.view(page, "review")).to_be_visible()
     ui.wait_until(page, lambda: app.notifier.calls(), timeout=5, what="the notification")
@@ -146,33 +149,71 @@ def test_extend_past_eight_hours_says_why_in_place(page, app, ui):
     assert app.server.get("/state")["commitment"]["extended_secs"] == 0
 
 
-@pytest.mark.parametrize("state", ["locked", "planning", "active", "review"])
-def test_the_offline_notice_shows_within_5_s_and_clears_when_back(tabs, app, ui, state):
+STATES = ("locked", "planning", "active", "review")
+
+
+def test_the_offline_notice_shows_within_5_s_and_clears_when_back_in_every_state(
+    new_tabs, app, ui, tmp_path
+):
+    """Each state on a server of its own (locked on the module's), its page in a context of
+    its own; the four servers stop together and start together, so the four pages wait out
+    one notice delay and one restart, not four."""
     expect = ui.expect
     plan = {"next_action": "Read the spec", "success_condition": "Notes", "timebox_minutes": 30}
-    walk_http(server_post(app.server), state, **plan)
-    page, watch = tabs.open()
-    expect(ui.view(page, state)).to_be_visible()
-    ui.wait_until(page, lambda: watch.frames, what="the socket to bring the page up to date")
-    notice = page.locator("#offline")
-    # Pushes keep it hidden, second after second: four ticks' worth, counted as they arrive.
-    heartbeats = len(watch.frames_with('id="offline"'))
-    ui.wait_until(
-        page,
-        lambda: len(watch.frames_with('id="offline"')) >= heartbeats + 4,
-        timeout=10,
-        what="four ticks' pushes",
-    )
-    expect(notice).to_be_hidden()
-    sockets = len(watch.sockets)
-    lost = time.monotonic()  # SIGTERM closes the page's socket first thing
-    assert app.server.stop() is not None
-    notice.wait_for(state="visible", timeout=max(5 - (time.monotonic() - lost), 0.1) * 1000)
-    assert time.monotonic() - lost < 5
-    expect(notice).to_contain_text("reconnecting")
-    app.server.start()
-    ui.wait_until(
-        page, lambda: len(watch.sockets) > sockets, timeout=30, what="the page to reconnect"
-    )
-    expect(notice).to_be_hidden(timeout=30_000)
-    expect(ui.view(page, state)).to_be_visible()
+    # The others run as a user starts them, in this module's environment (the fake claude).
+    others = [RunningServer(tmp_path / state, env=app.server.env) for state in STATES[1:]]
+    servers = [app.server, *others]
+    with ThreadPoolExecutor(len(servers)) as pool:
+        starting = [pool.submit(server.start) for server in others]
+        try:
+            pages = []
+            for state, server, started in zip(STATES, servers, [None, *starting], strict=True):
+                if started is not None:
+                    started.result()  # the locked page opened while the others started
+                walk_http(server_post(server), state, **plan)
+                tabs = new_tabs()
+                tabs.base = server.base
+                pages.append(tabs.open(before=ui.fake_timers, wait_until="commit"))
+            for state, (page, watch) in zip(STATES, pages, strict=True):
+                expect(ui.view(page, state)).to_be_visible()
+                ui.wait_until(page, lambda w=watch: w.frames, what=f"{state}: the first push")
+            # Pushes keep each notice hidden, second after second: four ticks' worth, counted
+            # as they arrive (the four pages count at the same time).
+            beats = [len(watch.frames_with('id="offline"')) for _, watch in pages]
+            for state, (page, watch), before in zip(STATES, pages, beats, strict=True):
+                ui.wait_until(
+                    page,
+                    lambda w=watch, n=before: len(w.frames_with('id="offline"')) >= n + 4,
+                    timeout=10,
+                    what=f"{state}: four ticks' pushes",
+                )
+            for page, _ in pages:
+                expect(page.locator("#offline")).to_be_hidden()
+
+            sockets = [len(watch.sockets) for _, watch in pages]
+            lost = time.monotonic()  # SIGTERM closes each page's socket first thing
+            assert None not in list(pool.map(RunningServer.stop, servers))
+            for state, (page, _) in zip(STATES, pages, strict=True):
+                notice = page.locator("#offline")
+                left = max(5 - (time.monotonic() - lost), 0.1)
+                notice.wait_for(state="visible", timeout=left * 1000)
+                assert time.monotonic() - lost < 5, state
+                expect(notice).to_contain_text("reconnecting")
+
+            restarted = time.monotonic()
+            list(pool.map(RunningServer.start, servers))
+            for state, (page, watch), before in zip(STATES, pages, sockets, strict=True):
+                ui.reconnect(
+                    page,
+                    lambda w=watch, n=before: (
+                        len(w.sockets) > n and any(t > restarted for t, _ in w.frames)
+                    ),
+                    timeout=30,
+                    what=f"{state}: a reconnect that brings pushes",
+                )
+                expect(page.locator("#offline")).to_be_hidden(timeout=30_000)
+                expect(ui.view(page, state)).to_be_visible()
+        finally:
+            for future in starting:
+                future.exception()  # started (or failed to) before any is stopped
+            list(pool.map(RunningServer.stop, others))

@@ -36,7 +36,7 @@ def plan_inputs(page) -> tuple[str, str, str]:
     )
 
 
-def test_typing_survives_the_coach(tabs, app, ui):
+def test_typing_survives_the_coach(tabs, app, ui, tmp_path):
     expect = ui.expect
     routes: list = []
 
@@ -55,7 +55,8 @@ def test_typing_survives_the_coach(tabs, app, ui):
     more = ", then the appendix tables"
 
     # -- Sharpen (Enter in the intent box), and keep typing while the pushes arrive --------
-    app.fake.configure(delay=3.5)
+    go = tmp_path / "go"
+    app.fake.configure(wait_for=str(go))  # the coach answers once the typing is checked
     intent.click()
     page.keyboard.type(typed)
     started = time.monotonic()
@@ -79,6 +80,7 @@ def test_typing_survives_the_coach(tabs, app, ui):
     ui.snap(page, "pending")
 
     # -- the proposal fills the three inputs, once, and never the intent box ---------------
+    go.touch()
     expect(ui.coach(page, "ready")).to_be_visible()
     expect(page.locator("#next_action")).to_have_value(DEFAULT_PROPOSAL["next_action"])
     assert plan_inputs(page) == (
@@ -127,7 +129,8 @@ def test_typing_survives_the_coach(tabs, app, ui):
     edit_intact("a websocket reconnect")
 
     # The other tab asks the coach (logged out this time): pending, elapsed ticks, an error.
-    app.fake.configure(answer="Not logged in · Please run /login\n", exit=1, delay=1.6)
+    go_error = tmp_path / "go-error"  # it answers once an elapsed-time tick has come
+    app.fake.configure(answer="Not logged in · Please run /login\n", exit=1, wait_for=str(go_error))
     asked = time.monotonic()
     other.get_by_label("Rough intent").fill("something else entirely")
     other.get_by_role("button", name="Sharpen").click()
@@ -135,6 +138,7 @@ def test_typing_survives_the_coach(tabs, app, ui):
     ui.wait_until(
         page, lambda: bool(watch.frames_with(ELAPSED, since=asked)), what="an elapsed-time tick"
     )
+    go_error.touch()
     expect(ui.coach(page, "error")).to_be_visible()
     expect(page.locator("#coach")).to_contain_text("not logged in")
     edit_intact("pending, elapsed-time and coach-error pushes")

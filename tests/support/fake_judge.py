@@ -14,7 +14,7 @@ def drift_server(
 ) -> tuple[RunningServer, FakeCLI, FakeNotifier]:
     """A real server (not started) with this fake claude and a fake notify-send first on its
     PATH, the drift guard on (whatever the caller's environment says), and `env` on top;
-    `test_clock`: on the test clock (`server.clock.advance(s)`)."""
+    test_clock: on the test clock (`server.clock.advance(s)` passes a grace at once)."""
     judge = FakeCLI(folder / "bin", off=("youtube",))
     notifier = FakeNotifier(folder / "bin")
     base = {"PATH": path_with(folder / "bin"), "ANTIDRIFT_AI_BACKEND": "claude"}

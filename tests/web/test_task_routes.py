@@ -312,6 +312,10 @@ def test_again_plans_the_same_task_once_more(client):
 # -- POST /tasks/writeback ------------------------------------------------------------------------
 
 
+def page(client):
+    return parse(client.get("/").get_data(as_text=True))
+
+
 def review_of(client, title: str) -> str:
     client.post("/planning", data={"task": key_of(client, title)})
     client.post("/commitment", json=PLAN)
@@ -335,6 +339,30 @@ def test_from_the_review_a_note_goes_under_the_markdown_task_with_the_chosen_out
     )
     assert notes.read_text().replace(lines[3] + "\n", "").replace("[x] Call", "[ ] Call") == NOTES
     assert state(client)["runtime_state"] == "review"  # writing back does not end the review
+
+
+@pytest.mark.parametrize("action", ["done", "note"])
+def test_after_a_write_back_finish_can_no_longer_be_undone(client, notes, action):
+    """Undo would run the commitment again while the task tool says it ended (ticked done,
+    or a note with its outcome): the write-back makes Finish stand, and the Undo goes."""
+    cid = review_of(client, "Call the bank")
+    assert page(client).by_id("undo").find_all("button")  # offered until the write-back
+    body = {"commitment": cid, "action": action, "outcome": "met"}
+    assert client.post("/tasks/writeback", data=body, headers=HX).status_code == 200
+    assert page(client).by_id("undo").find_all("button") == []
+    response = client.post("/finish/undo")
+    assert response.status_code == 409 and "undo Finish" in response.get_json()["error"]
+    assert state(client)["runtime_state"] == "review"
+
+
+def test_a_write_back_from_the_history_leaves_a_later_finish_undoable(client, notes):
+    old = review_of(client, "Call the bank")
+    client.post("/end", json={"outcome": "met"})
+    review_of(client, "Draft the <b>intro</b> & outline")
+    body = {"commitment": old, "action": "note"}
+    assert client.post("/tasks/writeback", data=body, headers=HX).status_code == 200
+    assert client.post("/finish/undo").status_code == 200
+    assert state(client)["runtime_state"] == "active"
 
 
 def test_the_note_counts_the_time_worked_not_the_pauses(client, notes, clock):
