@@ -135,7 +135,7 @@ def test_the_offline_state_passes_axe_in_each_look(new_tabs, app, ui):
         tabs = new_tabs(
             viewport={"width": width, "height": height}, color_scheme=scheme, bypass_csp=True
         )
-        pages.append(tabs.open())
+        pages.append(tabs.open(wait_until="commit"))  # both load at once
     for page, watch in pages:
         ui.expect(ui.view(page, "active")).to_be_visible()
         ui.wait_until(page, lambda w=watch: w.frames, what="the socket")
