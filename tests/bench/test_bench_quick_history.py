@@ -1,15 +1,16 @@
-"""The benchmark's drift, history and backup figures (D1, R1–R3, B1–B2) in quick mode.
+"""The benchmark's drift, history and backup figures (D1, R1–R3, B1–B2) in quick mode, one
+run of the script per group.
 
 Sanity only, never the goals (see test_bench_quick_server.py)."""
 
 from __future__ import annotations
 
-from tests.support.bench import HISTORY, quick
+from tests.support.bench import BACKUP, DRIFT, REFLECTION, quick
 
 
-def test_quick_bench_reports_the_drift_history_and_backup_figures(tmp_path):
-    _, f = quick(tmp_path, *HISTORY)
-    assert set(f) == set(HISTORY)
+def test_quick_bench_reports_the_drift_figure(tmp_path):
+    _, f = quick(tmp_path, *DRIFT)
+    assert set(f) == set(DRIFT)
     # D1: the drift guard's judge calls are counted, never more than one per window.
     hour, server = f["D1"]["hour"], f["D1"]["server"]
     assert 0 < hour["calls"] <= hour["distinct_windows"] < hour["switches"]
@@ -21,11 +22,21 @@ def test_quick_bench_reports_the_drift_history_and_backup_figures(tmp_path):
     assert runs["rules_and_churn"]["calls_on_ruled_windows"] == 0
     assert 0 < runs["rules_and_churn"]["calls"] < runs["no_rules"]["calls"]
     assert all(0 < r["busiest_hour_calls"] <= r["max_calls"] for r in runs.values())
+
+
+def test_quick_bench_reports_the_history_figures(tmp_path):
+    _, f = quick(tmp_path, *REFLECTION)
+    assert set(f) == set(REFLECTION)
     # R1-R3: reflection at scale answered, in a time a working server could take.
     for key in ("R1", "R2", "R3"):
         assert 0 < f[key]["median"] < 30_000, key
     assert f["R2"]["bytes"] > 10_000 * 100  # every one of the 10,000 entries is in the CSV
     assert set(f["R3"]["cases"]) == {"91", "18091"}
+
+
+def test_quick_bench_reports_the_backup_figures(tmp_path):
+    _, f = quick(tmp_path, *BACKUP)
+    assert set(f) == set(BACKUP)
     # B1-B2: a backup of the (quick: a tenth of the) big history was made and timed, and the
     # pages answered while the server made its own.
     assert 0 < f["B1"]["median"] < 600 and f["B1"]["database_mib"] > 1

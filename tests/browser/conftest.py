@@ -51,6 +51,11 @@ try:
 except ImportError:  # pragma: no cover - depends on the machine
     sync_playwright = None
 
+# The page at rest: no htmx request, swap or settle under way, no CSS transition running.
+SETTLED = """() => !document.querySelector(
+        '.htmx-request, .htmx-swapping, .htmx-settling, .htmx-added')
+    && document.getAnimations().every(a => !(a instanceof CSSTransition)
+                                           || a.playState !== 'running')"""
 # What a person waits for, at most. Pushes arrive within a second or so.
 expect_timeout = 10_000
 if sync_playwright is not None:
@@ -375,6 +380,13 @@ class UI:
                 return box
             element.page.wait_for_timeout(20)
         raise AssertionError(f"{element} never settled into a box")
+
+    @staticmethod
+    def settled(page: Page) -> None:
+        """Return once htmx has finished its requests and swaps and no CSS transition is
+        running (a button's colour fading in, on focus): what axe's contrast check or a
+        screenshot must not catch half way. The event itself, not a guessed settle time."""
+        page.wait_for_function(SETTLED)
 
     @staticmethod
     def sideways_scroll(page: Page) -> int:

@@ -40,10 +40,11 @@ ACTION = "Write the intro paragraph of the quarterly report"
 
 @pytest.fixture(scope="module")
 def app(tmp_path_factory, _chromium_available) -> Iterator[App]:
-    """A fake claude that also judges (titles with "youtube" are off task), short grace."""
+    """A fake claude that also judges (titles with "youtube" are off task), short grace, on
+    the test clock: a window's time on the review is the clock moved on, not a sleep."""
     tmp = tmp_path_factory.mktemp("browser-finish")
     server, fake, notifier = drift_server(
-        tmp, ANTIDRIFT_DRIFT_GRACE="1", ANTIDRIFT_DRIFT_COOLDOWN="1"
+        tmp, test_clock=True, ANTIDRIFT_DRIFT_GRACE="1", ANTIDRIFT_DRIFT_COOLDOWN="1"
     )
     server.start()
     try:
@@ -65,8 +66,18 @@ def _window(app: App, name: str, title: str) -> None:
     assert app.server.post("/evidence/window", {"app": name, "title": title})[0] == 202
 
 
+def _look(page, ui, problems: dict[str, list[str]], name: str, viewport: dict, scheme: str):
+    """The checks at each stop: no sideways scroll, axe; the PNG only for a person who asks."""
+    ui.settled(page)
+    assert ui.sideways_scroll(page) == 0, f"{name} scrolls sideways"
+    if found := ui.axe_problems(page):
+        problems[name] = found
+    if SHOTS:
+        page.screenshot(path=f"{SHOTS}/{name}-{viewport['width']}-{scheme}.png", full_page=True)
+
+
 @pytest.mark.parametrize(("viewport", "scheme"), LOOKS)
-def test_the_daily_views_are_finished(new_tabs, app, ui, viewport, scheme):
+def test_the_daily_walk_is_finished(new_tabs, app, ui, viewport, scheme):
     expect = ui.expect
     phone = viewport["width"] < 500
     tabs = new_tabs(viewport=viewport, color_scheme=scheme, bypass_csp=True)
@@ -74,12 +85,7 @@ def test_the_daily_views_are_finished(new_tabs, app, ui, viewport, scheme):
     problems: dict[str, list[str]] = {}
 
     def look(name: str) -> None:
-        page.wait_for_timeout(300)  # let htmx settle its swap
-        assert ui.sideways_scroll(page) == 0, f"{name} scrolls sideways"
-        if found := ui.axe_problems(page):
-            problems[name] = found
-        if SHOTS:
-            page.screenshot(path=f"{SHOTS}/{name}-{viewport['width']}-{scheme}.png", full_page=True)
+        _look(page, ui, problems, name, viewport, scheme)
 
     _ended(app)
     page.reload()
@@ -118,8 +124,10 @@ def test_the_daily_views_are_finished(new_tabs, app, ui, viewport, scheme):
     assert lines == 1, "'until' wraps"
     _window(app, "code", "intro.md — report")
     expect(page.locator("#drift-guard")).to_have_attribute("data-status", "on_task")
-    page.wait_for_timeout(1100)
+    app.server.clock.advance(1.1)  # the editor's time on the review
     _window(app, "firefox", "Cat videos — YouTube")
+    expect(page.locator("#drift-guard")).to_have_attribute("data-status", "drifting")
+    app.server.clock.advance(1)  # the grace: the next tick opens the episode
     banner = page.locator("#drift")
     expect(banner).to_be_visible()
     top = ui.box(page.locator("#drift").first)["y"]
@@ -128,9 +136,10 @@ def test_the_daily_views_are_finished(new_tabs, app, ui, viewport, scheme):
     page.get_by_role("button", name="This is on task").click()
     expect(banner).to_have_count(0)
     expect(page.locator("#active-title")).to_be_focused()
-    page.wait_for_timeout(1100)
+    app.server.clock.advance(1.1)  # the video's time on the review
     _window(app, "mail", "A very long subject line about the quarterly numbers and the board")
-    page.wait_for_timeout(600)
+    expect(page.locator("#evidence")).to_contain_text("mail")
+    app.server.clock.advance(0.6)  # the mail's
     page.get_by_role("button", name="Finish").click()
     expect(ui.view(page, "review")).to_be_visible()
 
@@ -155,14 +164,22 @@ def test_the_daily_views_are_finished(new_tabs, app, ui, viewport, scheme):
     expect(figure.locator(".figure-value")).not_to_contain_text("%")
     expect(page.locator(".crumbs")).to_have_text("← Back to AntiDrift")
     look("insights")
+    assert problems == {}
+    assert watch.errors == [] and watch.csp_violations() == []
 
-    page.goto(app.base + "/settings")
+
+@pytest.mark.parametrize(("viewport", "scheme"), LOOKS)
+def test_settings_is_finished(new_tabs, app, ui, viewport, scheme):
+    """Settings, whatever the walk above did: its own test, so it can run beside it."""
+    tabs = new_tabs(viewport=viewport, color_scheme=scheme, bypass_csp=True)
+    page, watch = tabs.open("/settings")
+    problems: dict[str, list[str]] = {}
     card = ui.box(page.locator("#settings .card").first)
     for select in page.locator("#settings select").all():
         right = ui.box(select)
         assert right["x"] + right["width"] <= card["x"] + card["width"], "a select overflows"
         # A drop-down cannot wrap: each choice's words fit the closed box (arrow included).
         assert select.evaluate(FITS), select.evaluate("s => s.options[s.selectedIndex].text")
-    look("settings")
+    _look(page, ui, problems, "settings", viewport, scheme)
     assert problems == {}
     assert watch.errors == [] and watch.csp_violations() == []

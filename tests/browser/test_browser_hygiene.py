@@ -57,7 +57,7 @@ def audit_labels(page, where: str) -> list[str]:
 # -- 7. no JS of our own ---------------------------------------------------------------------------
 
 
-def test_every_view_runs_only_vendored_scripts(tabs, app, ui):
+def test_every_view_runs_only_vendored_scripts(tabs, app, ui, tmp_path):
     expect = ui.expect
     page, watch = tabs.open()
     response = page.request.get(app.base + "/")
@@ -71,12 +71,14 @@ def test_every_view_runs_only_vendored_scripts(tabs, app, ui):
     ui.plan(page)
     audit_scripts(page, "planning")
 
-    app.fake.configure(delay=1.0)
+    go = tmp_path / "go"
+    app.fake.configure(wait_for=str(go))  # the coach answers once the pending view is audited
     page.get_by_label("Rough intent").fill("sort the inbox")
     page.get_by_role("button", name="Sharpen").click()
     expect(ui.coach(page, "pending")).to_be_visible()
     expect(page.locator("#coach-elapsed")).to_be_visible()
     audit_scripts(page, "coach pending")
+    go.touch()
     expect(ui.coach(page, "ready")).to_be_visible()
     audit_scripts(page, "coach ready")
 

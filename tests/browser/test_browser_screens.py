@@ -96,7 +96,7 @@ def test_axe_finds_nothing_serious_in_any_state(new_tabs, app, ui, scheme):
     problems: dict[str, list[str]] = {}
 
     def check(name: str) -> None:
-        page.wait_for_timeout(300)  # let htmx settle its swap
+        ui.settled(page)
         found = ui.axe_problems(page)
         if found:
             problems[name] = found

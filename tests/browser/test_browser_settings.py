@@ -13,8 +13,8 @@ pytestmark = pytest.mark.browser
 SIZES = {"desktop": (1280, 800), "phone": (390, 844)}
 
 
-def test_a_change_is_saved_by_clicking_and_the_environment_wins(page, app, ui):
-    page.goto(app.base + "/settings")
+def test_a_change_is_saved_by_clicking_and_the_environment_wins(tabs, app, ui):
+    page, _ = tabs.open("/settings")  # straight there: no detour through the locked view
     ui.expect(page.get_by_role("heading", name="How AntiDrift works for you")).to_be_visible()
     # The module's server sets the AI backend in its environment: locked, its variable named.
     backend = page.locator("#set-ai_backend")
@@ -35,8 +35,8 @@ def test_a_change_is_saved_by_clicking_and_the_environment_wins(page, app, ui):
     assert described["ai_backend"]["source"] == "environment"
 
 
-def test_a_refused_value_is_marked_in_place_and_nothing_is_saved(page, app, ui):
-    page.goto(app.base + "/settings")
+def test_a_refused_value_is_marked_in_place_and_nothing_is_saved(tabs, app, ui):
+    page, _ = tabs.open("/settings")  # straight there: no detour through the locked view
     before = page.request.get(app.base + "/settings.json").json()
     page.locator("#set-enforce_after").fill("9999")
     page.get_by_role("button", name="Save settings").click()
@@ -46,10 +46,10 @@ def test_a_refused_value_is_marked_in_place_and_nothing_is_saved(page, app, ui):
     assert page.request.get(app.base + "/settings.json").json() == before
 
 
-def test_task_lists_named_on_the_page_are_planned_from_at_once(page, app, ui, tmp_path):
+def test_task_lists_named_on_the_page_are_planned_from_at_once(tabs, app, ui, tmp_path):
     notes = tmp_path / "Today.md"
     notes.write_text("# Today\n- [ ] Pay the invoice\n")
-    page.goto(app.base + "/settings")
+    page, _ = tabs.open("/settings")  # straight there: no detour through the locked view
     lists = page.get_by_label("Task lists to plan from")
     lists.fill("markdown:Today.md")
     page.get_by_role("button", name="Save settings").click()

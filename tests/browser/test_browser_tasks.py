@@ -236,7 +236,7 @@ def test_the_task_views_fit_look_right_and_pass_axe(new_tabs, app, ui, scheme, s
     problems: dict[str, list[str]] = {}
 
     def check(name: str) -> None:
-        page.wait_for_timeout(300)  # let htmx settle its swap
+        ui.settled(page)
         assert ui.sideways_scroll(page) == 0, f"{name} scrolls sideways"
         if SHOTS:
             Path(SHOTS).mkdir(parents=True, exist_ok=True)

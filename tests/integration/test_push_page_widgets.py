@@ -19,6 +19,7 @@ class RawPage:
         self.ws = websocket.create_connection(url, timeout=5)
 
     def messages(self, seconds: float = 0.4) -> list[str]:
+        """Every message in the next `seconds` (a quiet spell: nothing more is coming)."""
         got: list[str] = []
         deadline = time.monotonic() + seconds
         while (left := deadline - time.monotonic()) > 0:
@@ -27,6 +28,18 @@ class RawPage:
                 got.append(self.ws.recv())
             except websocket.WebSocketTimeoutException:
                 break
+        return got
+
+    def until(self, *wanted: str, seconds: float = 5.0) -> list[str]:
+        """The messages up to the one that brings the last of the `wanted` widgets; what
+        comes after stays for the next read (a test ends with a quiet spell of messages())."""
+        got: list[str] = []
+        deadline = time.monotonic() + seconds
+        while not all(count(got, w) for w in wanted):
+            left = deadline - time.monotonic()
+            assert left > 0, (wanted, got)
+            self.ws.settimeout(left)
+            got.append(self.ws.recv())
         return got
 
     def close(self) -> None:
@@ -74,24 +87,26 @@ def srv(live):
 
 def test_every_state_change_carries_the_title_of_the_new_view(srv):
     page = srv.open_raw()
-    assert titles(page.messages()) == ["No commitment · AntiDrift"]
+    assert titles(page.until("page-title")) == ["No commitment · AntiDrift"]
     srv.post("/planning")
-    assert titles(page.messages()) == ["Planning · AntiDrift"]
+    assert titles(page.until("page-title")) == ["Planning · AntiDrift"]
     srv.post("/commitment", PLAN)
-    assert titles(page.messages()) == ["20:00 · Write the intro · AntiDrift"]
+    assert titles(page.until("page-title")) == ["20:00 · Write the intro · AntiDrift"]
     srv.post("/finish")
-    assert titles(page.messages()) == ["Review · Write the intro · AntiDrift"]
+    assert titles(page.until("page-title")) == ["Review · Write the intro · AntiDrift"]
+    assert titles(page.messages()) == []  # one title a change, no more
 
 
 def test_while_active_the_title_counts_down_every_second(srv):
     srv.to("active")
     page = srv.open_raw()
-    page.messages()
+    page.until("page-title")
     seen = []
     for _ in range(3):
         srv.clock.advance(1)
         srv.hub.refresh()
-        seen += titles(page.messages(0.3))
+        seen += titles(page.until("page-title"))
+    seen += titles(page.messages())  # one title a second, no more
     assert seen == [
         "19:59 · Write the intro · AntiDrift",
         "19:58 · Write the intro · AntiDrift",
@@ -103,50 +118,51 @@ def test_over_an_hour_the_title_shows_hours(srv):
     srv.to("planning")
     srv.post("/commitment", {**PLAN, "timebox_minutes": 90})
     page = srv.open_raw()
-    assert titles(page.messages())[0].startswith("1:30:00 · ")
+    assert titles(page.until("page-title"))[0].startswith("1:30:00 · ")
 
 
 def test_a_timebox_that_ran_out_says_times_up_and_chimes_once(srv):
     srv.to("active")
     cid = srv.state()["commitment"]["id"]
     page = srv.open_raw(view="active", c=cid, p="")
-    page.messages()
+    page.until("offline")
     srv.clock.advance(20 * 60)
     assert srv.controller.expire_if_due()
-    got = page.messages()
+    got = page.until("page-title", "chime")
     assert titles(got) == ["Time's up · Write the intro · AntiDrift"]
     [chime] = [n for m in got for n in top_level(m) if n.id == "chime"]
     audio = chime.find_all("audio")
     assert len(audio) == 1 and "autoplay" in audio[0].attrs
     srv.clock.advance(1)
     srv.hub.refresh()
-    assert count(page.messages(), "chime") == 0  # once, not every tick
+    assert count(page.until("offline") + page.messages(), "chime") == 0  # once, not every tick
     # A page opened later, or reloaded, does not chime again.
     later = srv.open_raw()
-    assert count(later.messages(), "chime") == 0
+    assert count(later.until("offline") + later.messages(), "chime") == 0
 
 
 def test_finishing_by_hand_does_not_chime(srv):
     srv.to("active")
     cid = srv.state()["commitment"]["id"]
     page = srv.open_raw(view="active", c=cid, p="")
-    page.messages()
+    page.until("offline")
     srv.post("/finish")
-    assert count(page.messages(), "chime") == 0
+    assert count(page.until("page-title") + page.messages(), "chime") == 0
 
 
 @pytest.mark.parametrize("where", ["locked", "planning", "active", "review"])
 def test_the_offline_notice_is_renewed_at_every_tick_in_every_state(srv, where):
     srv.to(where)
     page = srv.open_raw()
-    assert count(page.messages(), "offline") == 1  # on connect
+    assert count(page.until("offline"), "offline") == 1  # on connect
     for _ in range(3):
         srv.clock.advance(1)
         srv.hub.refresh()
-        got = page.messages(0.3)
+        got = page.until("offline")
         assert count(got, "offline") == 1
         [notice] = [n for m in got for n in top_level(m) if n.id == "offline"]
         assert "reconnecting" in notice.text()
+    assert count(page.messages(), "offline") == 0  # one a tick, no more
 
 
 def beats(messages: list[str]) -> list[str | None]:
@@ -160,12 +176,14 @@ def test_every_offline_notice_a_page_gets_flips_its_beat_which_restarts_the_view
     socket is "c", never the served page's "p" nor a beat that socket sends later."""
     srv.to(where)
     first, second = srv.open_raw(), srv.open_raw()
-    seen = {id(first): beats(first.messages()), id(second): beats(second.messages())}
+    seen = {id(first): beats(first.until("offline")), id(second): beats(second.until("offline"))}
     for _ in range(4):
         srv.clock.advance(1)
         srv.hub.refresh()
         for page in (first, second):
-            seen[id(page)] += beats(page.messages(0.3))
+            seen[id(page)] += beats(page.until("offline"))
+    for page in (first, second):
+        seen[id(page)] += beats(page.messages())  # one a tick, no more
     for got in seen.values():
         assert got == ["c", "0", "1", "0", "1"]
         assert all(a != b for a, b in zip(got, got[1:], strict=False))

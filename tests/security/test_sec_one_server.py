@@ -10,7 +10,10 @@ import socket
 import subprocess
 import sys
 import time
+from collections.abc import Iterator
 from pathlib import Path
+
+import pytest
 
 from tests.support import procs
 from tests.support.server import REPO, RunningServer, free_port
@@ -73,33 +76,34 @@ def test_a_second_serve_on_the_same_data_directory_says_already_running(tmp_path
         again.stop()
 
 
-def test_gunicorn_with_the_repo_config_is_turned_away_too(tmp_path):
-    data = tmp_path / "data"
-    first = RunningServer(data).start()
-    try:
-        env = _env(ANTIDRIFT_DATA_DIR=str(data), ANTIDRIFT_PORT=str(free_port()))
-        code, out, took = _run(
-            [str(BIN / "gunicorn"), "-c", "gunicorn.conf.py", "antidrift:create_app()"], env
-        )
-        assert code != 0, out
-        assert_within(took, 5, "the refusal")
-        assert "already running" in out and first.base in out, out
-        assert first.get("/state")["runtime_state"] == "locked"
-    finally:
-        first.stop()
+@pytest.fixture(scope="module")
+def served(tmp_path_factory) -> Iterator[RunningServer]:
+    """A server holding its data directory, for the entry points that must be turned away
+    (each leaves it as it was)."""
+    first = RunningServer(tmp_path_factory.mktemp("served") / "data").start()
+    yield first
+    first.stop()
 
 
-def test_flask_run_on_a_served_data_directory_does_not_start(tmp_path):
-    data = tmp_path / "data"
-    first = RunningServer(data).start()
-    try:
-        env = _env(ANTIDRIFT_DATA_DIR=str(data))
-        argv = [str(BIN / "flask"), "--app", "antidrift", "run", "--port", str(free_port())]
-        code, out, _ = _run(argv, env)
-        assert code != 0 and "already running" in out, out
-        assert "Traceback" not in out, out  # a sentence, not a stack
-    finally:
-        first.stop()
+def test_gunicorn_with_the_repo_config_is_turned_away_too(served):
+    first = served
+    env = _env(ANTIDRIFT_DATA_DIR=str(first.data_dir), ANTIDRIFT_PORT=str(free_port()))
+    code, out, took = _run(
+        [str(BIN / "gunicorn"), "-c", "gunicorn.conf.py", "antidrift:create_app()"], env
+    )
+    assert code != 0, out
+    assert_within(took, 5, "the refusal")
+    assert "already running" in out and first.base in out, out
+    assert first.get("/state")["runtime_state"] == "locked"
+
+
+def test_flask_run_on_a_served_data_directory_does_not_start(served):
+    env = _env(ANTIDRIFT_DATA_DIR=str(served.data_dir))
+    argv = [str(BIN / "flask"), "--app", "antidrift", "run", "--port", str(free_port())]
+    code, out, _ = _run(argv, env)
+    assert code != 0 and "already running" in out, out
+    assert "Traceback" not in out, out  # a sentence, not a stack
+    assert served.get("/state")["runtime_state"] == "locked"
 
 
 def test_a_port_in_use_is_one_line_naming_the_port_and_the_flag(tmp_path):

@@ -353,12 +353,12 @@ def test_excluded_titles_are_never_stored_shown_exported_or_judged(live, sec, mo
             time.sleep(0.3)
         wait_until(lambda: _banner(server), 10, 0.05, "a banner")
         page = server.request("GET", "/")[1]
-        deadline = time.monotonic() + 2
-        while time.monotonic() < deadline:
-            try:
-                pushes.append(ws.recv())
-            except websocket.WebSocketTimeoutException:
-                break
+        # Every push since before the first window, up to the banner's and a tick after it.
+        while not any('id="drift"' in p for p in pushes):
+            pushes.append(ws.recv())
+        pushes.append(ws.recv())
+        while 'id="offline"' not in pushes[-1]:
+            pushes.append(ws.recv())
         server.post("/drift/ack", {"answer": "back"})
         server.post("/finish")
         review_page = server.request("GET", "/")[1]
@@ -477,7 +477,8 @@ def test_an_ai_answer_with_a_lone_surrogate_breaks_no_page_push_or_record(lab, s
     _page_and_push_work(server, sec)
     lab.fake.configure(answer=f'{{"reflection": "You drifted {LONE} twice."}}')
     assert server.post("/finish")[0] == 200
-    time.sleep(1)  # the reflection, if any, has come back
+    assert server.post("/reflect")[0] == 200  # the review's Reflect button
+    wait_until(lambda: "You drifted" in server.request("GET", "/")[1], 10, 0.05, "the reflection")
     _page_and_push_work(server, sec)
     assert server.post("/end", {"outcome": "met", "note": ""})[0] == 200
     server.stop()

@@ -18,7 +18,7 @@ from tests.support.timing import assert_within
 
 # The server's deadline for a request's head and body, set short by a test hook (tests/
 # support/hooked_serve.py): the real one is ten seconds, and waiting for it is slow.
-HEADER_TIMEOUT = 2.0
+HEADER_TIMEOUT = 1.0
 
 
 @pytest.fixture
@@ -28,11 +28,19 @@ def server(tmp_path):
     running.stop()
 
 
-@pytest.fixture
-def short_deadline_server(tmp_path):
-    running = RunningServer(tmp_path / "data", header_timeout=HEADER_TIMEOUT).start()
+@pytest.fixture(scope="module")
+def short_deadline_module_server(tmp_path_factory):
+    data = tmp_path_factory.mktemp("short-deadline") / "data"
+    running = RunningServer(data, header_timeout=HEADER_TIMEOUT).start()
     yield running
     running.stop()
+
+
+@pytest.fixture
+def short_deadline_server(short_deadline_module_server):
+    """One server for the tests of the short deadline, back to locked for each."""
+    short_deadline_module_server.reset()
+    return short_deadline_module_server
 
 
 def _half_open(port: int, count: int) -> list[socket.socket]:

@@ -10,11 +10,13 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[2]
 
-# The figures, in the three groups the suite's three quick-bench tests run (a test holds
-# that together they are every figure the benchmark has).
+# The figures, in the groups the suite's quick-bench tests run, one run each so the suite's
+# workers can share them (a test holds that together they are every figure the benchmark has).
 SERVER = ("P1", "P2", "P3", "P4", "P5", "P6", "P7")
-HISTORY = ("D1", "R1", "R2", "R3", "B1", "B2")
-REAL = ("C1", "C2")
+DRIFT, REFLECTION, BACKUP = ("D1",), ("R1", "R2", "R3"), ("B1", "B2")
+HISTORY = DRIFT + REFLECTION + BACKUP
+COLD_CLAUDE, WARM_CLAUDE = ("C1",), ("C2",)
+REAL = COLD_CLAUDE + WARM_CLAUDE
 
 
 def goals() -> set[str]:
