@@ -153,6 +153,7 @@ class Watch:
     errors: list[str] = field(default_factory=list)
     frames: list[tuple[float, str]] = field(default_factory=list)
     sockets: list[str] = field(default_factory=list)
+    closed: list[str] = field(default_factory=list)  # sockets the page saw close, in order
 
     def attach(self, page: Page) -> Watch:
         page.on("console", lambda m: self.console.append(f"{m.type}: {m.text}"))
@@ -162,7 +163,11 @@ class Watch:
 
     def _socket(self, ws) -> None:
         self.sockets.append(ws.url)
+        # Stamped when Python is handed the event, which can be well after the page got it:
+        # a socket's frames all come before its close, so a mark taken once the close is in
+        # (`closed`) comes after every frame that socket carried.
         ws.on("framereceived", lambda payload: self.frames.append((time.monotonic(), payload)))
+        ws.on("close", lambda _: self.closed.append(ws.url))
 
     def csp_violations(self) -> list[str]:
         return [c for c in self.console if "Content Security Policy" in c or "Refused to" in c]

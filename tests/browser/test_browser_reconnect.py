@@ -36,11 +36,18 @@ def test_a_server_restart_keeps_what_was_typed(tabs, app, ui):
     stopped = time.monotonic()
     assert app.server.stop() is not None, "the server did not exit on SIGTERM"
     assert_within(time.monotonic() - stopped, 5, "the exit on SIGTERM")
+    # The mark is taken with the server down, once the page's sockets are seen closed (so every
+    # frame the old server sent is in): a frame after it can only come from the restarted
+    # server. A retry that failed while it was down adds a socket but no frame.
+    ui.wait_until(page, lambda: len(watch.closed) >= sockets, what="the old socket to close")
+    down = time.monotonic()
     app.server.start()
 
+    # A connect is brought up to date in one push, coach included: what was typed is checked
+    # after it, the push that could have clobbered it.
     ui.reconnect(
         page,
-        lambda: len(watch.sockets) > sockets and any(t > stopped for t, _ in watch.frames),
+        lambda: len(watch.sockets) > sockets and bool(watch.frames_with('id="coach"', since=down)),
         timeout=20,
         what="the page to reconnect to the restarted server",
     )
