@@ -5,7 +5,6 @@ the header, and after the restart the server's values are back in charge."""
 
 from __future__ import annotations
 
-import os
 import re
 import time
 
@@ -15,7 +14,6 @@ from tests.support.walk import server_post, walk_http
 
 pytestmark = pytest.mark.browser
 
-SHOTS = os.environ.get("ANTIDRIFT_SHOTS")  # where a person reviewing the look wants the PNGs
 CLOCK = re.compile(r"^(?:(\d+):)?(\d\d):(\d\d)$")
 
 
@@ -147,8 +145,7 @@ def test_the_offline_state_passes_axe_in_each_look(new_tabs, app, ui):
         # The notice's 0.2 s fade-in, done before axe reads colours.
         ui.expect(page.locator("#offline")).to_have_css("opacity", "1", timeout=3_000)
     for (width, _, scheme), (page, _) in zip(LOOKS, pages, strict=True):
-        if SHOTS:
-            page.screenshot(path=f"{SHOTS}/offline-{width}-{scheme}.png", full_page=True)
+        ui.snap(page, f"offline-{width}-{scheme}")
         assert ui.axe_problems(page) == [], (width, scheme)
         assert ui.sideways_scroll(page) == 0, (width, scheme)
     app.server.start()
