@@ -4,6 +4,8 @@ and persists first, as every transition does; the timing itself is pure (timing.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 from datetime import datetime, timedelta
 
 from antidrift import timing
@@ -75,15 +77,36 @@ class Interruptions:
             return None
         return at + UNDO_FINISH
 
-    def keep_finished(self, commitment_id: str) -> None:
-        """Finish stands from now on: its outcome went out to a task tool (a task ticked done,
-        a note written), which an Undo here could not take back."""
+    @contextmanager
+    def finish_standing(self, commitment_id: str) -> Iterator[None]:
+        """While its outcome goes out to a task tool (a task ticked done, a note written),
+        which an Undo here could not take back: Finish stands — for good once the block ends
+        well; the Undo comes back if it fails (nothing was written). Refused (409) when Undo
+        Finish has already set that commitment running again."""
         with self._lock:
-            if self._finished is None or self._finished[0].id != commitment_id:
-                return
-            self._finished = None
-            self._changed()
-        self._notify()  # the pages lose their Undo button
+            if self._state is RuntimeState.ACTIVE and self._commitment.id == commitment_id:
+                raise IllegalTransitionError(
+                    "That commitment is running again (Finish was undone): nothing was"
+                    " recorded in your task list. Finish it, then record it."
+                )
+            held = self._finished
+            if held is None or held[0].id != commitment_id:
+                held = None
+            else:
+                self._finished = None
+                self._changed()
+        if held is not None:
+            self._notify()  # the pages lose their Undo button
+        try:
+            yield
+        except BaseException:
+            if held is not None:
+                with self._lock:
+                    if self._finished is None and self._state is RuntimeState.REVIEW:
+                        self._finished = held
+                        self._changed()
+                self._notify()
+            raise
 
     def undo_finish(self) -> Commitment:
         """Back to the running commitment as it was before Finish: the same deadline (and a

@@ -75,10 +75,12 @@ def write_back():
         outcome, commitment.next_action, minutes, note, f"{commitment.started_at:%Y-%m-%d}"
     )
     try:
-        said = board().write_back(commitment.task, action, text)
+        # Finish stands before the task tool hears of it: an Undo from another tab cannot set
+        # it running while the task is being ticked (and refuses this if it came first).
+        with controller().finish_standing(commitment.id):
+            said = board().write_back(commitment.task, action, text)
     except task_sources.SourceError as exc:
         raise TaskConflict(str(exc)) from None
-    controller().keep_finished(commitment.id)  # the task tool has it: no Undo of Finish
     if from_htmx():
         return _renderer().writeback_result(said), 200, HTML
     return jsonify(result=said)

@@ -112,6 +112,9 @@ def test_a_change_in_one_tab_moves_the_other(tabs, ui):
     second, _ = tabs.open()
     expect(ui.view(second, "locked")).to_be_visible()
 
+    # A person brings a tab to the front to use it; a tab behind paints no frames, and
+    # Playwright's clicks and fills wait for them.
+    first.bring_to_front()
     ui.plan(first)
     expect(ui.view(second, "planning")).to_be_visible()
 
@@ -122,6 +125,7 @@ def test_a_change_in_one_tab_moves_the_other(tabs, ui):
     expect(second.locator("#time-left")).to_contain_text("left of 20 min")
 
     # ...and back the other way: Finish in the second tab moves the first to review.
+    second.bring_to_front()
     second.get_by_role("button", name="Finish").click()
     expect(ui.view(first, "review")).to_be_visible()
     expect(first.get_by_role("heading", name="Answer the three reviews")).to_be_visible()

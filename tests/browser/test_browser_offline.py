@@ -143,7 +143,8 @@ def test_the_offline_state_passes_axe_in_each_look(new_tabs, app, ui):
     for page, _ in pages:
         ui.expect(page.locator("#offline")).to_be_visible(timeout=6_000)
         ui.wait_until(page, lambda p=page: finish_is_inert(p), timeout=3, what="inert buttons")
-    pages[-1][0].wait_for_timeout(300)  # the notices' 0.2 s fade-in, done before axe reads colours
+        # The notice's 0.2 s fade-in, done before axe reads colours.
+        ui.expect(page.locator("#offline")).to_have_css("opacity", "1", timeout=3_000)
     for (width, _, scheme), (page, _) in zip(LOOKS, pages, strict=True):
         if SHOTS:
             page.screenshot(path=f"{SHOTS}/offline-{width}-{scheme}.png", full_page=True)

@@ -38,17 +38,7 @@ def plan_inputs(page) -> tuple[str, str, str]:
 
 def test_typing_survives_the_coach(tabs, app, ui, tmp_path):
     expect = ui.expect
-    routes: list = []
-
-    def proxy_sockets(page) -> None:
-        # The page's websocket goes through Playwright to the real server, so the test can
-        # drop it (close 1012, as a restarting server does) and watch the page reconnect.
-        def proxy(ws) -> None:
-            routes.append((ws, ws.connect_to_server()))
-
-        page.route_web_socket(re.compile(r"/ws\b"), proxy)
-
-    page, watch = tabs.open(before=proxy_sockets)
+    page, watch = tabs.open()
     ui.plan(page)
     intent = page.locator("#intent")
     typed = "work on the quarterly report"
@@ -93,6 +83,32 @@ def test_typing_survives_the_coach(tabs, app, ui, tmp_path):
     ui.snap(page, "ready")
     assert prefills(watch) == 1
 
+
+def test_an_edit_of_the_proposal_survives_every_later_push(tabs, app, ui, tmp_path):
+    """What the person edits after the proposal filled the inputs survives a second tab, a
+    reconnect, the other tab's coach (pending, elapsed, error) and ticks; a NEW proposal
+    fills the inputs again, once; Start takes what the page shows."""
+    expect = ui.expect
+    routes: list = []
+
+    def proxy_sockets(page) -> None:
+        # The page's websocket goes through Playwright to the real server, so the test can
+        # drop it (close 1012, as a restarting server does) and watch the page reconnect.
+        def proxy(ws) -> None:
+            routes.append((ws, ws.connect_to_server()))
+
+        page.route_web_socket(re.compile(r"/ws\b"), proxy)
+
+    page, watch = tabs.open(before=proxy_sockets)
+    ui.plan(page)
+    intent = page.locator("#intent")
+    words = "work on the quarterly report, then the appendix tables"
+    intent.fill(words)
+    intent.press("Enter")  # the coach answers at once
+    expect(ui.coach(page, "ready")).to_be_visible()
+    expect(page.locator("#next_action")).to_have_value(DEFAULT_PROPOSAL["next_action"])
+    assert prefills(watch) == 1
+
     # -- edit one; what follows must not clobber it ----------------------------------------
     edited = "Two paragraphs and one chart"
     done_when = page.get_by_label("Done when", exact=True)
@@ -104,7 +120,7 @@ def test_typing_survives_the_coach(tabs, app, ui, tmp_path):
     def edit_intact(after: str) -> None:
         assert page.input_value("#success_condition") == edited, f"{after} clobbered the edit"
         assert page.input_value("#next_action") == DEFAULT_PROPOSAL["next_action"], after
-        assert page.input_value("#intent") == typed + more, f"{after} touched the intent box"
+        assert page.input_value("#intent") == words, f"{after} touched the intent box"
         assert prefills(watch) == 1, f"{after} pushed the proposal again"
 
     # Another tab opens: it shows the proposal; this tab keeps the edit.
@@ -145,6 +161,9 @@ def test_typing_survives_the_coach(tabs, app, ui, tmp_path):
 
     # -- Sharpen by clicking: a NEW proposal fills the inputs again, once ------------------
     app.fake.configure(answer=SECOND_PROPOSAL, delay=0.4)
+    # A person brings the tab to the front to click in it; a tab behind paints no frames,
+    # and Playwright's click waits for two (it took 1-2 s here before).
+    page.bring_to_front()
     page.get_by_role("button", name="Sharpen").click()
     expect(ui.coach(page, "ready")).to_be_visible()
     expect(page.locator("#next_action")).to_have_value(SECOND_PROPOSAL["next_action"])
@@ -153,7 +172,7 @@ def test_typing_survives_the_coach(tabs, app, ui, tmp_path):
         SECOND_PROPOSAL["success_condition"],
         str(SECOND_PROPOSAL["timebox_minutes"]),
     )
-    expect(intent).to_have_value(typed + more)
+    expect(intent).to_have_value(words)
     expect(other.locator("#next_action")).to_have_value(SECOND_PROPOSAL["next_action"])
     expect(other.locator("#intent")).to_have_value("something else entirely")
     assert prefills(watch) == 2
@@ -171,6 +190,7 @@ def test_typing_survives_the_coach(tabs, app, ui, tmp_path):
     assert prefills(watch) == 2
 
     # And Start takes what the page shows, edits included.
+    page.bring_to_front()
     page.get_by_role("button", name="Start").click()
     expect(ui.view(page, "active")).to_be_visible()
     commitment = app.server.get("/state")["commitment"]

@@ -44,6 +44,44 @@ def test_undo_within_30_seconds_returns_to_the_same_commitment_and_deadline(runn
         controller.undo_finish()  # twice: it is running again
 
 
+def test_while_the_outcome_goes_to_a_task_tool_finish_stands_and_after_too(running):
+    controller = running()
+    controller.finish()
+    cid = controller.snapshot().commitment.id
+    with controller.finish_standing(cid):
+        assert controller.snapshot().undo_until is None  # no Undo while it is written
+        with pytest.raises(IllegalTransitionError):
+            controller.undo_finish()
+    assert controller.snapshot().undo_until is None  # written: Finish stands for good
+    assert controller.snapshot().state is RuntimeState.REVIEW
+
+
+def test_when_the_task_tool_refuses_the_undo_comes_back(running, clock):
+    controller = running()
+    controller.finish()
+    until = controller.snapshot().undo_until
+    cid = controller.snapshot().commitment.id
+    with pytest.raises(OSError), controller.finish_standing(cid):
+        raise OSError("the file went away")  # nothing was written
+    assert controller.snapshot().undo_until == until
+    clock.advance(10)
+    controller.undo_finish()
+    assert controller.snapshot().state is RuntimeState.ACTIVE
+
+
+def test_a_commitment_undo_set_running_again_is_not_recorded_as_finished(running):
+    controller = running()
+    controller.finish()
+    cid = controller.snapshot().commitment.id
+    controller.undo_finish()  # from another tab, just before the write-back
+    with (
+        pytest.raises(IllegalTransitionError, match="running again"),
+        controller.finish_standing(cid),
+    ):
+        raise AssertionError("the task tool must not be asked")
+    assert controller.snapshot().state is RuntimeState.ACTIVE
+
+
 def test_undo_is_refused_once_30_seconds_have_passed(running, clock, store):
     controller = running()
     controller.finish()

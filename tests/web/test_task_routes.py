@@ -60,13 +60,17 @@ def sources(notes):
     return [MarkdownSource(notes), CountingSource()]
 
 
-@pytest.fixture
-def client(tmp_path, controller, store, clock, fake_coach, sources):
+def client_over(tmp_path, controller, store, clock, fake_coach, sources):
     coach = CoachInfo(fake_coach.name, None, fake_coach)
     runtime = Runtime(controller, store, clock, coach, tasks=Board(lambda: sources))
     app = create_app(Settings(data_dir=tmp_path), runtime=runtime)
     app.config.update(TESTING=True)
     return app.test_client()
+
+
+@pytest.fixture
+def client(tmp_path, controller, store, clock, fake_coach, sources):
+    return client_over(tmp_path, controller, store, clock, fake_coach, sources)
 
 
 def listed(client) -> list[dict]:
@@ -353,6 +357,36 @@ def test_after_a_write_back_finish_can_no_longer_be_undone(client, notes, action
     response = client.post("/finish/undo")
     assert response.status_code == 409 and "undo Finish" in response.get_json()["error"]
     assert state(client)["runtime_state"] == "review"
+
+
+def test_an_undo_from_another_tab_while_the_task_is_written_is_refused(
+    tmp_path, controller, store, clock, fake_coach, notes
+):
+    """The other tab's Undo lands while the task tool is being written: refused, so the task
+    is never ticked under a commitment running again."""
+    undone: list[int] = []
+
+    class UndoMidWrite(MarkdownSource):
+        def write_back(self, task, text, done):
+            undone.append(other_tab.post("/finish/undo").status_code)
+            return super().write_back(task, text, done)
+
+    other_tab = client_over(tmp_path, controller, store, clock, fake_coach, [UndoMidWrite(notes)])
+    cid = review_of(other_tab, "Call the bank")
+    body = {"commitment": cid, "action": "done", "outcome": "met"}
+    assert other_tab.post("/tasks/writeback", data=body, headers=HX).status_code == 200
+    assert undone == [409]
+    assert state(other_tab)["runtime_state"] == "review"
+    assert "- [x] Call the bank" in notes.read_text()
+
+
+def test_a_write_back_that_fails_leaves_the_undo(client, notes):
+    cid = review_of(client, "Call the bank")
+    notes.write_text("# This week\n- [ ] Something else\n")  # the task left its file
+    body = {"commitment": cid, "action": "done", "outcome": "met"}
+    assert client.post("/tasks/writeback", data=body, headers=HX).status_code == 409
+    assert page(client).by_id("undo").find_all("button")
+    assert client.post("/finish/undo").status_code == 200
 
 
 def test_a_write_back_from_the_history_leaves_a_later_finish_undoable(client, notes):
