@@ -152,6 +152,7 @@ def test_the_whole_loop_by_keyboard_alone(page, app, ui):
     ui.tab_to(page, "#view button.primary")
     keys.press("Enter")
     expect(ui.view(page, "planning")).to_be_visible()
+    expect(page.locator("#intent")).to_be_focused()
 
     # Planning: into the intent box, type, Enter sharpens.
     ui.tab_to(page, "#intent")
@@ -177,12 +178,16 @@ def test_the_whole_loop_by_keyboard_alone(page, app, ui):
     expect(ui.view(page, "active")).to_be_visible()
     expect(page.locator(".done-when")).to_contain_text("Agenda sent to all members")
     expect(page.locator("#time-left")).to_contain_text("left of 30 min")
+    # htmx puts the focus on the new view's heading as it settles the swap: Tab from there
+    # (a Tab pressed before it would be undone by it, as no person is fast enough to do).
+    expect(page.locator("#active-title")).to_be_focused()
 
     # Active: Tab to Finish, Space presses it.
     ui.tab_to(page, "#view button.primary")
     expect(page.locator("#view button.primary")).to_have_text("Finish")
     keys.press(" ")
     expect(ui.view(page, "review")).to_be_visible()
+    expect(page.locator("#review-title")).to_be_focused()
 
     # Review: Tab onto the outcome group, Space chooses Met, a note, Enter saves.
     ui.tab_to(page, "#outcome-met")

@@ -62,7 +62,9 @@ def live(make_controller, make_app, judge, clock) -> Iterator[Live]:
 
     app.wsgi_app = counting
     server = make_server("127.0.0.1", 0, app, threaded=True)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread = threading.Thread(
+        target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True
+    )
     thread.start()
     try:
         url = f"http://127.0.0.1:{server.server_port}/"

@@ -120,7 +120,9 @@ class Live:
         self.server = make_server("127.0.0.1", 0, self.app, threaded=True)
         self.base = f"http://127.0.0.1:{self.server.server_port}"
         self.ws_base = f"ws://127.0.0.1:{self.server.server_port}/ws"
-        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
+        self.thread = threading.Thread(
+            target=self.server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True
+        )
         self.thread.start()
         self.pages: list[Page] = []
 

@@ -93,7 +93,9 @@ class ModelServer:
         self.http = ThreadingHTTPServer((host, 0), Handler)
         self.http.daemon_threads = True
         self.url = f"http://{host}:{self.http.server_port}"
-        threading.Thread(target=self.http.serve_forever, daemon=True).start()
+        threading.Thread(
+            target=self.http.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True
+        ).start()
 
     def prompts(self) -> list[str]:
         """The prompt of every POST so far, in order."""
