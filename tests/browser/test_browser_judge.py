@@ -180,7 +180,8 @@ def test_unclear_never_nudges_and_the_review_says_what_decided_each_window(
     )
     _window(app, "steam", "Trailer 2 — Steam")
     expect(page.locator("#evidence")).to_contain_text("Trailer 2")
-    app.fake.configure(off=("youtube", "steam"), unclear=["slack"])
+    # The judge stays slow until Finish: a title asked about again (the focus moved on
+    # before its answer) must not be answered before the commitment ends.
     _window(app, "code", "intro.md — report")
     expect(guard).to_have_attribute("data-status", "on_task")
 
