@@ -30,7 +30,7 @@ KEYS = {
     "median_latency_ms",
 }
 GARBLED = "not a verdict at all"
-SLOW = 0.1  # seconds the stand-in holds the slow answers (well above a fast answer's time)
+SLOW = 0.25  # seconds the stand-in holds the slow answers
 
 # One case a line: (expected, what the stand-in answers, held SLOW seconds?). Six of the
 # eleven are slow, so the median call is slow while the mean is not.

@@ -78,37 +78,9 @@ def codex_wrapper(folder: Path, real: Path, api_url: str) -> Path:
 
     codex 0.171.0 ignores OPENAI_BASE_URL (it still calls api.openai.com); its config key
     `openai_base_url`, given with -c, is honoured even under --ignore-user-config."""
-    return _wrapper(folder, real, [f'openai_base_url="{api_url}/v1"'])
-
-
-def codex_https_wrapper(folder: Path, real: Path, api_url: str) -> Path:
-    """An executable `codex` that runs the real one against api_url over HTTPS streaming only.
-
-    Its built-in provider tries a websocket five times with backoff before it falls back to
-    streaming, which it retries with backoff too (about 10 s against a refused port); a
-    provider of the same wire API without websockets or retries says "waiting for network"
-    at once. The built-in one cannot be changed, so this one has a name."""
-    provider = "model_providers.stand_in"
-    return _wrapper(
-        folder,
-        real,
-        [
-            "model_provider=stand_in",
-            f'{provider}.name="stand-in"',
-            f'{provider}.base_url="{api_url}/v1"',
-            f'{provider}.env_key="CODEX_API_KEY"',
-            f'{provider}.wire_api="responses"',
-            f"{provider}.supports_websockets=false",
-            f"{provider}.request_max_retries=0",
-            f"{provider}.stream_max_retries=0",
-        ],
-    )
-
-
-def _wrapper(folder: Path, real: Path, overrides: list[str]) -> Path:
     folder.mkdir(parents=True, exist_ok=True)
     path = folder / "codex"
-    options = " ".join(f"-c {shlex.quote(o)}" for o in overrides)
-    path.write_text(f'#!/bin/sh\nexec {shlex.quote(str(real))} {options} "$@"\n')
+    override = shlex.quote(f'openai_base_url="{api_url}/v1"')
+    path.write_text(f'#!/bin/sh\nexec {shlex.quote(str(real))} -c {override} "$@"\n')
     path.chmod(0o755)
     return path

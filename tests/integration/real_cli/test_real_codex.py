@@ -56,12 +56,10 @@ def test_codex_retrying_for_the_network_says_it_cannot_reach_its_service(
     codex_bin, dead_port, tmp_path
 ):
     # Pointed at a port nothing listens on, codex 0.171.0 retries for good; when the
-    # timeout ends it, its "waiting for network" on stderr names the cause. It says so once
-    # it has given up streaming over HTTPS: at once without the websocket attempts and the
-    # retries its built-in provider makes first (~10 s, see real_cli.codex_https_wrapper).
-    dead = real_cli.codex_https_wrapper(
+    # timeout ends it, its "waiting for network" on stderr names the cause.
+    dead = real_cli.codex_wrapper(
         tmp_path / "dead-bin", real_cli.binary("codex"), f"http://127.0.0.1:{dead_port}"
     )
     with pytest.raises(CLIOffline) as err:
-        Service(CodexBackend(str(dead)), timeout=6).coach("x")
+        Service(CodexBackend(str(dead)), timeout=15).coach("x")
     assert str(err.value) == "codex can't reach its service — check your connection"
