@@ -21,12 +21,14 @@ SHORT = 300  # ms: the focus found must still be there a moment later
 
 # Test tooling put into the page before its own scripts (as axe is; never served by the app):
 # counts the websocket messages the page has handled (the count goes up inside the message
-# event, the task in which htmx swaps it) and notes that count when each answer has been
-# swapped (an XHR's loadend follows its load, on which htmx swaps; htmx's own events may not
-# reach the document then: a push can take the pressed button away before its answer).
+# event, the task in which htmx swaps it) and, per path, the answers swapped and that count
+# when the last one was (an XHR's loadend follows its load, on which htmx swaps; htmx's own
+# events may not reach the document then: a push can take the pressed button away before its
+# answer). Per path: a draft saved as the fields are typed is answered too, and must not be
+# taken for the answer to the button pressed.
 COUNT_PUSHES = """
 (() => {
-  window.__pushes = 0; window.__answers = 0; window.__pushesAtAnswer = 0;
+  window.__pushes = 0; window.__answers = {};
   const RealSocket = window.WebSocket;
   window.WebSocket = class extends RealSocket {
     constructor(...args) {
@@ -39,13 +41,21 @@ COUNT_PUSHES = """
     constructor() {
       super();
       this.addEventListener("loadend", () => {
-        window.__answers += 1;
-        window.__pushesAtAnswer = window.__pushes;
+        const [count] = window.__answers[this.__path] || [0];
+        window.__answers[this.__path] = [count + 1, window.__pushes];
       });
+    }
+    open(method, url, ...rest) {
+      this.__path = new URL(url, location.href).pathname;
+      return super.open(method, url, ...rest);
     }
   };
 })();
 """
+# The path the pressed control (a button, or a form's submit button) posts to.
+POSTS_TO = "b => b.getAttribute('hx-post') || (b.form && b.form.getAttribute('hx-post')) || ''"
+ANSWERED = "([path, n]) => (window.__answers[path] || [0])[0] > n"
+PUSHED_SINCE = "path => window.__pushes > window.__answers[path][1]"
 
 
 class Walk:
@@ -54,13 +64,14 @@ class Walk:
     def __init__(self, page, ui) -> None:
         self.page, self.ui = page, ui
         self.seen: dict[str, str] = {}
-        self._answers = 0
+        self._path, self._answers = "", 0
 
     def press(self, name: str) -> None:
         self.click(self.page.get_by_role("button", name=name, exact=True))
 
     def click(self, target) -> None:
-        self._answers = self.page.evaluate("window.__answers")
+        self._path = target.evaluate(POSTS_TO)
+        self._answers = self.page.evaluate("p => (window.__answers[p] || [0])[0]", self._path)
         target.click()
 
     def after(self, what: str, *, push: bool = True) -> str:
@@ -73,8 +84,9 @@ class Walk:
         with no socket (Insights), settled once its answer (the new page) is shown."""
         page, ui = self.page, self.ui
         if push:
-            page.wait_for_function("n => window.__answers > n", arg=self._answers)
-            page.wait_for_function("() => window.__pushes > window.__pushesAtAnswer")
+            assert self._path, f"{what}: the control pressed posts nothing to wait for"
+            page.wait_for_function(ANSWERED, arg=[self._path, self._answers])
+            page.wait_for_function(PUSHED_SINCE, arg=self._path)
         ui.wait_until(
             page, lambda: not page.evaluate(ON_BODY), timeout=3, what=f"focus after {what}"
         )
