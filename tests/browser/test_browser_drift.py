@@ -104,6 +104,7 @@ def test_the_banner_appears_and_its_buttons_work_without_clobbering(app, page, w
     expect(guard).to_have_attribute("data-status", "on_task")
     expect(page.locator("#active-message")).to_be_empty()
     expect(page.locator("#active-title")).to_be_focused()  # not the page's top (body)
+    judged = len(app.fake.judge_prompts())
     _window(app, "firefox", "Cat videos — YouTube")
     app.server.clock.advance(3)  # past grace and cooldown (1 s each)...
     app.server.ticks(2)  # ...and two ticks have looked: the taught window never nudges
@@ -111,6 +112,14 @@ def test_the_banner_appears_and_its_buttons_work_without_clobbering(app, page, w
     assert len([c for c in app.notifier.calls() if any("Drifting" in a for a in c)]) == 1
 
     _window(app, "firefox", "Home / YouTube shorts")
+    # The guard asks its judge one call at a time: once the shorts' call has begun, a call
+    # for the taught window would have been made (and logged) before it.
+    ui.wait_until(
+        page,
+        lambda: any("YouTube shorts" in p for p in app.fake.judge_prompts()),
+        what="the shorts' judge call",
+    )
+    assert len(app.fake.judge_prompts()) == judged + 1, "the taught window was judged again"
     app.server.clock.advance(1)  # its grace
     expect(banner).to_be_visible()
     page.get_by_role("button", name="Back to it").click()

@@ -43,6 +43,11 @@ def _window(app: App, name: str, title: str) -> None:
     assert app.server.post("/evidence/window", {"app": name, "title": title})[0] == 202
 
 
+def _asked(app: App, title: str) -> bool:
+    """Whether the judge was asked about a window with `title`."""
+    return any(title in prompt for prompt in app.fake.judge_prompts())
+
+
 def _nudges(app: App) -> int:
     return len([c for c in app.notifier.calls() if any("Drifting" in a for a in c)])
 
@@ -110,7 +115,12 @@ def test_a_rule_from_the_banner_decides_the_next_titles_with_no_call(app, page, 
     app.server.clock.advance(GRACE + 2)  # past the grace and the cooldown...
     app.server.ticks(2)  # ...and two ticks have looked at it
     expect(guard).to_have_attribute("data-status", "on_task")
-    assert len(app.fake.judge_prompts()) == judged, "a rule decides with no judge call"
+    # The guard asks its judge one call at a time: once a later title's call has begun, a
+    # call for the dog videos would have been made (and logged) before it.
+    _window(app, "code", "outline.md — report")
+    ui.wait_until(page, lambda: _asked(app, "outline.md"), what="the next title's call")
+    assert not _asked(app, "Dog videos"), "a rule decides with no judge call"
+    assert len(app.fake.judge_prompts()) == judged + 1
     assert _nudges(app) == 1
     assert watch.errors == [] and watch.csp_violations() == []
 
