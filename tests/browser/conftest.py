@@ -56,6 +56,9 @@ SETTLED = """() => !document.querySelector(
         '.htmx-request, .htmx-swapping, .htmx-settling, .htmx-added')
     && document.getAnimations().every(a => !(a instanceof CSSTransition)
                                            || a.playState !== 'running')"""
+# The sizes a view is looked at: a desktop and a phone.
+LOOK_SIZES = {"desktop": (1280, 800), "phone": (390, 844)}
+
 # What a person waits for, at most. Pushes arrive within a second or so.
 expect_timeout = 10_000
 if sync_playwright is not None:
@@ -392,6 +395,31 @@ class UI:
         running (a button's colour fading in, on focus): what axe's contrast check or a
         screenshot must not catch half way. The event itself, not a guessed settle time."""
         page.wait_for_function(SETTLED)
+
+    @classmethod
+    def each_look(
+        cls,
+        browser: Browser,
+        url: str,
+        name: str,
+        prepare: Callable[[Page], object] | None = None,
+    ) -> None:
+        """The page at `url` on a desktop and a phone, light and dark, never scrolls sideways;
+        saved as `name-<size>-<scheme>` (ui.snap). One page per size, `prepare(page)` run once
+        on it, its colour scheme switched: what differs between light and dark is colour."""
+        for size, (width, height) in LOOK_SIZES.items():
+            context = browser.new_context(viewport={"width": width, "height": height})
+            try:
+                page = context.new_page()
+                page.goto(url)
+                if prepare is not None:
+                    prepare(page)
+                for scheme in ("light", "dark"):
+                    page.emulate_media(color_scheme=scheme)
+                    assert cls.sideways_scroll(page) <= 0, f"{name} scrolls sideways at {width} px"
+                    cls.snap(page, f"{name}-{size}-{scheme}")
+            finally:
+                context.close()
 
     @staticmethod
     def sideways_scroll(page: Page) -> int:

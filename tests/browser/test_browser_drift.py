@@ -14,7 +14,6 @@ from tests.support.browser import App
 from tests.support.fake_judge import drift_server
 
 ACTION = "Write the intro paragraph of the quarterly report"
-SIZES = {"desktop": (1280, 800), "phone": (390, 844)}
 
 
 @pytest.fixture(scope="module")
@@ -43,43 +42,19 @@ def _start(app: App) -> None:
     assert status == 200
 
 
-def _window(app: App, name: str, title: str) -> None:
-    assert app.server.post("/evidence/window", {"app": name, "title": title})[0] == 202
-
-
-def _no_sideways_scroll(page) -> bool:
-    return page.evaluate("document.documentElement.scrollWidth <= window.innerWidth")
-
-
-def _snap_all(browser, app: App, ui, name: str) -> None:
-    """Each size in a page of its own, each scheme by switching that page's colour scheme
-    (what differs between light and dark is colour, not the page)."""
-    for size, (width, height) in SIZES.items():
-        context = browser.new_context(viewport={"width": width, "height": height})
-        try:
-            page = context.new_page()
-            page.goto(app.base + "/")
-            for scheme in ("light", "dark"):
-                page.emulate_media(color_scheme=scheme)
-                assert _no_sideways_scroll(page), f"{name} scrolls sideways at {width} px"
-                ui.snap(page, f"{name}-{size}-{scheme}")
-        finally:
-            context.close()
-
-
 def test_the_banner_appears_and_its_buttons_work_without_clobbering(app, page, watch, ui, browser):
     expect = ui.expect
     _start(app)
     page.reload()
     guard = page.locator("#drift-guard")
     expect(guard).to_contain_text("Drift guard on — claude checks")
-    _window(app, "code", "intro.md — report")
+    app.window("code", "intro.md — report")
     expect(guard).to_have_attribute("data-status", "on_task")
 
     finish = page.get_by_role("button", name="Finish")
     finish.focus()
     clock = page.locator(".time-left-clock")
-    _window(app, "firefox", "Cat videos — YouTube")
+    app.window("firefox", "Cat videos — YouTube")
     app.server.clock.advance(1)  # the grace, from the switch: nudged once judged off task
     banner = page.locator("#drift")
     expect(banner).to_be_visible()
@@ -97,7 +72,7 @@ def test_the_banner_appears_and_its_buttons_work_without_clobbering(app, page, w
     before = clock.text_content()
     expect(clock).not_to_have_text(before)  # the clock still runs beside the banner
     ui.wait_until(page, lambda: app.notifier.calls(), what="the drift notification")
-    _snap_all(browser, app, ui, "active-drift")
+    ui.each_look(browser, app.base, "active-drift")
 
     page.get_by_role("button", name="This is on task").click()
     expect(banner).to_have_count(0)
@@ -105,13 +80,13 @@ def test_the_banner_appears_and_its_buttons_work_without_clobbering(app, page, w
     expect(page.locator("#active-message")).to_be_empty()
     expect(page.locator("#active-title")).to_be_focused()  # not the page's top (body)
     judged = len(app.fake.judge_prompts())
-    _window(app, "firefox", "Cat videos — YouTube")
+    app.window("firefox", "Cat videos — YouTube")
     app.server.clock.advance(3)  # past grace and cooldown (1 s each)...
     app.server.ticks(2)  # ...and two ticks have looked: the taught window never nudges
     expect(banner).to_have_count(0)
     assert len([c for c in app.notifier.calls() if any("Drifting" in a for a in c)]) == 1
 
-    _window(app, "firefox", "Home / YouTube shorts")
+    app.window("firefox", "Home / YouTube shorts")
     # The guard asks its judge one call at a time: once the shorts' call has begun, a call
     # for the taught window would have been made (and logged) before it.
     ui.wait_until(
@@ -125,7 +100,7 @@ def test_the_banner_appears_and_its_buttons_work_without_clobbering(app, page, w
     page.get_by_role("button", name="Back to it").click()
     expect(banner).to_have_count(0)
     expect(page.locator("#active-title")).to_be_focused()
-    _window(app, "code", "intro.md — report")
+    app.window("code", "intro.md — report")
     expect(guard).to_have_attribute("data-status", "on_task")
 
     page.get_by_role("button", name="Finish").click()
@@ -133,5 +108,5 @@ def test_the_banner_appears_and_its_buttons_work_without_clobbering(app, page, w
     expect(episodes).to_have_count(2)
     expect(page.locator(".drift-review")).to_contain_text("you said: on task")
     expect(page.locator(".drift-review")).to_contain_text("you said: back to it")
-    _snap_all(browser, app, ui, "review-drift")
+    ui.each_look(browser, app.base, "review-drift")
     assert watch.errors == [] and watch.csp_violations() == []

@@ -62,10 +62,6 @@ def _ended(app: App) -> None:
         app.server.post("/end", {"outcome": outcome})
 
 
-def _window(app: App, name: str, title: str) -> None:
-    assert app.server.post("/evidence/window", {"app": name, "title": title})[0] == 202
-
-
 def _look(page, ui, problems: dict[str, list[str]], name: str, viewport: dict, scheme: str):
     """The checks at each stop: no sideways scroll, axe; the PNG only for a person who asks."""
     ui.settled(page)
@@ -122,10 +118,10 @@ def test_the_daily_walk_is_finished(new_tabs, app, ui, viewport, scheme):
     # In one evaluation: the widget is replaced by a push every second.
     lines = page.evaluate("document.querySelector('#time-left .until').getClientRects().length")
     assert lines == 1, "'until' wraps"
-    _window(app, "code", "intro.md — report")
+    app.window("code", "intro.md — report")
     expect(page.locator("#drift-guard")).to_have_attribute("data-status", "on_task")
     app.server.clock.advance(1.1)  # the editor's time on the review
-    _window(app, "firefox", "Cat videos — YouTube")
+    app.window("firefox", "Cat videos — YouTube")
     expect(page.locator("#drift-guard")).to_have_attribute("data-status", "drifting")
     app.server.clock.advance(1)  # the grace: the next tick opens the episode
     banner = page.locator("#drift")
@@ -137,7 +133,7 @@ def test_the_daily_walk_is_finished(new_tabs, app, ui, viewport, scheme):
     expect(banner).to_have_count(0)
     expect(page.locator("#active-title")).to_be_focused()
     app.server.clock.advance(1.1)  # the video's time on the review
-    _window(app, "mail", "A very long subject line about the quarterly numbers and the board")
+    app.window("mail", "A very long subject line about the quarterly numbers and the board")
     expect(page.locator("#evidence")).to_contain_text("mail")
     app.server.clock.advance(0.6)  # the mail's
     page.get_by_role("button", name="Finish").click()

@@ -21,7 +21,6 @@ from tests.support.timing import assert_within
 
 ACTION = "Write the intro paragraph of the quarterly report"
 GRACE = 2  # seconds: longer than a pause between two titles of the churn (0.4 s)
-SIZES = {"desktop": (1280, 800), "phone": (390, 844)}
 
 
 @pytest.fixture(scope="module")
@@ -39,8 +38,8 @@ def app(tmp_path_factory, _chromium_available) -> Iterator[App]:
         server.stop()
 
 
-def _window(app: App, name: str, title: str) -> None:
-    assert app.server.post("/evidence/window", {"app": name, "title": title})[0] == 202
+def _open_verdicts(page) -> None:
+    page.locator("details.verdicts summary").click()
 
 
 def _asked(app: App, title: str) -> bool:
@@ -50,24 +49,6 @@ def _asked(app: App, title: str) -> bool:
 
 def _nudges(app: App) -> int:
     return len([c for c in app.notifier.calls() if any("Drifting" in a for a in c)])
-
-
-def _snap_all(browser, app: App, ui, name: str, path: str = "/", open_details: bool = False):
-    """Each size in a page of its own, each scheme by switching that page's colour scheme
-    (what differs between light and dark is colour, not the page)."""
-    for size, (width, height) in SIZES.items():
-        context = browser.new_context(viewport={"width": width, "height": height})
-        try:
-            page = context.new_page()
-            page.goto(app.base + path)
-            if open_details:
-                page.locator("details.verdicts summary").click()
-            for scheme in ("light", "dark"):
-                page.emulate_media(color_scheme=scheme)
-                assert ui.sideways_scroll(page) <= 0, f"{name} scrolls sideways at {width} px"
-                ui.snap(page, f"{name}-{size}-{scheme}")
-        finally:
-            context.close()
 
 
 @pytest.fixture(autouse=True)
@@ -88,7 +69,7 @@ def _active(app: App, page, ui):
     assert status == 200
     page.reload()
     guard = page.locator("#drift-guard")
-    _window(app, "code", "intro.md — report")
+    app.window("code", "intro.md — report")
     ui.expect(guard).to_have_attribute("data-status", "on_task")
     return guard, page.locator("#drift")
 
@@ -97,11 +78,11 @@ def test_a_rule_from_the_banner_decides_the_next_titles_with_no_call(app, page, 
     """The rule made from the banner (firefox is always on task) answers every firefox title."""
     expect = ui.expect
     guard, banner = _active(app, page, ui)
-    _window(app, "firefox", "Cat videos — YouTube")
+    app.window("firefox", "Cat videos — YouTube")
     expect(guard).to_have_attribute("data-status", "drifting")  # judged; the grace runs
     app.server.clock.advance(GRACE)
     expect(banner).to_be_visible()
-    _snap_all(browser, app, ui, "judge-banner")
+    ui.each_look(browser, app.base, "judge-banner")
     page.get_by_role("button", name="firefox is always on task").click()
     expect(banner).to_have_count(0)
     expect(guard).to_have_attribute("data-status", "on_task")
@@ -111,13 +92,13 @@ def test_a_rule_from_the_banner_decides_the_next_titles_with_no_call(app, page, 
     expect(page.locator("#active-title")).to_be_focused()  # the banner went: focus did not
     assert [r["app"] for r in app.server.get("/rules")] == ["firefox"]
     judged = len(app.fake.judge_prompts())
-    _window(app, "firefox", "Dog videos — YouTube")
+    app.window("firefox", "Dog videos — YouTube")
     app.server.clock.advance(GRACE + 2)  # past the grace and the cooldown...
     app.server.ticks(2)  # ...and two ticks have looked at it
     expect(guard).to_have_attribute("data-status", "on_task")
     # The guard asks its judge one call at a time: once a later title's call has begun, a
     # call for the dog videos would have been made (and logged) before it.
-    _window(app, "code", "outline.md — report")
+    app.window("code", "outline.md — report")
     ui.wait_until(page, lambda: _asked(app, "outline.md"), what="the next title's call")
     assert not _asked(app, "Dog videos"), "a rule decides with no judge call"
     assert len(app.fake.judge_prompts()) == judged + 1
@@ -131,14 +112,14 @@ def test_a_retitling_site_nudges_within_the_grace_from_its_first_switch(app, pag
     the test clock stands still here)."""
     expect = ui.expect
     guard, banner = _active(app, page, ui)
-    _window(app, "steam", "Store — Steam")
+    app.window("steam", "Store — Steam")
     expect(guard).to_have_attribute("data-status", "drifting")
-    _window(app, "code", "intro.md — report")
+    app.window("code", "intro.md — report")
     expect(guard).to_have_attribute("data-status", "on_task")
     app.fake.configure(off=("youtube", "steam"), unclear=["slack"], delay=30)
     switched = time.monotonic()
     for n in range(1, 40):
-        _window(app, "steam", f"Trailer {n} — Steam")
+        app.window("steam", f"Trailer {n} — Steam")
         if banner.count():
             break
         page.wait_for_timeout(400)
@@ -150,7 +131,7 @@ def test_a_retitling_site_nudges_within_the_grace_from_its_first_switch(app, pag
     app.fake.configure(off=("youtube", "steam"), unclear=["slack"])
     page.get_by_role("button", name="Back to it").click()
     expect(banner).to_have_count(0)
-    _window(app, "code", "intro.md — report")
+    app.window("code", "intro.md — report")
     expect(guard).to_have_attribute("data-status", "on_task")
     assert _nudges(app) == 1
     assert watch.errors == [] and watch.csp_violations() == []
@@ -162,11 +143,11 @@ def test_unclear_never_nudges_and_the_review_says_what_decided_each_window(
     expect = ui.expect
     assert app.server.post("/rules", {"app": "firefox", "verdict": "on_task"})[0] == 201
     guard, banner = _active(app, page, ui)
-    _window(app, "firefox", "Dog videos — YouTube")  # the rule: nothing is sent
+    app.window("firefox", "Dog videos — YouTube")  # the rule: nothing is sent
     expect(guard).to_have_attribute("data-status", "on_task")
 
     # Unclear: shown as such, never a nudge however long it keeps focus.
-    _window(app, "slack", "#general — Slack")
+    app.window("slack", "#general — Slack")
     expect(guard).to_have_attribute("data-status", "unclear")
     expect(guard).to_contain_text("Unclear")
     app.server.clock.advance(GRACE + 3)
@@ -176,23 +157,23 @@ def test_unclear_never_nudges_and_the_review_says_what_decided_each_window(
 
     # Titles counted off task by churn: the first asked about, its slow verdict never back;
     # the next never sent (one judge call at a time).
-    _window(app, "steam", "Store — Steam")
+    app.window("steam", "Store — Steam")
     expect(guard).to_have_attribute("data-status", "drifting")
-    _window(app, "code", "intro.md — report")
+    app.window("code", "intro.md — report")
     expect(guard).to_have_attribute("data-status", "on_task")
     app.fake.configure(off=("youtube", "steam"), unclear=["slack"], delay=30)
-    _window(app, "steam", "Trailer 1 — Steam")
+    app.window("steam", "Trailer 1 — Steam")
     expect(guard).to_have_attribute("data-status", "drifting")  # at once: churn
     ui.wait_until(
         page,
         lambda: any("Trailer 1" in p for p in app.fake.judge_prompts()),
         what="the judge asked about the new title",
     )
-    _window(app, "steam", "Trailer 2 — Steam")
+    app.window("steam", "Trailer 2 — Steam")
     expect(page.locator("#evidence")).to_contain_text("Trailer 2")
     # The judge stays slow until Finish: a title asked about again (the focus moved on
     # before its answer) must not be answered before the commitment ends.
-    _window(app, "code", "intro.md — report")
+    app.window("code", "intro.md — report")
     expect(guard).to_have_attribute("data-status", "on_task")
 
     # The review: what decided each window, and what went where.
@@ -205,7 +186,7 @@ def test_unclear_never_nudges_and_the_review_says_what_decided_each_window(
     expect(verdicts).to_contain_text("decided by your rule: firefox is always on task")
     expect(verdicts).to_contain_text("Nothing was sent for this title")
     expect(verdicts).to_contain_text("No answer came back")
-    _snap_all(browser, app, ui, "judge-review", open_details=True)
+    ui.each_look(browser, app.base, "judge-review", _open_verdicts)
     checked = browser.new_context(bypass_csp=True)  # axe is injected as a script
     try:
         page = checked.new_page()
@@ -219,7 +200,7 @@ def test_unclear_never_nudges_and_the_review_says_what_decided_each_window(
 
 def test_the_rules_page_fits_passes_axe_and_adds_and_removes(app, ui, browser):
     assert app.server.post("/rules", {"app": "firefox", "verdict": "on_task"})[0] == 201
-    _snap_all(browser, app, ui, "judge-rules", path="/rules")
+    ui.each_look(browser, app.base + "/rules", "judge-rules")
     checked = browser.new_context(bypass_csp=True)  # axe is injected as a script
     try:
         _axe_on_rules(app, ui, checked.new_page())

@@ -38,3 +38,8 @@ class App:
 
     def state(self) -> str:
         return self.server.get("/state")["runtime_state"]
+
+    def window(self, app: str, title: str) -> None:
+        """The watcher reports `app` focused with `title` (as a sampler would)."""
+        status, _ = self.server.post("/evidence/window", {"app": app, "title": title})
+        assert status == 202
