@@ -82,6 +82,7 @@ def test_a_rule_from_the_banner_decides_the_next_titles_with_no_call(app, page, 
     expect(guard).to_have_attribute("data-status", "drifting")  # judged; the grace runs
     app.server.clock.advance(GRACE)
     expect(banner).to_be_visible()
+    ui.wait_until(page, lambda: _nudges(app) == 1, what="the nudge's notification")
     ui.each_look(browser, app.base, "judge-banner")
     page.get_by_role("button", name="firefox is always on task").click()
     expect(banner).to_have_count(0)
@@ -128,6 +129,8 @@ def test_a_retitling_site_nudges_within_the_grace_from_its_first_switch(app, pag
     # A grace that restarted at each title would nudge only after the loop (16 s or more).
     assert_within(took, GRACE + 2, "the nudge after the first switch")
     expect(banner).to_contain_text("already found off task")
+    # Its desktop notification runs beside the push (notify-send has its own process).
+    ui.wait_until(page, lambda: _nudges(app) == 1, what="the nudge's notification")
     app.fake.configure(off=("youtube", "steam"), unclear=["slack"])
     page.get_by_role("button", name="Back to it").click()
     expect(banner).to_have_count(0)
