@@ -29,6 +29,11 @@ def server_clock(page) -> str:
     return page.locator("#time-left .clock-text").text_content()
 
 
+def clock_animations(page) -> int:
+    """The animations running on the clock's widget (its CSS countdown)."""
+    return page.evaluate("document.querySelector('#time-left').getAnimations().length")
+
+
 def finish_is_inert(page) -> bool:
     finish = page.get_by_role("button", name="Finish")
     return finish.evaluate("b => getComputedStyle(b).interactivity") == "inert"
@@ -52,6 +57,9 @@ def test_the_css_clock_shows_minutes_and_seconds_as_the_server_does(tabs, app, u
     shown = ui.timer_text(page)
     assert re.match(shape, shown), shown
     assert abs(seconds(shown) - seconds(server_clock(page))) <= 1
+    # Between pushes nothing runs on the clock (an animation would be recalculated every
+    # frame, all day): it counts by itself only once a push is missed.
+    ui.wait_until(page, lambda: clock_animations(page) == 0, what="a clock idle between pushes")
 
 
 def test_offline_the_clock_counts_buttons_refuse_and_a_restart_brings_it_back_in_step(
@@ -76,6 +84,7 @@ def test_offline_the_clock_counts_buttons_refuse_and_a_restart_brings_it_back_in
     frames = len(watch.frames)
     expect(notice).to_be_visible(timeout=6_000)
     expect(notice).to_contain_text("Buttons wait until it is back")
+    assert clock_animations(page) == 1, "the clock does not count by itself"
     # The clock keeps counting down with nobody pushing it, two seconds on from the notice
     # showing (they run while the buttons are checked below).
     first = seconds(ui.timer_text(page))
