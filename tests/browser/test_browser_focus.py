@@ -97,9 +97,15 @@ class Walk:
 
 
 @pytest.fixture
-def walker(tabs, ui):
-    def open_at(path: str = "/") -> Walk:
+def walker(tabs, app, ui):
+    """walker(state): a Walk on a tab showing `state`, reached by the server's own routes."""
+
+    def open_at(state: str | None = None, path: str = "/") -> Walk:
+        if state is not None:
+            walk_http(server_post(app.server), state)
         page, _ = tabs.open(path, before=lambda p: p.add_init_script(COUNT_PUSHES))
+        if state is not None and path == "/":
+            ui.expect(ui.view(page, state)).to_be_visible()
         return Walk(page, ui)
 
     return open_at
@@ -147,10 +153,8 @@ def test_focus_after_the_planning_and_coach_buttons(walker, app, ui, tmp_path):
 
 def test_focus_after_start_refused_and_start(walker, app, ui):
     expect = ui.expect
-    walk_http(server_post(app.server), "planning")
-    w = walker()
+    w = walker("planning")
     page = w.page
-    expect(ui.view(page, "planning")).to_be_visible()
     page.locator("#next_action").fill("")
     page.locator("#success_condition").fill("")
     w.press("Start")  # refused: focus on the first field at fault
@@ -166,10 +170,8 @@ def test_focus_after_start_refused_and_start(walker, app, ui):
 
 def test_focus_after_the_active_and_undo_buttons(walker, app, ui):
     expect = ui.expect
-    walk_http(server_post(app.server), "active")
-    w = walker()
+    w = walker("active")
     page = w.page
-    expect(ui.view(page, "active")).to_be_visible()
     w.press("+5 min")
     expect(page.locator("#time-left")).to_contain_text("5 added")
     w.after("+5 min")
@@ -193,10 +195,8 @@ def test_focus_after_the_active_and_undo_buttons(walker, app, ui):
 
 def test_focus_after_the_review_and_closure_buttons(walker, app, ui):
     expect = ui.expect
-    walk_http(server_post(app.server), "review")
-    w = walker()
+    w = walker("review")
     page = w.page
-    expect(ui.view(page, "review")).to_be_visible()
     w.click(page.get_by_role("button", name="Reflect"))  # its button goes while the coach reads
     w.after("Reflect")
     w.press("Save to history")  # no outcome chosen: refused, the button keeps the focus
@@ -217,7 +217,7 @@ def test_focus_after_the_history_correct_and_remove(walker, app, ui):
     expect = ui.expect
     walk_http(server_post(app.server), "review")
     assert app.server.post("/end", {"outcome": "met", "note": "for the history"})[0] == 200
-    w = walker("/insights")
+    w = walker(path="/insights")
     page = w.page
     page.locator(".entry-tools summary").first.click()
     page.locator(".correct-form label.outcome-missed").first.click()
