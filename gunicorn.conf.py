@@ -2,7 +2,7 @@
 # The same settings `antidrift serve` uses: one worker (state, timers and sockets live in
 # one process), gthread with room for many open tabs, loopback only.
 from antidrift import settings
-from antidrift.serve import configure_logging, gunicorn_options
+from antidrift.server.serve import configure_logging, gunicorn_options
 
 configure_logging()
 try:

@@ -567,7 +567,7 @@ def bench_p7(rig: Rig, trials: Trials) -> dict:
 
 def serve_argv(port: int, data_dir: Path) -> list[str]:
     script = Path(sys.executable).with_name("antidrift")
-    base = [str(script)] if script.exists() else [sys.executable, "-m", "antidrift.serve"]
+    base = [str(script)] if script.exists() else [sys.executable, "-m", "antidrift.server.serve"]
     return [*base, "serve", "--port", str(port), "--data-dir", str(data_dir)]
 
 

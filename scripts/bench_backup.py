@@ -23,7 +23,7 @@ import time
 from datetime import UTC, datetime
 from pathlib import Path
 
-from antidrift import backup
+from antidrift.store import backup
 from tests.support.history import seed_history, seed_review
 from tests.support.server import RunningServer
 

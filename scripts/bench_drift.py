@@ -4,7 +4,7 @@ bench_drift_day.py) the calls standing rules save and what title churn buys over
 
 Two parts, because an hour cannot be waited for:
 
-* **calls per hour**: the pure drift policy (antidrift/drift.py) driven through a seeded,
+* **calls per hour**: the pure drift policy (antidrift/drift/policy.py) driven through a seeded,
   realistic hour of switches (mostly work windows, some distractions, revisits) with a fake
   clock; a call is counted when the policy asks for one, and its verdict returns at once.
 * **on a real server**: `antidrift serve` with a fake claude that judges by title (each call
@@ -24,8 +24,8 @@ from pathlib import Path
 
 from bench_drift_day import day_met, simulate_day
 
-from antidrift.drift import CallBudget, DriftPolicy, DriftSettings, Judgement
-from antidrift.verdicts import Verdict
+from antidrift.drift.policy import CallBudget, DriftPolicy, DriftSettings, Judgement
+from antidrift.drift.verdicts import Verdict
 from tests.support.fake_judge import drift_server
 
 GOAL = (

@@ -1,6 +1,6 @@
 """D1, the calls standing rules save and what title churn buys, over a seeded working day.
 
-The pure drift policy (antidrift/drift.py) with a fake clock, through eight one-hour
+The pure drift policy (antidrift/drift/policy.py) with a fake clock, through eight one-hour
 commitments back to back (the verdict cache is per commitment; rules and the hourly call cap
 are not). The windows are what a day brings: an editor and a terminal whose titles change
 with the file and the command, documentation pages, chat about the work and not, a video
@@ -26,8 +26,8 @@ import statistics
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 
-from antidrift.drift import CallBudget, DriftPolicy, DriftSettings, Effects, JudgeCall
-from antidrift.verdicts import Judgement, Rule, Verdict, matching_rule
+from antidrift.drift.policy import CallBudget, DriftPolicy, DriftSettings, Effects, JudgeCall
+from antidrift.drift.verdicts import Judgement, Rule, Verdict, matching_rule
 
 JUDGE_SECONDS = 3  # a local model's or a fast CLI's answer
 TIGHT_CAP = 12  # judge calls an hour in the second pair of runs: a cap that binds

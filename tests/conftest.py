@@ -6,10 +6,10 @@ import pytest
 from hypothesis import HealthCheck
 from hypothesis import settings as hypothesis_settings
 
-from antidrift.app import create_app
-from antidrift.bootstrap import Runtime
-from antidrift.readmodel import ReadModel
-from antidrift.session import Controller
+from antidrift.server.app import create_app
+from antidrift.server.bootstrap import Runtime
+from antidrift.session.controller import Controller
+from antidrift.session.readmodel import ReadModel
 from antidrift.settings import Settings
 from tests.fakes import FakeClock, FakeCoach, FakeJudge, FakeStore, coach_info_for
 from tests.support.fake_bin import FakeBin

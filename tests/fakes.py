@@ -10,13 +10,13 @@ from collections import deque
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime, timedelta
 
-from antidrift import insights
 from antidrift.ai import Cancelled, CancelScope, Proposal, Verdict
-from antidrift.domain import Commitment, Outcome, RuntimeState, WindowSample
-from antidrift.insights import WindowTime
-from antidrift.ports import Persisted
-from antidrift.snapshot import CoachInfo
-from antidrift.verdicts import Rule
+from antidrift.core import insights
+from antidrift.core.domain import Commitment, Outcome, RuntimeState, WindowSample
+from antidrift.core.insights import WindowTime
+from antidrift.core.ports import Persisted
+from antidrift.drift.verdicts import Rule
+from antidrift.session.snapshot import CoachInfo
 
 START = datetime(2026, 3, 2, 9, 0, 0, tzinfo=UTC)
 

@@ -1,6 +1,6 @@
 """The planning coach: a strict prompt and tolerant JSON extraction.
 
-What the answer proposes is validated by the domain (antidrift.domain.validate_plan, in the
+What the answer proposes is validated by the domain (antidrift.core.domain.validate_plan, in the
 controller), so the coach's limits can never drift from the ones a typed plan meets.
 """
 

@@ -17,8 +17,8 @@ import urllib.parse
 from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 
+from antidrift.core.loopback import is_loopback
 from antidrift.evidence.probe import ProbeError, Window, load_json, text_field
-from antidrift.loopback import is_loopback
 
 DEFAULT_URL = "http://127.0.0.1:5600"
 TIMEOUT = 2.0  # seconds per request: as long as a tool probe may take

@@ -14,7 +14,7 @@ from pathlib import Path
 from urllib.parse import urlsplit
 
 from antidrift import tasks
-from antidrift.loopback import is_loopback
+from antidrift.core.loopback import is_loopback
 
 ON = ("1", "on", "yes", "true")
 OFF = ("0", "off", "no", "false")

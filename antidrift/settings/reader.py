@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from urllib.parse import urlsplit
 
-from antidrift.loopback import is_loopback
+from antidrift.core.loopback import is_loopback
 from antidrift.settings.kinds import as_text
 from antidrift.settings.table import (
     BY_KEY,

@@ -12,7 +12,7 @@ from collections.abc import Mapping
 from typing import Protocol
 
 from antidrift import process
-from antidrift.domain import TaskRef as Task  # one shape for a task, listed or remembered
+from antidrift.core.domain import TaskRef as Task  # one shape for a task, listed or remembered
 
 MAX_TITLE = 500  # a title becomes the rough intent and may become the next action (500)
 CLI_TIMEOUT = 5.0  # seconds per CLI run; the listing's overall deadline is a little longer

@@ -7,14 +7,14 @@ import logging
 from flask import Flask, current_app, jsonify, request
 from werkzeug.exceptions import HTTPException
 
-from antidrift.dbguard import WriteFailed
-from antidrift.domain import (
+from antidrift.core.domain import (
     DomainError,
     IllegalTransitionError,
     NotFound,
     NotPlanning,
     ValidationError,
 )
+from antidrift.core.errors import WriteFailed
 from antidrift.settings import SettingsError
 from antidrift.web.requests import HTML, from_htmx
 

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from flask import Blueprint, current_app, request
 from markupsafe import escape
 
-from antidrift.domain import ValidationError
+from antidrift.core.domain import ValidationError
 
 bp = Blueprint("icon", __name__)
 

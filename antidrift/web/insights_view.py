@@ -10,8 +10,8 @@ import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from antidrift import insights
-from antidrift.domain import Commitment, Share
+from antidrift.core import insights
+from antidrift.core.domain import Commitment, Share
 
 PAGE_SIZE = 50
 CHART_COMMITMENTS = 20

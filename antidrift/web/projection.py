@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from antidrift.domain import Commitment, RuntimeState, TaskRef
-from antidrift.drafts import DRAFT_FIELDS
-from antidrift.snapshot import CoachStatus, Snapshot
+from antidrift.core.domain import Commitment, RuntimeState, TaskRef
+from antidrift.session.drafts import DRAFT_FIELDS
+from antidrift.session.snapshot import CoachStatus, Snapshot
 
 
 def _iso(value) -> str | None:
@@ -76,12 +76,6 @@ def state_json(snap: Snapshot) -> dict[str, object]:
             "reason": drift.reason,
         }
     return body
-
-
-# While active, /state (and a JSON answer to a move) says the time left in this header: from
-# the server's steady clock, so a client counts down from it by itself. Out of the body, so
-# the body (and its ETag) changes only when the state does.
-LEFT_HEADER = "AntiDrift-Left-Secs"
 
 
 def left_secs(snap: Snapshot) -> int | None:

@@ -24,8 +24,8 @@ import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from antidrift.domain import RuntimeState
-from antidrift.snapshot import Snapshot
+from antidrift.core.domain import RuntimeState
+from antidrift.session.snapshot import Snapshot
 from antidrift.web.render import Renderer
 from antidrift.web.views import Shows, Views
 from antidrift.web.widgets import CoachWidget, Offline, Widget

@@ -8,8 +8,8 @@ from urllib.parse import urlencode
 
 from flask import Blueprint, Response, current_app, jsonify, redirect, request
 
-from antidrift.domain import Commitment, NotFound, RuntimeState, ValidationError, whole_number
-from antidrift.ports import EXPORT_COLUMNS
+from antidrift.core.domain import Commitment, NotFound, RuntimeState, ValidationError, whole_number
+from antidrift.core.ports import EXPORT_COLUMNS
 from antidrift.web import export, insights_view
 from antidrift.web.projection import history_json
 from antidrift.web.requests import (

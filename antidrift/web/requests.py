@@ -6,13 +6,14 @@ from collections.abc import Mapping
 
 from flask import current_app, jsonify, request
 
-from antidrift.corrections import Corrections
-from antidrift.domain import ValidationError
-from antidrift.readmodel import ReadModel
-from antidrift.session import Controller
-from antidrift.standing_rules import StandingRules
+from antidrift.core.domain import ValidationError
+from antidrift.core.timing import LEFT_HEADER
+from antidrift.drift.rules import StandingRules
+from antidrift.session.controller import Controller
+from antidrift.session.corrections import Corrections
+from antidrift.session.readmodel import ReadModel
 from antidrift.tasks import Board
-from antidrift.web.projection import LEFT_HEADER, left_secs, state_json
+from antidrift.web.projection import left_secs, state_json
 
 # The header of every HTML fragment or page a view returns by hand.
 HTML = {"Content-Type": "text/html; charset=utf-8"}

@@ -6,14 +6,14 @@ import json
 
 from flask import Blueprint, current_app, jsonify, request
 
-from antidrift.domain import (
+from antidrift.core.domain import (
     Plan,
     RuntimeState,
     ValidationError,
     require,
     validate_window,
 )
-from antidrift.drafts import Draft
+from antidrift.session.drafts import Draft
 from antidrift.web import manifest as app_manifest
 from antidrift.web import tasks
 from antidrift.web.projection import state_json

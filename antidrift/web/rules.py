@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from flask import Blueprint, current_app, jsonify, redirect, request
 
-from antidrift.domain import NotFound, ValidationError, whole_number
-from antidrift.verdicts import Rule
+from antidrift.core.domain import NotFound, ValidationError, whole_number
+from antidrift.drift.verdicts import Rule
 from antidrift.web.requests import (
     HTML,
     controller,

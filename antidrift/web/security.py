@@ -9,7 +9,7 @@ from urllib.parse import urlsplit
 
 from flask import Flask, request
 
-from antidrift.loopback import is_loopback
+from antidrift.core.loopback import is_loopback
 from antidrift.web.errors import Refused
 
 LOCAL_NAMES = frozenset({"localhost", "localhost.localdomain"})

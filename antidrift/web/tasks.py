@@ -6,7 +6,7 @@ from __future__ import annotations
 from flask import Blueprint, current_app, jsonify
 
 from antidrift import tasks as task_sources
-from antidrift.domain import (
+from antidrift.core.domain import (
     Commitment,
     IllegalTransitionError,
     NotFound,
@@ -14,7 +14,7 @@ from antidrift.domain import (
     ValidationError,
     validate_review,
 )
-from antidrift.drafts import Draft
+from antidrift.session.drafts import Draft
 from antidrift.web.projection import task_json
 from antidrift.web.requests import HTML, board, controller, done, from_htmx, payload, reads
 

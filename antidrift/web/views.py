@@ -15,11 +15,11 @@ from datetime import datetime
 from typing import Protocol
 from urllib.parse import urlencode
 
-from antidrift.domain import Commitment, RuntimeState
-from antidrift.drafts import PLAN_FIELDS
-from antidrift.drift import GUARD_OFF, Episode, Judgement, Rule, Window
-from antidrift.insights import Calibration, WindowTime
-from antidrift.snapshot import CoachInfo, CoachStatus, DriftInfo, Snapshot
+from antidrift.core.domain import Commitment, RuntimeState
+from antidrift.core.insights import Calibration, WindowTime
+from antidrift.drift.policy import GUARD_OFF, Episode, Judgement, Rule, Window
+from antidrift.session.drafts import PLAN_FIELDS
+from antidrift.session.snapshot import CoachInfo, CoachStatus, DriftInfo, Snapshot
 from antidrift.tasks import Board, Offer
 from antidrift.tasks import Listing as Listing  # the task list's view data, for the renderer
 from antidrift.web.widgets import (

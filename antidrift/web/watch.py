@@ -4,7 +4,7 @@ Each answer carries an ETag of the state. A client that sends it back in If-None
 304 at once, or, with `?wait=N`, the request is held until the state differs (then 200 and
 the new state) or N seconds pass (then 304, and the client asks again). So a follower costs
 one request per change, and one per MAX_WAIT while nothing changes. The countdown is no part
-of the state's body: it travels in a header (projection.LEFT_HEADER) and the client counts
+of the state's body: it travels in a header (timing.LEFT_HEADER) and the client counts
 it down by itself.
 """
 
@@ -26,7 +26,7 @@ RECHECK = 5.0
 
 def tag_of(state: dict[str, object]) -> str:
     """The state's validator: it changes when the state does (the countdown is no part of
-    it: it travels in a header, projection.LEFT_HEADER)."""
+    it: it travels in a header, timing.LEFT_HEADER)."""
     digest = hashlib.blake2b(json.dumps(state, sort_keys=True).encode(), digest_size=12)
     return f'"{digest.hexdigest()}"'
 

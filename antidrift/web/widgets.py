@@ -27,11 +27,11 @@ from datetime import datetime
 from typing import ClassVar
 from urllib.parse import urlencode
 
-from antidrift.domain import Commitment, Health, Plan, RuntimeState, TaskRef
-from antidrift.drafts import Draft, proposed_value
-from antidrift.drift import DriftStatus, Episode
-from antidrift.snapshot import CoachStatus, CoachView, DriftInfo, Snapshot
-from antidrift.timing import clock_text, five_minutes_left
+from antidrift.core.domain import Commitment, Health, Plan, RuntimeState, TaskRef
+from antidrift.core.timing import clock_text, five_minutes_left
+from antidrift.drift.policy import DriftStatus, Episode
+from antidrift.session.drafts import Draft, proposed_value
+from antidrift.session.snapshot import CoachStatus, CoachView, DriftInfo, Snapshot
 
 
 @dataclass(frozen=True)

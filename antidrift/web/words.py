@@ -7,10 +7,10 @@ import re
 from dataclasses import dataclass
 from datetime import datetime
 
-from antidrift.domain import Commitment, Outcome
-from antidrift.insights import streaks
+from antidrift.core.domain import Commitment, Outcome
+from antidrift.core.insights import streaks
+from antidrift.session.snapshot import CoachInfo, DriftInfo
 from antidrift.settings import SETTINGS
-from antidrift.snapshot import CoachInfo, DriftInfo
 
 # "…, or set <the claude variable>", "fix <the command variable> (…)": the views name no
 # variable (the settings table lists them all); they point to the Settings page, which does.

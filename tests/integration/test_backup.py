@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from antidrift import backup
+from antidrift.store import backup
 from tests.fakes import wait_until
 from tests.support.history import seed_history
 from tests.support.server import REPO, RunningServer

@@ -20,9 +20,9 @@ from datetime import timedelta
 import pytest
 from werkzeug.serving import make_server
 
-from antidrift import commands
-from antidrift.client import Client, Refused
-from antidrift.drift import DriftSettings
+from antidrift.cli import commands
+from antidrift.cli.client import Client, Refused
+from antidrift.drift.policy import DriftSettings
 from tests.fakes import RecordingNotifier, wait_until
 from tests.support.server import REPO, RunningServer, free_port
 

@@ -7,7 +7,7 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
-from antidrift.domain import Health, RuntimeState
+from antidrift.core.domain import Health, RuntimeState
 from antidrift.evidence import WindowSampler, choose
 from antidrift.evidence.activitywatch import ActivityWatchProbe
 from antidrift.evidence.probe import ProbeError

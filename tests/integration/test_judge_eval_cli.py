@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from antidrift import commands
+from antidrift.cli import commands
 from tests.support.model_server import ModelServer, env_for
 from tests.support.server import REPO
 
@@ -234,7 +234,7 @@ def test_the_private_title_pattern_keeps_titles_from_the_server(server, tmp_path
 
 def test_the_shipped_corpus_runs_by_default(server, tmp_path):
     """An always-on-task judge scores exactly the share of on-task cases (the baseline)."""
-    from antidrift.judge_eval import load_cases, shipped_corpus
+    from antidrift.cli.judge_eval import load_cases, shipped_corpus
 
     server.answer = json.dumps({"verdict": "on_task", "reason": "always"})
     ran = judge_eval(tmp_path, "--json", **env_for("openai", server))

@@ -38,14 +38,14 @@ ASSETS = (
 
 CHECK = """
 import os, sys, antidrift
-from antidrift.app import create_app
+from antidrift.server.app import create_app
 assert antidrift.__file__.startswith(sys.argv[1]), antidrift.__file__
 client = create_app().test_client()
 page = client.get("/")
 assert page.status_code == 200 and b'id="view"' in page.data, page.status_code
 for path in sys.argv[2:]:
     assert client.get(path).status_code == 200, path
-from antidrift.judge_eval import load_cases, shipped_corpus
+from antidrift.cli.judge_eval import load_cases, shipped_corpus
 assert str(shipped_corpus()).startswith(sys.argv[1]), shipped_corpus()
 assert len(load_cases(shipped_corpus())) >= 200
 print("served from", os.path.dirname(antidrift.__file__))
@@ -69,7 +69,7 @@ def test_wheel_contains_templates_and_static_inside_the_package(wheel, tmp_path)
     assert "antidrift/templates/base.html" in names
     assert "antidrift/templates/_coach.html" in names
     assert "antidrift/static/style.css" in names
-    assert "antidrift/judge_corpus.jsonl" in names  # judge-eval's labelled cases
+    assert "antidrift/cli/judge_corpus.jsonl" in names  # judge-eval's labelled cases
     assert any(n.startswith("antidrift/static/vendor/htmx-") for n in names)
     assert {f"antidrift/static/icons/{n}" for n in ("icon-192.png", "maskable-512.png")} <= names
 

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from antidrift.migrations import MIGRATIONS
+from antidrift.store.migrations import MIGRATIONS
 from tests.support.server import RunningServer
 
 PLAN = {"next_action": "Write the intro", "success_condition": "Intro done", "timebox_minutes": 30}

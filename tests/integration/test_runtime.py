@@ -11,15 +11,15 @@ from datetime import UTC, datetime, timedelta
 import pytest
 
 from antidrift import ai
-from antidrift.app import create_app, runtime_of
-from antidrift.bootstrap import Runtime
-from antidrift.domain import Health, RuntimeState
+from antidrift.core.domain import Health, RuntimeState
 from antidrift.evidence import WindowSampler
-from antidrift.serve import worker_exit
-from antidrift.session import Controller
+from antidrift.server.app import create_app, runtime_of
+from antidrift.server.bootstrap import Runtime
+from antidrift.server.serve import worker_exit
+from antidrift.session.controller import Controller
+from antidrift.session.snapshot import CoachInfo, CoachStatus
 from antidrift.settings import Settings
-from antidrift.snapshot import CoachInfo, CoachStatus
-from antidrift.store import SQLiteStore
+from antidrift.store.sqlite import SQLiteStore
 from tests.fakes import FakeClock, FakeStore, wait_until
 from tests.support.fake_cli import FakeCLI
 from tests.support.procs import alive, wait_dead

@@ -18,7 +18,8 @@ from pathlib import Path
 
 import pytest
 
-from antidrift import datalock, service
+from antidrift.server import service
+from antidrift.store import datalock
 from tests.fakes import wait_until
 from tests.support import procs
 from tests.support.require import need
@@ -132,7 +133,8 @@ def test_an_antidrift_installed_at_an_awkward_path_is_found_by_systemd_itself(tm
     launcher = tmp_path / "tools %h $HOME" / "antidrift"
     launcher.parent.mkdir()
     launcher.write_text(
-        f"#!{sys.executable}\nimport sys\nfrom antidrift.commands import main\nsys.exit(main())\n"
+        f"#!{sys.executable}\nimport sys\n"
+        "from antidrift.cli.commands import main\nsys.exit(main())\n"
     )
     launcher.chmod(0o755)
     result = subprocess.run(

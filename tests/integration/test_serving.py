@@ -120,7 +120,7 @@ def test_the_console_script_runs_gunicorn_with_exactly_one_gthread_worker(run, t
     workers = children(server.proc.pid)
     assert len(workers) == 1, workers
     log = server.log()
-    assert "Starting gunicorn" in log and "Using worker: antidrift.httpworker.Worker" in log
+    assert "Starting gunicorn" in log and "Using worker: antidrift.server.httpworker.Worker" in log
     assert f"Booting worker with pid: {workers[0]}" in log
     assert f"127.0.0.1:{port}" in log  # loopback by default
     assert (tmp_path / "d" / "antidrift.sqlite3").exists()  # --data-dir is honoured
@@ -143,7 +143,7 @@ def test_gunicorn_with_the_repo_config_serves_the_app_with_one_worker(run):
     )
     server.wait_serving(port)
     assert len(children(server.proc.pid)) == 1
-    assert "Using worker: antidrift.httpworker.Worker" in server.log()
+    assert "Using worker: antidrift.server.httpworker.Worker" in server.log()
     with urllib.request.urlopen(f"http://127.0.0.1:{port}/", timeout=5) as resp:
         assert resp.status == 200 and b'id="view"' in resp.read()
     assert server.terminate() < 5

@@ -3,8 +3,8 @@ a new coach and drift guard (from the next commitment), the private-title patter
 
 from __future__ import annotations
 
-from antidrift import bootstrap
-from antidrift.app import create_app
+from antidrift.server import bootstrap
+from antidrift.server.app import create_app
 from antidrift.settings import load
 
 HOST = {"Host": "127.0.0.1:7717", "Origin": "http://127.0.0.1:7717"}

@@ -12,9 +12,9 @@ import time
 
 import pytest
 
+from antidrift.core.loopback import is_loopback
 from antidrift.evidence.activitywatch import ActivityWatchProbe
 from antidrift.evidence.probe import ProbeError
-from antidrift.loopback import is_loopback
 from tests.fakes import wait_until
 from tests.support.fake_cli import path_with
 from tests.support.http_standin import StandIn

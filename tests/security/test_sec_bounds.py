@@ -12,7 +12,7 @@ import urllib.request
 
 import pytest
 
-from antidrift.app import MAX_BODY
+from antidrift.server.app import MAX_BODY
 
 
 @pytest.fixture(scope="module")

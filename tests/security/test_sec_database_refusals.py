@@ -17,15 +17,15 @@ from pathlib import Path
 
 import pytest
 
-from antidrift.dbcheck import APPLICATION_ID
-from antidrift.migrations import MIGRATIONS
-from antidrift.store import SQLiteStore
+from antidrift.store.check import APPLICATION_ID
+from antidrift.store.migrations import MIGRATIONS
+from antidrift.store.sqlite import SQLiteStore
 from tests.support.require import need
 from tests.support.server import REPO, RunningServer, free_port
 
 
 def _serve(data_dir: Path, prefix: tuple[str, ...] = ()) -> subprocess.CompletedProcess:
-    argv = [sys.executable, "-m", "antidrift.serve", "serve", "--port", str(free_port())]
+    argv = [sys.executable, "-m", "antidrift.server.serve", "serve", "--port", str(free_port())]
     return subprocess.run(
         [*prefix, *argv, "--data-dir", str(data_dir), "--threads", "8"],
         cwd=REPO,

@@ -10,7 +10,7 @@ from html.parser import HTMLParser
 import pytest
 import websocket
 
-from antidrift.app import MAX_BODY
+from antidrift.server.app import MAX_BODY
 
 SCRIPT = "<script>alert(1)</script>"
 ATTR = '"><img src=x onerror=alert(1)>'

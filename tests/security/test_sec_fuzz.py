@@ -16,14 +16,14 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from antidrift.app import MAX_BODY, create_app
-from antidrift.bootstrap import Runtime
-from antidrift.domain import RuntimeState
-from antidrift.drift import DriftSettings, DriftStatus
-from antidrift.session import Controller
+from antidrift.core.domain import RuntimeState
+from antidrift.drift.policy import DriftSettings, DriftStatus
+from antidrift.server.app import MAX_BODY, create_app
+from antidrift.server.bootstrap import Runtime
+from antidrift.session.controller import Controller
+from antidrift.session.snapshot import CoachInfo
 from antidrift.settings import Settings
-from antidrift.snapshot import CoachInfo
-from antidrift.store import SQLiteStore
+from antidrift.store.sqlite import SQLiteStore
 from antidrift.web.projection import state_json
 from tests.fakes import FakeClock, FakeJudge, wait_until
 
@@ -64,7 +64,7 @@ GETS = [
     "/history",
     "/ws",
     "/static/style.css",
-    "/static/../antidrift/app.py",
+    "/static/../antidrift/server/app.py",
     "/history.csv",
     "/insights",
     "/insights?before={id}",

@@ -14,9 +14,9 @@ from pathlib import Path
 
 import pytest
 
-from antidrift import datalock
-from antidrift.migrations import MIGRATIONS
-from antidrift.store import SQLiteStore
+from antidrift.store import datalock
+from antidrift.store.migrations import MIGRATIONS
+from antidrift.store.sqlite import SQLiteStore
 from tests.support.server import REPO, free_port
 
 BIN = Path(sys.executable).parent
@@ -85,7 +85,7 @@ def _env(data: Path) -> dict[str, str]:
 
 
 ENTRY_POINTS = {
-    "serve": [sys.executable, "-m", "antidrift.serve", "serve", "--threads", "8"],
+    "serve": [sys.executable, "-m", "antidrift.server.serve", "serve", "--threads", "8"],
     "gunicorn": [str(BIN / "gunicorn"), "-c", "gunicorn.conf.py", "antidrift:create_app()"],
     "flask": [str(BIN / "flask"), "--app", "antidrift", "run"],
 }

@@ -12,7 +12,7 @@ import urllib.request
 
 import pytest
 
-from antidrift.httpworker import MAX_CONNECTIONS
+from antidrift.server.httpworker import MAX_CONNECTIONS
 from tests.support.server import RunningServer
 from tests.support.timing import assert_within
 

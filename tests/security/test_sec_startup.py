@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from antidrift.store import SQLiteStore
+from antidrift.store.sqlite import SQLiteStore
 from tests.support.server import REPO, free_port
 
 
@@ -21,7 +21,7 @@ def _serve(data_dir: Path, home: Path) -> subprocess.CompletedProcess:
         [
             sys.executable,
             "-m",
-            "antidrift.serve",
+            "antidrift.server.serve",
             "serve",
             "--data-dir",
             str(data_dir),

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from datetime import timedelta
 
-from antidrift.drift import CallBudget, DriftPolicy, DriftSettings, DriftStatus, Effects
-from antidrift.enforcement import Teeth
-from antidrift.verdicts import Judgement, Verdict
-from antidrift.windows import is_own_page
+from antidrift.drift.policy import CallBudget, DriftPolicy, DriftSettings, DriftStatus, Effects
+from antidrift.drift.teeth import Teeth
+from antidrift.drift.verdicts import Judgement, Verdict
+from antidrift.drift.window_key import is_own_page
 from tests.fakes import FakeClock
 
 

@@ -7,8 +7,8 @@ import random
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
-from antidrift.domain import MAX_SAMPLE_SPAN, Commitment, Outcome, RuntimeState
-from antidrift.store import SQLiteStore
+from antidrift.core.domain import MAX_SAMPLE_SPAN, Commitment, Outcome, RuntimeState
+from antidrift.store.sqlite import SQLiteStore
 from tests.fakes import START
 
 BASE = datetime(2026, 1, 5, 8, 0, tzinfo=UTC)

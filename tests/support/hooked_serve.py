@@ -5,7 +5,7 @@ can reach them by accident; `RunningServer(test_clock=True, header_timeout=…)`
 --clock FILE: FILE holds seconds to add to the system clock (both faces, wall and monotonic,
 as when time really passes); a test writes a bigger number (`TestClock.advance`) to jump to
 the end of a timebox instead of sleeping through it.
---header-timeout S: the deadline for a request head (antidrift.httpworker), so a slow-client
+--header-timeout S: the deadline for a request head (antidrift.server.httpworker), so a slow-client
 test waits a second, not ten.
 """
 
@@ -44,7 +44,7 @@ def _offset(path: Path) -> float:
 def _use_clock(path: Path) -> None:
     # Patched on the class: every clock the server builds reads the offset, however its
     # modules imported the name.
-    from antidrift import clock
+    from antidrift.core import clock
 
     real_now, real_monotonic = clock.SystemClock.now, clock.SystemClock.monotonic
     clock.SystemClock.now = lambda self: real_now(self) + timedelta(seconds=_offset(path))
@@ -52,7 +52,7 @@ def _use_clock(path: Path) -> None:
 
 
 def _use_header_timeout(seconds: float) -> None:
-    from antidrift import httpworker
+    from antidrift.server import httpworker
 
     assert hasattr(httpworker, "HEADER_TIMEOUT"), "the hook no longer reaches the worker"
     httpworker.HEADER_TIMEOUT = seconds
@@ -68,7 +68,7 @@ def main(argv: list[str]) -> int:
             _use_header_timeout(float(value))
         else:
             raise SystemExit(f"hooked_serve: unknown option {option}")
-    from antidrift.serve import main as serve
+    from antidrift.server.serve import main as serve
 
     return serve(argv)
 

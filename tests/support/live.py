@@ -14,11 +14,11 @@ from urllib.parse import parse_qs, urlencode, urlsplit
 import websocket
 from werkzeug.serving import make_server
 
-from antidrift.app import create_app
-from antidrift.bootstrap import Runtime
-from antidrift.session import Controller
+from antidrift.server.app import create_app
+from antidrift.server.bootstrap import Runtime
+from antidrift.session.controller import Controller
+from antidrift.session.snapshot import CoachInfo
 from antidrift.settings import Settings
-from antidrift.snapshot import CoachInfo
 from tests.fakes import FakeClock, FakeCoach, FakeStore, wait_until
 from tests.support.html import Node, parse, top_ids, top_level
 from tests.support.walk import walk_http

@@ -62,7 +62,9 @@ class RunningServer:
             hooks += ["--header-timeout", str(header_timeout)]
         # As a user starts it, unless a test needs a hook.
         self._entry = (
-            ["-m", "tests.support.hooked_serve", *hooks] if hooks else ["-m", "antidrift.serve"]
+            ["-m", "tests.support.hooked_serve", *hooks]
+            if hooks
+            else ["-m", "antidrift.server.serve"]
         )
 
     def start(self, timeout: float = 15.0) -> RunningServer:

@@ -6,7 +6,8 @@ import tempfile
 from collections.abc import Mapping
 from pathlib import Path
 
-from antidrift import ai, bootstrap, settings
+from antidrift import ai, settings
+from antidrift.server import bootstrap
 
 
 def settings_from_env(env: Mapping[str, str], data_dir: Path | None = None) -> settings.Settings:

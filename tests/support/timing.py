@@ -16,7 +16,7 @@ def startup_secs() -> float:
     """How long a Python process that imports the server takes to start on this machine now."""
     began = time.monotonic()
     subprocess.run(
-        [sys.executable, "-c", "import antidrift.serve, antidrift.web.routes, gunicorn"],
+        [sys.executable, "-c", "import antidrift.server.serve, antidrift.web.routes, gunicorn"],
         check=True,
         capture_output=True,
         timeout=60,

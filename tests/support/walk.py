@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from antidrift.domain import RuntimeState
+from antidrift.core.domain import RuntimeState
 
 PLAN = {
     "next_action": "Write the intro",

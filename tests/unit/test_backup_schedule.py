@@ -7,7 +7,7 @@ from datetime import timedelta
 
 import pytest
 
-from antidrift import backup
+from antidrift.store import backup
 from tests.fakes import FakeClock, wait_until
 from tests.support.history import seed_history
 
@@ -116,7 +116,7 @@ def test_a_copy_cut_short_is_cleared_at_the_next_start(db, clock):
 
 def test_the_runtime_has_no_daily_backup_when_backups_are_off(tmp_path):
     from antidrift import settings
-    from antidrift.bootstrap import build_backups
+    from antidrift.server.bootstrap import build_backups
 
     off = settings.load({"ANTIDRIFT_BACKUPS": "0"}, data_dir=tmp_path)
     on = settings.load({}, data_dir=tmp_path)

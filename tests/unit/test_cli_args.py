@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from antidrift import serve
+from antidrift.server import serve
 
 
 @pytest.mark.parametrize("argv", [["--host", "0.0.0.0"], ["serve", "--host", "0.0.0.0"]])

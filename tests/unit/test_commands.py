@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from antidrift import commands
+from antidrift.cli import commands
 
 REPO = Path(__file__).resolve().parents[2]
 PYPROJECT = tomllib.loads((REPO / "pyproject.toml").read_text())
@@ -26,7 +26,7 @@ def test_version_prints_the_version_pyproject_gives():
 
 def test_the_release_is_0_4_0():
     assert PYPROJECT["project"]["version"] == "0.4.0"
-    assert PYPROJECT["project"]["scripts"]["antidrift"] == "antidrift.commands:main"
+    assert PYPROJECT["project"]["scripts"]["antidrift"] == "antidrift.cli.commands:main"
 
 
 @pytest.mark.parametrize("command", commands.COMMANDS, ids=lambda c: c.name)
@@ -71,10 +71,10 @@ def test_the_command_line_for_hotkeys_and_bars_loads_no_server():
     """`antidrift back` on a hotkey and `antidrift status` in a bar start fast: the table
     imports only the chosen command's module, and that one needs no Flask or gunicorn."""
     probe = (
-        "import sys; from antidrift import commands\n"
+        "import sys; from antidrift.cli import commands\n"
         "code = commands.main(['status', '--url', 'http://127.0.0.1:9/'])\n"
-        "heavy = sorted(m for m in ('flask', 'gunicorn', 'antidrift.session', 'antidrift.app')"
-        " if m in sys.modules)\n"
+        "heavy = sorted(m for m in ('flask', 'gunicorn', 'antidrift.session.controller',"
+        " 'antidrift.server.app') if m in sys.modules)\n"
         "print(code, heavy)\n"
     )
     result = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True)

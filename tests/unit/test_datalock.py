@@ -15,8 +15,8 @@ from pathlib import Path
 
 import pytest
 
-from antidrift import datalock
-from antidrift.datalock import LOCK_NAME, AlreadyRunning
+from antidrift.store import datalock
+from antidrift.store.datalock import LOCK_NAME, AlreadyRunning
 from tests.support.procs import wait_dead
 from tests.support.timing import assert_within
 

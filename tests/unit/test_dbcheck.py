@@ -1,4 +1,4 @@
-"""dbcheck.inspect, read-only, on real SQLite files: what it lets through, what it refuses and
+"""store.check.inspect, read-only, on real SQLite files: what it lets through, what it refuses and
 with which sentence, and that it never writes a byte. (The server's one-line refusal around
 it: tests/security/test_sec_database_refusals.py.)"""
 
@@ -11,9 +11,9 @@ from pathlib import Path
 
 import pytest
 
-from antidrift import dbcheck
-from antidrift.dbcheck import APPLICATION_ID, UnusableDatabase, inspect
-from antidrift.migrations import MIGRATIONS
+from antidrift.store import check as dbcheck
+from antidrift.store.check import APPLICATION_ID, UnusableDatabase, inspect
+from antidrift.store.migrations import MIGRATIONS
 
 KNOWN = [version for version, _, _ in MIGRATIONS]
 

@@ -7,7 +7,7 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
-from antidrift.domain import (
+from antidrift.core.domain import (
     EXCLUDED_TITLE,
     MAX_SAMPLE_SPAN,
     Commitment,

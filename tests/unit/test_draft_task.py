@@ -7,8 +7,8 @@ import json
 
 import pytest
 
-from antidrift.domain import TaskRef
-from antidrift.drafts import Draft
+from antidrift.core.domain import TaskRef
+from antidrift.session.drafts import Draft
 
 TASK = TaskRef("github", "octo/app#7", "Fix login", "https://github.example/octo/app/7")
 

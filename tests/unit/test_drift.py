@@ -7,8 +7,8 @@ from datetime import timedelta
 
 import pytest
 
-from antidrift.domain import EXCLUDED_TITLE, Share
-from antidrift.drift import (
+from antidrift.core.domain import EXCLUDED_TITLE, Share
+from antidrift.drift.policy import (
     Answer,
     CallBudget,
     DriftStatus,

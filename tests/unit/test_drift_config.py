@@ -8,8 +8,8 @@ from datetime import timedelta
 import pytest
 
 from antidrift import ai
-from antidrift.bootstrap import build_coach, build_drift
-from antidrift.drift import DriftSettings
+from antidrift.drift.policy import DriftSettings
+from antidrift.server.bootstrap import build_coach, build_drift
 from antidrift.settings import SettingsError, load
 
 

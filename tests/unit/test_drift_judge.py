@@ -6,9 +6,9 @@ from datetime import timedelta
 
 import pytest
 
-from antidrift.domain import EXCLUDED_TITLE, ValidationError
-from antidrift.drift import Answer, CallBudget, DriftStatus, Window
-from antidrift.verdicts import (
+from antidrift.core.domain import EXCLUDED_TITLE, ValidationError
+from antidrift.drift.policy import Answer, CallBudget, DriftStatus, Window
+from antidrift.drift.verdicts import (
     Judgement,
     Rule,
     Source,

@@ -7,11 +7,11 @@ from datetime import timedelta
 
 import pytest
 
-from antidrift.domain import ValidationError
-from antidrift.drift import Answer, DriftStatus
-from antidrift.enforcement import MINIMIZE, PutAway, Teeth, parse_enforce
+from antidrift.core.domain import ValidationError
+from antidrift.drift.policy import Answer, DriftStatus
+from antidrift.drift.teeth import MINIMIZE, PutAway, Teeth, parse_enforce
+from antidrift.drift.verdicts import Rule, Verdict
 from antidrift.evidence.probe import WindowHandle
-from antidrift.verdicts import Rule, Verdict
 from tests.support.drift_policy import Harness, ScriptedAnswers
 
 EDITOR = ("code", "intro.md — notes")

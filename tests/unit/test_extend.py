@@ -7,16 +7,16 @@ from datetime import timedelta
 
 import pytest
 
-from antidrift import database
-from antidrift.domain import (
+from antidrift.core.domain import (
     Commitment,
     IllegalTransitionError,
     RuntimeState,
     ValidationError,
     parse_extend_minutes,
 )
-from antidrift.migrations import MIGRATIONS
-from antidrift.store import SQLiteStore
+from antidrift.store import opening as database
+from antidrift.store.migrations import MIGRATIONS
+from antidrift.store.sqlite import SQLiteStore
 from tests.fakes import START
 from tests.support.walk import walk
 

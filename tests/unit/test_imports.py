@@ -4,6 +4,7 @@ the test reads its sys.modules. And no module under antidrift/ grows past 450 li
 from __future__ import annotations
 
 import json
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -15,7 +16,15 @@ PACKAGE = REPO / "antidrift"
 MAX_LINES = 450
 
 # Loaded by whatever imports them: the web framework, the controller, the web layer.
-ABOVE = ("flask", "werkzeug", "jinja2", "flask_sock", "antidrift.session", "antidrift.web")
+ABOVE = (
+    "flask",
+    "werkzeug",
+    "jinja2",
+    "flask_sock",
+    "antidrift.session.controller",
+    "antidrift.web",
+    "antidrift.server.app",
+)
 
 
 def loaded_by(module: str) -> list[str]:
@@ -36,11 +45,13 @@ def above(modules: list[str]) -> list[str]:
     "module",
     [
         "antidrift",
-        "antidrift.domain",
-        "antidrift.drift",
+        "antidrift.core.domain",
+        "antidrift.drift.policy",
+        "antidrift.drift.guard",
         "antidrift.ai",
-        "antidrift.insights",
-        "antidrift.snapshot",
+        "antidrift.core.insights",
+        "antidrift.session.snapshot",
+        "antidrift.store.sqlite",
     ],
 )
 def test_the_core_loads_no_flask_no_controller_and_no_web_module(module):
@@ -48,20 +59,22 @@ def test_the_core_loads_no_flask_no_controller_and_no_web_module(module):
 
 
 def test_the_controller_and_its_parts_load_no_flask_and_no_web_module():
-    modules = loaded_by("antidrift.session, antidrift.readmodel, antidrift.bootstrap")
-    assert [m for m in above(modules) if m != "antidrift.session"] == []
+    modules = loaded_by(
+        "antidrift.session.controller, antidrift.session.readmodel, antidrift.server.bootstrap"
+    )
+    assert [m for m in above(modules) if m != "antidrift.session.controller"] == []
 
 
 def test_the_check_sees_an_import_of_flask():
     """The subprocess really reports what is loaded: the app factory brings Flask."""
-    modules = loaded_by("antidrift.app")
+    modules = loaded_by("antidrift.server.app")
     assert "flask" in modules and "antidrift.web.routes" in modules
     assert "flask" in above(modules)
 
 
 def test_antidrift_still_offers_the_one_app_factory():
     import antidrift
-    from antidrift.app import create_app
+    from antidrift.server.app import create_app
 
     assert antidrift.create_app is create_app
     with pytest.raises(AttributeError):
@@ -75,3 +88,29 @@ def test_no_module_is_over_450_lines():
         if (lines := len(path.read_text().splitlines())) > MAX_LINES
     }
     assert long == {}, f"split these modules (at most {MAX_LINES} lines): {long}"
+
+
+LINT_IMPORTS = Path(sys.executable).with_name("lint-imports")
+
+
+def lint_imports(root: Path) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [str(LINT_IMPORTS), "--no-cache"], cwd=root, capture_output=True, text=True, timeout=60
+    )
+
+
+def test_the_wings_keep_their_layers():
+    """import-linter's layers contract in pyproject.toml: no wing imports a wing above it."""
+    result = lint_imports(REPO)
+    assert result.returncode == 0, result.stdout + result.stderr
+
+
+def test_the_layers_contract_catches_an_upward_import(tmp_path):
+    """The same contract over a copy where core imports the server: broken, and named."""
+    shutil.copytree(PACKAGE, tmp_path / "antidrift", ignore=shutil.ignore_patterns("__pycache__"))
+    shutil.copy(REPO / "pyproject.toml", tmp_path)
+    clock = tmp_path / "antidrift" / "core" / "clock.py"
+    clock.write_text(clock.read_text() + "\nimport antidrift.server.app  # noqa: E402\n")
+    result = lint_imports(tmp_path)
+    assert result.returncode != 0
+    assert "antidrift.core.clock -> antidrift.server.app" in result.stdout

@@ -8,9 +8,9 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from antidrift import insights
-from antidrift.domain import Commitment, Outcome
-from antidrift.insights import Ended, Summary, calibration, streaks, summarize, track_record
+from antidrift.core import insights
+from antidrift.core.domain import Commitment, Outcome
+from antidrift.core.insights import Ended, Summary, calibration, streaks, summarize, track_record
 from tests.fakes import START
 
 MET, MISSED = Outcome.MET, Outcome.MISSED

@@ -6,7 +6,7 @@ from datetime import timedelta
 
 import pytest
 
-from antidrift.domain import Commitment, Outcome
+from antidrift.core.domain import Commitment, Outcome
 from antidrift.web import insights_view as iv
 from tests.fakes import START
 

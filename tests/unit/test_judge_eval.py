@@ -13,8 +13,7 @@ from pathlib import Path
 import pytest
 
 from antidrift.ai import JudgeError, Verdict
-from antidrift.domain import EXCLUDED_TITLE
-from antidrift.judge_eval import (
+from antidrift.cli.judge_eval import (
     VERDICTS,
     Case,
     CasesError,
@@ -23,6 +22,7 @@ from antidrift.judge_eval import (
     score,
     shipped_corpus,
 )
+from antidrift.core.domain import EXCLUDED_TITLE
 
 KINDS = {"work", "reference", "distraction", "chat_work", "chat_other", "private", "injection"}
 

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from antidrift.loopback import is_loopback
+from antidrift.core.loopback import is_loopback
 
 PACKAGE = Path(__file__).resolve().parents[2] / "antidrift"
 
@@ -33,7 +33,7 @@ def test_not_this_machine(host):
 
 def test_no_other_module_decides_what_loopback_is():
     """settings (the AI URL, ActivityWatch's URL), serve's --host, the page's Host check and
-    the ActivityWatch connection all ask antidrift.loopback."""
+    the ActivityWatch connection all ask antidrift.core.loopback."""
     deciding = re.compile(r"\.is_loopback\b|def \w*loopback\w*\(")
     found = [
         str(path.relative_to(PACKAGE))
@@ -44,12 +44,12 @@ def test_no_other_module_decides_what_loopback_is():
     users = {
         str(path.relative_to(PACKAGE))
         for path in PACKAGE.rglob("*.py")
-        if "from antidrift.loopback import is_loopback" in path.read_text()
+        if "from antidrift.core.loopback import is_loopback" in path.read_text()
     }
     assert {
         "settings/kinds.py",
         "settings/reader.py",
-        "serve.py",
+        "server/serve.py",
         "web/security.py",
         "evidence/activitywatch.py",
     } <= users

@@ -11,7 +11,7 @@ import ast
 import hashlib
 import inspect
 
-from antidrift import migrations
+from antidrift.store import migrations
 
 # version: sha256 of the migration's name and SQL, whitespace collapsed (layout may change;
 # a word of SQL may not).

@@ -7,9 +7,9 @@ from datetime import timedelta
 
 import pytest
 
-from antidrift.domain import Commitment, IllegalTransitionError, Outcome, RuntimeState
-from antidrift.drift import DriftSettings, DriftStatus
-from antidrift.timing import five_minutes_left, paused, paused_total, resumed
+from antidrift.core.domain import Commitment, IllegalTransitionError, Outcome, RuntimeState
+from antidrift.core.timing import five_minutes_left, paused, paused_total, resumed
+from antidrift.drift.policy import DriftSettings, DriftStatus
 from tests.fakes import START, RecordingNotifier, wait_until
 
 GRACE = DriftSettings(timedelta(seconds=60), timedelta(seconds=300), 30)

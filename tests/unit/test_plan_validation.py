@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 
 from antidrift.ai import CoachError, build_prompt, extract_json, parse_proposal
 from antidrift.ai.coach import PROMPT_MINUTES
-from antidrift.domain import MAX_MINUTES, MIN_MINUTES, Plan, ValidationError, validate_plan
+from antidrift.core.domain import MAX_MINUTES, MIN_MINUTES, Plan, ValidationError, validate_plan
 from tests.fakes import FakeCoach, wait_until
 
 

@@ -8,7 +8,7 @@ import threading
 import pytest
 
 from antidrift.ai import CLITimeout
-from antidrift.domain import IllegalTransitionError
+from antidrift.core.domain import IllegalTransitionError
 from tests.fakes import wait_until
 from tests.support.walk import walk
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from antidrift.domain import RuntimeState
+from antidrift.core.domain import RuntimeState
 from tests.fakes import Recorder
 from tests.support.walk import walk
 

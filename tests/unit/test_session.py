@@ -9,7 +9,7 @@ from datetime import timedelta
 
 import pytest
 
-from antidrift.domain import (
+from antidrift.core.domain import (
     EXCLUDED_TITLE,
     Commitment,
     Health,

@@ -8,15 +8,15 @@ import time
 import pytest
 
 from antidrift.ai import CLITimeout, Proposal
-from antidrift.domain import (
+from antidrift.core.domain import (
     IllegalTransitionError,
     NotPlanning,
     Plan,
     RuntimeState,
     ValidationError,
 )
-from antidrift.ports import Persisted
-from antidrift.snapshot import CoachStatus
+from antidrift.core.ports import Persisted
+from antidrift.session.snapshot import CoachStatus
 from tests.fakes import FakeCoach, Recorder, wait_until
 
 P1 = Proposal("Outline the report", "Five headings in the doc", 30)

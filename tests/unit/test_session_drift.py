@@ -9,8 +9,13 @@ from datetime import timedelta
 import pytest
 
 from antidrift.ai import CLINotLoggedIn
-from antidrift.domain import EXCLUDED_TITLE, IllegalTransitionError, RuntimeState, ValidationError
-from antidrift.drift import DriftSettings, DriftStatus
+from antidrift.core.domain import (
+    EXCLUDED_TITLE,
+    IllegalTransitionError,
+    RuntimeState,
+    ValidationError,
+)
+from antidrift.drift.policy import DriftSettings, DriftStatus
 from tests.fakes import RecordingNotifier, wait_until
 
 SETTINGS = DriftSettings(timedelta(seconds=60), timedelta(seconds=300), 30)

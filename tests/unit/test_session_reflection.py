@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from antidrift.domain import NotFound, Outcome, RuntimeState, ValidationError
+from antidrift.core.domain import NotFound, Outcome, RuntimeState, ValidationError
 
 
 def finish_one(controller, clock, outcome="missed", note="") -> str:

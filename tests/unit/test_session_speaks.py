@@ -5,7 +5,7 @@ from __future__ import annotations
 import threading
 import time
 
-from antidrift.domain import RuntimeState
+from antidrift.core.domain import RuntimeState
 from antidrift.notify import Background
 from tests.fakes import RecordingNotifier
 from tests.support.timing import assert_within

@@ -10,9 +10,9 @@ from datetime import timedelta
 
 import pytest
 
-from antidrift.domain import ValidationError
-from antidrift.drift import DriftSettings, DriftStatus
-from antidrift.enforcement import CouldNotPutAway
+from antidrift.core.domain import ValidationError
+from antidrift.drift.policy import DriftSettings, DriftStatus
+from antidrift.drift.teeth import CouldNotPutAway
 from antidrift.evidence.probe import WindowHandle
 from tests.fakes import RecordingNotifier, wait_until
 

@@ -409,7 +409,7 @@ def test_doctor_lists_every_setting_its_value_and_source_and_masks_the_key(tmp_p
 
 
 def test_doctor_names_a_refused_value_and_exits_non_zero(tmp_path, capsys, monkeypatch):
-    from antidrift import serve
+    from antidrift.server import serve
 
     for name, value in {
         "ANTIDRIFT_DATA_DIR": str(tmp_path),

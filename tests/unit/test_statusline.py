@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from antidrift import statusline
+from antidrift.cli import statusline
 
 COMMITMENT = {
     "id": "c1",

@@ -11,12 +11,12 @@ from datetime import UTC, datetime, timedelta, timezone
 
 import pytest
 
-from antidrift import database
-from antidrift.domain import Commitment, Outcome, RuntimeState, WindowSample
-from antidrift.migrations import MIGRATIONS
-from antidrift.ports import StoreError
-from antidrift.session import Controller
-from antidrift.store import SQLiteStore
+from antidrift.core.domain import Commitment, Outcome, RuntimeState, WindowSample
+from antidrift.core.errors import StoreError
+from antidrift.session.controller import Controller
+from antidrift.store import opening as database
+from antidrift.store.migrations import MIGRATIONS
+from antidrift.store.sqlite import SQLiteStore
 from tests.fakes import START, FakeClock, FakeCoach, wait_until
 
 ACTIVE, REVIEW, LOCKED = RuntimeState.ACTIVE, RuntimeState.REVIEW, RuntimeState.LOCKED
@@ -162,8 +162,8 @@ def test_writes_without_close_survive_a_kill_of_the_writer(db_path):
         import os, signal, sys
         sys.path.insert(0, {os.getcwd()!r})
         from datetime import datetime, timedelta, timezone
-        from antidrift.domain import Commitment, RuntimeState, WindowSample
-        from antidrift.store import SQLiteStore
+        from antidrift.core.domain import Commitment, RuntimeState, WindowSample
+        from antidrift.store.sqlite import SQLiteStore
         t = datetime(2026, 3, 2, 9, tzinfo=timezone.utc)
         s = SQLiteStore({str(db_path)!r})
         c = Commitment("c-9", "Write", "Done", 600, t, t + timedelta(minutes=10))

@@ -8,9 +8,9 @@ from datetime import timedelta
 
 import pytest
 
-from antidrift.domain import Commitment, Outcome, RuntimeState, WindowSample
-from antidrift.drift import Answer, Episode, Judgement, Source, Verdict, Window
-from antidrift.store import SQLiteStore
+from antidrift.core.domain import Commitment, Outcome, RuntimeState, WindowSample
+from antidrift.drift.policy import Answer, Episode, Judgement, Source, Verdict, Window
+from antidrift.store.sqlite import SQLiteStore
 from tests.fakes import START, FakeStore
 
 ACTIVE, REVIEW, LOCKED = RuntimeState.ACTIVE, RuntimeState.REVIEW, RuntimeState.LOCKED

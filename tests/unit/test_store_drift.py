@@ -9,12 +9,12 @@ from datetime import timedelta
 
 import pytest
 
-from antidrift import database
-from antidrift.domain import Commitment, RuntimeState
-from antidrift.drift import Episode, Window
-from antidrift.migrations import MIGRATIONS
-from antidrift.store import SQLiteStore
-from antidrift.verdicts import Exchange, Judgement, Rule, Source, Verdict
+from antidrift.core.domain import Commitment, RuntimeState
+from antidrift.drift.policy import Episode, Window
+from antidrift.drift.verdicts import Exchange, Judgement, Rule, Source, Verdict
+from antidrift.store import opening as database
+from antidrift.store.migrations import MIGRATIONS
+from antidrift.store.sqlite import SQLiteStore
 from tests.fakes import START
 
 JUDGE_MIGRATION = next(m for m in MIGRATIONS if m[1].startswith("judge:"))

@@ -7,12 +7,13 @@ from datetime import timedelta
 
 import pytest
 
-from antidrift import database, insights
-from antidrift.domain import Commitment, Outcome, RuntimeState, WindowSample
-from antidrift.drift import Episode, Judgement, Verdict, Window
-from antidrift.migrations import MIGRATIONS
-from antidrift.ports import EXPORT_COLUMNS
-from antidrift.store import SQLiteStore
+from antidrift.core import insights
+from antidrift.core.domain import Commitment, Outcome, RuntimeState, WindowSample
+from antidrift.core.ports import EXPORT_COLUMNS
+from antidrift.drift.policy import Episode, Judgement, Verdict, Window
+from antidrift.store import opening as database
+from antidrift.store.migrations import MIGRATIONS
+from antidrift.store.sqlite import SQLiteStore
 from antidrift.web.projection import history_json
 from tests.fakes import START
 

@@ -9,11 +9,11 @@ import threading
 
 import pytest
 
-from antidrift.dbguard import WriteFailed
-from antidrift.domain import RuntimeState
-from antidrift.session import Controller
-from antidrift.store import SQLiteStore
-from antidrift.ticker import Ticker
+from antidrift.core.domain import RuntimeState
+from antidrift.core.errors import WriteFailed
+from antidrift.session.controller import Controller
+from antidrift.session.ticker import Ticker
+from antidrift.store.sqlite import SQLiteStore
 from tests.fakes import FakeClock, wait_until
 from tests.support.tmpfs import fill, small_tmpfs
 

@@ -12,7 +12,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from antidrift.domain import (
+from antidrift.core.domain import (
     Commitment,
     Outcome,
     RuntimeState,
@@ -20,7 +20,7 @@ from antidrift.domain import (
     app_shares,
     time_shares,
 )
-from antidrift.store import SQLiteStore
+from antidrift.store.sqlite import SQLiteStore
 from tests.fakes import START
 
 samples = st.lists(

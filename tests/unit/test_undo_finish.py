@@ -7,8 +7,8 @@ from datetime import timedelta
 
 import pytest
 
-from antidrift.domain import Commitment, IllegalTransitionError, Outcome, RuntimeState
-from antidrift.drift import DriftSettings, DriftStatus
+from antidrift.core.domain import Commitment, IllegalTransitionError, Outcome, RuntimeState
+from antidrift.drift.policy import DriftSettings, DriftStatus
 from antidrift.web.words import Closure
 from tests.fakes import START, RecordingNotifier, wait_until
 

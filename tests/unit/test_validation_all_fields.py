@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from antidrift.domain import ValidationError, validate_plan
+from antidrift.core.domain import ValidationError, validate_plan
 
 
 @pytest.mark.parametrize(

@@ -6,8 +6,8 @@ from __future__ import annotations
 
 from datetime import timedelta
 
-from antidrift.domain import RuntimeState
-from antidrift.session import Controller
+from antidrift.core.domain import RuntimeState
+from antidrift.session.controller import Controller
 from tests.fakes import FakeClock
 from tests.support.walk import walk
 

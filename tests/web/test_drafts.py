@@ -7,8 +7,8 @@ from __future__ import annotations
 import pytest
 
 from antidrift.ai import Proposal
-from antidrift.domain import RuntimeState
-from antidrift.session import Controller
+from antidrift.core.domain import RuntimeState
+from antidrift.session.controller import Controller
 from tests.fakes import FakeCoach, wait_until
 from tests.support.html import parse, top_level
 from tests.support.web import HX, PLAN, state, to

@@ -6,7 +6,7 @@ from datetime import timedelta
 
 import pytest
 
-from antidrift.drift import DriftSettings
+from antidrift.drift.policy import DriftSettings
 from tests.fakes import RecordingNotifier, wait_until
 from tests.support.walk import client_post, walk_http
 

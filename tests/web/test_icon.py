@@ -10,11 +10,11 @@ from urllib.parse import parse_qs, urlsplit
 
 import pytest
 
-from antidrift.app import create_app
-from antidrift.bootstrap import Runtime
-from antidrift.drift import DriftSettings
+from antidrift.drift.policy import DriftSettings
+from antidrift.server.app import create_app
+from antidrift.server.bootstrap import Runtime
+from antidrift.session.snapshot import DriftInfo
 from antidrift.settings import Settings
-from antidrift.snapshot import DriftInfo
 from antidrift.web.icon import COLOURS, STATES
 from tests.fakes import RecordingNotifier, coach_info_for, wait_until
 from tests.support.html import parse

@@ -73,7 +73,7 @@ def test_colours_match_the_stylesheet_in_light_and_dark(client):
 
 
 def _assert_linked_and_versioned(html: str, what: str) -> None:
-    from antidrift.commands import version
+    from antidrift.cli.commands import version
 
     assert version() not in ("", "unknown")
     assert '<link rel="manifest" href="/manifest.webmanifest">' in html, what

@@ -10,7 +10,7 @@ from urllib.parse import parse_qs, urlsplit
 import pytest
 
 from antidrift.ai import Proposal
-from antidrift.app import resource_dir
+from antidrift.server.app import resource_dir
 from antidrift.web.render import clock_text, duration_text
 from antidrift.web.views import Shows
 from tests.fakes import FakeCoach, wait_until
@@ -364,10 +364,10 @@ def test_a_missing_command_cli_points_to_settings_and_names_no_variable(
     tmp_path, controller, store, clock
 ):
     from antidrift.ai import CommandBackend
-    from antidrift.app import create_app
-    from antidrift.bootstrap import Runtime
+    from antidrift.server.app import create_app
+    from antidrift.server.bootstrap import Runtime
+    from antidrift.session.snapshot import CoachInfo
     from antidrift.settings import Settings
-    from antidrift.snapshot import CoachInfo
 
     info = CoachInfo("command", None, CommandBackend("surely-not-installed-xyz -m x"))
     runtime = Runtime(controller, store, clock, info)

@@ -8,7 +8,7 @@ from datetime import datetime, timedelta
 import pytest
 
 from antidrift.ai import CLITimeout, Proposal
-from antidrift.domain import Commitment, Outcome, RuntimeState
+from antidrift.core.domain import Commitment, Outcome, RuntimeState
 from tests.fakes import START, FakeCoach, wait_until
 from tests.support.html import parse, top_level
 from tests.support.web import HX, PLAN, state, to

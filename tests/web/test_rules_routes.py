@@ -5,10 +5,10 @@ from __future__ import annotations
 
 import pytest
 
-from antidrift.app import create_app
-from antidrift.bootstrap import Runtime
+from antidrift.server.app import create_app
+from antidrift.server.bootstrap import Runtime
+from antidrift.session.snapshot import DriftInfo
 from antidrift.settings import Settings
-from antidrift.snapshot import DriftInfo
 from tests.fakes import coach_info_for
 from tests.support.html import parse
 

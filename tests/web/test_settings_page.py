@@ -7,8 +7,8 @@ import json
 
 import pytest
 
-from antidrift import bootstrap
-from antidrift.app import create_app
+from antidrift.server import bootstrap
+from antidrift.server.app import create_app
 from antidrift.settings import load
 
 HOST = {"Host": "127.0.0.1:7717", "Origin": "http://127.0.0.1:7717"}

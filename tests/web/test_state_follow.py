@@ -6,7 +6,7 @@ from __future__ import annotations
 import threading
 import time
 
-from antidrift.web.projection import LEFT_HEADER as LEFT
+from antidrift.core.timing import LEFT_HEADER as LEFT
 from tests.support.web import state, to
 
 

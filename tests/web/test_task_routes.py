@@ -7,11 +7,11 @@ import json
 
 import pytest
 
-from antidrift.app import create_app
-from antidrift.bootstrap import Runtime
-from antidrift.session import Controller
+from antidrift.server.app import create_app
+from antidrift.server.bootstrap import Runtime
+from antidrift.session.controller import Controller
+from antidrift.session.snapshot import CoachInfo
 from antidrift.settings import Settings
-from antidrift.snapshot import CoachInfo
 from antidrift.tasks import Board, SourceError, Task
 from antidrift.tasks.markdown import MarkdownSource
 from antidrift.tasks.todotxt import TodoTxtSource
@@ -547,8 +547,8 @@ def test_the_title_reaches_the_coach_only_when_the_user_sharpens_it(client, fake
 def test_the_reflection_is_told_nothing_of_the_task(client, controller):
     from dataclasses import asdict
 
-    from antidrift.insights import WindowTime
-    from antidrift.reflecting import review_facts
+    from antidrift.core.insights import WindowTime
+    from antidrift.session.reflecting import review_facts
 
     review_of(client, "Call the bank")
     commitment = controller.snapshot().commitment

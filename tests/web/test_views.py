@@ -11,8 +11,8 @@ import pytest
 from jinja2 import Environment, FileSystemLoader, StrictUndefined, UndefinedError
 
 from antidrift.ai import CoachError
-from antidrift.app import resource_dir
-from antidrift.snapshot import CoachInfo
+from antidrift.server.app import resource_dir
+from antidrift.session.snapshot import CoachInfo
 from antidrift.web import views as views_module
 from antidrift.web.render import Renderer
 from antidrift.web.views import PageModel, Shows, Views

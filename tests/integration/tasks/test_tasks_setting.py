@@ -7,8 +7,8 @@ import json
 
 import pytest
 
-from antidrift import bootstrap
-from antidrift.app import create_app
+from antidrift.server import bootstrap
+from antidrift.server.app import create_app
 from antidrift.settings import load
 from tests.support.html import parse
 

@@ -42,8 +42,8 @@ def test_no_module_of_ai_imports_the_app_beyond_the_seam():
 
 def test_the_check_sees_an_import_of_the_app(tmp_path):
     module = tmp_path / "m.py"
-    module.write_text("from antidrift.domain import Commitment\nimport antidrift.store\n")
-    assert outside(app_imports(module)) == ["antidrift.domain", "antidrift.store"]
+    module.write_text("from antidrift.core.domain import Commitment\nimport antidrift.store\n")
+    assert outside(app_imports(module)) == ["antidrift.core.domain", "antidrift.store"]
 
 
 def test_importing_ai_loads_no_other_part_of_the_app_and_no_flask():

@@ -5,8 +5,9 @@ from __future__ import annotations
 import json
 import logging
 
-from antidrift import bootstrap, serve, settings
+from antidrift import settings
 from antidrift.evidence.report import doctor_lines
+from antidrift.server import bootstrap, serve
 
 TREE = {"type": "root", "nodes": [{"type": "con", "focused": True, "app_id": "foot",
                                    "name": "secret title"}]}  # fmt: skip

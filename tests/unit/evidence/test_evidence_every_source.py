@@ -10,7 +10,7 @@ from datetime import UTC, datetime
 
 import pytest
 
-from antidrift.domain import EXCLUDED_TITLE, Health, RuntimeState
+from antidrift.core.domain import EXCLUDED_TITLE, Health, RuntimeState
 from antidrift.evidence import WindowSampler, new_probe
 from antidrift.evidence.activitywatch import ActivityWatchProbe
 from antidrift.evidence.probe import ProbeError

@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from antidrift.enforce import DesktopEnforcer
-from antidrift.enforcement import CouldNotPutAway
+from antidrift.drift.put_away import DesktopEnforcer
+from antidrift.drift.teeth import CouldNotPutAway
 from antidrift.evidence import desktops
 from antidrift.evidence.hyprland import HyprlandProbe
 from antidrift.evidence.kde import KdeProbe

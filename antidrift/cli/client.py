@@ -1,0 +1,176 @@
+"""Talks to a running AntiDrift server: finds it through its data directory, asks and posts.
+
+A local API client in the sense of web/security.py: it sends no Origin and no Sec-Fetch
+headers, so the server lets it change state as curl or a watcher script may. It goes
+straight to the address (no proxy from the environment, no redirects): the server is on
+this machine.
+"""
+
+from __future__ import annotations
+
+import http.client
+import json
+import os
+import shlex
+from pathlib import Path
+from urllib.parse import urlencode, urlsplit
+
+from antidrift.core.timing import LEFT_HEADER  # the time left while active
+from antidrift.store import datalock
+
+STARTS_ONE = "antidrift serve"
+# Where `antidrift serve --host 0.0.0.0` listens, a client connects to loopback: the server
+# refuses a Host of 0.0.0.0 (it is no local name).
+_ANY = {"0.0.0.0": "127.0.0.1", "::": "::1", "[::]": "[::1]"}
+
+
+class ClientError(Exception):
+    """A sentence for the person at the keyboard; `exit_code` for the shell."""
+
+    exit_code = 1
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message)
+        self.message = message
+
+
+class NotRunning(ClientError):
+    """No AntiDrift answers: exit 1."""
+
+    exit_code = 1
+
+
+class Refused(ClientError):
+    """The server said no (400, 404, 409 …), in its own sentence: exit 2."""
+
+    exit_code = 2
+
+    def __init__(self, message: str, status: int) -> None:
+        super().__init__(message)
+        self.status = status
+
+
+class ServerTrouble(ClientError):
+    """The server could not do it (a 5xx: the disk is full, it is stopping): exit 3."""
+
+    exit_code = 3
+
+    def __init__(self, message: str, status: int) -> None:
+        super().__init__(message)
+        self.status = status
+
+
+def server_data_dir(given: str | None) -> Path:
+    """The data directory a server would use: --data-dir, ANTIDRIFT_DATA_DIR, the default."""
+    from antidrift import settings
+
+    reading = settings.read(data_dir=given)
+    refused = [p for p in reading.problems if p.key == "data_dir"]
+    if refused:
+        raise ClientError(refused[0].message)
+    return Path(os.path.abspath(reading.values["data_dir"]))
+
+
+def starts_one(data_dir: Path, *, data_dir_given: bool = False) -> str:
+    """The command that starts a server on this data directory."""
+    return STARTS_ONE + (f" --data-dir {shlex.quote(str(data_dir))}" if data_dir_given else "")
+
+
+def find(url: str | None, data_dir: Path, *, data_dir_given: bool = False) -> str:
+    """The server's base URL: `url` when given, else what the data directory's lock records."""
+    start = starts_one(data_dir, data_dir_given=data_dir_given)
+    if url:
+        return url
+    recorded = datalock.holder_url(data_dir)
+    if recorded is None:
+        raise NotRunning(
+            f"AntiDrift is not running (nothing serves {data_dir}). Start it with: {start}"
+        )
+    if not recorded:
+        raise NotRunning(
+            f"AntiDrift runs on {data_dir} but did not record its address (flask run?):"
+            " give it with --url."
+        )
+    return recorded
+
+
+class Client:
+    """Requests to one server; every failure is a ClientError with a sentence."""
+
+    def __init__(
+        self, url: str, *, user_agent: str = "antidrift-cli", starts: str = STARTS_ONE
+    ) -> None:
+        parts = urlsplit(url if "//" in url else f"http://{url}")
+        if parts.scheme != "http" or not parts.hostname:
+            raise NotRunning(f"{url!r} is not an http:// address of AntiDrift.")
+        host = _ANY.get(parts.hostname, parts.hostname)
+        self.host, self.port = host, parts.port or 80
+        self.url = f"http://{'[' + host + ']' if ':' in host else host}:{self.port}/"
+        self.user_agent, self.starts = user_agent, starts
+
+    def state(self, tag: str | None = None, wait: float = 0) -> tuple[dict | None, str | None]:
+        """GET /state: (state, its tag), or (None, tag) when it still matches `tag` (304);
+        with `wait` the server holds the request until a change or that many seconds."""
+        query = f"?{urlencode({'wait': f'{wait:g}'})}" if wait and tag else ""
+        headers = {"If-None-Match": tag} if tag else {}
+        status, body, answer = self._request("GET", "/state" + query, None, headers, wait)
+        if status == 304:
+            return None, answer.get("ETag") or tag
+        return self._checked(status, body, answer, "GET /state"), answer.get("ETag")
+
+    def post(self, path: str, fields: dict[str, object] | None = None) -> dict:
+        """POST a JSON object; the state the server answers with."""
+        status, body, answer = self._request("POST", path, fields or {}, {}, 0)
+        return self._checked(status, body, answer, f"POST {path}")
+
+    def _request(
+        self, method: str, path: str, fields: dict | None, headers: dict, wait: float
+    ) -> tuple[int, bytes, http.client.HTTPMessage]:
+        conn = http.client.HTTPConnection(self.host, self.port, timeout=10 + wait)
+        head = {"User-Agent": self.user_agent, "Accept": "application/json", **headers}
+        data = None
+        if fields is not None:
+            data = json.dumps(fields).encode()
+            head["Content-Type"] = "application/json"
+        try:
+            conn.request(method, path, body=data, headers=head)
+            response = conn.getresponse()
+            body = response.read(1 << 20)
+            return response.status, body, response.headers
+        except (OSError, http.client.HTTPException) as exc:  # refused, reset, timed out
+            raise NotRunning(
+                f"AntiDrift is not running at {self.url} ({_reason(exc)})."
+                f" Start it with: {self.starts}"
+            ) from None
+        finally:
+            conn.close()
+
+    def _checked(self, status: int, body: bytes, headers, what: str) -> dict:
+        """The state in the answer, with "left_secs" from its header while active."""
+        try:
+            data = json.loads(body)
+        except ValueError:
+            data = None
+        sentence = data.get("error") if isinstance(data, dict) else None
+        if status == 200 and isinstance(data, dict) and "runtime_state" in data:
+            left = headers.get(LEFT_HEADER, "")
+            return {**data, "left_secs": int(left)} if left.isdigit() else data
+        if status == 200 or (status == 404 and sentence is None):
+            raise NotRunning(f"Something at {self.url} answers, but it is not AntiDrift.")
+        if status == 404 and what.startswith("POST"):
+            raise Refused(
+                f"The running AntiDrift does not know {what}: it is older than this command."
+                " Restart it after upgrading.",
+                status,
+            )
+        if status >= 500:
+            raise ServerTrouble(sentence or f"AntiDrift answered {status} to {what}.", status)
+        raise Refused(sentence or f"AntiDrift refused {what} ({status}).", status)
+
+
+def _reason(exc: BaseException) -> str:
+    if isinstance(exc, ConnectionRefusedError):
+        return "connection refused"
+    if isinstance(exc, TimeoutError):
+        return "no answer in time"
+    return str(exc) or type(exc).__name__

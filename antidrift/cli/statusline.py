@@ -1,0 +1,98 @@
+"""The state as the desktop shows it: one line, or one JSON line for waybar (pure: a /state
+object in, text out).
+
+The time left comes from the state's `left_secs`, which the follower counts down by itself
+between answers (antidrift/cli/remote.py); nothing here reads a clock.
+"""
+
+from __future__ import annotations
+
+import json
+from html import escape
+
+from antidrift.core.timing import clock_text
+
+# waybar's `class`, one word per thing the bar may want to colour.
+KINDS = ("locked", "planning", "active", "drifting", "paused", "timesup", "review")
+SHORT = 32  # characters of the next action in a bar
+
+
+def kind(state: dict) -> str:
+    """locked | planning | active | drifting | paused | timesup | review."""
+    runtime = state.get("runtime_state")
+    if runtime == "active":
+        if state.get("paused"):
+            return "paused"
+        if (state.get("drift") or {}).get("status") == "drifting":
+            return "drifting"
+        return "active"
+    if runtime == "review":
+        return "timesup" if (state.get("commitment") or {}).get("ran_out") else "review"
+    return "planning" if runtime == "planning" else "locked"
+
+
+def _action(state: dict, limit: int | None = None) -> str:
+    text = " ".join(str((state.get("commitment") or {}).get("next_action") or "").split())
+    if limit is not None and len(text) > limit:
+        return text[: limit - 1].rstrip() + "…"
+    return text
+
+
+def _left(state: dict) -> str:
+    return clock_text(int(state.get("left_secs") or 0))
+
+
+def line(state: dict) -> str:
+    """One line for a terminal or a plain status bar."""
+    k = kind(state)
+    if k == "locked":
+        return "No commitment"
+    if k == "planning":
+        return "Planning"
+    if k == "timesup":
+        return f"Time's up · {_action(state)}"
+    if k == "review":
+        return f"Review · {_action(state)}"
+    prefix = {"paused": "Paused · ", "drifting": "Drifting? · "}.get(k, "")
+    return f"{prefix}{_left(state)} · {_action(state)}"
+
+
+def percentage(state: dict) -> int:
+    """How much of the timebox has gone, 0–100 (100 once it is over)."""
+    k = kind(state)
+    if k in ("timesup", "review"):
+        return 100
+    commitment = state.get("commitment") or {}
+    total = int(commitment.get("timebox_secs") or 0) + int(commitment.get("extended_secs") or 0)
+    if k not in ("active", "drifting", "paused") or total <= 0:
+        return 0
+    return max(0, min(100, round(100 * (total - int(state.get("left_secs") or 0)) / total)))
+
+
+def waybar(state: dict) -> str:
+    """waybar's custom module, `return-type: json`: one object on one line."""
+    k = kind(state)
+    text = line(state)
+    if k in ("active", "drifting", "paused"):
+        prefix = {"paused": "Paused ", "drifting": "Drifting? "}.get(k, "")
+        text = f"{prefix}{_left(state)} {_action(state, SHORT)}"
+    elif k in ("timesup", "review"):
+        text = f"{line(state).split(' · ')[0]} · {_action(state, SHORT)}"
+    commitment = state.get("commitment") or {}
+    tooltip = line(state)
+    if commitment.get("success_condition") and k != "locked":
+        tooltip += f"\nDone when: {commitment['success_condition']}"
+    # waybar reads both as Pango markup: a next action's "<" or "&" must stay text.
+    body = {
+        "text": escape(text, quote=False),
+        "tooltip": escape(tooltip, quote=False),
+        "class": k,
+        "percentage": percentage(state),
+    }
+    return json.dumps(body, ensure_ascii=False)
+
+
+def waybar_down(message: str) -> str:
+    """No server: an empty text (waybar hides the module), the reason as its tooltip."""
+    body = {"text": "", "tooltip": escape(message, quote=False), "class": "locked", "percentage": 0}
+    return json.dumps(body, ensure_ascii=False)

@@ -1,0 +1,30 @@
+"""The one error base: every refusal AntiDrift explains to a person is an `Error`, with the
+sentence for people (`message`), the HTTP status it answers with (`status`) and whether it
+was logged already where it happened (`logged`). The web layer maps it in one place
+(`web/errors.py`), the command line in another (`cli/commands.py`)."""
+
+from __future__ import annotations
+
+
+class Error(Exception):
+    """A refusal with a sentence that says what to do."""
+
+    status = 400
+    logged = False
+
+    def __init__(self, message: str = "") -> None:
+        super().__init__(message)
+        self.message = message
+
+
+class StoreError(Error):
+    """The data directory or database cannot be used; the message says how to fix it."""
+
+    status = 503
+
+
+class WriteFailed(Error):
+    """The database cannot save now (HTTP 503); nothing changed. Already logged."""
+
+    status = 503
+    logged = True  # read by background loops, so they do not log it again every tick

@@ -1,0 +1,394 @@
+"""The drift guard's running part: the pure policy fed by the controller, judge calls on an
+executor, episodes and verdicts persisted, nudges sent through the notifier port.
+
+The controller calls every method below (but the judge's worker) with its lock held; each
+returns an `After` that the controller runs once the lock is released, so a judge call or a
+notification never blocks a transition or a push.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+import threading
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field, replace
+from datetime import datetime
+
+from antidrift.ai import Cancelled, CoachError, Judge
+from antidrift.core.clock import Clock
+from antidrift.core.domain import Commitment, ValidationError, WindowSample
+from antidrift.core.ports import Store
+from antidrift.drift.policy import (
+    GUARD_OFF,
+    OFF,
+    OFF_FOR_COMMITMENT,
+    Answer,
+    CallBudget,
+    DriftPolicy,
+    DriftSettings,
+    DriftStatus,
+    DriftView,
+    Effects,
+    Episode,
+    JudgeCall,
+    NothingToAcknowledge,
+    drift_figures,
+)
+from antidrift.drift.teeth import (
+    MINIMIZE,
+    TEETH_OFF,
+    CouldNotPutAway,
+    Enforcer,
+    PutAway,
+    Teeth,
+    WindowHandle,
+    parse_enforce,
+)
+from antidrift.drift.verdicts import Exchange, Judgement, Rule, Source, Verdict, kept_answer
+from antidrift.process import CancelScope
+
+log = logging.getLogger("antidrift.drift")
+
+PAUSED = DriftView(DriftStatus.PAUSED, reason="paused")
+
+
+@dataclass
+class After:
+    """Work for after the lock: start a judge call, show a nudge, put a window away."""
+
+    start: Callable[[], None] | None = None
+    nudge: tuple[str, str] | None = None
+    announce: Callable[[str, str], None] | None = field(default=None, repr=False)
+    put_away: Callable[[], None] | None = None
+
+    def run(self) -> None:
+        if self.start is not None:
+            self.start()
+        if self.nudge is not None and self.announce is not None:
+            self.announce(*self.nudge)
+        if self.put_away is not None:
+            self.put_away()
+
+
+def nudge_text(commitment: Commitment, episode: Episode) -> tuple[str, str]:
+    """The drift notification: it names the next action; it adds no window title itself."""
+    why = f"{episode.app}: {episode.reason}" if episode.reason else episode.app
+    return "Drifting? · AntiDrift", f"Back to: {commitment.next_action}\n{why}"
+
+
+def put_away_text(commitment: Commitment, app: str, how: str) -> tuple[str, str]:
+    """The notification once the teeth put a window away: what was done, and the way back."""
+    return "Put away · AntiDrift", f"{app}: {how}\nBack to: {commitment.next_action}"
+
+
+def counted_from(last: WindowSample | None, since: datetime | None) -> WindowSample | None:
+    """The window seen last, counted from `since` (None: from when it was seen): the time
+    away (a pause, a review) was neither work nor drift."""
+    return replace(last, at=since) if last is not None and since is not None else last
+
+
+def validate_answer(answer: object) -> Answer:
+    if answer not in (Answer.BACK.value, Answer.ON_TASK.value):
+        raise ValidationError("Answer back or on_task.", "answer")
+    return Answer(answer)
+
+
+class DriftGuard:
+    """One per controller; a DriftPolicy per active commitment."""
+
+    def __init__(
+        self,
+        *,
+        judge: Judge | None,
+        settings: DriftSettings | None,
+        store: Store,
+        clock: Clock,
+        lock: threading.RLock,
+        changed: Callable[[], None],
+        notify: Callable[[], None],
+        announce: Callable[[str, str], None],
+        exclude: re.Pattern[str] | None = None,
+        enforcer: Enforcer | None = None,
+    ) -> None:
+        self.on = judge is not None and settings is not None
+        self._enforcer = enforcer  # the teeth's desktop adapters (None: none here)
+        self._judge = judge
+        self._settings = settings or DriftSettings()
+        self._store = store
+        self._clock = clock
+        self._lock = lock
+        self._changed = changed
+        self._notify = notify
+        self._announce = announce
+        self._exclude = exclude
+        self._budget = CallBudget(self._settings.max_calls)
+        self._policy: DriftPolicy | None = None
+        self._off_here = False  # the user turned the guard off for this commitment
+        self._paused = False  # the commitment is paused: nothing is judged or nudged
+        self._commitment: Commitment | None = None
+        self._scope: CancelScope | None = None
+        self._closed = False
+        self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="antidrift-judge")
+        self._retuned: tuple[Judge | None, DriftSettings | None, re.Pattern | None] | None = None
+
+    @property
+    def exclude(self) -> re.Pattern[str] | None:
+        """The private-title pattern in force (a changed one from the next commitment)."""
+        return self._exclude
+
+    def retune(
+        self, judge: Judge | None, settings: DriftSettings | None, exclude: re.Pattern[str] | None
+    ) -> None:
+        """Changed settings, taken up when the next commitment begins (not under a running one)."""
+        self._retuned = (judge, settings, exclude)
+
+    # -- called under the controller's lock ---------------------------------------------------
+
+    def parse_enforce(self, value: object) -> str:
+        """A new commitment's teeth (POST /commitment's `enforce`; absent: the setting).
+        Without a guard there is no nudge to ignore: off."""
+        judge, settings = self._retuned[:2] if self._retuned is not None else (self._judge, None)
+        settings = settings or self._settings
+        on = parse_enforce(value, settings.enforce)
+        return MINIMIZE if on and judge is not None else TEETH_OFF
+
+    def begin(
+        self,
+        commitment: Commitment,
+        last: WindowSample | None = None,
+        *,
+        watch: bool = True,
+        since: datetime | None = None,
+    ) -> After:
+        """A commitment became active (started, resumed after a restart, or extended);
+        watch=False: the user turned the guard off for it (remembered with its verdicts);
+        since: back from a review (undo finish), the window seen last counts from then."""
+        self._stop_judge()
+        if self._retuned is not None:
+            judge, settings, self._exclude = self._retuned
+            self._retuned = None
+            self.on, self._judge = judge is not None and settings is not None, judge
+            self._settings = settings or DriftSettings()
+            self._budget = CallBudget(self._settings.max_calls)
+        self._commitment = commitment
+        self._policy = None
+        self._off_here = False
+        self._paused = commitment.paused  # e.g. a restart while paused: it waits for resume
+        if not self.on:
+            return After()
+        if not watch:
+            off = Judgement(Verdict.OFF_TASK, "off", Source.YOU)
+            self._store.save_judgement(commitment.id, GUARD_OFF, off)
+        return self._watch(commitment, counted_from(last, since))
+
+    def pause(self, now: datetime) -> None:
+        """The commitment is paused: a running judge call is stopped, an open episode ends
+        now, and nothing is judged or nudged until `resume`."""
+        self._stop_judge()
+        self._paused = True
+        if self._policy is not None:
+            self._apply(self._policy.stop(now))
+
+    def resume(self, last: WindowSample | None, now: datetime) -> After:
+        """The pause ended. It was neither work nor drift: the guard starts again as after a
+        restart, its verdicts kept, the window seen last counted from now."""
+        self._paused = False
+        if not self.on or self._commitment is None:
+            return After()
+        return self._watch(self._commitment, counted_from(last, now))
+
+    def _watch(self, commitment: Commitment, last: WindowSample | None) -> After:
+        """A fresh policy over what this commitment has recorded (verdicts, episodes)."""
+        self._policy = None
+        judgements = self._store.judgements(commitment.id)
+        if GUARD_OFF in judgements:
+            self._off_here = True
+            return After()
+        episodes = self._store.episodes(commitment.id)
+        self._policy = DriftPolicy(
+            self._settings,
+            self._budget,
+            exclude=self._exclude,
+            judgements=judgements,
+            episodes=episodes,
+            rules=tuple(self._store.rules()),
+            teeth=self._teeth(commitment, episodes),
+        )
+        if last is None:
+            return After()
+        return self.observe(last)  # not exact: no teeth until sampled
+
+    def _teeth(self, commitment: Commitment, episodes: list[Episode]) -> Teeth | None:
+        if commitment.enforce != MINIMIZE or self._enforcer is None:
+            return None
+        tried = tuple(e.number for e in episodes if e.enforced_at or e.enforce_note)
+        return Teeth(self._settings.enforce_after, done=tried)
+
+    def observe(self, sample: WindowSample, exact: WindowHandle | None = None) -> After:
+        if self._policy is None or self._paused:
+            return After()
+        policy = self._policy
+        return self._apply(policy.observe(sample.app, sample.title, sample.at, exact, sample.own))
+
+    def tick(self, now: datetime) -> After:
+        if self._policy is None or self._paused:
+            return After()
+        return self._apply(self._policy.tick(now))
+
+    def acknowledge(self, answer: object, now: datetime) -> After:
+        if self._policy is None or self._paused or self._policy.open_episode is None:
+            raise NothingToAcknowledge()
+        return self._apply(self._policy.acknowledge(validate_answer(answer), now))
+
+    def rules_changed(self, rules: tuple[Rule, ...]) -> After:
+        """The standing rules changed (added or removed): the running commitment follows
+        (a paused one when it resumes: its policy is made afresh then)."""
+        if self._policy is None or self._paused:
+            return After()
+        return self._apply(self._policy.set_rules(rules, self._clock.now()))
+
+    def stop(self, now: datetime) -> None:
+        """Leaving active: kill a running judge, end an open episode, write the figures."""
+        self._stop_judge()
+        policy, commitment = self._policy, self._commitment
+        self._policy = None
+        if policy is None or commitment is None:
+            return
+        self._apply(policy.stop(now))
+        found = self._figures(commitment, policy, now)
+        self._store.save_drift_summary(
+            commitment.id, len(policy.episodes), found.on_task_share, found.unclear_secs
+        )
+
+    def view(self, now: datetime) -> DriftView:
+        if self._paused:
+            return PAUSED
+        if self._policy is not None:
+            return self._policy.view(now)
+        return OFF_FOR_COMMITMENT if self._off_here else OFF
+
+    def _figures(self, commitment: Commitment, policy: DriftPolicy, until: datetime):
+        # Every window (summed in SQL by the store): judged ones may be outside any top list.
+        shares = self._store.window_time(commitment.id, until, 1_000_000).windows
+        return drift_figures(shares, policy.decision)
+
+    def _apply(self, effects: Effects) -> After:
+        commitment = self._commitment
+        for episode in effects.episodes:
+            self._store.save_episode(commitment.id, episode)
+        for window, judgement in effects.judgements:
+            self._store.save_judgement(commitment.id, window, judgement)
+        if effects.episodes or effects.judgements or effects.judge or effects.nudge:
+            self._changed()
+        after = After(announce=self._announce)
+        if effects.nudge is not None:
+            after.nudge = nudge_text(commitment, effects.nudge)
+        if effects.put_away is not None:
+            put, policy = effects.put_away, self._policy
+            after.put_away = lambda: self._put_away(put, policy, commitment)
+        if effects.judge is not None:
+            self._record_asked(commitment, effects.judge)
+            scope = CancelScope()
+            self._scope = scope
+            call, policy = effects.judge, self._policy
+            after.start = lambda: self._submit(call, scope, policy, commitment)
+        return after
+
+    def _record_asked(self, commitment: Commitment, call: JudgeCall) -> None:
+        """A title counted off task by churn is now asked about: the review says what was
+        sent for it, even if no answer comes back (focus moved on, the commitment ended)."""
+        decided = self._policy.judgements.get(call.window) if self._policy else None
+        if decided is not None and decided.source is Source.CHURN:
+            sent = Exchange(self._judge.label, call.window.app, call.title, None)
+            self._store.save_judgement(commitment.id, call.window, replace(decided, exchange=sent))
+
+    def _stop_judge(self) -> None:
+        if self._scope is not None:
+            self._scope.cancel()  # kills the judge's CLI (its whole process group)
+            self._scope = None
+
+    # -- the teeth, off the lock -------------------------------------------------------------
+
+    def _put_away(self, put: PutAway, policy: DriftPolicy, commitment: Commitment) -> None:
+        """Run the desktop's adapter on the exact window; whatever happens, the episode says
+        so. A failure is a line in the log and a word in the banner, never an error."""
+        at, how = None, ""
+        try:
+            how = self._enforcer(put.window)
+            at = self._clock.now()
+            log.info("put the off-task window (%s) away: %s", put.app, how)
+        except CouldNotPutAway as exc:
+            how = str(exc)
+        except Exception:
+            log.exception("putting a window away failed unexpectedly")
+            how = "it failed unexpectedly; see the log"
+        if at is None:
+            log.warning("could not put the off-task window (%s) away: %s", put.app, how)
+        with self._lock:
+            try:
+                for episode in policy.put_away_done(put.episode, at, how).episodes:
+                    self._store.save_episode(commitment.id, episode)
+            except Exception as exc:  # e.g. a full disk: the window is away all the same
+                if not getattr(exc, "logged", False):
+                    log.exception("could not record putting the window away")
+            self._changed()
+        if at is not None:
+            self._announce(*put_away_text(commitment, put.app, how))
+        self._notify()
+
+    # -- the judge, off the lock -------------------------------------------------------------
+
+    def _submit(self, call: JudgeCall, scope: CancelScope, policy, commitment) -> None:
+        if self._closed:
+            scope.cancel()
+            return
+        try:
+            self._executor.submit(self._run, call, scope, policy, commitment)
+        except RuntimeError:  # shutting down with the server
+            scope.cancel()
+
+    def _run(self, call: JudgeCall, scope: CancelScope, policy, commitment: Commitment) -> None:
+        if scope.cancelled:
+            return  # left active while queued: the CLI never starts
+        verdict, error = None, None
+        try:
+            found = self._judge.judge(
+                commitment.next_action,
+                commitment.success_condition,
+                call.window.app,
+                call.title,
+                scope=scope,
+            )
+            answer = kept_answer(found.answer)
+            sent = Exchange(self._judge.label, call.window.app, call.title, answer)
+            verdict = Judgement(Verdict(found.verdict), found.reason, Source.JUDGE, sent)
+        except Cancelled:
+            return
+        except CoachError as exc:
+            error = str(exc)
+        except Exception:
+            log.exception("judge call failed unexpectedly")
+            error = "the judge failed unexpectedly; see the log"
+        with self._lock:
+            if policy is not self._policy or scope is not self._scope:
+                return  # the commitment left active (or restarted): drop it
+            self._scope = None
+            try:
+                after = self._apply(policy.settle(call.ticket, verdict, error, self._clock.now()))
+            except (
+                Exception
+            ) as exc:  # e.g. the disk is full: the verdict is lost, the guard goes on
+                if not getattr(exc, "logged", False):  # the store has said so once already
+                    log.exception("could not record the judge's verdict")
+                return
+        after.run()
+        self._notify()
+
+    def shutdown(self) -> None:
+        """Kill a running judge and refuse new ones (server stop)."""
+        with self._lock:
+            self._closed = True
+            self._stop_judge()
+        self._executor.shutdown(wait=False, cancel_futures=True)

@@ -1,0 +1,147 @@
+"""The Flask application factory."""
+
+from __future__ import annotations
+
+import atexit
+import sys
+import threading
+from importlib.resources import files
+from pathlib import Path
+
+from flask import Flask
+from jinja2 import Environment, FileSystemLoader, select_autoescape
+
+from antidrift.cli.commands import version
+from antidrift.core.errors import StoreError
+from antidrift.server import bootstrap
+from antidrift.settings import LiveSettings, Settings, SettingsError, load
+from antidrift.web import (
+    errors,
+    icon,
+    manifest,
+    reflection,
+    routes,
+    rules,
+    security,
+    settings_page,
+    sockets,
+    tasks,
+)
+from antidrift.web.push import Hub
+from antidrift.web.render import Renderer
+from antidrift.web.views import Views
+from antidrift.web.watch import StateWatch
+
+MAX_BODY = 64 * 1024
+
+
+class _DaemonThread(threading.Thread):
+    """simple-websocket's per-socket reader. A daemon: a page that never answers our close
+    frame (a frozen tab) must not hold the worker's exit until gunicorn kills it."""
+
+    def __init__(self, *args, **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        self.daemon = True
+
+
+def resource_dir(name: str) -> Path:
+    """`templates/` or `static/`: inside the package when installed from a wheel, at the
+    repository's top level in a checkout or an editable install."""
+    packaged = Path(str(files("antidrift"))) / name
+    if packaged.is_dir():
+        return packaged
+    return Path(__file__).resolve().parents[2] / name
+
+
+def create_app(
+    settings: Settings | None = None, *, runtime: bootstrap.Runtime | None = None
+) -> Flask:
+    """The one app factory (`antidrift:create_app()` for gunicorn and `flask --app antidrift
+    run`): wires Flask around a runtime — routes, sockets, renderer, hub — and starts nothing.
+
+    Without a runtime one is built from the settings (a refusal is one line: SystemExit) and
+    started by whoever serves the app: gunicorn's post_worker_init hook (`antidrift serve`,
+    the repo's gunicorn.conf.py), else the first request (`flask run`); it stops at exit.
+    Tests pass a runtime of fakes and start it themselves when they need it.
+    """
+    built = runtime is None
+    try:
+        settings = settings or load()
+        runtime = runtime or bootstrap.build_runtime(settings)
+    except (SettingsError, StoreError) as exc:
+        # A refusal (already running, a database that is not ours, a bad setting) is one
+        # line, not a traceback from whichever server loaded us; exit status 3 is gunicorn's
+        # "worker failed to boot", which stops it rather than starting worker after worker.
+        print(f"antidrift: {exc}", file=sys.stderr)
+        raise SystemExit(3) from None
+    static_dir = resource_dir("static")
+    app = Flask(__name__, static_folder=str(static_dir), static_url_path="/static")
+    app.config.update(
+        MAX_CONTENT_LENGTH=MAX_BODY,
+        SOCK_SERVER_OPTIONS={"ping_interval": 25, "thread_class": _DaemonThread},
+    )
+    app.json.sort_keys = False
+
+    env = Environment(
+        loader=FileSystemLoader(str(resource_dir("templates"))),
+        autoescape=select_autoescape(default=True, default_for_string=True),
+        trim_blocks=True,
+        lstrip_blocks=True,
+        # The templates do not change under a running server: checking each one's mtime at
+        # every render (Jinja's default) is per-push work. Debug mode still reloads them.
+        auto_reload=app.debug,
+    )
+    env.globals["static"] = lambda path: f"/static/{path}"
+    env.globals.update(version=version(), theme=manifest.THEME)  # footer; title bar colours
+    renderer = Renderer(env)
+    fakes = runtime.settings is None
+    if fakes:  # a runtime of fakes: the page still reads and saves, the fakes stay
+        runtime.settings = LiveSettings(settings)
+    views = Views(runtime.coach_info, runtime.reads, drift=runtime.drift_info, tasks=runtime.tasks)
+    if not fakes:
+        runtime.settings.subscribe(lambda new: _take_up(runtime, views, new))
+    hub = Hub(runtime.controller.snapshot, views, renderer)
+    runtime.attach(hub)
+    watch = StateWatch()  # GET /state?wait=…: held until the state changes
+    runtime.controller.subscribe(watch.changed)
+    app.extensions.update(
+        {
+            "antidrift.runtime": runtime,
+            "antidrift.views": views,
+            "antidrift.renderer": renderer,
+            "antidrift.hub": hub,
+            "antidrift.watch": watch,
+        }
+    )
+
+    security.install(app, settings.allowed_hosts)
+    errors.register(app)
+    app.register_blueprint(routes.bp)
+    app.register_blueprint(reflection.bp)
+    app.register_blueprint(settings_page.bp)
+    app.register_blueprint(rules.bp)
+    app.register_blueprint(tasks.bp)
+    app.register_blueprint(icon.bp)
+    sockets.install(app)
+    if built:
+        # Started once, before the first request is served (idempotent, and cheap once
+        # started); under gunicorn the post_worker_init hook has started it already.
+        app.before_request(runtime.start)
+        atexit.register(runtime.stop)
+    return app
+
+
+def _take_up(runtime: bootstrap.Runtime, views: Views, new: Settings) -> None:
+    """A change saved on the Settings page: the runtime rebuilds, the pages say so."""
+    runtime.take_up(new)
+    views.coach, views.drift = (
+        runtime.coach_info,
+        runtime.drift_info,
+    )  # CLI looked up anew in planning
+    if runtime.pages is not None:
+        runtime.pages.refresh()
+
+
+def runtime_of(app: Flask) -> bootstrap.Runtime:
+    """The runtime an app serves (gunicorn's hooks stop it through this)."""
+    return app.extensions["antidrift.runtime"]

@@ -1,0 +1,205 @@
+"""The planning view's Sharpen button: one coach call at a time, off the request thread, its
+proposal validated like a typed plan; the coach's CLI kept warm while the user plans.
+
+Shaped like `Reflections`: the controller builds it and shares its lock, its state and its
+time with it; methods marked "under the lock" are called with that lock held.
+"""
+
+from __future__ import annotations
+
+import logging
+import secrets
+import threading
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from datetime import datetime
+
+from antidrift.ai import Cancelled, CancelScope, Coach, CoachError
+from antidrift.core import insights
+from antidrift.core.domain import (
+    NotPlanning,
+    RuntimeState,
+    ValidationError,
+    require,
+    validate_intent,
+    validate_plan,
+)
+from antidrift.core.ports import Store
+from antidrift.session.drafts import Drafts
+from antidrift.session.snapshot import CoachStatus, CoachView
+
+log = logging.getLogger("antidrift.coaching")
+
+
+@dataclass
+class CoachCall:
+    """One Sharpen in flight: its generation names the proposal, its scope kills the CLI."""
+
+    generation: int
+    scope: CancelScope
+
+
+class Coaching:
+    """Owns the coach's state (ephemeral by design) and the executor its calls run on."""
+
+    def __init__(
+        self,
+        coach: Coach | None,
+        store: Store,
+        lock: threading.RLock,
+        unavailable: str,
+        *,
+        state: Callable[[], RuntimeState],
+        now: Callable[[], datetime],
+        changed: Callable[[], None],
+        notify: Callable[[], None],
+        workers: int = 2,
+        drafts: Drafts | None = None,
+    ) -> None:
+        self.coach = coach
+        self._drafts = drafts  # the plan fields a proposal fills, or leaves to the user
+        self._store = store
+        self._lock = lock
+        self.unavailable = unavailable  # settings may change it (Controller.retune)
+        self._state, self._now = state, now  # the controller's, read under the lock
+        self._changed = changed  # under the lock: bump the version
+        self._notify = notify  # after the lock: the listeners
+        self._view = CoachView()
+        self._call: CoachCall | None = None
+        self._generation = 0
+        # Proposal ids must not repeat across restarts: a page that applied "boot-3" before a
+        # restart must still take the new process's third proposal.
+        self._boot = secrets.token_hex(4)
+        # Threads start with the first call, not here. The review's Reflect button shares it.
+        self.executor = ThreadPoolExecutor(
+            max_workers=workers, thread_name_prefix="antidrift-coach"
+        )
+        self._closed = False
+
+    def view(self) -> CoachView:
+        """Under the lock: the coach as the planning view shows it."""
+        return self._view
+
+    def request(self, intent: object) -> None:
+        """Sharpen: start a coach call for the intent; its result arrives through the
+        listeners. Only while planning (NotPlanning: 400)."""
+        with self._lock:
+            if self._state() is not RuntimeState.PLANNING:
+                raise NotPlanning()
+            text = validate_intent(intent)
+            call = self._start(self._now(), text)
+        self._notify()
+        if call is not None:
+            self._submit(call, text)
+
+    def cancel(self) -> None:
+        """Stop a running Sharpen: its CLI is killed and the coach goes back to idle."""
+        with self._lock:
+            require(self._state(), RuntimeState.PLANNING, action="cancel the coach")
+            self.reset()
+            self._changed()
+        self._notify()
+
+    def _start(self, now: datetime, intent: str = "") -> CoachCall | None:
+        """Under the lock: mark a call pending (a running one is cancelled); None when there
+        is no coach to ask (the view then says so). From here every plan field is open to the
+        proposal again, unless the user edits it before it lands."""
+        self._cancel_call()
+        if self._drafts is not None:
+            self._drafts.sharpened(intent)
+        if self.coach is None or self._closed:
+            self._view = CoachView(CoachStatus.ERROR, error=self.unavailable)
+            self._changed()
+            return None
+        self._generation += 1
+        call = CoachCall(self._generation, CancelScope())
+        self._call = call
+        self._view = CoachView(CoachStatus.PENDING, pending_since=now)
+        self._changed()
+        return call
+
+    def _submit(self, call: CoachCall, intent: str) -> None:
+        """After the lock: ask the coach on the executor; the proposal lands if still wanted."""
+        coach = self.coach
+        if coach is None:
+            return
+        try:
+            self.executor.submit(self._run, call, intent, coach)
+        except RuntimeError:  # the executor is shutting down with the server
+            call.scope.cancel()
+
+    def _run(self, call: CoachCall, intent: str, coach: Coach) -> None:
+        if call.scope.cancelled:
+            return  # superseded while queued: a stale call never starts its CLI
+        try:
+            proposal = coach.coach(intent, scope=call.scope, track_record=self._track_record())
+            # The one plan validator: what the coach proposes meets a typed plan's rules.
+            plan = validate_plan(
+                proposal.next_action, proposal.success_condition, proposal.timebox_minutes
+            )
+            view = CoachView(CoachStatus.READY, plan, proposal_id=f"{self._boot}-{call.generation}")
+        except Cancelled:
+            return
+        except CoachError as exc:
+            view = CoachView(CoachStatus.ERROR, error=str(exc))
+        except ValidationError as exc:
+            view = CoachView(CoachStatus.ERROR, error=unusable_proposal(exc))
+        except Exception:
+            log.exception("coach call failed unexpectedly")
+            view = CoachView(CoachStatus.ERROR, error="The coach failed unexpectedly; see the log.")
+        with self._lock:
+            if call is not self._call or self._state() is not RuntimeState.PLANNING:
+                return  # superseded, cancelled, or the user left planning: discard silently
+            if view.proposal is not None and self._drafts is not None:
+                kept = self._drafts.proposed(view.proposal)
+                view = CoachView(view.status, view.proposal, view.proposal_id, kept=kept)
+            self._view = view
+            self._call = None
+            self._changed()
+        self._notify()
+
+    def _track_record(self) -> list[insights.TrackRecordLine]:
+        """The user's recent plans for the coach (none before three have ended); a store that
+        cannot be read costs the coach its calibration, never the call."""
+        try:
+            return insights.track_record(self._store.ended_figures(insights.TRACK_RECORD_LINES))
+        except Exception:
+            log.exception("could not read the track record for the coach")
+            return []
+
+    def reset(self) -> None:
+        """Under the lock: cancel a running call and forget its result (back to idle)."""
+        self._cancel_call()
+        self._generation += 1
+        self._view = CoachView()
+
+    def _cancel_call(self) -> None:
+        if self._call is not None:
+            self._call.scope.cancel()  # kills the CLI's whole process group
+            self._call = None
+
+    def keep_warm(self, on: bool) -> None:
+        """Under the lock, so on/off reach the coach in the order of the transitions. Starting
+        a process costs about a millisecond; its start-up runs while the user types."""
+        keep = getattr(self.coach, "keep_warm", None)
+        if keep is not None and not (on and self._closed):
+            try:
+                keep(on)
+            except Exception:
+                log.exception("could not keep the coach warm")
+
+    def shutdown(self) -> None:
+        """Kill a running coach CLI and the warm one, and refuse new calls (server stop)."""
+        with self._lock:
+            self._closed = True
+            self.keep_warm(False)
+            self._cancel_call()
+            if self._view.status == CoachStatus.PENDING:
+                self._view = CoachView()
+        self.executor.shutdown(wait=False, cancel_futures=True)
+
+
+def unusable_proposal(exc: ValidationError) -> str:
+    """The coach page's sentence for a proposal the domain refused."""
+    return f"The coach's proposal can't be used ({exc.message.rstrip('.')}) — try again."

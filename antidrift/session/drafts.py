@@ -1,0 +1,244 @@
+"""What the user types while planning, kept on the server as they type: a reload, a restart or
+a coach's proposal never loses it.
+
+A plan field the user changed since the last Sharpen is theirs: a proposal that lands then
+leaves it as it is and offers its own text beside it (the page's Use button). Shaped like
+`Corrections`: the controller builds it, its lock guards the draft, methods marked "under the
+lock" are called with that lock held.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field, replace
+
+from antidrift.core.domain import (
+    MAX_INTENT,
+    MAX_MINUTES,
+    MAX_TEXT,
+    MIN_MINUTES,
+    IllegalTransitionError,
+    Plan,
+    TaskRef,
+    ValidationError,
+    whole_number,
+)
+
+PLAN_FIELDS = ("next_action", "success_condition", "timebox_minutes")
+DRAFT_FIELDS = ("intent", *PLAN_FIELDS)
+DEFAULT_MINUTES = "25"
+_LIMITS = {"intent": MAX_INTENT, "next_action": MAX_TEXT, "success_condition": MAX_TEXT}
+_LABELS = {
+    "intent": "Your rough intent",
+    "next_action": "Next action",
+    "success_condition": "Done when",
+    "timebox_minutes": "Minutes",
+}
+
+
+@dataclass(frozen=True)
+class Draft:
+    """The planning form as last typed (text as typed, not trimmed: it is still being typed)."""
+
+    intent: str = ""
+    next_action: str = ""
+    success_condition: str = ""
+    timebox_minutes: str = DEFAULT_MINUTES
+    edited: frozenset[str] = field(default_factory=frozenset)  # plan fields since Sharpen
+    task: TaskRef | None = None  # picked from the user's task list: the commitment serves it
+
+    def value(self, name: str) -> str:
+        return getattr(self, name)
+
+    def to_json(self) -> str:
+        body: dict[str, object] = {f: self.value(f) for f in DRAFT_FIELDS}
+        body["edited"] = sorted(self.edited)
+        t = self.task
+        body["task"] = [t.source, t.id, t.title, t.url] if t else None
+        return json.dumps(body)
+
+    @classmethod
+    def from_json(cls, text: str | None) -> Draft:
+        """The stored draft; a missing or unreadable one is an empty draft (never a crash)."""
+        try:
+            body = json.loads(text) if text else {}
+            values = validate_draft(body) if isinstance(body, dict) else {}
+            edited = frozenset(f for f in body.get("edited", ()) if f in PLAN_FIELDS)
+            task = _task(body.get("task"))
+        except (ValueError, ValidationError, TypeError, AttributeError):
+            return cls()
+        return replace(cls(), **values, edited=edited, task=task)
+
+    @classmethod
+    def of_plan(cls, plan: Plan, task: TaskRef | None = None) -> Draft:
+        """A draft holding a plan (Again: the same commitment once more, for the same task)."""
+        return cls(
+            next_action=plan.next_action,
+            success_condition=plan.success_condition,
+            timebox_minutes=str(plan.timebox_secs // 60),
+            task=task,
+        )
+
+    @classmethod
+    def for_task(cls, task: TaskRef) -> Draft:
+        """Planning opened by picking a task: its title is the rough intent."""
+        return cls(intent=task.title, task=task)
+
+
+def _task(stored: object) -> TaskRef | None:
+    """A stored draft's task as written by to_json; anything else is no task (the url is a
+    link on the page: only a web address is taken)."""
+    if stored is None:
+        return None
+    source, task_id, title, url = stored  # ValueError/TypeError: not what to_json wrote
+    texts = (source, task_id, title)
+    if not all(isinstance(t, str) and 0 < len(t) <= MAX_INTENT for t in texts):
+        return None
+    if not (url is None or (isinstance(url, str) and url.startswith(("https://", "http://")))):
+        url = None
+    return TaskRef(source, task_id, title, url)
+
+
+def proposed_value(plan: Plan, name: str) -> str:
+    """A proposal's value for a plan field, as the field's input holds it."""
+    if name == "timebox_minutes":
+        return str(plan.timebox_secs // 60)
+    return getattr(plan, name)
+
+
+def validate_draft(data: Mapping[str, object]) -> dict[str, str]:
+    """The draft fields present in data (unknown keys ignored), each within the plan's
+    bounds; an empty Minutes is allowed (it is being typed). One ValidationError otherwise."""
+    values: dict[str, str] = {}
+    for name in DRAFT_FIELDS:
+        if name not in data:
+            continue
+        value = data[name]
+        label = _LABELS[name]
+        if name == "timebox_minutes":
+            if isinstance(value, int) and not isinstance(value, bool):
+                value = str(value)
+            if not isinstance(value, str) or (
+                value.strip() and whole_number(value.strip(), MIN_MINUTES, MAX_MINUTES, 4) is None
+            ):
+                raise ValidationError(
+                    f"Minutes must be a whole number from {MIN_MINUTES} to {MAX_MINUTES}.", name
+                )
+            values[name] = value.strip()
+            continue
+        if not isinstance(value, str) or "\x00" in value:
+            raise ValidationError(f"{label} must be plain text.", name)
+        if len(value.strip()) > _LIMITS[name]:
+            raise ValidationError(
+                f"{label} is too long ({len(value.strip())} characters; at most {_LIMITS[name]}).",
+                name,
+            )
+        values[name] = value
+    if not values:
+        raise ValidationError("Send at least one of: " + ", ".join(DRAFT_FIELDS) + ".")
+    return values
+
+
+class Drafts:
+    """The one draft, persisted with every change; exists while planning."""
+
+    def __init__(
+        self,
+        store,
+        lock: threading.RLock,
+        changed: Callable[[], None],
+        notify: Callable[[], None],
+        *,
+        planning: Callable[[], bool],
+        proposal: Callable[[], Plan | None],
+    ) -> None:
+        self._store = store
+        self._lock = lock
+        self._changed = changed  # under the lock: bump the version; the caller notifies
+        self._notify = notify
+        self._planning = planning
+        self._proposal = proposal  # under the lock: the ready proposal, if any
+        self.draft = Draft()
+
+    def resume(self, planning: bool) -> None:
+        """Under the lock, at construction: a restart in planning takes up the saved draft."""
+        self.draft = Draft.from_json(self._store.load_draft()) if planning else Draft()
+
+    def begin(self, draft: Draft | None = None) -> None:
+        """Under the lock: planning opens with this draft (an empty one by default)."""
+        self._put(draft or Draft())
+
+    def clear(self) -> None:
+        """Under the lock: planning is over; nothing is kept."""
+        self._store.save_draft(None)
+        self.draft = Draft()
+
+    def _put(self, draft: Draft) -> None:
+        self._store.save_draft(draft.to_json())  # persist first: a failed save changes nothing
+        self.draft = draft
+
+    def pick(self, task: TaskRef | None) -> Draft:
+        """POST /planning task=…: the draft serves this task (None: no task) and its title
+        becomes the rough intent; the plan fields the user typed stay as they are."""
+        with self._lock:
+            if not self._planning():
+                raise IllegalTransitionError("You can pick a task only while planning.")
+            intent = task.title if task is not None else self.draft.intent
+            self._put(replace(self.draft, intent=intent, task=task))
+            self._changed()
+            draft = self.draft
+        self._notify()
+        return draft
+
+    def save(self, data: Mapping[str, object]) -> Draft:
+        """POST /planning/draft: keep what was typed; a changed plan field becomes the user's."""
+        with self._lock:
+            if not self._planning():
+                raise IllegalTransitionError("You can save a draft only while planning.")
+            values = validate_draft(data)
+            changed = {n for n, v in values.items() if v != self.draft.value(n)}
+            if not changed:
+                return self.draft
+            edited = self.draft.edited | (changed & set(PLAN_FIELDS))
+            self._put(replace(self.draft, **values, edited=edited))
+            self._changed()
+            draft = self.draft
+        self._notify()
+        return draft
+
+    def use(self, name: object) -> Draft:
+        """POST /coach/use: the proposal's value goes into one field the user had edited."""
+        with self._lock:
+            if not self._planning():
+                raise IllegalTransitionError("You can use a proposal only while planning.")
+            if name not in PLAN_FIELDS:
+                raise ValidationError("Say which field: " + ", ".join(PLAN_FIELDS) + ".", "field")
+            plan = self._proposal()
+            if plan is None:
+                raise IllegalTransitionError("There is no proposal to use.")
+            self._put(replace(self.draft, **{name: proposed_value(plan, name)}))
+            self._changed()
+            draft = self.draft
+        self._notify()
+        return draft
+
+    def sharpened(self, intent: str) -> None:
+        """Under the lock (POST /coach): every plan field is open to the next proposal."""
+        self._put(replace(self.draft, intent=intent, edited=frozenset()))
+
+    def proposed(self, plan: Plan) -> tuple[str, ...]:
+        """Under the lock, as a proposal lands: the untouched fields take it; the fields the
+        user edited since Sharpen are kept (returned) when they differ from it."""
+        kept = tuple(
+            n
+            for n in PLAN_FIELDS
+            if n in self.draft.edited and self.draft.value(n) != proposed_value(plan, n)
+        )
+        filled = {n: proposed_value(plan, n) for n in PLAN_FIELDS if n not in kept}
+        try:
+            self._put(replace(self.draft, **filled))
+        except Exception:  # the page still shows the proposal; the draft catches up as typed
+            self.draft = replace(self.draft, **filled)
+        return kept

@@ -1,0 +1,152 @@
+"""What the web layer is shown: the snapshot the controller takes under its lock, and the
+fixed facts of the setup (which coach, whether the drift guard is on). Plain frozen data: no
+Flask, no I/O, nothing that runs."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Protocol
+
+from antidrift.core.domain import (
+    Commitment,
+    Health,
+    Plan,
+    RuntimeState,
+    TaskRef,
+    WindowSample,
+    evidence_health,
+)
+from antidrift.drift.policy import OFF, DriftView
+from antidrift.session.drafts import Draft
+
+
+class CoachStatus:
+    IDLE = "idle"
+    PENDING = "pending"
+    READY = "ready"
+    ERROR = "error"
+
+
+@dataclass(frozen=True)
+class CoachView:
+    """The coach as the page shows it; exists only while planning."""
+
+    status: str = CoachStatus.IDLE
+    proposal: Plan | None = None  # validated by the domain, like a typed plan
+    proposal_id: str | None = None
+    error: str | None = None
+    pending_since: datetime | None = None
+    kept: tuple[str, ...] = ()  # plan fields the user edited: the proposal shows beside them
+
+    def elapsed(self, now: datetime) -> int | None:
+        """Whole seconds a pending call has run (rounded: "1 s" shows after ~0.5 s)."""
+        if self.status != CoachStatus.PENDING or self.pending_since is None:
+            return None
+        return max(0, round((now - self.pending_since).total_seconds()))
+
+
+class ReflectionStatus:
+    IDLE = "idle"
+    PENDING = "pending"
+    READY = "ready"
+    ERROR = "error"
+
+
+@dataclass(frozen=True)
+class ReflectionView:
+    """The reflection as the review shows it (never persisted, like the coach's state)."""
+
+    commitment_id: str = ""
+    status: str = ReflectionStatus.IDLE
+    text: str | None = None
+    error: str | None = None
+
+
+@dataclass(frozen=True)
+class EvidenceView:
+    health: Health
+    last: WindowSample | None
+
+    @classmethod
+    def of(
+        cls,
+        watching_since: datetime | None,
+        last: WindowSample | None,
+        now: datetime,
+        running: bool,
+    ) -> EvidenceView:
+        """While a commitment runs (since when), how fresh its evidence is; otherwise nothing
+        is being watched for, and it says only whether a watcher is there."""
+        if watching_since is None:
+            return cls(Health.HEALTHY if running else Health.UNAVAILABLE, None)
+        at = last.at if last else None
+        return cls(evidence_health(at, now, sampler_running=running, since=watching_since), last)
+
+
+@dataclass(frozen=True)
+class Snapshot:
+    """Everything a page needs, taken under the lock at one instant."""
+
+    version: int
+    state: RuntimeState
+    commitment: Commitment | None
+    evidence: EvidenceView
+    coach: CoachView | None
+    now: datetime
+    drift: DriftView = OFF
+    reflection: ReflectionView | None = None  # review only
+    draft: Draft | None = None  # planning only: the form as last typed
+    paused_secs: int = 0  # active only: seconds paused so far, a pause in progress included
+    undo_until: datetime | None = None  # review only: Finish can be undone until then
+    closure: str | None = None  # locked only: the commitment whose outcome was just recorded
+
+    @property
+    def task(self) -> TaskRef | None:
+        """Planning only: the task the next commitment will serve (the draft keeps it)."""
+        return self.draft.task if self.draft is not None else None
+
+
+# -- the setup, as the page describes it -----------------------------------------------------
+
+
+class HasBinary(Protocol):
+    env_var: str
+
+    def binary(self) -> str | None: ...
+
+
+@dataclass(frozen=True)
+class CoachInfo:
+    """What the page says about the coach: which backend, and how to fix it if missing."""
+
+    name: str | None
+    problem: str | None = None
+    backend: HasBinary | None = field(default=None, compare=False, repr=False)
+
+    def binary_found(self) -> bool:
+        """Looks the CLI up on PATH now (Views caches it: never call this per tick)."""
+        return self.backend is not None and self.backend.binary() is not None
+
+    @property
+    def env_var(self) -> str:
+        return getattr(self.backend, "env_var", "") or ""
+
+    @property
+    def tuning(self) -> str:
+        """The model and effort the coach asks for ("haiku, low effort"); "" for a command."""
+        tuning = getattr(self.backend, "tuning", None)
+        return str(tuning) if tuning is not None else ""
+
+
+@dataclass(frozen=True)
+class DriftInfo:
+    """What the page says about the guard: on or off (and why), which CLI judges."""
+
+    on: bool
+    cli: str | None = None
+    why_off: str | None = None
+    titles_excluded: bool = False  # ANTIDRIFT_EVIDENCE_EXCLUDE is set
+    remote: str | None = None  # where titles go when the AI server is on another machine
+    teeth: bool = False  # a new commitment puts an ignored off-task window away (the setting)
+    teeth_after: int = 30  # seconds on that window after the nudge

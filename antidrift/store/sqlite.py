@@ -1,0 +1,353 @@
+"""SQLite persistence: runtime state, the current commitment, its samples, the history."""
+
+from __future__ import annotations
+
+import contextlib
+import sqlite3
+import threading
+from datetime import datetime
+from pathlib import Path
+
+from antidrift.core.domain import (
+    MAX_SAMPLE_SPAN,
+    Commitment,
+    Outcome,
+    RuntimeState,
+    TaskRef,
+    WindowSample,
+)
+from antidrift.core.insights import Ended, WindowTime
+from antidrift.core.ports import Persisted
+from antidrift.store.drift_tables import DriftRecords
+from antidrift.store.opening import connect
+
+
+# Time per window, as domain.time_shares defines it: each sample counts until the next one
+# (or `until`), at most MAX_SAMPLE_SPAN. Written once, here, for every query below; property
+# tests hold it to the domain (tests/unit/test_time_per_window.py).
+def _spans(where: str, until: str) -> str:
+    """The CTE `spans`: (commitment_id, app, title, secs) of each sample matching `where`."""
+    return f"""spans AS (
+    SELECT s.commitment_id, s.app, s.title,
+        MIN(MAX(COALESCE(LEAD(s.at_epoch) OVER w, {until}) - s.at_epoch, 0),
+            {MAX_SAMPLE_SPAN.total_seconds()}) AS secs
+    FROM samples s {where}
+    WINDOW w AS (PARTITION BY s.commitment_id ORDER BY s.at_epoch, s.id)
+)"""
+
+
+# One commitment's top windows and every app's total in one pass; the rows are few whatever
+# the number of samples.
+_WINDOW_TIME = f"""
+WITH {_spans("WHERE s.commitment_id = :cid", ":until")},
+per AS MATERIALIZED (SELECT app, title, SUM(secs) AS secs, COUNT(*) AS n FROM spans
+    GROUP BY app, title)
+SELECT * FROM (SELECT 'window' AS kind, app, title, secs, n FROM per
+    ORDER BY secs DESC, app, title LIMIT :top)
+UNION ALL
+SELECT 'app', app, '', SUM(secs), SUM(n) FROM per GROUP BY app
+"""
+
+# Stored with each ended commitment: its time per app (until its end).
+_APP_TIME = f"""
+WITH {_spans("WHERE s.commitment_id = :cid", ":until")}
+INSERT INTO app_time (commitment_id, app, secs)
+SELECT commitment_id, app, SUM(secs) FROM spans GROUP BY commitment_id, app
+"""
+
+# Every ended commitment's time per app (after a bulk import).
+_ALL_APP_TIME = f"""
+WITH {
+    _spans(
+        "JOIN commitments c ON c.id = s.commitment_id WHERE c.outcome IS NOT NULL",
+        "(julianday(c.ended_at) - 2440587.5) * 86400.0",
+    )
+}
+INSERT INTO app_time (commitment_id, app, secs)
+SELECT commitment_id, app, SUM(secs) FROM spans GROUP BY commitment_id, app
+"""
+
+_HISTORY_ORDER = " ORDER BY ended_at DESC, rowid DESC"
+
+# Tables whose rows belong to one commitment: removing an entry from the history removes
+# them too (new tables of that kind go here).
+_PER_COMMITMENT_TABLES = (
+    "samples",
+    "app_time",
+    "drift_judgements",
+    "drift_episodes",
+    "drift_summary",
+)
+
+
+def _iso(value: datetime | None) -> str | None:
+    return value.isoformat() if value is not None else None
+
+
+def _dt(value: str | None) -> datetime | None:
+    return datetime.fromisoformat(value) if value is not None else None
+
+
+def _commitment(row: sqlite3.Row) -> Commitment:
+    return Commitment(
+        id=row["id"],
+        next_action=row["next_action"],
+        success_condition=row["success_condition"],
+        timebox_secs=row["timebox_secs"],
+        started_at=_dt(row["started_at"]),
+        deadline=_dt(row["deadline"]),
+        ended_at=_dt(row["ended_at"]),
+        outcome=Outcome(row["outcome"]) if row["outcome"] else None,
+        note=row["note"],
+        extended_secs=row["extended_secs"],
+        task=TaskRef(row["task_source"], row["task_id"], row["task_title"], row["task_url"])
+        if row["task_source"]
+        else None,
+        enforce=row["enforce"],
+        paused_at=_dt(row["paused_at"]),
+        paused_secs=row["paused_secs"],
+    )
+
+
+def _task_columns(task: TaskRef | None) -> tuple[str | None, ...]:
+    return (task.source, task.id, task.title, task.url) if task else (None,) * 4
+
+
+class SQLiteStore(DriftRecords):
+    """The embedded default store: one file, WAL, every write its own transaction (the drift
+    guard's tables: drift_tables.DriftRecords)."""
+
+    def __init__(self, path: str | Path) -> None:
+        self.path = str(path)
+        self._db = connect(self.path)
+        self._lock = threading.Lock()
+
+    def schema_version(self) -> int:
+        with self._lock:
+            row = self._db.execute("SELECT MAX(version) FROM schema_migrations").fetchone()
+        return row[0] or 0
+
+    def load(self) -> Persisted:
+        with self._lock:
+            runtime = self._db.execute("SELECT state, commitment_id FROM runtime").fetchone()
+            if runtime is None or runtime["commitment_id"] is None:
+                state = RuntimeState(runtime["state"]) if runtime else RuntimeState.LOCKED
+                return Persisted(state=state)
+            row = self._db.execute(
+                "SELECT * FROM commitments WHERE id = ?", (runtime["commitment_id"],)
+            ).fetchone()
+        commitment = _commitment(row)
+        return Persisted(RuntimeState(runtime["state"]), commitment, self.samples(commitment.id))
+
+    def save(self, state: RuntimeState, commitment: Commitment | None) -> None:
+        """Write the runtime state and the commitment it points to, atomically."""
+        with self._lock:
+            self._db.execute("BEGIN IMMEDIATE")
+            try:
+                if commitment is not None:
+                    self._db.execute(
+                        "INSERT INTO commitments (id, next_action, success_condition,"
+                        " timebox_secs, started_at, deadline, ended_at, outcome, note,"
+                        " extended_secs, task_source, task_id, task_title, task_url, enforce,"
+                        " paused_at, paused_secs)"
+                        " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+                        " ON CONFLICT(id) DO UPDATE SET ended_at = excluded.ended_at,"
+                        " outcome = excluded.outcome, note = excluded.note,"
+                        " deadline = excluded.deadline, extended_secs = excluded.extended_secs,"
+                        " paused_at = excluded.paused_at, paused_secs = excluded.paused_secs",
+                        (
+                            commitment.id,
+                            commitment.next_action,
+                            commitment.success_condition,
+                            commitment.timebox_secs,
+                            _iso(commitment.started_at),
+                            _iso(commitment.deadline),
+                            _iso(commitment.ended_at),
+                            commitment.outcome.value if commitment.outcome else None,
+                            commitment.note,
+                            commitment.extended_secs,
+                            *_task_columns(commitment.task),
+                            commitment.enforce,
+                            _iso(commitment.paused_at),
+                            commitment.paused_secs,
+                        ),
+                    )
+                if commitment is not None and commitment.outcome is not None:
+                    self._keep_app_time(commitment)
+                current = commitment.id if commitment and commitment.outcome is None else None
+                self._db.execute(
+                    "UPDATE runtime SET state = ?, commitment_id = ? WHERE id = 1",
+                    (state.value, current),
+                )
+                self._db.execute("COMMIT")
+            except BaseException:
+                self._db.execute("ROLLBACK")
+                raise
+
+    def load_draft(self) -> str | None:
+        """The planning draft as last saved (JSON text), or None."""
+        with self._lock:
+            row = self._db.execute("SELECT draft FROM runtime WHERE id = 1").fetchone()
+        return row["draft"] if row else None
+
+    def save_draft(self, draft: str | None) -> None:
+        with self._lock:
+            self._db.execute("UPDATE runtime SET draft = ? WHERE id = 1", (draft,))
+
+    def add_sample(self, commitment_id: str, sample: WindowSample) -> None:
+        with self._lock:
+            self._db.execute(
+                "INSERT INTO samples (commitment_id, app, title, at, at_epoch)"
+                " VALUES (?, ?, ?, ?, ?)",
+                (commitment_id, sample.app, sample.title, _iso(sample.at), sample.at.timestamp()),
+            )
+
+    def samples(self, commitment_id: str) -> list[WindowSample]:
+        with self._lock:
+            rows = self._db.execute(
+                "SELECT app, title, at FROM samples WHERE commitment_id = ? ORDER BY at, id",
+                (commitment_id,),
+            ).fetchall()
+        return [WindowSample(r["app"], r["title"], _dt(r["at"])) for r in rows]
+
+    def _keep_app_time(self, commitment: Commitment) -> None:
+        """Inside save's transaction: the ended commitment's actual time and time per app."""
+        until = commitment.ended_at or commitment.deadline
+        self._db.execute(
+            "UPDATE commitments SET actual_secs = ? WHERE id = ?",
+            (
+                commitment.actual_secs,
+                commitment.id,
+            ),
+        )
+        self._db.execute("DELETE FROM app_time WHERE commitment_id = ?", (commitment.id,))
+        self._db.execute(_APP_TIME, {"cid": commitment.id, "until": until.timestamp()})
+
+    def rebuild_app_time(self) -> None:
+        """Recompute every ended commitment's time per app (after a bulk import)."""
+        with self._lock:
+            self._db.execute("BEGIN IMMEDIATE")
+            try:
+                self._db.execute("DELETE FROM app_time")
+                self._db.execute(_ALL_APP_TIME)
+                self._db.execute("COMMIT")
+            except BaseException:
+                self._db.execute("ROLLBACK")
+                raise
+
+    def history(self, limit: int | None = None, before: str | None = None) -> list[Commitment]:
+        """Ended commitments, newest first; all of them unless limited; `before` an id pages.
+
+        KeyError when `before` names no ended commitment."""
+        where, params = "outcome IS NOT NULL", []
+        with self._lock:
+            if before is not None:
+                anchor = self._db.execute(
+                    "SELECT ended_at, rowid FROM commitments WHERE id = ? AND outcome IS NOT NULL",
+                    (before,),
+                ).fetchone()
+                if anchor is None:
+                    raise KeyError(before)
+                where += " AND (ended_at, rowid) < (?, ?)"
+                params += [anchor["ended_at"], anchor["rowid"]]
+            rows = self._db.execute(
+                f"SELECT * FROM commitments WHERE {where}{_HISTORY_ORDER} LIMIT ?",
+                (*params, -1 if limit is None else limit),
+            ).fetchall()
+        return [_commitment(r) for r in rows]
+
+    def window_time(self, commitment_id: str, until: datetime, top: int = 12) -> WindowTime:
+        """Where one commitment's focus went: its top windows, every app, the sample count."""
+        with self._lock:
+            rows = self._db.execute(
+                _WINDOW_TIME, {"cid": commitment_id, "until": until.timestamp(), "top": top}
+            ).fetchall()
+        apps = [r for r in rows if r["kind"] == "app"]
+        whole = sum(r["secs"] for r in apps)
+        return WindowTime.of(
+            [(r["app"], r["title"], r["secs"]) for r in rows if r["kind"] == "window"],
+            [(r["app"], r["secs"]) for r in apps],
+            whole,
+            sum(r["n"] for r in apps),
+        )
+
+    def ended_figures(self, limit: int | None = None) -> list[Ended]:
+        """Ended commitments' planned and actual time and outcome, newest first (all unless
+        limited)."""
+        with self._lock:
+            rows = self._db.execute(
+                "SELECT timebox_secs, actual_secs, outcome FROM commitments"
+                f" WHERE outcome IS NOT NULL{_HISTORY_ORDER} LIMIT ?",
+                (-1 if limit is None else limit,),
+            ).fetchall()
+        outcomes = {o.value: o for o in Outcome}
+        return [Ended(planned, actual or 0, outcomes[outcome]) for planned, actual, outcome in rows]
+
+    def export_rows(self) -> list[tuple]:
+        """Every ended commitment as plain values in EXPORT_COLUMNS order, newest first (the
+        CSV of 10,000 entries skips building a Commitment for each)."""
+        with self._lock:
+            return self._db.execute(
+                "SELECT c.id, c.next_action, c.success_condition, c.timebox_secs, c.started_at,"
+                " c.ended_at, c.outcome, c.note, c.extended_secs, c.actual_secs,"
+                " COALESCE(d.drift_count, 0),"
+                " ROUND(MIN(MAX(d.on_task_share, 0.0), 1.0), 4), c.task_title, c.paused_secs"
+                " FROM commitments c LEFT JOIN drift_summary d ON d.commitment_id = c.id"
+                " WHERE c.outcome IS NOT NULL ORDER BY c.ended_at DESC, c.rowid DESC"
+            ).fetchall()
+
+    def app_totals(self) -> dict[str, float]:
+        """Seconds per app over every ended commitment."""
+        with self._lock:
+            rows = self._db.execute("SELECT app, SUM(secs) FROM app_time GROUP BY app").fetchall()
+        return {app: secs for app, secs in rows}
+
+    def entry(self, commitment_id: str) -> Commitment | None:
+        """One ended commitment, or None."""
+        with self._lock:
+            row = self._db.execute(
+                "SELECT * FROM commitments WHERE id = ? AND outcome IS NOT NULL", (commitment_id,)
+            ).fetchone()
+        return _commitment(row) if row is not None else None
+
+    def correct(self, commitment_id: str, outcome: Outcome, note: str) -> Commitment | None:
+        """Set an ended commitment's outcome and note; None when no such entry is in history."""
+        with self._lock:
+            row = self._db.execute(
+                "UPDATE commitments SET outcome = ?, note = ?"
+                " WHERE id = ? AND outcome IS NOT NULL RETURNING *",
+                (outcome.value, note, commitment_id),
+            ).fetchone()
+        return _commitment(row) if row is not None else None
+
+    def delete(self, commitment_id: str) -> bool:
+        """Remove an ended commitment with everything recorded for it; False when unknown."""
+        with self._lock:
+            self._db.execute("BEGIN IMMEDIATE")
+            try:
+                found = self._db.execute(
+                    "SELECT 1 FROM commitments WHERE id = ? AND outcome IS NOT NULL",
+                    (commitment_id,),
+                ).fetchone()
+                if found:
+                    for table in _PER_COMMITMENT_TABLES:
+                        self._db.execute(
+                            f"DELETE FROM {table} WHERE commitment_id = ?", (commitment_id,)
+                        )
+                    self._db.execute("DELETE FROM commitments WHERE id = ?", (commitment_id,))
+                self._db.execute("COMMIT")
+            except BaseException:
+                self._db.execute("ROLLBACK")
+                raise
+        return found is not None
+
+    def integrity_ok(self) -> bool:
+        with self._lock:
+            return self._db.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
+
+    def close(self) -> None:
+        with self._lock:
+            # If another process holds the database the WAL simply stays: nothing is lost.
+            with contextlib.suppress(sqlite3.Error):
+                self._db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+            self._db.close()
