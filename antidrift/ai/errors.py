@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+from antidrift.core.errors import Error
 
-class CoachError(Exception):
-    """A coach failure whose message is fit to show on the page."""
 
+class CoachError(Error):
+    """A coach failure whose message is fit to show on the page (503: the coach could not)."""
+
+    status = 503
     default_message = "the coach failed"
 
     def __init__(self, message: str | None = None) -> None:
@@ -142,5 +145,5 @@ class Cancelled(CoachError):
     default_message = "the coach was cancelled"
 
 
-class UnknownBackend(ValueError):
+class UnknownBackend(Error, ValueError):
     """ANTIDRIFT_AI_BACKEND names no backend, or the command backend has no command."""

@@ -12,6 +12,8 @@ from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
 from enum import StrEnum
 
+from antidrift.core.errors import Error
+
 MAX_TEXT = 500
 MAX_NOTE = 2000
 MAX_INTENT = 2000
@@ -43,16 +45,14 @@ class Health(StrEnum):
     UNAVAILABLE = "unavailable"
 
 
-class DomainError(Exception):
+class DomainError(Error):
     """An error whose message is written for the person using the page."""
-
-    def __init__(self, message: str) -> None:
-        super().__init__(message)
-        self.message = message
 
 
 class ValidationError(DomainError):
     """Bad input: nothing changed. `fields` names every field at fault (the first is `field`)."""
+
+    status = 400
 
     def __init__(
         self, message: str, field: str | None = None, fields: tuple[str, ...] = ()
@@ -64,6 +64,8 @@ class ValidationError(DomainError):
 
 class IllegalTransitionError(DomainError):
     """The transition does not exist from the current state: nothing changed."""
+
+    status = 409
 
 
 _WHERE_YOU_ARE = {
@@ -88,9 +90,13 @@ def require(state: RuntimeState, *allowed: RuntimeState, action: str) -> None:
 class NotFound(DomainError):
     """The request names something that is not there (e.g. a history entry): nothing changed."""
 
+    status = 404
+
 
 class NotPlanning(DomainError):
     """The coach was asked for outside planning (a client error, not a conflict)."""
+
+    status = 400
 
     def __init__(self) -> None:
         super().__init__("The coach only helps while you are planning.")

@@ -201,14 +201,8 @@ class Server(BaseApplication):
 
 
 def serve(args: argparse.Namespace) -> int:
-    try:
-        # Every setting first: a refused one is a line before anything is bound or opened.
-        chosen = settings.load(
-            data_dir=args.data_dir, overrides={"host": args.host, "port": args.port}
-        )
-    except SettingsError as exc:
-        print(f"antidrift: {exc}", file=sys.stderr)
-        return 2
+    # Every setting first: a refused one is a line (exit 2) before anything is bound or opened.
+    chosen = settings.load(data_dir=args.data_dir, overrides={"host": args.host, "port": args.port})
     host, port = chosen.host, chosen.port
     if not is_loopback(host):
         if not args.allow_remote:

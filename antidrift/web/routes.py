@@ -114,7 +114,7 @@ def start_commitment():
         # The page gets its fields marked (aria-invalid) beside the message; others get JSON.
         renderer = current_app.extensions["antidrift.renderer"]
         html = renderer.plan_errors(exc.message, exc.fields, data)
-        return html, 400, HTML
+        return html, exc.status, HTML
     return done()
 
 
