@@ -131,10 +131,10 @@ class ServiceDown(CoachError):
 
 class ServiceFailed(CoachError):
     """A model server answered with an error status, or with no JSON; the body goes to the
-    log only."""
+    log only. `upstream` is the model server's HTTP status; `status` stays ours (503)."""
 
     def __init__(self, name: str = "server", status: int | None = None) -> None:
-        self.name, self.status = name, status
+        self.name, self.upstream = name, status
         what = f"an error (HTTP {status})" if status is not None else "something that is not JSON"
         super().__init__(f"{name} answered {what}")
 

@@ -11,6 +11,7 @@ import pkgutil
 import pytest
 
 import antidrift
+from antidrift.ai import ServiceFailed
 from antidrift.cli import commands
 from antidrift.core.domain import IllegalTransitionError, NotFound, ValidationError
 from antidrift.core.errors import Error, WriteFailed
@@ -52,6 +53,15 @@ def test_every_exception_class_under_antidrift_derives_from_the_one_error_base()
     assert unused == [], "a listed exception that is no longer there"
 
 
+def test_every_error_answers_with_a_client_or_a_server_status():
+    odd = {
+        n: c.status
+        for n, c in exception_classes().items()
+        if issubclass(c, Error) and not (isinstance(c.status, int) and 400 <= c.status < 600)
+    }
+    assert odd == {}
+
+
 def test_the_check_finds_a_stray_exception():
     stray = type("Stray", (Exception,), {"__module__": "antidrift.core.stray"})
     assert not issubclass(stray, Error) and not listed(stray)
@@ -91,3 +101,12 @@ def test_the_command_line_maps_an_error_to_a_sentence_and_an_exit_code(error, co
     finally:
         commands.COMMANDS = original
     assert capsys.readouterr().err == f"antidrift: {error.message}\n"
+
+
+@pytest.mark.parametrize("upstream", [None, 401, 500])
+def test_a_model_servers_status_is_not_the_one_we_answer_with(upstream):
+    # A coach failure is ours to answer with a 503, whatever the model server said (or if it
+    # said nothing a status could be read from); its own status is kept beside it.
+    failed = ServiceFailed("ollama", upstream)
+    assert (failed.status, failed.upstream) == (503, upstream)
+    assert commands.exit_code(failed) == 3
