@@ -12,6 +12,7 @@ from antidrift.drift.rules import StandingRules
 from antidrift.session.controller import Controller
 from antidrift.session.corrections import Corrections
 from antidrift.session.readmodel import ReadModel
+from antidrift.session.snapshot import Snapshot
 from antidrift.tasks import Board
 from antidrift.web.projection import left_secs, state_json
 
@@ -74,12 +75,13 @@ def payload() -> Mapping[str, object]:
     return request.form
 
 
-def done():
+def done(snap: Snapshot | None = None):
     """htmx swaps the empty answer into the form's message slot (clearing an old error);
-    the new state reaches every page through the websocket."""
+    the new state reaches every page through the websocket. Others get the state: `snap`,
+    the one the move itself took (under its lock), else as it is now."""
     if from_htmx():
         return "", 200, HTML
-    snap = controller().snapshot()
+    snap = snap or controller().snapshot()
     return with_left(jsonify(state_json(snap)), snap)
 
 

@@ -101,7 +101,7 @@ def cancel_planning():
 def start_commitment():
     data = payload()
     try:
-        controller().start_manual_commitment(
+        started = controller().start_commitment(
             data.get("next_action"),
             data.get("success_condition"),
             data.get("timebox_minutes"),
@@ -115,7 +115,7 @@ def start_commitment():
         renderer = current_app.extensions["antidrift.renderer"]
         html = renderer.plan_errors(exc.message, exc.fields, data)
         return html, 400, HTML
-    return done()
+    return done(started)
 
 
 @bp.post("/coach")
