@@ -6,7 +6,7 @@ from collections.abc import Mapping
 
 from flask import current_app, jsonify, request
 
-from antidrift.core.domain import ValidationError
+from antidrift.core.domain import RuntimeState, ValidationError
 from antidrift.core.timing import LEFT_HEADER
 from antidrift.drift.rules import StandingRules
 from antidrift.session.controller import Controller
@@ -82,7 +82,15 @@ def done(snap: Snapshot | None = None):
     if from_htmx():
         return "", 200, HTML
     snap = snap or controller().snapshot()
-    return with_left(jsonify(state_json(snap)), snap)
+    return with_left(jsonify(state_of(snap)), snap)
+
+
+def state_of(snap: Snapshot) -> dict[str, object]:
+    """/state's JSON for a snapshot, with its commitment's drift episodes (active, review)."""
+    c, episodes = snap.commitment, []
+    if c is not None and snap.state in (RuntimeState.ACTIVE, RuntimeState.REVIEW):
+        episodes = reads().drift_episodes(c.id)
+    return state_json(snap, episodes)
 
 
 def with_left(response, snap):
