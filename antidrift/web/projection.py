@@ -5,13 +5,10 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 
 from antidrift.core.domain import Commitment, RuntimeState, TaskRef
+from antidrift.core.isotime import iso
 from antidrift.drift.policy import Episode
 from antidrift.session.drafts import DRAFT_FIELDS
 from antidrift.session.snapshot import CoachStatus, Snapshot
-
-
-def _iso(value) -> str | None:
-    return value.isoformat() if value is not None else None
 
 
 def task_json(task: TaskRef | None) -> dict[str, object] | None:
@@ -26,11 +23,11 @@ def episode_json(episode: Episode) -> dict[str, object]:
     `enforced_at` is when the teeth put its window away (null: they did not)."""
     return {
         "number": episode.number,
-        "started_at": _iso(episode.started_at),
-        "nudged_at": _iso(episode.nudged_at),
-        "ended_at": _iso(episode.ended_at),
+        "started_at": iso(episode.started_at),
+        "nudged_at": iso(episode.nudged_at),
+        "ended_at": iso(episode.ended_at),
         "answer": episode.answer.value if episode.answer else None,
-        "enforced_at": _iso(episode.enforced_at),
+        "enforced_at": iso(episode.enforced_at),
     }
 
 
@@ -47,8 +44,8 @@ def state_json(snap: Snapshot, episodes: Sequence[Episode] = ()) -> dict[str, ob
             "next_action": c.next_action,
             "success_condition": c.success_condition,
             "timebox_secs": c.timebox_secs,
-            "started_at": _iso(c.started_at),
-            "deadline": _iso(c.deadline),
+            "started_at": iso(c.started_at),
+            "deadline": iso(c.deadline),
             "extended_secs": c.extended_secs,
             # In review: stopped by its deadline ("time's up") rather than finished by hand.
             "ran_out": c.ran_out,
@@ -60,7 +57,7 @@ def state_json(snap: Snapshot, episodes: Sequence[Episode] = ()) -> dict[str, ob
             "health": snap.evidence.health.value,
             "last": None
             if last is None
-            else {"app": last.app, "title": last.title, "at": _iso(last.at)},
+            else {"app": last.app, "title": last.title, "at": iso(last.at)},
         },
     }
     if snap.coach is not None:
@@ -88,7 +85,7 @@ def state_json(snap: Snapshot, episodes: Sequence[Episode] = ()) -> dict[str, ob
         drift = snap.drift
         body["drift"] = {
             "status": drift.status.value,
-            "since": _iso(drift.since),
+            "since": iso(drift.since),
             "reason": drift.reason,
         }
     return body
@@ -116,8 +113,8 @@ def history_json(
             "next_action": c.next_action,
             "success_condition": c.success_condition,
             "timebox_secs": c.timebox_secs,
-            "started_at": _iso(c.started_at),
-            "ended_at": _iso(c.ended_at),
+            "started_at": iso(c.started_at),
+            "ended_at": iso(c.ended_at),
             "outcome": c.outcome.value if c.outcome else None,
             "note": c.note,
             "extended_secs": c.extended_secs,
