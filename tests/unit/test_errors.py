@@ -44,11 +44,14 @@ def listed(cls: type[BaseException]) -> bool:
     return any(f"{c.__module__}.{c.__qualname__}" in NOT_DOMAIN for c in cls.__mro__)
 
 
+def strays(classes: dict[str, type[BaseException]]) -> list[str]:
+    return sorted(n for n, c in classes.items() if not issubclass(c, Error) and not listed(c))
+
+
 def test_every_exception_class_under_antidrift_derives_from_the_one_error_base():
     classes = exception_classes()
     assert len(classes) > 40  # the walk found the wings' errors, not an empty package
-    strays = sorted(n for n, c in classes.items() if not issubclass(c, Error) and not listed(c))
-    assert strays == [], "derive these from antidrift.core.errors.Error, or list them here"
+    assert strays(classes) == [], "derive these from antidrift.core.errors.Error, or list them"
     unused = sorted(n for n in NOT_DOMAIN if n not in classes)
     assert unused == [], "a listed exception that is no longer there"
 
@@ -62,9 +65,19 @@ def test_every_error_answers_with_a_client_or_a_server_status():
     assert odd == {}
 
 
-def test_the_check_finds_a_stray_exception():
-    stray = type("Stray", (Exception,), {"__module__": "antidrift.core.stray"})
-    assert not issubclass(stray, Error) and not listed(stray)
+def test_the_walk_finds_a_stray_exception_in_a_wing(monkeypatch):
+    from antidrift.tasks import source
+
+    stray = type("Stray", (ValueError,), {"__module__": source.__name__})
+    monkeypatch.setattr(source, "Stray", stray, raising=False)
+    below = type("Timeout", (Exception,), {"__module__": "antidrift.process"})
+    monkeypatch.setattr(
+        importlib.import_module("antidrift.process"), "Timeout", below, raising=False
+    )
+    assert strays(exception_classes()) == [
+        "antidrift.process.Timeout",
+        "antidrift.tasks.source.Stray",
+    ]
 
 
 @pytest.mark.parametrize(
