@@ -4,7 +4,6 @@ its key in the path)."""
 
 from __future__ import annotations
 
-import socket
 import ssl
 import time
 import urllib.error
@@ -51,7 +50,9 @@ def fetch(
     opener = urllib.request.build_opener(
         _HttpsOnly(), urllib.request.HTTPSHandler(context=context or ssl.create_default_context())
     )
-    request = urllib.request.Request(url, headers={"User-Agent": "AntiDrift", "Accept": "text/calendar"})
+    request = urllib.request.Request(
+        url, headers={"User-Agent": "AntiDrift", "Accept": "text/calendar"}
+    )
     try:
         with opener.open(request, timeout=timeout) as response:
             length = response.headers.get("Content-Length")
@@ -63,7 +64,9 @@ def fetch(
                 if left <= 0:
                     raise FetchFailed(f"it took longer than {timeout:g} s")
                 _set_timeout(response, left)
-                chunk = response.read1(CHUNK) if hasattr(response, "read1") else response.read(CHUNK)
+                chunk = (
+                    response.read1(CHUNK) if hasattr(response, "read1") else response.read(CHUNK)
+                )
                 if not chunk:
                     break
                 body += chunk
@@ -76,13 +79,13 @@ def fetch(
         raise
     except urllib.error.HTTPError as exc:
         raise FetchFailed(f"the server answered {exc.code}") from None
-    except (TimeoutError, socket.timeout):
+    except TimeoutError:
         raise FetchFailed(f"it took longer than {timeout:g} s") from None
     except urllib.error.URLError as exc:
         reason = exc.reason
         if isinstance(reason, FetchFailed):
             raise reason from None
-        if isinstance(reason, TimeoutError | socket.timeout):
+        if isinstance(reason, TimeoutError):
             raise FetchFailed(f"it took longer than {timeout:g} s") from None
         if isinstance(reason, ssl.SSLError):
             raise FetchFailed("its certificate is not trusted") from None

@@ -23,10 +23,7 @@ UNTITLED = "Busy"
 # (offsets stay within a day); longer ones with DTEND are kept by their end.
 MARGIN = timedelta(days=2)
 
-_BLOCK = re.compile(r"^BEGIN:VEVENT[ \t]*\r?\n.*?^END:VEVENT[ \t]*(?:\r?\n|\Z)", re.M | re.S | re.I)
-_REPEATS = re.compile(r"^(?:RRULE|RDATE|RECURRENCE-ID|DURATION)[;:]", re.M | re.I)
-_WHEN = re.compile(r"^(DTSTART|DTEND)(?:;[^:\r\n]*)?:(\d{4})(\d{2})(\d{2})", re.M | re.I)
-_FOLD = re.compile(r"\r?\n[ \t]")
+_SERIES = ("\nRRULE", "\nRDATE", "\nRECURRENCE-ID", "\nDURATION")
 _CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]+")
 
 
@@ -34,9 +31,7 @@ class UnreadableCalendar(ValueError):
     """Not an iCalendar file (or one the libraries refuse); the message says why."""
 
 
-def events_between(
-    data: bytes, start: datetime, end: datetime, email: str = ""
-) -> list[Event]:
+def events_between(data: bytes, start: datetime, end: datetime, email: str = "") -> list[Event]:
     """The counted events that overlap start..end (aware), sorted by start."""
     try:
         text = data.decode("utf-8-sig")
@@ -44,7 +39,7 @@ def events_between(
         text = data.decode("latin-1")
     if "BEGIN:VCALENDAR" not in text[:4096].upper():
         raise UnreadableCalendar("it is not an iCalendar file (no BEGIN:VCALENDAR)")
-    text = _within(_FOLD.sub("", text), start.date() - MARGIN, end.date() + MARGIN)
+    text = _within(_unfold(text), start.date() - MARGIN, end.date() + MARGIN)
     try:
         found = []
         for calendar in icalendar.Calendar.from_ical(text, multiple=True):
@@ -58,26 +53,55 @@ def events_between(
 
 def _within(text: str, first: date, last: date) -> str:
     """The file without the one-off events that end before `first` or start after `last`:
-    a calendar of years holds thousands, and parsing them costs most of a refresh."""
-    kept, at = [], 0
-    for block in _BLOCK.finditer(text):
-        body = block.group(0)
-        if _REPEATS.search(body):
-            continue  # a series, a moved instance, or a duration: always parsed
-        when = {m.group(1).upper(): _date(m) for m in _WHEN.finditer(body)}
-        begins = when.get("DTSTART")
-        ends = when.get("DTEND", begins)
-        if begins is None or ends is None or (ends >= first and begins <= last):
-            continue
-        kept.append(text[at : block.start()])
-        at = block.end()
-    kept.append(text[at:])
+    a calendar of years holds thousands, and parsing them costs most of a refresh. Plain
+    string search (calendar programs write names in capitals; a file that does not is
+    simply parsed whole)."""
+    parts = text.split("\nBEGIN:VEVENT")
+    kept = [parts[0]]
+    for part in parts[1:]:
+        end = part.find("\nEND:VEVENT")
+        body = part[:end] if end >= 0 else part
+        if end < 0 or _reaches(body, first, last):
+            kept.append("\nBEGIN:VEVENT" + part)
+        else:
+            after = part.find("\n", end + 1)
+            kept.append(part[after:] if after >= 0 else "")
     return "".join(kept)
 
 
-def _date(match: re.Match[str]) -> date | None:
+def _unfold(text: str) -> str:
+    """RFC 5545 folds long lines (a line break and one space or tab)."""
+    for fold in ("\r\n ", "\r\n\t", "\n ", "\n\t"):
+        text = text.replace(fold, "")
+    return text
+
+
+def _reaches(body: str, first: date, last: date) -> bool:
+    """Whether a VEVENT may have an occurrence between first and last (when unsure: yes)."""
+    if body.count("\nRRULE") == 1 and not any(name in body for name in _SERIES[1:]):
+        at = body.find("\nRRULE")
+        rule = body[at : body.find("\n", at + 1) % (len(body) + 1)]
+        until = _when(rule, "UNTIL=", "=")
+        return until is None or until >= first  # a series ended before: nothing to expand
+    if any(name in body for name in _SERIES):
+        return True  # a moved instance, extra dates or a duration: always parsed
+    begins, ends = _when(body, "\nDTSTART"), _when(body, "\nDTEND")
+    if begins is None:
+        return True
+    return (ends or begins) >= first and begins <= last
+
+
+def _when(body: str, name: str, mark: str = ":") -> date | None:
+    """The date a property (or UNTIL=) gives, from its first eight digits; None if unsure."""
+    at = body.find(name)
+    if at < 0 or (mark == ":" and body[at + len(name) : at + len(name) + 1] not in (";", ":")):
+        return None
+    colon = body.find(mark, at + len(name) - len(mark))
+    digits = body[colon + 1 : colon + 9]
+    if colon < 0 or not digits.isdigit():
+        return None
     try:
-        return date(int(match.group(2)), int(match.group(3)), int(match.group(4)))
+        return date(int(digits[:4]), int(digits[4:6]), int(digits[6:8]))
     except ValueError:
         return None
 

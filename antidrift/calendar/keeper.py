@@ -171,9 +171,12 @@ class Calendar:
             when = datetime.fromtimestamp(cache.stat().st_mtime).astimezone()
         except (OSError, UnreadableCalendar):
             return line + "."
-        return line + f"; showing the copy from {when:%H:%M}" + (
-            "" if when.date() == self._clock.now().astimezone().date() else f" on {when:%d %b}"
-        ) + "."
+        return (
+            line
+            + f"; showing the copy from {when:%H:%M}"
+            + ("" if when.date() == self._clock.now().astimezone().date() else f" on {when:%d %b}")
+            + "."
+        )
 
     def _expand(self, data: bytes, email: str) -> tuple[Event, ...]:
         at = self._clock.now()
@@ -192,6 +195,20 @@ class Calendar:
         problems = [k.problem for k in kept if k.problem]
         self._events = tuple(events)
         self._problem = " ".join(problems) if problems else None
+
+    # -- doctor -----------------------------------------------------------------------------
+
+    def doctor_lines(self) -> list[str]:
+        """`antidrift doctor`'s calendar section: each calendar read now, and what it gave."""
+        if not self._sources:
+            return ["calendars: none (ANTIDRIFT_CALENDAR)"]
+        self.refresh()
+        lines = ["calendars (ANTIDRIFT_CALENDAR):"]
+        for source in self._sources:
+            kept = self._kept.get(source.text, _Kept())
+            count = f"{len(kept.events)} timed event(s) today and tomorrow"
+            lines.append(f"  {source.label}: {kept.problem or count}")
+        return lines
 
     # -- the refresher thread ------------------------------------------------------------------
 

@@ -78,12 +78,20 @@ def write(path: Path, *events: str, **kwargs) -> Path:
 
 
 def many(count: int, around: datetime, every: timedelta = timedelta(hours=7)) -> str:
-    """A calendar of years: `count` events before and after `around`, every 50th a daily
-    series (the refresh benchmark's file)."""
+    """A calendar of years: `count` events before and after `around`, every 50th a series:
+    a weekly one still running, a daily one that ended after three months (UNTIL), or one of
+    300 (COUNT), in turn (the refresh benchmark's file)."""
     first = around - every * (count // 2)
     found = []
     for i in range(count):
         start = first + every * i
-        extra = ("RRULE:FREQ=DAILY;COUNT=400",) if i % 50 == 0 else ()
+        extra: tuple[str, ...] = ()
+        if i % 50 == 0:
+            rules = (
+                "RRULE:FREQ=WEEKLY",
+                f"RRULE:FREQ=DAILY;UNTIL={utc(start + timedelta(days=90))}",
+                "RRULE:FREQ=DAILY;COUNT=300",
+            )
+            extra = (rules[(i // 50) % 3],)
         found.append(event(f"e{i}@bench", f"Event {i}", start, None, *extra))
     return calendar(*found)
