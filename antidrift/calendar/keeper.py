@@ -147,6 +147,9 @@ class Calendar:
             # At start: the last good copy first, so the page has it before the fetch ends.
             with contextlib.suppress(OSError, UnreadableCalendar):
                 kept.events = self._expand(cache.read_bytes(), email)
+                with self._lock:
+                    if source.text in self._kept:
+                        self._publish()
         if not self._due(kept):
             return
         kept.refreshed = self._clock.monotonic()

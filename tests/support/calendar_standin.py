@@ -4,6 +4,7 @@ HTTPS with a self-signed certificate (github_standin.make_certificate): one path
     /cal.ics       the calendar `files["/cal.ics"]` holds (any path in `files` works)
     /slow.ics      headers at once, then the body a byte every `trickle` seconds
     /hang.ics      accepts and never answers
+    /stall.ics     headers and a first line at once, a second `stall` seconds on, then silence
     /big.ics       6 MB of calendar (no Content-Length: the reader must count)
     /to-http.ics   302 to the same calendar over plain http
     /to-https.ics  302 to /cal.ics over https (Outlook moves its addresses so)
@@ -25,6 +26,7 @@ class CalendarStandIn:
         self.files: dict[str, bytes] = {}
         self.requests: list[str] = []
         self.trickle = 0.2
+        self.stall = 0.7
         self._stop = threading.Event()
         stand_in = self
 
@@ -48,6 +50,21 @@ class CalendarStandIn:
                             self.wfile.flush()
                         except OSError:
                             return
+                if path == "/stall.ics":
+                    self.send_response(200)
+                    self.send_header("Content-Length", "100000")
+                    self.end_headers()
+                    try:
+                        self.wfile.write(b"BEGIN:VCALENDAR\r\n")
+                        self.wfile.flush()
+                        if stand_in._stop.wait(stand_in.stall):
+                            return
+                        self.wfile.write(b"VERSION:2.0\r\n")
+                        self.wfile.flush()
+                    except OSError:
+                        return
+                    stand_in._stop.wait(30)
+                    return
                 if path == "/hang.ics":
                     stand_in._stop.wait(30)
                     return

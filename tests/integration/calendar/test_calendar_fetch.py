@@ -12,7 +12,7 @@ import pytest
 
 from antidrift.calendar import Calendar, FetchFailed, fetch, parse
 from antidrift.calendar.fetch import MAX_BYTES, TIMEOUT
-from tests.fakes import FakeClock
+from tests.fakes import FakeClock, wait_until
 from tests.support.calendar_standin import elapsed
 from tests.support.ics import calendar, event
 
@@ -36,6 +36,15 @@ def test_a_slow_server_is_given_up_on_within_the_time(calendar_server):
         result, took = elapsed(lambda p=path: get(calendar_server.url(p)))
         assert isinstance(result, FetchFailed) and "longer than 1 s" in str(result), path
         assert took < 2.0, (path, took)
+
+
+def test_a_server_that_stalls_mid_body_is_given_up_on_at_the_whole_fetchs_time(calendar_server):
+    # A line at once, another 0.7 s on, then silence: each read waits only what is left of
+    # the one second, never a second more from the last byte.
+    get = functools.partial(fetch, timeout=1.0, context=calendar_server.client_context())
+    result, took = elapsed(lambda: get(calendar_server.url("/stall.ics")))
+    assert isinstance(result, FetchFailed) and "longer than 1 s" in str(result)
+    assert took < 1.4, took
 
 
 def test_a_calendar_over_the_size_is_refused(calendar_server):
@@ -106,6 +115,29 @@ def test_the_last_good_copy_is_kept_and_shown_when_the_server_fails(tmp_path, ca
     again = keeper(tmp_path, calendar_server, clock)
     again.refresh()
     assert again.agenda(clock.now()).next.title == "Team standup"
+
+
+def test_at_start_the_last_good_copy_is_shown_before_the_fetch_ends(tmp_path, calendar_server):
+    clock = FakeClock(NOW)
+    calendar_server.files["/cal.ics"] = calendar(STANDUP).encode()
+    keeper(tmp_path, calendar_server, clock).refresh()  # a run before kept its copy
+    held, asked = threading.Event(), threading.Event()
+
+    def slow(url: str) -> bytes:
+        asked.set()
+        held.wait(5)
+        raise FetchFailed("it took longer than 5 s")
+
+    again = Calendar(tmp_path / "calendar", clock, fetcher=slow)
+    again.configure(parse(calendar_server.url("/cal.ics")))
+    again.start()
+    try:
+        assert asked.wait(5)
+        wait_until(lambda: again.agenda(clock.now()).next is not None, timeout=2)
+        assert again.agenda(clock.now()).next.title == "Team standup"
+    finally:
+        held.set()
+        again.stop(timeout=3)
 
 
 def test_a_url_is_fetched_every_fifteen_minutes_and_at_once_on_a_save(tmp_path, calendar_server):
