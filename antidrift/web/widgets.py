@@ -167,10 +167,11 @@ class Announce(Widget):
         c = snap.commitment
         if c is None:
             return cls()
-        if snap.state is RuntimeState.ACTIVE and five_minutes_left(c, snap.now):
-            return cls("5 minutes left.")
-        if snap.state is RuntimeState.ACTIVE and (soon := snap.calendar.soon(snap.now)):
-            return cls(f"{soon_text(soon)}.")
+        if snap.state is RuntimeState.ACTIVE:
+            soon = snap.calendar.soon(snap.now)
+            said = ["5 minutes left."] if five_minutes_left(c, snap.now) else []
+            said += [f"{soon_text(soon)}."] if soon is not None else []
+            return cls(" ".join(said))
         if snap.state is RuntimeState.REVIEW and c.ran_out:
             return cls("Time's up.")
         return cls()

@@ -75,6 +75,13 @@ def test_five_minutes_before_the_event_the_title_and_the_live_region_say_so(clie
     assert "in 5 min" not in doc.find_all("title")[0].text()
 
 
+def test_a_timebox_that_ends_as_the_event_starts_says_both_in_the_same_minute(client, clock):
+    to(client, "planning")
+    client.post("/commitment", data={**PLAN, "timebox_minutes": "40"})
+    clock.set(STANDUP_AT - timedelta(minutes=5))
+    assert page(client).by_id("announce").text() == "5 minutes left. Team standup in 5 min."
+
+
 def test_during_the_event_the_state_names_it(client, clock):
     to(client, "planning")
     client.post("/commitment", data={**PLAN, "timebox_minutes": "60"})
