@@ -73,6 +73,10 @@ class Calendar:
         """The event under way and the next one at `at`, and a problem line if any."""
         return agenda_of(self._events, at, self._problem)
 
+    def free_minutes(self, at: datetime) -> int | None:
+        """Minutes free before the next event (the coach's one word of the calendar)."""
+        return self.agenda(at).free_minutes(at)
+
     def busy(self, at: datetime) -> bool:
         """Whether an event is under way (the drift guard stands down)."""
         return any(e.starts_at <= at < e.ends_at for e in self._events)

@@ -113,7 +113,7 @@ class Controller(Interruptions):
             notify=self._notify,
             workers=coach_workers,
             drafts=self.drafts,
-            free_minutes=self.free_minutes,
+            free_minutes=lambda: calendar.free_minutes(self.now()) if calendar else None,
         )
         # The review's Reflect button (the web calls it): on the coach's executor, this lock.
         self.reflections = Reflections(
@@ -211,11 +211,6 @@ class Controller(Interruptions):
         """What the calendar says at `now` (nothing without one)."""
         return self._calendar.agenda(now) if self._calendar is not None else Agenda()
 
-    def free_minutes(self) -> int | None:
-        """Minutes free before the next calendar event (the coach's one word of it)."""
-        now = self.now()
-        return self.agenda(now).free_minutes(now)
-
     # -- projection --------------------------------------------------------------------------
 
     def snapshot(self) -> Snapshot:
@@ -281,6 +276,22 @@ class Controller(Interruptions):
     ) -> Commitment:
         """drift: "off" turns the drift guard off for this commitment alone; enforce:
         "minimize"|"off" its teeth (absent: the setting)."""
+        started = self.start_commitment(
+            next_action, success_condition, timebox_minutes, drift, enforce
+        )
+        return started.commitment
+
+    def start_commitment(
+        self,
+        next_action: object,
+        success_condition: object,
+        timebox_minutes: object,
+        drift: object = None,
+        enforce: object = None,
+    ) -> Snapshot:
+        """As start_manual_commitment; the snapshot is taken as it started, under the same
+        lock: the answer to POST /commitment, which another request's Finish or End a moment
+        later must not turn into `commitment: null`."""
         with self._lock:
             # The state first: a client in the wrong state must hear 409, not "fix your body".
             require(self._state, RuntimeState.PLANNING, action="start a commitment")
@@ -297,9 +308,10 @@ class Controller(Interruptions):
             self.coaching.keep_warm(False)
             after = self._guard.begin(commitment, watch=watch)
             self._changed()
+            started = self.snapshot()
         after.run()
         self._notify()
-        return commitment
+        return started
 
     def extend(self, minutes: object) -> Commitment:
         """Add minutes while active, or reopen a commitment whose timebox ran out."""
@@ -377,7 +389,7 @@ class Controller(Interruptions):
                 return False
             # Redacted, then bounded, here: whatever the source, the pattern sees the whole title.
             app, title = valid_text(app), valid_text(title)
-            own = is_own_page(title)  # the guard never sees this title, only that it is ours
+            own = is_own_page(title, self._commitment.next_action)  # the guard sees only that
             app, title = redact_window(app, title, self._guard.exclude)
             app, title = app[:MAX_TEXT], title[:MAX_TEXT]
             sample = WindowSample(app, title, at or self._now(), own)

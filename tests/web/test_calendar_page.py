@@ -8,6 +8,7 @@ from datetime import timedelta
 import pytest
 
 from antidrift.calendar import Calendar, parse
+from antidrift.drift.window_key import is_own_page
 from tests.fakes import START
 from tests.support.html import parse as html
 from tests.support.ics import event, write
@@ -68,7 +69,9 @@ def test_five_minutes_before_the_event_the_title_and_the_live_region_say_so(clie
     clock.set(STANDUP_AT - timedelta(minutes=5))
     doc = page(client)
     assert doc.by_id("announce").text() == "Team standup in 5 min."
-    assert doc.find_all("title")[0].text().startswith("Team standup in 5 min · ")
+    title = doc.find_all("title")[0].text()
+    assert title.startswith("Team standup in 5 min · ")
+    assert is_own_page(title, PLAN["next_action"])  # the guard still knows its own page
     clock.advance(61)  # said once: a minute later it is gone
     doc = page(client)
     assert doc.by_id("announce").text() == ""
