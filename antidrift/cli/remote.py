@@ -34,6 +34,7 @@ from antidrift.cli.client import (
     starts_one,
 )
 from antidrift.cli.commands import version
+from antidrift.cli.terminal import say
 
 RETRY = 1.0  # seconds between attempts while no server answers
 WAIT = 300  # seconds the server may hold a follower's request (its MAX_WAIT)
@@ -63,7 +64,7 @@ def _finder(args: argparse.Namespace) -> Callable[[], Client]:
 
 
 def _fail(exc: ClientError) -> int:
-    print(f"antidrift: {exc.message}", file=sys.stderr)
+    say(f"antidrift: {exc.message}", err=True)
     return exc.exit_code
 
 
@@ -112,8 +113,7 @@ def status(args: argparse.Namespace) -> int:
 
 
 def _write(text: str) -> None:
-    sys.stdout.write(text + "\n")
-    sys.stdout.flush()
+    say(text)
 
 
 def _guard_pipe(run: Callable[[], int]) -> int:

@@ -14,6 +14,7 @@ from collections.abc import Sequence
 from gunicorn.app.base import BaseApplication
 
 from antidrift import ai, settings, tasks
+from antidrift.cli.terminal import say
 from antidrift.core.errors import StoreError
 from antidrift.core.loopback import is_loopback
 from antidrift.evidence.report import doctor_lines
@@ -207,15 +208,15 @@ def serve(args: argparse.Namespace) -> int:
             data_dir=args.data_dir, overrides={"host": args.host, "port": args.port}
         )
     except SettingsError as exc:
-        print(f"antidrift: {exc}", file=sys.stderr)
+        say(f"antidrift: {exc}", err=True)
         return 2
     host, port = chosen.host, chosen.port
     if not is_loopback(host):
         if not args.allow_remote:
-            print(
+            say(
                 f"Refusing to listen on {host}: anyone who can reach it could drive"
                 " AntiDrift and start your AI CLI. Pass --allow-remote if you mean it.",
-                file=sys.stderr,
+                err=True,
             )
             return 2
         log.warning(
@@ -224,7 +225,7 @@ def serve(args: argparse.Namespace) -> int:
     url = url_of(host, port)
     # Refused before gunicorn starts: one line, not gunicorn's banner and then a line.
     if problem := start_problem(chosen, [(host.strip("[]"), port)], url):
-        print(f"antidrift: {problem}", file=sys.stderr)
+        say(f"antidrift: {problem}", err=True)
         return 2
     log.info("AntiDrift on %s (data in %s)", url, chosen.data_dir)
     Server(chosen, gunicorn_options(host, port, args.threads)).run()
@@ -239,12 +240,12 @@ def doctor(_: argparse.Namespace) -> int:
     reading = settings.read()
     # What is not refused, to show the CLIs and the window source with.
     usable = Settings(**reading.values, env=dict(os.environ))  # type: ignore[arg-type]
-    print(f"ANTIDRIFT_AI_BACKEND={usable.ai_backend}")
+    say(f"ANTIDRIFT_AI_BACKEND={usable.ai_backend}")
     for name, entry in ai.BACKENDS.items():
         try:
             backend = new_backend(usable, name)
         except ai.UnknownBackend as exc:
-            print(f"  {name:8} not configured: {exc}")
+            say(f"  {name:8} not configured: {exc}")
             continue
         path = backend.binary()
         if path and entry.available(backend):
@@ -254,12 +255,12 @@ def doctor(_: argparse.Namespace) -> int:
         # The model and effort a coach call asks for (ANTIDRIFT_AI_MODEL, ANTIDRIFT_AI_EFFORT).
         warm = ", kept warm while planning" if getattr(backend, "warm_up", False) else ""
         tuning = f"  ({backend.tuning}{warm})" if backend.tuning is not None else ""
-        print(f"  {name:8} {found}{tuning}")
+        say(f"  {name:8} {found}{tuning}")
     lines = doctor_lines(usable.window_source, os.environ, usable.aw_url)
-    print("\n" + "\n".join(lines))  # a blank line between the sections
-    print("\n" + "\n".join(settings.doctor_lines(os.environ)))
+    say("\n" + "\n".join(lines))  # a blank line between the sections
+    say("\n" + "\n".join(settings.doctor_lines(os.environ)))
     sources = tasks.build(tasks.parse(",".join(usable.tasks)), os.environ)
-    print("\n" + "\n".join(tasks.doctor_lines(sources)))
+    say("\n" + "\n".join(tasks.doctor_lines(sources)))
     return 1 if reading.problems else 0
 
 

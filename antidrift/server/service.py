@@ -21,6 +21,7 @@ from pathlib import Path
 
 from antidrift import process
 from antidrift.cli.client import ClientError, server_data_dir
+from antidrift.cli.terminal import say
 from antidrift.store import datalock
 
 UNIT = "antidrift.service"
@@ -290,9 +291,9 @@ def run(args: argparse.Namespace) -> int:
         else:
             lines, code = uninstall(host), 0
     except (ServiceError, ClientError, OSError) as exc:
-        print(f"antidrift: {exc}", file=sys.stderr)
+        say(f"antidrift: {exc}", err=True)
         return 1
-    print("\n".join(lines))
+    say("\n".join(lines))
     return code
 
 

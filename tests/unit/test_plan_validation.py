@@ -10,14 +10,15 @@ from hypothesis import strategies as st
 
 from antidrift.ai import CoachError, build_prompt, extract_json, parse_proposal
 from antidrift.ai.coach import PROMPT_MINUTES
-from antidrift.core.domain import MAX_MINUTES, MIN_MINUTES, Plan, ValidationError, validate_plan
+from antidrift.core.domain import MAX_MINUTES, MIN_MINUTES, Plan, ValidationError
+from antidrift.core.plaintext import CONTROL
+from antidrift.session.coaching import proposed_plan
 from tests.fakes import FakeCoach, wait_until
 
 
 def plan_of(answer: str) -> Plan:
     """The controller's path: extract, parse, then the domain's validate_plan."""
-    p = parse_proposal(extract_json(answer))
-    return validate_plan(p.next_action, p.success_condition, p.timebox_minutes)
+    return proposed_plan(parse_proposal(extract_json(answer)))
 
 
 def doc(**overrides) -> str:
@@ -100,7 +101,7 @@ def test_any_proposal_shaped_answer_is_a_plan_within_limits_or_a_sentence(data):
     assert plan.next_action and plan.success_condition
 
 
-texts = st.text(min_size=1, max_size=500).filter(lambda t: t.strip() and "\x00" not in t)
+texts = st.text(min_size=1, max_size=500).filter(lambda t: t.strip() and not CONTROL.search(t))
 minute_forms = st.sampled_from([int, float, str, lambda m: f" {m} "])
 
 
