@@ -72,9 +72,20 @@ def server_data_dir(given: str | None) -> Path:
     return Path(os.path.abspath(reading.values["data_dir"]))
 
 
-def starts_one(data_dir: Path, *, data_dir_given: bool = False) -> str:
-    """The command that starts a server on this data directory."""
-    return STARTS_ONE + (f" --data-dir {shlex.quote(str(data_dir))}" if data_dir_given else "")
+def starts_one(data_dir: Path, *, data_dir_given: bool = False, url: str | None = None) -> str:
+    """The command that starts a server on this data directory (`--data-dir` when one was
+    given) and, when the client looked at `url`, at that address: a bare `antidrift serve`
+    would start one on the configured port, not where this looked. Empty when `url` is not
+    on this machine: no command here starts that one."""
+    command = STARTS_ONE + (f" --data-dir {shlex.quote(str(data_dir))}" if data_dir_given else "")
+    if url is None:
+        return command
+    host, port = address(url)
+    if not is_loopback(host):
+        return ""
+    if host not in ("127.0.0.1", "localhost"):  # where serve listens unless told
+        command += f" --host {shlex.quote(host)}"
+    return f"{command} --port {port}"
 
 
 def find(url: str | None, data_dir: Path, *, data_dir_given: bool = False) -> str:
@@ -163,7 +174,7 @@ class Client:
         except (OSError, http.client.HTTPException, ValueError) as exc:
             raise NotRunning(
                 f"AntiDrift is not running at {self.url} ({_reason(exc)})."
-                f" Start it with: {self.starts}"
+                + (f" Start it with: {self.starts}" if self.starts else "")
             ) from None
         finally:
             conn.close()

@@ -58,7 +58,8 @@ def _finder(args: argparse.Namespace) -> Callable[[], Client]:
 
     def client() -> Client:
         url = find(args.url, data_dir, data_dir_given=given)
-        return Client(url, user_agent=agent, starts=starts_one(data_dir, data_dir_given=given))
+        starts = starts_one(data_dir, data_dir_given=given, url=url)
+        return Client(url, user_agent=agent, starts=starts)
 
     return client
 
