@@ -162,7 +162,10 @@ def gunicorn_options(host: str, port: int, threads: int = THREADS) -> dict[str, 
         # For gthread this is a heartbeat, not a request limit: websockets outlive it.
         "timeout": 30,
         "graceful_timeout": 5,
-        "keepalive": 5,
+        # No kept-alive connections: one would count against the connections that each have
+        # a thread, and gunicorn closes every response's connection when worker_connections
+        # equals threads anyway (keepalive > 0 only added a WARNING to every start).
+        "keepalive": 0,
         "accesslog": None,
         "errorlog": "-",
         "loglevel": "info",

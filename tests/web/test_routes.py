@@ -25,6 +25,7 @@ COMMITMENT_KEYS = [
     "ran_out",
     "task",
     "enforce",
+    "episodes",  # the drift guard's, each with enforced_at (see test_teeth_page)
 ]
 HISTORY_KEYS = [
     "id",
@@ -41,6 +42,7 @@ HISTORY_KEYS = [
     "on_task_share",
     "task",
     "paused_secs",
+    "episodes",
 ]
 
 
