@@ -237,7 +237,8 @@ def serve(args: argparse.Namespace) -> int:
 def doctor(_: argparse.Namespace) -> int:
     """Every setting and where it came from, the coach CLIs (and their versions), and which
     window source works. Exit 1 when a setting would refuse the start."""
-    from antidrift.server.bootstrap import new_backend  # the one mapping from settings to a backend
+    from antidrift.core.clock import SystemClock
+    from antidrift.server.bootstrap import build_calendar, new_backend  # settings to adapters
 
     reading = settings.read()
     # What is not refused, to show the CLIs and the window source with.
@@ -263,6 +264,7 @@ def doctor(_: argparse.Namespace) -> int:
     print("\n" + "\n".join(settings.doctor_lines(os.environ)))
     sources = tasks.build(tasks.parse(",".join(usable.tasks)), os.environ)
     print("\n" + "\n".join(tasks.doctor_lines(sources)))
+    print("\n" + "\n".join(build_calendar(usable, SystemClock()).doctor_lines()))
     return 1 if reading.problems else 0
 
 

@@ -56,8 +56,10 @@ class Coaching:
         notify: Callable[[], None],
         workers: int = 2,
         drafts: Drafts | None = None,
+        free_minutes: Callable[[], int | None] = lambda: None,
     ) -> None:
         self.coach = coach
+        self._free_minutes = free_minutes  # before the next calendar event, off the lock
         self._drafts = drafts  # the plan fields a proposal fills, or leaves to the user
         self._store = store
         self._lock = lock
@@ -133,7 +135,12 @@ class Coaching:
         if call.scope.cancelled:
             return  # superseded while queued: a stale call never starts its CLI
         try:
-            proposal = coach.coach(intent, scope=call.scope, track_record=self._track_record())
+            proposal = coach.coach(
+                intent,
+                scope=call.scope,
+                track_record=self._track_record(),
+                free_minutes=self._free_minutes(),
+            )
             # The one plan validator: what the coach proposes meets a typed plan's rules.
             plan = validate_plan(
                 proposal.next_action, proposal.success_condition, proposal.timebox_minutes

@@ -14,6 +14,7 @@ from datetime import datetime, timedelta
 
 from antidrift.ai import Coach, Judge
 from antidrift.ai.reflect import Reflector
+from antidrift.calendar import Agenda, Calendar
 from antidrift.core.clock import Clock, SteadyClock
 from antidrift.core.domain import (
     MAX_TEXT,
@@ -68,8 +69,10 @@ class Controller(Interruptions):
         drift: DriftSettings | None = None,
         reflector: Reflector | None = None,
         enforcer: Enforcer | None = None,
+        calendar: Calendar | None = None,
     ) -> None:
         self._store = store
+        self._calendar = calendar  # planned around: the guard stands down during an event
         # Within a run time comes from the monotonic clock: a wall-clock jump can neither
         # end a timebox early nor stretch it, nor make a duration negative.
         self._clock = SteadyClock(clock)
@@ -110,6 +113,7 @@ class Controller(Interruptions):
             notify=self._notify,
             workers=coach_workers,
             drafts=self.drafts,
+            free_minutes=lambda: calendar.free_minutes(self.now()) if calendar else None,
         )
         # The review's Reflect button (the web calls it): on the coach's executor, this lock.
         self.reflections = Reflections(
@@ -138,6 +142,7 @@ class Controller(Interruptions):
             announce=self._announce,
             exclude=exclude_titles,
             enforcer=enforcer,
+            busy=calendar.busy if calendar is not None else None,
         )
         # Standing rules: written under this lock; the running commitment's guard follows.
         self.rules = StandingRules(store, self._lock, self._guard, self._changed, self._notify)
@@ -202,6 +207,10 @@ class Controller(Interruptions):
             self._clock.resync(not_before=(c.ended_at or c.started_at) if c else None)
         return self._clock.now()
 
+    def agenda(self, now: datetime) -> Agenda:
+        """What the calendar says at `now` (nothing without one)."""
+        return self._calendar.agenda(now) if self._calendar is not None else Agenda()
+
     # -- projection --------------------------------------------------------------------------
 
     def snapshot(self) -> Snapshot:
@@ -228,6 +237,7 @@ class Controller(Interruptions):
                 paused_secs=paused_total(self._commitment, now) if active else 0,
                 undo_until=self.undo_until(),
                 closure=self._closure if self._state is RuntimeState.LOCKED else None,
+                calendar=self.agenda(now),
             )
 
     # -- transitions -------------------------------------------------------------------------
