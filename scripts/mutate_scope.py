@@ -58,6 +58,7 @@ SCOPES: dict[str, tuple[list[str], list[str]]] = {
             "tests/unit/test_store_drift.py",
             "tests/unit/test_window_key.py",
             "tests/unit/test_pause.py",
+            "tests/unit/test_session_calendar.py",
             *DRIFT_PAGES,
         ],
     ),
@@ -65,6 +66,7 @@ SCOPES: dict[str, tuple[list[str], list[str]]] = {
         ["antidrift/session/*"],
         [
             "tests/unit/test_session.py",
+            "tests/unit/test_session_calendar.py",
             "tests/unit/test_session_coach.py",
             "tests/unit/test_session_drift.py",
             "tests/unit/test_session_reflection.py",
