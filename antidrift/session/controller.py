@@ -13,6 +13,7 @@ from collections.abc import Callable
 from contextlib import AbstractContextManager
 from datetime import datetime
 
+from antidrift.calendar import Agenda, Calendar
 from antidrift.core.domain import (
     MAX_TEXT,
     Commitment,
@@ -66,12 +67,14 @@ class Controller:
         corrections: Corrections,
         rules: StandingRules,
         interruptions: Interruptions,
+        calendar: Calendar | None = None,
     ) -> None:
         self._work, self._s, self._store = work, session, store
         self._guard = guard
         self.drafts, self.coaching, self.reflections = drafts, coaching, reflections
         self.corrections, self.rules = corrections, rules
         self.interruptions = interruptions
+        self._calendar = calendar  # planned around: the guard stands down during an event
         self._started = False  # the constructor starts nothing: start() does
 
     def retune(self, tuning: Tuning) -> None:
@@ -117,6 +120,10 @@ class Controller:
         with self._work:
             return self._s.now()
 
+    def agenda(self, now: datetime) -> Agenda:
+        """What the calendar says at `now` (nothing without one)."""
+        return self._calendar.agenda(now) if self._calendar is not None else Agenda()
+
     # -- projection --------------------------------------------------------------------------
 
     def snapshot(self) -> Snapshot:
@@ -144,6 +151,7 @@ class Controller:
                 paused_secs=paused_total(s.commitment, now) if active else 0,
                 undo_until=self.interruptions.undo_until(),
                 closure=s.closure if s.state is RuntimeState.LOCKED else None,
+                calendar=self.agenda(now),
             )
 
     # -- transitions -------------------------------------------------------------------------

@@ -81,6 +81,7 @@ def state_json(snap: Snapshot, episodes: Sequence[Episode] = ()) -> dict[str, ob
     if snap.state is RuntimeState.ACTIVE and c is not None:
         body["paused"] = c.paused
         body["paused_secs"] = snap.paused_secs  # a pause in progress included
+    body["calendar"] = calendar_json(snap)
     if snap.state is RuntimeState.ACTIVE:
         drift = snap.drift
         body["drift"] = {
@@ -89,6 +90,28 @@ def state_json(snap: Snapshot, episodes: Sequence[Episode] = ()) -> dict[str, ob
             "reason": drift.reason,
         }
     return body
+
+
+def calendar_json(snap: Snapshot) -> dict[str, object]:
+    """The event under way and the next one (nulls without a calendar)."""
+    agenda, now = snap.calendar, snap.now
+    current, upcoming = agenda.now, agenda.next
+    return {
+        "now": None
+        if current is None
+        else {
+            "title": current.title,
+            "starts_at": iso(current.starts_at),
+            "ends_at": iso(current.ends_at),
+        },
+        "next": None
+        if upcoming is None
+        else {
+            "title": upcoming.title,
+            "starts_at": iso(upcoming.starts_at),
+            "in_minutes": agenda.in_minutes(now),
+        },
+    }
 
 
 def left_secs(snap: Snapshot) -> int | None:
