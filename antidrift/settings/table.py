@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import dataclasses
 import os
-import re
 import sys
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -30,6 +29,7 @@ from antidrift.settings.kinds import (
     Names,
     Number,
     Pattern,
+    PrivatePattern,
     Tasks,
     Text,
     Url,
@@ -41,6 +41,9 @@ DEFAULT_OLLAMA_URL = "http://127.0.0.1:11434"
 BACKENDS = ("claude", "codex", "command", "ollama", "openai")
 EFFORTS = ("low", "medium", "high", "default")
 SOURCES = ("default", "saved", "environment", "command line")
+# No setting needs more (a path, a pattern, a command line); a longer one is a paste gone
+# wrong, or an attempt to fill the log and the page.
+MAX_VALUE = 2000
 
 
 @dataclass(frozen=True)
@@ -57,6 +60,13 @@ class Setting:
     @property
     def accepted(self) -> str:
         return self.kind.accepted
+
+    def parse(self, text: str) -> object:
+        """The typed value of a text (an environment value, a form field, the saved file's);
+        ValueError with what is accepted."""
+        if len(text) > MAX_VALUE:
+            raise ValueError(f"{self.accepted} (at most {MAX_VALUE:,} characters)")
+        return self.kind.parse(text)
 
 
 SETTINGS: tuple[Setting, ...] = (
@@ -293,7 +303,7 @@ class Settings:
     notify: str = "auto"
     notify_command: str = ""
     window_source: str = "auto"
-    evidence_exclude: re.Pattern[str] | None = None
+    evidence_exclude: PrivatePattern | None = None
     aw_url: str = DEFAULT_AW_URL
     sample_interval: float = 5.0
     tasks: tuple[str, ...] = ()
