@@ -129,6 +129,12 @@ class FakeStore:
     def window_time(self, commitment_id: str, until: datetime, top: int = 12) -> WindowTime:
         return insights.window_time(self.samples(commitment_id), until, top)
 
+    def ended_since(self, since: datetime) -> list[Commitment]:
+        return [c for c in self.history() if c.ended_at >= since]
+
+    def met_times(self) -> list[datetime]:
+        return [c.ended_at for c in self.history() if c.outcome == Outcome.MET]
+
     def ended_figures(self, limit: int | None = None) -> list[insights.Ended]:
         return [insights.ended(c) for c in self.history(limit)]
 

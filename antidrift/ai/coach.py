@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
@@ -149,6 +149,18 @@ def extract_json(s: str) -> str:
     raise NoJSON()
 
 
+def json_object(text: str, refusal: Callable[[str], Exception]) -> dict:
+    """The JSON object text holds; else refusal("not valid JSON") or refusal("not a JSON
+    object") raised, for the caller to word ("the judge's answer is …")."""
+    try:
+        data = json.loads(text)
+    except (TypeError, ValueError, RecursionError) as err:
+        raise refusal("not valid JSON") from err
+    if not isinstance(data, dict):
+        raise refusal("not a JSON object")
+    return data
+
+
 def valid_unicode(value: object) -> object:
     """Text with every lone surrogate (JSON can spell one: "\\ud800") made U+FFFD; other values
     as they are. No UTF-8 page, websocket push or database can hold a lone surrogate."""
@@ -162,12 +174,9 @@ def parse_proposal(json_str: str) -> Proposal:
 
     InvalidProposal when the text is not a JSON object; the values are the domain's to judge.
     """
-    try:
-        data = json.loads(json_str)
-    except (TypeError, ValueError, RecursionError) as err:
-        raise InvalidProposal("the coach's answer is not valid JSON — try again") from err
-    if not isinstance(data, dict):
-        raise InvalidProposal("the coach's answer is not a JSON object — try again")
+    data = json_object(
+        json_str, lambda what: InvalidProposal(f"the coach's answer is {what} — try again")
+    )
     return Proposal(
         valid_unicode(data.get("next_action")),
         valid_unicode(data.get("success_condition")),

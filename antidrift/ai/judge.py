@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from typing import Protocol
 
 from antidrift.process import CancelScope
 
 from .backends import Backend
-from .coach import extract_json, valid_unicode
+from .coach import extract_json, json_object, valid_unicode
 from .errors import CLITimeout, CoachError, EmptyResponse, NoJSON
 from .quoting import quote
 
@@ -130,12 +129,7 @@ def _reason(value: object) -> str:
 
 def parse_verdict(json_str: str) -> Verdict:
     """Validate one JSON object as a Verdict; unknown keys are ignored; JudgeError otherwise."""
-    try:
-        data = json.loads(json_str)
-    except (TypeError, ValueError, RecursionError) as err:
-        raise JudgeError("the judge's answer is not valid JSON") from err
-    if not isinstance(data, dict):
-        raise JudgeError("the judge's answer is not a JSON object")
+    data = json_object(json_str, lambda what: JudgeError(f"the judge's answer is {what}"))
     return Verdict(_verdict(data), _reason(data.get("reason")))
 
 

@@ -42,6 +42,7 @@ COMMANDS: tuple[Command, ...] = (
     Command("start", "cli.remote:start_command", 'commit: start "ACTION" --done … --minutes N'),
     Command("finish", "cli.remote:finish_command", "finish the running commitment now"),
     Command("extend", "cli.remote:extend_command", "give the commitment N more minutes"),
+    Command("end", "cli.remote:end_command", "record the review: end met|missed [--note TEXT]"),
     Command("pause", "cli.remote:pause_command", "pause the running commitment"),
     Command("resume", "cli.remote:resume_command", "resume a paused commitment"),
     Command("back", "cli.remote:back_command", "answer a drift nudge: back to it"),

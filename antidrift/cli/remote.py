@@ -1,5 +1,5 @@
 """The command line for the desktop: `antidrift status` for bars and terminals, and `start`,
-`finish`, `extend`, `pause`, `resume`, `back`, `on-task` for hotkeys. Each talks to the
+`finish`, `extend`, `end`, `pause`, `resume`, `back`, `on-task` for hotkeys. Each talks to the
 running server (antidrift/cli/client.py); none starts one.
 
 Exit codes: 0 done; 1 no AntiDrift running (one line, with the command that starts one);
@@ -269,6 +269,14 @@ def extend_command(parser: argparse.ArgumentParser):
     _connection(parser)
     parser.add_argument("minutes", help="minutes to add (1–120)")
     return _act("/extend", lambda args: {"minutes": args.minutes})
+
+
+def end_command(parser: argparse.ArgumentParser):
+    """`antidrift end met|missed [--note TEXT]`: the review's outcome (only in review)."""
+    _connection(parser)
+    parser.add_argument("outcome", choices=("met", "missed"), help="was it done?")
+    parser.add_argument("--note", default="", help="a note for the history (optional)")
+    return _act("/end", lambda args: {"outcome": args.outcome, "note": args.note})
 
 
 finish_command = _plain("/finish")

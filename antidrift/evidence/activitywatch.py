@@ -17,6 +17,7 @@ import urllib.parse
 from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 
+from antidrift.core.isotime import from_iso
 from antidrift.core.loopback import is_loopback
 from antidrift.evidence.probe import ProbeError, Window, load_json, text_field
 
@@ -45,9 +46,7 @@ def parse_events(text: str, now: datetime) -> Window | None:
     if not isinstance(data, dict):
         raise ProbeError("ActivityWatch's newest event has no data")
     try:
-        started = datetime.fromisoformat(event["timestamp"])
-        if started.tzinfo is None:
-            started = started.replace(tzinfo=UTC)
+        started = from_iso(event["timestamp"], naive=UTC)  # no offset: UTC
         seen = started + timedelta(seconds=float(event.get("duration") or 0))
     except (KeyError, TypeError, ValueError, OverflowError):
         raise ProbeError("ActivityWatch's newest event has no valid timestamp") from None

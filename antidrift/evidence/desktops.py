@@ -1,8 +1,9 @@
 """The window sources of desktops, one line each: the one place that lists them.
 
-Each desktop's module defines its probe and a `DESKTOP` entry (probe.Desktop: its name, how
-to build the probe, when `auto` picks it, the tool it runs and how to install it, and — for
-the teeth — how to put a window away there). Adding a desktop is that module and one line
+Each desktop's module defines its probe (a probe.ToolProbe: a name, the tool's argv and a
+parse of what it prints) and a `DESKTOP` entry (probe.Desktop: its name, how to build the
+probe, when `auto` picks it, the tool it runs and how to install it, and — for the teeth —
+how to put a window away there). Adding a desktop is that module and one line
 below; `choose`, `doctor` and ANTIDRIFT_WINDOW_SOURCE's accepted words read this table.
 The order is `auto`'s preference among the desktops that fit the session equally well.
 ActivityWatch is not a desktop: it is the fallback when none fits (see choose.py)."""

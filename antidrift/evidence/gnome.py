@@ -24,10 +24,10 @@ from antidrift.evidence.probe import (
     Fit,
     ProbeError,
     ToolFailed,
+    ToolProbe,
     Window,
     desktop_names,
     load_json,
-    run_tool,
     text_field,
 )
 
@@ -89,7 +89,7 @@ def parse(text: str) -> Window | None:
     return (app, title) if app or title else None
 
 
-class GnomeProbe:
+class GnomeProbe(ToolProbe):
     """Asks GNOME Shell over the session bus."""
 
     name = "gnome"
@@ -97,14 +97,14 @@ class GnomeProbe:
     def __init__(self, env: Mapping[str, str] | None = None) -> None:
         # gdbus prints through the locale's charset: under LANG=C (a service manager's
         # default) "—" comes out as "?". UTF-8 it must be, whatever the server inherited.
-        self._env = {**(os.environ if env is None else env), "LC_ALL": "C.UTF-8"}
+        super().__init__({**(os.environ if env is None else env), "LC_ALL": "C.UTF-8"})
         self._objects = list(OBJECTS)  # the one that answered moves to the front
 
     def active_window(self) -> Window | None:
         missing: ToolFailed | None = None
         for index, (path, interface) in enumerate(self._objects):
             try:
-                out = run_tool(argv(path, interface), env=self._env).stdout
+                out = self.out(argv(path, interface))
             except ToolFailed as exc:
                 if not any(name in str(exc) for name in _NOT_THERE):
                     raise  # e.g. no GNOME Shell on the bus: the other path will not help

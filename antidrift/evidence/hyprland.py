@@ -24,11 +24,12 @@ from antidrift.evidence.probe import (
     Fit,
     Focused,
     ProbeError,
+    ToolProbe,
     Window,
     WindowHandle,
-    desktop_names,
     load_json,
     run_tool,
+    socket_or_name,
     text_field,
 )
 
@@ -49,16 +50,12 @@ def parse(text: str) -> Window | None:
     return Focused(app, title, exact) if app or title else None
 
 
-class HyprlandProbe:
+class HyprlandProbe(ToolProbe):
     """Asks Hyprland over its socket (HYPRLAND_INSTANCE_SIGNATURE) through hyprctl."""
 
     name = "hyprland"
-
-    def __init__(self, env: Mapping[str, str] | None = None) -> None:
-        self._env = env
-
-    def active_window(self) -> Window | None:
-        return parse(run_tool(["hyprctl", "activewindow", "-j"], env=self._env).stdout)
+    argv = ("hyprctl", "activewindow", "-j")
+    parse = staticmethod(parse)
 
 
 def put_away(window: str, env: Mapping[str, str] | None = None) -> str:
@@ -79,11 +76,7 @@ def put_away(window: str, env: Mapping[str, str] | None = None) -> str:
 
 def fits(env: Mapping[str, str], platform: str) -> Fit | None:
     """Hyprland's instance signature, else its name in XDG_CURRENT_DESKTOP."""
-    if env.get("HYPRLAND_INSTANCE_SIGNATURE"):
-        return Fit("HYPRLAND_INSTANCE_SIGNATURE is set", sure=True)
-    if "hyprland" in desktop_names(env):
-        return Fit(f"XDG_CURRENT_DESKTOP={env.get('XDG_CURRENT_DESKTOP', '')}")
-    return None
+    return socket_or_name(env, "HYPRLAND_INSTANCE_SIGNATURE", "hyprland")
 
 
 DESKTOP = Desktop(

@@ -25,6 +25,7 @@ from antidrift.evidence.probe import (
     Fit,
     Focused,
     ProbeError,
+    ToolProbe,
     Window,
     WindowHandle,
     desktop_names,
@@ -53,16 +54,14 @@ def parse(text: str) -> Window | None:
     return Focused(app, title, exact) if app or title else None
 
 
-class KdeProbe:
+class KdeProbe(ToolProbe):
     """Asks KWin through kdotool."""
 
     name = "kde"
-
-    def __init__(self, env: Mapping[str, str] | None = None) -> None:
-        self._env = env
+    argv = ARGV
 
     def active_window(self) -> Window | None:
-        result = run_tool(ARGV, env=self._env)
+        result = self.run(self.argv)
         window = parse(result.stdout)
         if window is None and result.stderr.strip():
             # kdotool reports a failed KWin script on stderr and still exits 0.

@@ -15,7 +15,7 @@ only: no macOS here. The window comes back from the Dock.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 
 from antidrift.evidence.probe import (
     Desktop,
@@ -23,10 +23,12 @@ from antidrift.evidence.probe import (
     Focused,
     ProbeError,
     ToolFailed,
+    ToolProbe,
     Window,
     WindowHandle,
     run_tool,
 )
+from antidrift.process import Result
 
 _FRONT_WINDOW_SCRIPT = (
     'set appName to ""',
@@ -62,20 +64,21 @@ def parse(text: str) -> Window | None:
     return Focused(app.strip(), title.replace("\n", " "), exact)
 
 
-class MacOSProbe:
+def osascript(script: tuple[str, ...]) -> tuple[str, ...]:
+    """The osascript argv that runs these lines (one -e each)."""
+    return ("osascript", *(word for line in script for word in ("-e", line)))
+
+
+class MacOSProbe(ToolProbe):
     """Asks System Events via osascript."""
 
     name = "macos"
+    argv = osascript(_FRONT_WINDOW_SCRIPT)
+    parse = staticmethod(parse)
 
-    def __init__(self, env: Mapping[str, str] | None = None) -> None:
-        self._env = env
-
-    def active_window(self) -> Window | None:
-        argv = ["osascript"]
-        for line in _FRONT_WINDOW_SCRIPT:
-            argv += ["-e", line]
+    def run(self, argv: Sequence[str]) -> Result:
         try:
-            out = run_tool(argv, env=self._env).stdout
+            return super().run(argv)
         except ProbeError as exc:
             if "-1743" in str(exc) or "Not authorized" in str(exc):
                 raise ProbeError(
@@ -83,7 +86,6 @@ class MacOSProbe:
                     " › Privacy & Security › Automation"
                 ) from None
             raise
-        return parse(out)
 
 
 def put_away(window: str, env: Mapping[str, str] | None = None) -> str:
@@ -91,11 +93,8 @@ def put_away(window: str, env: Mapping[str, str] | None = None) -> str:
     pid, _, name = window.partition("\n")
     if not pid.isdigit() or not name:
         raise ProbeError("not a macOS process window")
-    argv = ["osascript"]
-    for line in _MINIMIZE_SCRIPT:
-        argv += ["-e", line]
     try:
-        run_tool([*argv, pid], stdin=name, env=env)
+        run_tool([*osascript(_MINIMIZE_SCRIPT), pid], stdin=name, env=env)
     except ToolFailed:  # its message may quote the window's name: say it in our words
         raise ProbeError(
             "System Events could not minimize it (it may have closed or been renamed, or"

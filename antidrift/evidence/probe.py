@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
@@ -108,6 +108,16 @@ def desktop_names(env: Mapping[str, str]) -> set[str]:
     return {part.strip().lower() for part in desktop.split(":") if part.strip()}
 
 
+def socket_or_name(env: Mapping[str, str], variable: str, name: str) -> Fit | None:
+    """A compositor's session: its socket's variable is set (sure), else its name is in
+    XDG_CURRENT_DESKTOP."""
+    if env.get(variable):
+        return Fit(f"{variable} is set", sure=True)
+    if name in desktop_names(env):
+        return Fit(f"XDG_CURRENT_DESKTOP={env.get('XDG_CURRENT_DESKTOP', '')}")
+    return None
+
+
 def run_tool(
     argv: list[str],
     *,
@@ -138,6 +148,36 @@ def run_tool(
         what = " ".join(arg for arg in argv[:2] if not arg.startswith("-"))
         raise ToolFailed(f"{what} failed: {failure_detail(result)}", result)
     return result
+
+
+class ToolProbe:
+    """A desktop's probe: its tool run through run_tool in the session's environment (None:
+    ours). A desktop fills in `name`, `argv` (the query) and `parse` (what the tool printed →
+    the focused window; the parsing stays in the desktop's module). One that asks in more
+    steps writes its own `active_window` over `out`; one that words a tool's failure its own
+    way wraps `run`."""
+
+    name = ""
+    argv: Sequence[str] = ()
+
+    def __init__(self, env: Mapping[str, str] | None = None) -> None:
+        self._env = env
+
+    def active_window(self) -> Window | None:
+        """(app, title) of the focused window, None when nothing has focus."""
+        return self.parse(self.out(self.argv))
+
+    @staticmethod
+    def parse(text: str) -> Window | None:
+        raise NotImplementedError
+
+    def run(self, argv: Sequence[str]) -> process.Result:
+        """One run of the tool in the session's environment; a failure is a ProbeError."""
+        return run_tool(list(argv), env=self._env)
+
+    def out(self, argv: Sequence[str]) -> str:
+        """What one run of the tool printed."""
+        return self.run(argv).stdout
 
 
 def failure_detail(result: process.Result) -> str:

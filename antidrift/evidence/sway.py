@@ -26,11 +26,12 @@ from antidrift.evidence.probe import (
     Focused,
     ProbeError,
     ToolFailed,
+    ToolProbe,
     Window,
     WindowHandle,
-    desktop_names,
     load_json,
     run_tool,
+    socket_or_name,
     text_field,
 )
 
@@ -72,16 +73,12 @@ def parse(text: str) -> Window | None:
     return focused_window(tree)
 
 
-class SwayProbe:
+class SwayProbe(ToolProbe):
     """Asks sway over its IPC socket (SWAYSOCK) through swaymsg."""
 
     name = "sway"
-
-    def __init__(self, env: Mapping[str, str] | None = None) -> None:
-        self._env = env
-
-    def active_window(self) -> Window | None:
-        return parse(run_tool(["swaymsg", "-t", "get_tree"], env=self._env).stdout)
+    argv = ("swaymsg", "-t", "get_tree")
+    parse = staticmethod(parse)
 
 
 def put_away(window: str, env: Mapping[str, str] | None = None) -> str:
@@ -110,11 +107,7 @@ def _sway_error(failed: ToolFailed) -> str:
 
 def fits(env: Mapping[str, str], platform: str) -> Fit | None:
     """sway's socket, else its name in XDG_CURRENT_DESKTOP."""
-    if env.get("SWAYSOCK"):
-        return Fit("SWAYSOCK is set", sure=True)
-    if "sway" in desktop_names(env):
-        return Fit(f"XDG_CURRENT_DESKTOP={env.get('XDG_CURRENT_DESKTOP', '')}")
-    return None
+    return socket_or_name(env, "SWAYSOCK", "sway")
 
 
 DESKTOP = Desktop(

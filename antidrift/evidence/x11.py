@@ -20,6 +20,7 @@ from antidrift.evidence.probe import (
     Focused,
     ProbeError,
     ToolFailed,
+    ToolProbe,
     Window,
     WindowHandle,
     run_tool,
@@ -37,13 +38,10 @@ def _window_id(text: str, what: str) -> int:
         raise ProbeError(f"{what} printed no window id") from None
 
 
-class X11Probe:
+class X11Probe(ToolProbe):
     """Asks the X server via xdotool and xprop."""
 
     name = "x11"
-
-    def __init__(self, env: Mapping[str, str] | None = None) -> None:
-        self._env = env
 
     def active_window(self) -> Window | None:
         env = self._env if self._env is not None else os.environ
@@ -52,9 +50,9 @@ class X11Probe:
         window, managed = self._focused_window()
         if window is None:
             return None
-        title = self._out(["xdotool", "getwindowname", str(window)]).rstrip("\n")
+        title = self.out(["xdotool", "getwindowname", str(window)]).rstrip("\n")
         try:
-            classes = _QUOTED.findall(self._out(["xprop", "-id", str(window), "WM_CLASS"]))
+            classes = _QUOTED.findall(self.out(["xprop", "-id", str(window), "WM_CLASS"]))
         except ProbeError:
             classes = []  # a missing xprop or WM_CLASS is not worth losing the sample for
         if classes:
@@ -66,23 +64,20 @@ class X11Probe:
         exact = WindowHandle("x11", str(window)) if managed else None
         return Focused(app, title, exact) if app or title else None
 
-    def _out(self, argv: list[str]) -> str:
-        return run_tool(argv, env=self._env).stdout
-
     def _focused_window(self) -> tuple[int | None, bool]:
         """The focused window's id, and whether an EWMH window manager named it."""
         try:
-            window = _window_id(self._out(["xdotool", "getactivewindow"]), "xdotool")
+            window = _window_id(self.out(["xdotool", "getactivewindow"]), "xdotool")
         except ToolFailed as ewmh_error:
             # No EWMH window manager, or it reports no active window: ask for the input focus.
             try:
-                raw = _window_id(self._out(["xdotool", "getwindowfocus", "-f"]), "xdotool")
+                raw = _window_id(self.out(["xdotool", "getwindowfocus", "-f"]), "xdotool")
             except ProbeError:
                 raise ewmh_error from None
             if raw in NO_WINDOW_IDS:
                 return None, False
             try:  # without -f xdotool walks up to the top-level window carrying WM_CLASS
-                window = _window_id(self._out(["xdotool", "getwindowfocus"]), "xdotool")
+                window = _window_id(self.out(["xdotool", "getwindowfocus"]), "xdotool")
             except ProbeError:
                 return None, False  # focus is on the root or a window no application owns
             return (None if window in NO_WINDOW_IDS else window), False

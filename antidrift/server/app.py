@@ -26,6 +26,7 @@ from antidrift.web import (
     settings_page,
     sockets,
     tasks,
+    week,
 )
 from antidrift.web.push import Hub
 from antidrift.web.render import Renderer
@@ -122,6 +123,7 @@ def create_app(
     app.register_blueprint(rules.bp)
     app.register_blueprint(tasks.bp)
     app.register_blueprint(icon.bp)
+    app.register_blueprint(week.bp)
     sockets.install(app)
     if built:
         # Started once, before the first request is served (idempotent, and cheap once

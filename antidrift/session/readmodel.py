@@ -1,17 +1,30 @@
 """The history as the pages read it: paged, one entry, where the focus went, the drift
-guard's figures, the insights' totals, the CSV's rows. Read-only; `bootstrap` builds it over
-the store and hands it to the web layer (the controller's lock is not needed to read)."""
+guard's figures, the insights' totals, the week, the CSV's rows. Read-only; `bootstrap`
+builds it over the store and hands it to the web layer (the controller's lock is not needed
+to read)."""
 
 from __future__ import annotations
 
-from datetime import datetime
+from datetime import datetime, time, timedelta
 
 from antidrift.core import insights
 from antidrift.core.domain import Commitment, NotFound
 from antidrift.core.insights import Calibration, Ended, WindowTime
 from antidrift.core.ports import Store
+from antidrift.core.week import (
+    DAYS,
+    Week,
+    days,
+    met_weeks,
+    top_distractions,
+    week_of,
+    week_streak,
+)
 from antidrift.drift.policy import Episode, Window
 from antidrift.drift.verdicts import Judgement, Rule
+from antidrift.drift.window_key import window_of
+
+EVERY_WINDOW = 1_000_000  # a top larger than any commitment's count of windows
 
 
 class ReadModel:
@@ -73,3 +86,33 @@ class ReadModel:
     def calibration(self) -> Calibration | None:
         """How long the user's plans really take (the planning view says it beside Minutes)."""
         return insights.calibration(self._store.ended_figures(insights.CALIBRATION_WINDOW))
+
+    def week(self, now: datetime) -> Week:
+        """The last seven local days up to `now`'s, the weekly streak, the week's distractions."""
+        today = now.astimezone().date()
+        # Local midnight of the first day, in the offset that day has (a DST change between).
+        since = datetime.combine(today - timedelta(days=DAYS - 1), time()).astimezone()
+        ended = self._store.ended_since(since)
+        weeks = met_weeks(t.astimezone().date() for t in self._store.met_times())
+        return Week(
+            days(
+                ((c.ended_at.astimezone().date(), c.outcome, c.actual_secs) for c in ended), today
+            ),
+            week_streak(weeks, today),
+            top_distractions(self._off_task_secs(ended)),
+            this_week_met=week_of(today) in weeks,
+        )
+
+    def _off_task_secs(self, ended: list[Commitment]) -> dict[str, float]:
+        """Seconds per app the drift guard judged off task, as its review figures count them:
+        each window's time under the verdict stored for it (keyed as the guard keys it)."""
+        per_app: dict[str, float] = {}
+        for c in ended:
+            decided = self._store.judgements(c.id)
+            if not decided:
+                continue  # not watched: no window time to read
+            for share in self._store.window_time(c.id, c.ended_at, EVERY_WINDOW).windows:
+                found = decided.get(window_of(share.app, share.title))
+                if found is not None and found.off_task:
+                    per_app[share.app] = per_app.get(share.app, 0.0) + share.seconds
+        return per_app

@@ -89,7 +89,7 @@ def data_dir(env: Mapping[str, str] | None = None, flag: str | Path | None = Non
     """The data directory alone (--data-dir, else ANTIDRIFT_DATA_DIR, else the default), for
     commands that only need to find it (status, backup) and must not refuse other settings."""
     env = os.environ if env is None else env
-    chosen = flag or (env.get(BY_KEY["data_dir"].variable) or "").strip()
+    chosen = flag or BY_KEY["data_dir"].given(env)
     return Path(chosen).expanduser() if chosen else default_data_dir(env)
 
 
@@ -109,7 +109,7 @@ def read(
     problems: list[SettingsError] = []
 
     def take(setting: Setting, saved: Mapping[str, object], path: Path | None) -> None:
-        key, text = setting.key, (env.get(setting.variable) or "").strip()
+        key, text = setting.key, setting.given(env)
         if text:
             # Checked even when a flag overrides it: one rule for every value given.
             try:

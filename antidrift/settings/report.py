@@ -34,7 +34,7 @@ def doctor_lines(env: Mapping[str, str], data_dir: str | Path | None = None) -> 
 
 
 def _refused_source(setting, env: Mapping[str, str]) -> str:
-    return "environment" if (env.get(setting.variable) or "").strip() else "saved"
+    return "environment" if setting.given(env) else "saved"
 
 
 def _json_word(value: object) -> str:

@@ -18,8 +18,11 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from antidrift.ai.backends import names as backend_names
+from antidrift.ai.backends.ollama import DEFAULT_URL as DEFAULT_OLLAMA_URL
 from antidrift.evidence.activitywatch import DEFAULT_URL as DEFAULT_AW_URL
 from antidrift.evidence.choose import MODES as WINDOW_SOURCES
+from antidrift.notify import NOTIFY_MODES
 from antidrift.settings.kinds import (
     Choice,
     Command,
@@ -37,8 +40,8 @@ from antidrift.settings.kinds import (
 
 DEFAULT_HOST = "127.0.0.1"
 DEFAULT_PORT = 7717
-DEFAULT_OLLAMA_URL = "http://127.0.0.1:11434"
-BACKENDS = ("claude", "codex", "command", "ollama", "openai")
+# The closed sets an adapter's registry owns are its own words, not restated here.
+BACKENDS = backend_names()
 EFFORTS = ("low", "medium", "high", "default")
 SOURCES = ("default", "saved", "environment", "command line")
 # No setting needs more (a path, a pattern, a command line); a longer one is a paste gone
@@ -67,6 +70,10 @@ class Setting:
         if len(text) > MAX_VALUE:
             raise ValueError(f"{self.accepted} (at most {MAX_VALUE:,} characters)")
         return self.kind.parse(text)
+
+    def given(self, env: Mapping[str, str]) -> str:
+        """What the environment sets it to: its variable's text, stripped ("" when unset)."""
+        return (env.get(self.variable) or "").strip()
 
 
 SETTINGS: tuple[Setting, ...] = (
@@ -219,7 +226,7 @@ SETTINGS: tuple[Setting, ...] = (
     Setting(
         "notify",
         "ANTIDRIFT_NOTIFY",
-        Choice(("auto", "off", "command")),
+        Choice(NOTIFY_MODES),
         "Desktop notifications: the desktop's own, none, or your command.",
         page=True,
     ),

@@ -256,6 +256,25 @@ class SQLiteStore(DriftRecords):
             ).fetchall()
         return [_commitment(r) for r in rows]
 
+    def ended_since(self, since: datetime) -> list[Commitment]:
+        """Ended commitments whose end is at or after `since`, newest first (the week)."""
+        with self._lock:
+            rows = self._db.execute(
+                "SELECT * FROM commitments WHERE outcome IS NOT NULL"
+                f" AND julianday(ended_at) >= julianday(?){_HISTORY_ORDER}",
+                (since.isoformat(),),
+            ).fetchall()
+        return [_commitment(r) for r in rows]
+
+    def met_times(self) -> list[datetime]:
+        """When each met commitment ended, newest first (the weekly streak)."""
+        with self._lock:
+            rows = self._db.execute(
+                f"SELECT ended_at FROM commitments WHERE outcome = ?{_HISTORY_ORDER}",
+                (Outcome.MET.value,),
+            ).fetchall()
+        return [datetime.fromisoformat(r[0]) for r in rows]
+
     def window_time(self, commitment_id: str, until: datetime, top: int = 12) -> WindowTime:
         """Where one commitment's focus went: its top windows, every app, the sample count."""
         with self._lock:

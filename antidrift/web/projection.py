@@ -5,12 +5,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from antidrift.core.domain import Commitment, RuntimeState, TaskRef
+from antidrift.core.isotime import iso
 from antidrift.session.drafts import DRAFT_FIELDS
 from antidrift.session.snapshot import CoachStatus, Snapshot
-
-
-def _iso(value) -> str | None:
-    return value.isoformat() if value is not None else None
 
 
 def task_json(task: TaskRef | None) -> dict[str, object] | None:
@@ -32,8 +29,8 @@ def state_json(snap: Snapshot) -> dict[str, object]:
             "next_action": c.next_action,
             "success_condition": c.success_condition,
             "timebox_secs": c.timebox_secs,
-            "started_at": _iso(c.started_at),
-            "deadline": _iso(c.deadline),
+            "started_at": iso(c.started_at),
+            "deadline": iso(c.deadline),
             "extended_secs": c.extended_secs,
             # In review: stopped by its deadline ("time's up") rather than finished by hand.
             "ran_out": c.ran_out,
@@ -44,7 +41,7 @@ def state_json(snap: Snapshot) -> dict[str, object]:
             "health": snap.evidence.health.value,
             "last": None
             if last is None
-            else {"app": last.app, "title": last.title, "at": _iso(last.at)},
+            else {"app": last.app, "title": last.title, "at": iso(last.at)},
         },
     }
     if snap.coach is not None:
@@ -72,7 +69,7 @@ def state_json(snap: Snapshot) -> dict[str, object]:
         drift = snap.drift
         body["drift"] = {
             "status": drift.status.value,
-            "since": _iso(drift.since),
+            "since": iso(drift.since),
             "reason": drift.reason,
         }
     return body
@@ -97,8 +94,8 @@ def history_json(
             "next_action": c.next_action,
             "success_condition": c.success_condition,
             "timebox_secs": c.timebox_secs,
-            "started_at": _iso(c.started_at),
-            "ended_at": _iso(c.ended_at),
+            "started_at": iso(c.started_at),
+            "ended_at": iso(c.ended_at),
             "outcome": c.outcome.value if c.outcome else None,
             "note": c.note,
             "extended_secs": c.extended_secs,

@@ -4,7 +4,7 @@ does not exist. Each case runs once per store."""
 
 from __future__ import annotations
 
-from datetime import timedelta
+from datetime import timedelta, timezone
 
 import pytest
 
@@ -153,3 +153,19 @@ def test_the_figures_of_the_history(store):
     assert shares.sample_count == 2
     rows = store.export_rows()
     assert [r[0] for r in rows] == ["b", "a"] and [r[6] for r in rows] == ["met", "missed"]
+
+
+def test_what_ended_since_a_moment_and_when_each_met_one_ended(store):
+    """The week's two reads: a moment in another offset is the same moment (UTC+13 here)."""
+    ahead = timezone(timedelta(hours=13))
+    ended(store, "old", took=5)  # ends START + 5 min
+    ended(store, "missed", start=START + timedelta(hours=1), took=5, outcome=MISSED)
+    ended(store, "new", start=START + timedelta(hours=2), took=5)
+    store.save(ACTIVE, commitment("running", START + timedelta(hours=3)))  # not ended
+    since = (START + timedelta(hours=1, minutes=5)).astimezone(ahead)  # "missed"'s very end
+    assert [c.id for c in store.ended_since(since)] == ["new", "missed"]
+    assert store.ended_since(START + timedelta(hours=9)) == []
+    assert store.met_times() == [
+        START + timedelta(hours=2, minutes=5),
+        START + timedelta(minutes=5),
+    ]

@@ -3,9 +3,9 @@
 A backend's module holds a class that follows base.Backend and a `build(options)` that makes
 it from the settings (base.Options), raising UnknownBackend when a setting it needs is
 missing. Adding one is that module and one line in BACKENDS: the settings' accepted
-ANTIDRIFT_AI_BACKEND words, new_backend and `doctor` read this table. A CLI backend runs
-through runner.run_cli (the subprocess seam) and diagnose.check; an HTTP backend through
-http.post_json."""
+ANTIDRIFT_AI_BACKEND words, new_backend and `doctor` read this table. A backend here is a
+base.Asking (it writes `ask`); a CLI backend runs through runner.run_cli (the subprocess
+seam) and diagnose.check; an HTTP backend is an http.HttpBackend (through http.post_json)."""
 
 from __future__ import annotations
 

@@ -69,6 +69,36 @@ class Backend(Protocol):
 
 
 @dataclass(frozen=True)
+class Call:
+    """One Backend.run as a backend here takes it: the prompt, the seconds it may take, the
+    scope that may cut it short, the JSON schema the answer must follow (None: any)."""
+
+    prompt: str
+    timeout: float
+    scope: CancelScope | None = None
+    schema: Mapping[str, object] | None = None
+
+
+class Asking:
+    """What the backends here share: Backend.run, which hands its arguments to `ask` as one
+    Call. A backend writes `ask` (a fake in a test may write `run` alone)."""
+
+    def run(
+        self,
+        prompt: str,
+        *,
+        timeout: float,
+        scope: CancelScope | None = None,
+        schema: Mapping[str, object] | None = None,
+    ) -> str:
+        return self.ask(Call(prompt, timeout, scope, schema))
+
+    def ask(self, call: Call) -> str:
+        """The answer to one call (Backend.run says the rest)."""
+        raise NotImplementedError
+
+
+@dataclass(frozen=True)
 class Options:
     """The settings backends are built from, named as antidrift.settings names them; each
     backend reads only its own. A backend that needs another setting adds its field here."""

@@ -12,12 +12,12 @@ from collections.abc import Mapping
 from pathlib import Path
 
 from antidrift import process
-from antidrift.process import CancelScope, Result
+from antidrift.process import Result
 from antidrift.process.warm import Warm
 
 from .. import warm
 from ..errors import Cancelled, CLITimeout, OutputTooLarge
-from .base import DEFAULT_EFFORT, MAX_ANSWER, Options, Tuning, schema_text, tuning_for
+from .base import DEFAULT_EFFORT, MAX_ANSWER, Call, Options, Tuning, schema_text, tuning_for
 from .diagnose import check, trim
 from .runner import BinaryBackend, run_cli
 
@@ -113,23 +113,16 @@ class ClaudeBackend(BinaryBackend):
             argv += ["--json-schema", schema_text(schema)]
         return argv
 
-    def run(
-        self,
-        prompt: str,
-        *,
-        timeout: float,
-        scope: CancelScope | None = None,
-        schema: Mapping[str, object] | None = None,
-    ) -> str:
+    def ask(self, call: Call) -> str:
         """Ask claude: the warm process if one waits for this very call, else a fresh one;
         its answer is exactly stdout (warm: the result's structured output, or its text)."""
         binary = self.require_binary()
-        taken = self.warm_slot.take(warm.stream_argv(self.args(binary, schema)))
+        taken = self.warm_slot.take(warm.stream_argv(self.args(binary, call.schema)))
         if taken is not None:
             waiting, spec = taken
             reusable = False
             try:
-                result = self._ask_warm(waiting, prompt, timeout, scope)
+                result = self._ask_warm(waiting, call)
                 reusable = True
                 return self._warm_answer(result, waiting.stderr())
             except process.Exited as err:
@@ -137,10 +130,10 @@ class ClaudeBackend(BinaryBackend):
             finally:
                 self.warm_slot.give_back(waiting, spec, reusable)
         result = run_cli(
-            self.args(binary, schema),
-            prompt,
-            timeout=timeout,
-            scope=scope,
+            self.args(binary, call.schema),
+            call.prompt,
+            timeout=call.timeout,
+            scope=call.scope,
             max_output=MAX_ANSWER,
             env={**os.environ, **CLAUDE_ENV},
             cwd=_neutral_cwd(),
@@ -159,16 +152,15 @@ class ClaudeBackend(BinaryBackend):
         env = {**os.environ, **CLAUDE_ENV}
         self.warm_slot.want(warm.Spec(tuple(argv), env, _neutral_cwd()))
 
-    def _ask_warm(
-        self, waiting: Warm, prompt: str, timeout: float, scope: CancelScope | None
-    ) -> dict:
-        """The result object the warm claude gave for prompt."""
+    def _ask_warm(self, waiting: Warm, call: Call) -> dict:
+        """The result object the warm claude gave for the call's prompt."""
+        timeout = call.timeout
         try:
             lines = waiting.exchange(
-                warm.message(prompt),
+                warm.message(call.prompt),
                 done=lambda line: warm.result_of(line) is not None,
                 timeout=timeout,
-                scope=scope,
+                scope=call.scope,
             )
         except process.Cancelled as err:
             raise Cancelled() from err

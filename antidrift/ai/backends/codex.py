@@ -6,7 +6,6 @@ from __future__ import annotations
 import os
 import shutil
 import tempfile
-from collections.abc import Mapping
 
 from antidrift.process import CancelScope
 
@@ -18,7 +17,7 @@ from ..errors import (
     EmptyResponse,
     OutputTooLarge,
 )
-from .base import DEFAULT_EFFORT, MAX_ANSWER, Options, Tuning, schema_text, tuning_for
+from .base import DEFAULT_EFFORT, MAX_ANSWER, Call, Options, Tuning, schema_text, tuning_for
 from .diagnose import check
 from .runner import VERSION_TIMEOUT, BinaryBackend, run_cli
 
@@ -70,29 +69,22 @@ class CodexBackend(BinaryBackend):
             argv += ["--output-schema", schema_path]  # sent as text.format, strict
         return [*argv, "-o", output_path, "-"]
 
-    def run(
-        self,
-        prompt: str,
-        *,
-        timeout: float,
-        scope: CancelScope | None = None,
-        schema: Mapping[str, object] | None = None,
-    ) -> str:
+    def ask(self, call: Call) -> str:
         """Ask codex in a fresh temp dir; the dir (and the files in it) is always removed."""
-        binary = self.require_binary()
+        binary, scope = self.require_binary(), call.scope
         workdir = tempfile.mkdtemp(prefix="antidrift-codex-")
         try:
             answer_path = os.path.join(workdir, "answer.txt")
             schema_path = None
-            if schema is not None:
+            if call.schema is not None:
                 schema_path = os.path.join(workdir, "schema.json")
                 with open(schema_path, "w", encoding="utf-8") as f:
-                    f.write(schema_text(schema))
+                    f.write(schema_text(call.schema))
             try:
                 result = run_cli(
                     self.args(binary, answer_path, schema_path),
-                    prompt,
-                    timeout=timeout,
+                    call.prompt,
+                    timeout=call.timeout,
                     scope=scope,
                     cwd=workdir,
                     name=self.name,

@@ -5,17 +5,14 @@ from __future__ import annotations
 
 import shlex
 import shutil
-from collections.abc import Mapping
-
-from antidrift.process import CancelScope
 
 from ..errors import CLINotFound, UnknownBackend
-from .base import MAX_ANSWER, Options
+from .base import MAX_ANSWER, Asking, Call, Options
 from .diagnose import check
 from .runner import run_cli, version_of
 
 
-class CommandBackend:
+class CommandBackend(Asking):
     """Any CLI named in ANTIDRIFT_AI_COMMAND: split like a shell, never run by one."""
 
     name = "command"
@@ -42,15 +39,8 @@ class CommandBackend:
         """`<program> --version`, or None when that fails."""
         return version_of(self.binary(), self.argv[0])
 
-    def run(
-        self,
-        prompt: str,
-        *,
-        timeout: float,
-        scope: CancelScope | None = None,
-        schema: Mapping[str, object] | None = None,
-    ) -> str:
-        """Run the command with prompt on stdin; its stdout is the answer (no schema: any
+    def ask(self, call: Call) -> str:
+        """Run the command with the prompt on stdin; its stdout is the answer (no schema: any
         command may be named, so the prompt alone asks for the JSON)."""
         program = self.argv[0]
         binary = self.binary()
@@ -58,9 +48,9 @@ class CommandBackend:
             raise CLINotFound(program, "fix ANTIDRIFT_AI_COMMAND")
         result = run_cli(
             self.args(binary),
-            prompt,
-            timeout=timeout,
-            scope=scope,
+            call.prompt,
+            timeout=call.timeout,
+            scope=call.scope,
             max_output=MAX_ANSWER,
             name=program,
         )

@@ -1,7 +1,7 @@
 """The shared runner of HTTP backends (a model server such as ollama or an OpenAI-compatible
 one): one JSON POST (or a GET, for doctor), bounded in time and size, cut short by a
 CancelScope, its failures as coach errors. No proxy (the environment's proxy must not see
-prompts) and no redirect."""
+prompts) and no redirect. HttpBackend is the call such a backend makes of it."""
 
 from __future__ import annotations
 
@@ -17,8 +17,15 @@ from collections.abc import Mapping
 from antidrift import process
 from antidrift.process import CancelScope
 
-from ..errors import Cancelled, CLITimeout, OutputTooLarge, ServiceDown, ServiceFailed
-from .base import MAX_ANSWER
+from ..errors import (
+    Cancelled,
+    CLITimeout,
+    EmptyResponse,
+    OutputTooLarge,
+    ServiceDown,
+    ServiceFailed,
+)
+from .base import MAX_ANSWER, Asking, Call
 from .diagnose import trim
 
 log = logging.getLogger("antidrift.ai")
@@ -150,6 +157,47 @@ def _exchange(
         return response.status, response.read(max_bytes + 1), None
     except (OSError, http.client.HTTPException) as err:
         return 0, b"", err
+
+
+class HttpBackend(Asking):
+    """What the backends of a model server share: its address stands for the binary, and a
+    call posts `request(prompt, schema)` to `url` + `chat` and answers the text `content`
+    finds in the reply (stripped; EmptyResponse when there is none). A backend writes
+    `request` and `content`, and `headers` when it sends some."""
+
+    name = "server"
+    env_var = "ANTIDRIFT_AI_URL"
+    chat = ""  # the chat call's path under url
+    url = ""
+
+    def binary(self) -> str | None:
+        """Nothing on PATH: the server's address stands for it."""
+        return self.url
+
+    def headers(self) -> dict[str, str]:
+        return {}
+
+    def request(self, prompt: str, schema: Mapping[str, object] | None) -> dict[str, object]:
+        raise NotImplementedError
+
+    def content(self, answer: object) -> str | None:
+        """The answer's text in the server's reply, None when it sent none; ServiceFailed when
+        the reply is not of its shape."""
+        raise NotImplementedError
+
+    def ask(self, call: Call) -> str:
+        answer = post_json(
+            f"{self.url}{self.chat}",
+            self.request(call.prompt, call.schema),
+            timeout=call.timeout,
+            scope=call.scope,
+            headers=self.headers(),
+            name=self.name,
+        )
+        content = self.content(answer)
+        if not content or not content.strip():
+            raise EmptyResponse()
+        return content.strip()
 
 
 def shown(value: object, limit: int = 60) -> str | None:

@@ -14,29 +14,23 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from antidrift.process import CancelScope
-
-from ..errors import CoachError, EmptyResponse, ServiceFailed, UnknownBackend
+from ..errors import CoachError, ServiceFailed, UnknownBackend
 from .base import Options, Tuning
-from .http import get_json, post_json, shown
+from .http import HttpBackend, get_json, shown
 
 DEFAULT_URL = "http://127.0.0.1:11434"  # Ollama's own default address
 KEEP_ALIVE = "30m"  # a judge call every few minutes finds the model still loaded
 
 
-class OllamaBackend:
+class OllamaBackend(HttpBackend):
     """A model served by Ollama (ANTIDRIFT_AI_BACKEND=ollama; ANTIDRIFT_AI_MODEL required)."""
 
     name = "ollama"
-    env_var = "ANTIDRIFT_AI_URL"
+    chat = "/api/chat"
 
     def __init__(self, model: str, url: str = DEFAULT_URL) -> None:
         self.url = (url or DEFAULT_URL).rstrip("/")
         self.tuning = Tuning(model, None)
-
-    def binary(self) -> str | None:
-        """Nothing on PATH: the server's address stands for it."""
-        return self.url
 
     def version(self) -> str | None:
         """Ollama's own version (GET /api/version, within seconds), None when nothing answers."""
@@ -60,29 +54,13 @@ class OllamaBackend:
             body["format"] = dict(schema)
         return body
 
-    def run(
-        self,
-        prompt: str,
-        *,
-        timeout: float,
-        scope: CancelScope | None = None,
-        schema: Mapping[str, object] | None = None,
-    ) -> str:
-        """One chat call; the answer is message.content."""
-        answer = post_json(
-            f"{self.url}/api/chat",
-            self.request(prompt, schema),
-            timeout=timeout,
-            scope=scope,
-            name=self.name,
-        )
+    def content(self, answer: object) -> str | None:
+        """A chat call's answer is message.content."""
         message = answer.get("message") if isinstance(answer, dict) else None
         content = message.get("content") if isinstance(message, dict) else None
         if not isinstance(content, str):
             raise ServiceFailed(self.name)
-        if not content.strip():
-            raise EmptyResponse()
-        return content.strip()
+        return content
 
 
 def build(options: Options) -> OllamaBackend:

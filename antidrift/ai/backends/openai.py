@@ -17,37 +17,33 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from antidrift.process import CancelScope
-
-from ..errors import CoachError, EmptyResponse, ServiceFailed, UnknownBackend
+from ..errors import CoachError, ServiceFailed, UnknownBackend
 from .base import Options, Tuning
-from .http import get_json, post_json, shown
+from .http import HttpBackend, get_json, shown
 
 SCHEMA_NAME = "answer"
 MODELS_SHOWN = 3  # doctor names this many of the served models
 
 
-class OpenAIBackend:
+class OpenAIBackend(HttpBackend):
     """An OpenAI-compatible server (ANTIDRIFT_AI_BACKEND=openai; ANTIDRIFT_AI_URL required)."""
 
     name = "openai"
-    env_var = "ANTIDRIFT_AI_URL"
+    chat = "/chat/completions"
 
     def __init__(self, url: str, model: str | None = None, key: str | None = None) -> None:
         self.url = url.rstrip("/")
         self.tuning = Tuning(model or None, None)
         self._key = key or None  # never logged, never shown
 
-    def binary(self) -> str | None:
-        """Nothing on PATH: the server's address stands for it."""
-        return self.url
+    def headers(self) -> dict[str, str]:
+        return {"Authorization": f"Bearer {self._key}"} if self._key else {}
 
     def version(self) -> str | None:
         """The models the server lists (GET <url>/models, within seconds), None when it lists
         none or does not answer: an OpenAI-compatible server has no version of its own."""
-        headers = {"Authorization": f"Bearer {self._key}"} if self._key else {}
         try:
-            answer = get_json(f"{self.url}/models", headers=headers, name=self.name)
+            answer = get_json(f"{self.url}/models", headers=self.headers(), name=self.name)
         except CoachError:
             return None
         data = answer.get("data") if isinstance(answer, dict) else None
@@ -74,33 +70,15 @@ class OpenAIBackend:
             }
         return body
 
-    def run(
-        self,
-        prompt: str,
-        *,
-        timeout: float,
-        scope: CancelScope | None = None,
-        schema: Mapping[str, object] | None = None,
-    ) -> str:
-        """One chat completion; the answer is choices[0].message.content."""
-        headers = {"Authorization": f"Bearer {self._key}"} if self._key else {}
-        answer = post_json(
-            f"{self.url}/chat/completions",
-            self.request(prompt, schema),
-            timeout=timeout,
-            scope=scope,
-            headers=headers,
-            name=self.name,
-        )
+    def content(self, answer: object) -> str | None:
+        """A chat completion's answer is choices[0].message.content."""
         choices = answer.get("choices") if isinstance(answer, dict) else None
         first = choices[0] if isinstance(choices, list) and choices else None
         message = first.get("message") if isinstance(first, dict) else None
         content = message.get("content") if isinstance(message, dict) else None
         if content is not None and not isinstance(content, str):
             raise ServiceFailed(self.name)
-        if not content or not content.strip():
-            raise EmptyResponse()
-        return content.strip()
+        return content
 
 
 def build(options: Options) -> OpenAIBackend:

@@ -18,7 +18,7 @@ from ..errors import (
     CoachError,
     OutputTooLarge,
 )
-from .base import MAX_ANSWER
+from .base import MAX_ANSWER, Asking
 
 log = logging.getLogger("antidrift.ai")
 
@@ -74,7 +74,7 @@ def version_of(binary: str | None, name: str) -> str | None:
     return lines[0].strip() if result.returncode == 0 and lines else None
 
 
-class BinaryBackend:
+class BinaryBackend(Asking):
     """Shared lookup for a CLI found on PATH at each call, or at an override."""
 
     name = "cli"

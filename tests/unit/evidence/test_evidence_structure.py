@@ -1,5 +1,6 @@
 """The evidence package's shape, checked: probes never import the sampler, and the package
-needs nothing of the app but the one subprocess seam (and the one loopback test)."""
+needs nothing of the app but the one subprocess seam (and two stdlib-only leaves of core:
+the loopback test and the ISO time reader)."""
 
 from __future__ import annotations
 
@@ -36,9 +37,15 @@ def test_the_package_uses_nothing_of_the_app_but_the_subprocess_seam():
             n
             for n in imported(p)
             if n.startswith("antidrift")
-            # loopback: a stdlib-only leaf, the one test of "this machine"
+            # loopback and isotime: stdlib-only leaves, the one test of "this machine" and
+            # the one reader of a time's ISO text
             and not n.startswith(
-                ("antidrift.evidence", "antidrift.process", "antidrift.core.loopback")
+                (
+                    "antidrift.evidence",
+                    "antidrift.process",
+                    "antidrift.core.loopback",
+                    "antidrift.core.isotime",
+                )
             )
             and n != "antidrift"
         )

@@ -1,0 +1,109 @@
+"""The week: GET /week (the page: a bar per day, the same figures as a table, the weekly
+streak, the top distractions) and GET /week.json (the figures alone)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import date
+
+from flask import Blueprint, current_app, jsonify
+
+from antidrift.core.week import Day, Week
+from antidrift.web.insights_view import nice_ceiling
+from antidrift.web.reflection import BACK_TO
+from antidrift.web.requests import controller, reads
+
+bp = Blueprint("week", __name__)
+
+# The bars' drawing box (SVG user units); CSS scales it to the card.
+CHART_W, CHART_H = 420, 170
+CHART_LEFT, CHART_TOP, CHART_BOTTOM = 30, 16, 34  # room for the axis, the values, the days
+
+
+@dataclass(frozen=True)
+class Bar:
+    """One day's bar, its value above it and its day below."""
+
+    day: Day
+    label: str  # "Mon 2", or "Today"
+    spoken: str  # the aria-label's words for the day, e.g. "Monday 2 March"
+    x: float
+    width: float
+    y: float
+    height: float
+    centre: float
+    today: bool
+
+
+@dataclass(frozen=True)
+class Tick:
+    minutes: int
+    y: float
+
+
+@dataclass(frozen=True)
+class Chart:
+    bars: tuple[Bar, ...]
+    ticks: tuple[Tick, ...]
+    label: str  # what the image says: every day's figure
+    width: int = CHART_W
+    height: int = CHART_H
+    left: int = CHART_LEFT
+    baseline: float = CHART_H - CHART_BOTTOM
+
+
+def chart(days: tuple[Day, ...]) -> Chart:
+    """Bars of focused minutes, oldest on the left, today's marked; the label says it all."""
+    top = nice_ceiling(max((d.focused_minutes for d in days), default=0))
+    baseline = CHART_H - CHART_BOTTOM
+    plot_h = baseline - CHART_TOP
+    slot = (CHART_W - CHART_LEFT) / max(len(days), 1)
+    width = slot * 0.62
+    bars = []
+    for index, d in enumerate(days):
+        height = round(plot_h * d.focused_minutes / top, 2)
+        x = CHART_LEFT + index * slot + (slot - width) / 2
+        last = index == len(days) - 1
+        bars.append(
+            Bar(
+                day=d,
+                label="Today" if last else f"{d.date:%a} {d.date.day}",
+                spoken=_spoken(d.date, today=last),
+                x=round(x, 2),
+                width=round(width, 2),
+                y=round(baseline - height, 2),
+                height=height,
+                centre=round(x + width / 2, 2),
+                today=last,
+            )
+        )
+    figures = "; ".join(f"{b.spoken}: {_minutes(b.day.focused_minutes)}" for b in bars)
+    label = f"Focused minutes per day, oldest first. {figures}."
+    ticks = tuple(Tick(m, round(baseline - plot_h * m / top, 2)) for m in (0, top // 2, top))
+    return Chart(tuple(bars), ticks, label)
+
+
+def _spoken(day: date, *, today: bool) -> str:
+    said = f"{day:%A} {day.day} {day:%B}"
+    return f"today, {said}" if today else said
+
+
+def _minutes(n: int) -> str:
+    return f"{n} minute{'s' if n != 1 else ''}"
+
+
+@bp.get("/week.json")
+def week_json():
+    return jsonify(reads().week(controller().snapshot().now).as_json())
+
+
+@bp.get("/week")
+def week_page():
+    snap = controller().snapshot()
+    week: Week = reads().week(snap.now)
+    env = current_app.extensions["antidrift.renderer"].env
+    return env.get_template("week.html").render(
+        week=week,
+        chart=chart(week.days),
+        back_to=BACK_TO.get(snap.state, "AntiDrift"),
+    )
