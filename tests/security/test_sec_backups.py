@@ -343,13 +343,14 @@ def test_a_full_backups_disk_is_a_sentence_and_leaves_no_half_copy(tmp_path, db)
         fill(where)
         code, out = antidrift("backup", data=data)
         assert code == 1
-        _one_sentence(out, "disk is full")
+        _one_sentence(out, "The disk is full: no")  # ours, not SQLite's "database or disk is full"
         assert _names(where) == {"filler"}  # no partial copy, no journal
         server = RunningServer(data, log_path=tmp_path / "server.log").start()
         try:
             log = wait_until(
                 lambda: (
-                    "disk is full" in server.log_path.read_text() and server.log_path.read_text()
+                    "The disk is full: no" in server.log_path.read_text()
+                    and server.log_path.read_text()
                 )
             )
             assert server.get("/state")["runtime_state"] == "locked"
