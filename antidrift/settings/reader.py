@@ -190,6 +190,9 @@ def _read_regular(path: Path) -> str | None:
     """The text of a regular file of at most MAX_SAVED_BYTES (None: no file); else refused."""
     flags = os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_NOCTTY", 0) | getattr(os, "O_CLOEXEC", 0)
     try:
+        mode = os.stat(path).st_mode
+        if not stat.S_ISREG(mode):  # a device or a FIFO is never even opened
+            raise _not_regular(path, mode)
         fd = os.open(path, flags)
     except (FileNotFoundError, NotADirectoryError):
         if os.path.islink(path):
@@ -206,11 +209,8 @@ def _read_regular(path: Path) -> str | None:
         raise InvalidSetting(f"{path} cannot be read ({exc.strerror}): remove it.") from None
     try:
         info = os.fstat(fd)
-        if not stat.S_ISREG(info.st_mode):
-            raise InvalidSetting(
-                f"{path} is not a regular file ({_kind_of(info.st_mode)}): settings are read"
-                " only from a file; remove it."
-            )
+        if not stat.S_ISREG(info.st_mode):  # replaced between the look and the open
+            raise _not_regular(path, info.st_mode)
         raw = b""
         while len(raw) <= MAX_SAVED_BYTES:
             chunk = os.read(fd, MAX_SAVED_BYTES + 1 - len(raw))
@@ -231,6 +231,13 @@ def _read_regular(path: Path) -> str | None:
         return raw.decode("utf-8")
     except UnicodeDecodeError:
         raise InvalidSetting(f"{path} is not UTF-8 text: fix it or remove it.") from None
+
+
+def _not_regular(path: Path, mode: int) -> InvalidSetting:
+    return InvalidSetting(
+        f"{path} is not a regular file ({_kind_of(mode)}): settings are read only from a file;"
+        " remove it."
+    )
 
 
 def _kind_of(mode: int) -> str:

@@ -158,6 +158,27 @@ def test_reading_settings_at_start_refuses_an_unreadable_file_at_once(tmp_path, 
     assert REASONS[kind] in message, message
 
 
+def test_a_fifo_is_refused_without_being_opened(tmp_path):
+    # A writer waiting on the FIFO goes on the moment anyone opens it to read: it must still
+    # be waiting after the refusal (a device, too, is looked at, never opened).
+    fifo = tmp_path / "settings.json"
+    os.mkfifo(fifo)
+    opened = threading.Event()
+
+    def writer():
+        fd = os.open(fifo, os.O_WRONLY)  # blocks until a reader opens it
+        opened.set()
+        os.close(fd)
+
+    threading.Thread(target=writer, daemon=True).start()
+    time.sleep(0.1)
+    with pytest.raises(SettingsError, match="a named pipe"):
+        load({}, data_dir=tmp_path)
+    assert not opened.wait(0.3), "reading the settings opened the FIFO"
+    os.close(os.open(fifo, os.O_RDONLY | os.O_NONBLOCK))  # let the writer go
+    assert opened.wait(5)
+
+
 def test_a_settings_file_larger_than_any_saved_one_is_refused(tmp_path):
     (tmp_path / "settings.json").write_text('{"ai_model": "' + "x" * 70_000 + '"}')
     with pytest.raises(SettingsError, match="larger than 64 KiB"):
