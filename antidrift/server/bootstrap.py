@@ -11,7 +11,7 @@ from datetime import timedelta
 from typing import Protocol
 from urllib.parse import urlsplit
 
-from antidrift import ai, evidence, tasks
+from antidrift import ai, calendar, evidence, tasks
 from antidrift.ai.reflect import ReflectService
 from antidrift.core.clock import Clock, SystemClock
 from antidrift.core.loopback import is_loopback
@@ -73,6 +73,9 @@ class Runtime:
     # The daily backup (its own thread and connection: no request waits for it).
     backups: Scheduler | None = None
     window_source: str = ""  # the source the sampler was found from (a change finds anew)
+    # The user's calendars, refreshed on a thread of their own (None: no calendar here).
+    calendar: calendar.Calendar | None = None
+    _rung: set[tuple[str, str]] = field(default_factory=set, init=False, repr=False)
     _ticker: Ticker | None = field(default=None, init=False, repr=False)
     _stopped: bool = field(default=False, init=False, repr=False)
     _lock: threading.Lock = field(default_factory=threading.Lock, init=False, repr=False)
@@ -97,11 +100,16 @@ class Runtime:
             # Before the first tick or sample: both assume the restored state is taken up.
             self.controller.start()
             self._ticker = Ticker(
-                self.controller.expire_if_due, self.controller.drift_tick, self._refresh_pages
+                self.controller.expire_if_due,
+                self.controller.drift_tick,
+                self._ring,
+                self._refresh_pages,
             )
             self._ticker.start()
         if self.backups is not None:
             self.backups.start()
+        if self.calendar is not None:
+            self.calendar.start()
         if self.sampler is not None:
             self.sampler.start()
         elif self.find_sampler is not None:
@@ -123,6 +131,10 @@ class Runtime:
         )
         old, self.notifier = self.notifier, notifier
         self.coach_info, self.drift_info = info, drift_info
+        if self.calendar is not None:  # read again at once: a save is also how to retry
+            self.calendar.configure(
+                calendar.parse(",".join(settings.calendar)), settings.calendar_email
+            )
         if old is not None:
             old.shutdown()
         if settings.window_source == self.window_source:
@@ -146,6 +158,17 @@ class Runtime:
             self.sampler = sampler
             sampler.start()
 
+    def _ring(self) -> None:
+        """Five minutes before an event, while a commitment runs: one notification."""
+        if self.calendar is None or not self.calendar.configured or self.notifier is None:
+            return
+        snap = self.controller.snapshot()
+        event = snap.calendar.soon(snap.now) if snap.state.value == "active" else None
+        if event is None or event.key() in self._rung:
+            return
+        self._rung.add(event.key())
+        self.notifier.notify(f"{calendar.soon_text(event)} · AntiDrift", event.title)
+
     def _refresh_pages(self) -> None:
         if self.pages is not None:
             self.pages.refresh()
@@ -162,6 +185,8 @@ class Runtime:
             self._ticker.stop()
         if self.backups is not None:
             self.backups.stop()
+        if self.calendar is not None:
+            self.calendar.stop()
         with self._lock:
             sampler = self.sampler
         if sampler is not None:
@@ -266,6 +291,7 @@ def build_runtime(settings: Settings, *, clock: Clock | None = None) -> Runtime:
         lock.abandon()  # a refused start leaves the data directory as it found it
         raise
     live = LiveSettings(settings)
+    plans_around = build_calendar(settings, clock)
     coach, info = build_coach(settings)
     judge, drift, drift_info = build_drift(settings, coach)
     # In the background: a notification daemon that hangs must never hold a transition.
@@ -283,6 +309,7 @@ def build_runtime(settings: Settings, *, clock: Clock | None = None) -> Runtime:
         exclude_titles=settings.evidence_exclude,
         reflector=ReflectService(coach.backend, timeout=settings.ai_timeout) if coach else None,
         enforcer=DesktopEnforcer(settings.env or None),  # in the session the probe samples
+        calendar=plans_around,
     )
 
     def find_sampler() -> WindowSampler | None:
@@ -315,7 +342,15 @@ def build_runtime(settings: Settings, *, clock: Clock | None = None) -> Runtime:
         reads=ReadModel(store),
         tasks=task_board(live),
         backups=build_backups(settings, clock),
+        calendar=plans_around,
     )
+
+
+def build_calendar(settings: Settings, clock: Clock) -> calendar.Calendar:
+    """The user's calendars (none set: an empty one, which the Settings page may fill)."""
+    kept = calendar.Calendar(settings.data_dir / "calendar", clock)
+    kept.configure(calendar.parse(",".join(settings.calendar)), settings.calendar_email)
+    return kept
 
 
 def task_board(live: LiveSettings) -> Board:

@@ -14,6 +14,7 @@ from datetime import datetime, timedelta
 
 from antidrift.ai import Coach, Judge
 from antidrift.ai.reflect import Reflector
+from antidrift.calendar import Agenda, Calendar
 from antidrift.core.clock import Clock, SteadyClock
 from antidrift.core.domain import (
     MAX_TEXT,
@@ -68,8 +69,10 @@ class Controller(Interruptions):
         drift: DriftSettings | None = None,
         reflector: Reflector | None = None,
         enforcer: Enforcer | None = None,
+        calendar: Calendar | None = None,
     ) -> None:
         self._store = store
+        self._calendar = calendar  # planned around: the guard stands down during an event
         # Within a run time comes from the monotonic clock: a wall-clock jump can neither
         # end a timebox early nor stretch it, nor make a duration negative.
         self._clock = SteadyClock(clock)
@@ -110,6 +113,7 @@ class Controller(Interruptions):
             notify=self._notify,
             workers=coach_workers,
             drafts=self.drafts,
+            free_minutes=lambda: calendar.free_minutes(self.now()) if calendar else None,
         )
         # The review's Reflect button (the web calls it): on the coach's executor, this lock.
         self.reflections = Reflections(
@@ -138,6 +142,7 @@ class Controller(Interruptions):
             announce=self._announce,
             exclude=exclude_titles,
             enforcer=enforcer,
+            busy=calendar.busy if calendar is not None else None,
         )
         # Standing rules: written under this lock; the running commitment's guard follows.
         self.rules = StandingRules(store, self._lock, self._guard, self._changed, self._notify)
@@ -202,6 +207,10 @@ class Controller(Interruptions):
             self._clock.resync(not_before=(c.ended_at or c.started_at) if c else None)
         return self._clock.now()
 
+    def agenda(self, now: datetime) -> Agenda:
+        """What the calendar says at `now` (nothing without one)."""
+        return self._calendar.agenda(now) if self._calendar is not None else Agenda()
+
     # -- projection --------------------------------------------------------------------------
 
     def snapshot(self) -> Snapshot:
@@ -228,6 +237,7 @@ class Controller(Interruptions):
                 paused_secs=paused_total(self._commitment, now) if active else 0,
                 undo_until=self.undo_until(),
                 closure=self._closure if self._state is RuntimeState.LOCKED else None,
+                calendar=self.agenda(now),
             )
 
     # -- transitions -------------------------------------------------------------------------
@@ -266,6 +276,22 @@ class Controller(Interruptions):
     ) -> Commitment:
         """drift: "off" turns the drift guard off for this commitment alone; enforce:
         "minimize"|"off" its teeth (absent: the setting)."""
+        started = self.start_commitment(
+            next_action, success_condition, timebox_minutes, drift, enforce
+        )
+        return started.commitment
+
+    def start_commitment(
+        self,
+        next_action: object,
+        success_condition: object,
+        timebox_minutes: object,
+        drift: object = None,
+        enforce: object = None,
+    ) -> Snapshot:
+        """As start_manual_commitment; the snapshot is taken as it started, under the same
+        lock: the answer to POST /commitment, which another request's Finish or End a moment
+        later must not turn into `commitment: null`."""
         with self._lock:
             # The state first: a client in the wrong state must hear 409, not "fix your body".
             require(self._state, RuntimeState.PLANNING, action="start a commitment")
@@ -282,9 +308,10 @@ class Controller(Interruptions):
             self.coaching.keep_warm(False)
             after = self._guard.begin(commitment, watch=watch)
             self._changed()
+            started = self.snapshot()
         after.run()
         self._notify()
-        return commitment
+        return started
 
     def extend(self, minutes: object) -> Commitment:
         """Add minutes while active, or reopen a commitment whose timebox ran out."""
@@ -357,19 +384,16 @@ class Controller(Interruptions):
     def record_window(self, app: str, title: str, at: datetime | None = None, exact=None) -> bool:
         """Record a focus sample (`exact`: which window, for the teeth); outside active, or paused,
         it is accepted and dropped."""
-        # Redacted, then bounded, here: whatever the source, the pattern sees the whole title.
-        # Outside the lock: a pattern's search (bounded, but not free) holds up no request.
-        app, title = valid_text(app), valid_text(title)
-        own = is_own_page(title)  # the guard never sees this title, only that it is ours
-        exclude = self._guard.exclude
+        # Redacted on the whole title, then cut; searched outside the lock (bounded, not free).
+        app, title, exclude = valid_text(app), valid_text(title), self._guard.exclude
         shown = redact_window(app, title, exclude)
         with self._lock:
             if self._state is not RuntimeState.ACTIVE or self._commitment.paused:
                 return False
+            own = is_own_page(title, self._commitment.next_action)  # the guard sees only that
             if self._guard.exclude is not exclude:  # a new commitment took a new pattern up
                 shown = redact_window(app, title, self._guard.exclude)
-            app, title = shown[0][:MAX_TEXT], shown[1][:MAX_TEXT]
-            sample = WindowSample(app, title, at or self._now(), own)
+            sample = WindowSample(shown[0][:MAX_TEXT], shown[1][:MAX_TEXT], at or self._now(), own)
             self._store.add_sample(self._commitment.id, sample)
             after = None
             if self._last_sample is None or sample.at >= self._last_sample.at:

@@ -24,6 +24,7 @@ class Interruptions:
     """Mixin of session.Controller: uses its lock, store, state, commitment and guard."""
 
     _finished: tuple[Commitment, datetime] | None = None  # before Finish, and when
+    _recorded: str | None = None  # the commitment whose outcome went to a task tool
 
     def pause(self) -> Commitment:
         """The clock stops, the guard waits, no window is recorded (409 unless running)."""
@@ -93,7 +94,7 @@ class Interruptions:
             if held is None or held[0].id != commitment_id:
                 held = None
             else:
-                self._finished = None
+                self._finished, self._recorded = None, commitment_id
                 self._changed()
         if held is not None:
             self._notify()  # the pages lose their Undo button
@@ -103,7 +104,7 @@ class Interruptions:
             if held is not None:
                 with self._lock:
                     if self._finished is None and self._state is RuntimeState.REVIEW:
-                        self._finished = held
+                        self._finished, self._recorded = held, None
                         self._changed()
                 self._notify()
             raise
@@ -113,6 +114,11 @@ class Interruptions:
         pause in progress still paused), the guard watching again with its verdicts."""
         with self._lock:
             if self.undo_until() is None:
+                if self._state is RuntimeState.REVIEW and self._recorded == self._commitment.id:
+                    raise IllegalTransitionError(
+                        "You can't undo Finish now: its outcome is in your task list already"
+                        " (ticked or noted there), and AntiDrift can't take that back."
+                    )
                 raise IllegalTransitionError(
                     "You can't undo Finish now: it can be undone for"
                     f" {int(UNDO_FINISH.total_seconds())} seconds after you press it,"

@@ -16,7 +16,7 @@ from urllib.parse import urlsplit
 
 import regex
 
-from antidrift import tasks
+from antidrift import calendar, tasks
 from antidrift.core.loopback import is_loopback
 
 log = logging.getLogger("antidrift")
@@ -301,6 +301,25 @@ class Tasks:
 
 
 @dataclass(frozen=True)
+class Calendars:
+    """A comma list of calendars (antidrift/calendar/sources.py reads the syntax): .ics
+    files and https:// addresses."""
+
+    @property
+    def accepted(self) -> str:
+        return f"calendars separated by commas: {' or '.join(calendar.FORMS)}"
+
+    def parse(self, text: str) -> tuple[str, ...]:
+        try:
+            return tuple(str(source) for source in calendar.parse(text))
+        except ValueError as exc:
+            raise ValueError(f"{self.accepted} ({exc})") from None
+
+    def show(self, value: tuple[str, ...]) -> str:
+        return ",".join(value)
+
+
+@dataclass(frozen=True)
 class Folder:
     """A directory path (~ expanded)."""
 
@@ -324,7 +343,7 @@ def as_text(value: object, kind: object = None) -> str:
         return "on" if value else "off"
     if isinstance(value, int | float):
         return repr(value)
-    many = isinstance(kind, Names | Tasks)
+    many = isinstance(kind, Names | Tasks | Calendars)
     if many and isinstance(value, list) and all(isinstance(v, str) for v in value):
         return ",".join(value)  # a list setting (tasks, hosts) sent as a JSON list
     raise TypeError("a text, a number or true/false")
