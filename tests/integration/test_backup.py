@@ -16,9 +16,8 @@ import pytest
 from antidrift.store import backup
 from tests.fakes import wait_until
 from tests.support.history import seed_history
+from tests.support.plans import PLAN
 from tests.support.server import REPO, RunningServer
-
-PLAN = {"next_action": "Write the intro", "success_condition": "Intro done", "timebox_minutes": 30}
 
 
 def antidrift(*args: str, data: Path, env: dict[str, str] | None = None) -> tuple[int, str]:

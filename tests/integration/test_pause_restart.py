@@ -10,9 +10,10 @@ import subprocess
 import sys
 from datetime import datetime
 
+from tests.support.plans import plan
 from tests.support.server import REPO, RunningServer
 
-PLAN = {"next_action": "Write the intro", "success_condition": "Intro done", "timebox_minutes": 30}
+PLAN = plan(timebox_minutes=30)  # "Paused · 29:59" below
 
 
 def antidrift(*argv: str) -> subprocess.CompletedProcess:

@@ -9,7 +9,8 @@ import pytest
 import websocket
 
 from tests.support.html import parse, top_level
-from tests.support.live import PLAN, Live
+from tests.support.live import Live
+from tests.support.plans import PLAN
 
 
 class RawPage:

@@ -15,7 +15,8 @@ from antidrift.ai import CLITimeout, Proposal
 from tests.fakes import wait_until
 from tests.support.fake_cli import FakeCLI, path_with
 from tests.support.html import parse, top_level
-from tests.support.live import PLAN, Live, Page, ids, inputs, is_view, roots, ws_params
+from tests.support.live import Live, Page, ids, inputs, is_view, roots, ws_params
+from tests.support.plans import PLAN
 from tests.support.server import RunningServer
 
 PLAN_INPUTS = ["next_action", "success_condition", "timebox_minutes"]

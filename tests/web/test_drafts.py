@@ -11,7 +11,8 @@ from antidrift.core.domain import RuntimeState
 from antidrift.session.controller import Controller
 from tests.fakes import FakeCoach, wait_until
 from tests.support.html import parse, top_level
-from tests.support.web import HX, PLAN, state, to
+from tests.support.plans import PLAN
+from tests.support.web import HX, state, to
 
 PROPOSAL = Proposal("Outline the report", "Five headings agreed", 40)
 
