@@ -23,13 +23,6 @@ PLAN_INPUTS = ["next_action", "success_condition", "timebox_minutes"]
 PROPOSAL = Proposal("Outline the report", "Five headings in the doc", 35)
 
 
-@pytest.fixture(scope="module")
-def live(tmp_path_factory):
-    server = Live(tmp_path_factory.mktemp("live"))
-    yield server
-    server.stop()
-
-
 @pytest.fixture
 def srv(live):
     live.reset()
