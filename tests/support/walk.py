@@ -12,7 +12,7 @@ from collections.abc import Callable
 from antidrift.core.domain import RuntimeState
 from tests.support import plans
 
-# Ten minutes: the unit tests that walk a controller count their deadlines from it.
+# Ten minutes: the tests that walk a controller or a server count their deadlines from it.
 TEN_MINUTES = plans.plan(timebox_minutes="10")
 
 # The user's steps from locked to each state.
