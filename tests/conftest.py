@@ -14,6 +14,7 @@ from antidrift.settings import Settings
 from tests.fakes import FakeClock, FakeCoach, FakeJudge, FakeStore, coach_info_for
 from tests.support.fake_bin import FakeBin
 from tests.support.procs import Procs
+from tests.support.session import build_controller
 
 # Hypothesis's per-example deadline (200 ms) and its too-slow check are wall time: on a busy
 # machine one example that waited for a CPU failed a property that says nothing about speed
@@ -65,7 +66,7 @@ def make_controller(clock, store):
     made: list[Controller] = []
 
     def make(coach=None, *, store_=None, clock_=None, **kwargs) -> Controller:
-        controller = Controller(store_ or store, clock_ or clock, coach=coach, **kwargs)
+        controller = build_controller(store_ or store, clock_ or clock, coach=coach, **kwargs)
         made.append(controller)
         return controller
 

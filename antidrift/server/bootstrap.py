@@ -1,4 +1,7 @@
-"""The composition root: builds the real store, coach and evidence source from Settings."""
+"""The composition root: builds the real store, coach and evidence source from Settings, and
+wires the session's parts (`build_controller`, the one place they are put together). The
+settings-dependent parts are built by one function (`tuning`) and applied by one
+(`Runtime.take_up`)."""
 
 from __future__ import annotations
 
@@ -16,14 +19,23 @@ from antidrift.ai.reflect import ReflectService
 from antidrift.core.clock import Clock, SystemClock
 from antidrift.core.loopback import is_loopback
 from antidrift.core.ports import Store
+from antidrift.drift.guard import DriftGuard, Enforcer
 from antidrift.drift.policy import DriftSettings
 from antidrift.drift.put_away import DesktopEnforcer
+from antidrift.drift.rules import StandingRules
 from antidrift.evidence import WindowSampler
 from antidrift.notify import Background, build_notifier
+from antidrift.session.coaching import Coaching
 from antidrift.session.controller import Controller
+from antidrift.session.corrections import Corrections
+from antidrift.session.drafts import Drafts
+from antidrift.session.interruptions import Interruptions
 from antidrift.session.readmodel import ReadModel
+from antidrift.session.reflecting import Reflections
 from antidrift.session.snapshot import CoachInfo, DriftInfo
+from antidrift.session.state import Session, Tuning
 from antidrift.session.ticker import Ticker
+from antidrift.session.unit_of_work import UnitOfWork
 from antidrift.settings import LiveSettings, Settings
 from antidrift.store.backup import Scheduler
 from antidrift.store.datalock import DataDirLock, acquire
@@ -110,18 +122,12 @@ class Runtime:
             ).start()
 
     def take_up(self, settings: Settings) -> None:
-        """Changed settings, without a restart: a new coach, judge, notifier and private-title
-        pattern (the drift guard from the next commitment), and the window source anew."""
-        coach, info = build_coach(settings)
-        judge, drift, drift_info = build_drift(settings, coach)
-        notifier = Background(
-            build_notifier(settings.notify, settings.notify_command, env=settings.env)
-        )
-        reflector = ReflectService(coach.backend, timeout=settings.ai_timeout) if coach else None
-        self.controller.retune(
-            coach, _unavailable(info), reflector, judge, drift, settings.evidence_exclude, notifier
-        )
-        old, self.notifier = self.notifier, notifier
+        """Changed settings, without a restart: every settings-dependent part anew (`tuning`:
+        the coach and what Sharpen and Reflect say without one, the judge, the notifier, the
+        private-title pattern; the drift guard from the next commitment), the window source."""
+        parts, info, drift_info = tuning(settings)
+        self.controller.retune(parts)
+        old, self.notifier = self.notifier, parts.notifier
         self.coach_info, self.drift_info = info, drift_info
         if old is not None:
             old.shutdown()
@@ -255,6 +261,69 @@ def build_drift(
     return ai.JudgeService(backend, timeout=settings.ai_timeout), policy, info
 
 
+def tuning(settings: Settings) -> tuple[Tuning, CoachInfo, DriftInfo]:
+    """Every part the settings choose, built anew (at the start, and after each change on the
+    Settings page), with what the pages say about the coach and the drift guard."""
+    coach, info = build_coach(settings)
+    judge, drift, drift_info = build_drift(settings, coach)
+    # In the background: a notification daemon that hangs must never hold a transition.
+    notifier = Background(
+        build_notifier(settings.notify, settings.notify_command, env=settings.env)
+    )
+    reflector = ReflectService(coach.backend, timeout=settings.ai_timeout) if coach else None
+    parts = Tuning(
+        coach, _unavailable(info), reflector, judge, drift, settings.evidence_exclude, notifier
+    )
+    return parts, info, drift_info
+
+
+def build_controller(
+    store: Store,
+    clock: Clock,
+    parts: Tuning | None = None,
+    *,
+    enforcer: Enforcer | None = None,
+    coach_workers: int = 2,
+) -> Controller:
+    """The session: its parts over one unit of work and one Session, restored from the store.
+    Nothing starts here (`Controller.start` takes the stored state up)."""
+    parts = parts or Tuning()
+    work, session = UnitOfWork(), Session(store.load(), clock)
+    session.notifier = parts.notifier
+    drafts = Drafts(store, work, session)  # what the user types while planning
+    drafts.resume()
+    # The planning view's Sharpen; its executor is the review's Reflect's too.
+    coaching = Coaching(
+        parts.coach, store, work, session, parts.unavailable, workers=coach_workers, drafts=drafts
+    )
+    reflections = Reflections(
+        parts.reflector, store, coaching.executor, work, session, parts.unavailable
+    )
+    # The drift guard: judge calls on its own executor, landing through the unit of work.
+    guard = DriftGuard(
+        judge=parts.judge,
+        settings=parts.drift,
+        store=store,
+        clock=session.clock,
+        work=work,
+        announce=session.announce,
+        exclude=parts.exclude,
+        enforcer=enforcer,
+    )
+    return Controller(
+        work,
+        session,
+        store,
+        guard=guard,
+        drafts=drafts,
+        coaching=coaching,
+        reflections=reflections,
+        corrections=Corrections(store, work),  # the history corrected after the fact
+        rules=StandingRules(store, work, guard),  # the running commitment's guard follows
+        interruptions=Interruptions(work, session, store, guard, reflections),
+    )
+
+
 def build_runtime(settings: Settings, *, clock: Clock | None = None) -> Runtime:
     """Real adapters for a real server."""
     clock = clock or SystemClock()
@@ -264,25 +333,12 @@ def build_runtime(settings: Settings, *, clock: Clock | None = None) -> Runtime:
     except BaseException:
         lock.abandon()  # a refused start leaves the data directory as it found it
         raise
-    live = LiveSettings(settings)
-    coach, info = build_coach(settings)
-    judge, drift, drift_info = build_drift(settings, coach)
-    # In the background: a notification daemon that hangs must never hold a transition.
-    notifier = Background(
-        build_notifier(settings.notify, settings.notify_command, env=settings.env)
+    parts, info, drift_info = tuning(settings)
+    # The teeth act in the session the probe samples.
+    controller = build_controller(
+        store, clock, parts, enforcer=DesktopEnforcer(settings.env or None)
     )
-    controller = Controller(
-        store,
-        clock,
-        coach=coach,
-        notifier=notifier,
-        judge=judge,
-        drift=drift,
-        coach_unavailable=_unavailable(info),
-        exclude_titles=settings.evidence_exclude,
-        reflector=ReflectService(coach.backend, timeout=settings.ai_timeout) if coach else None,
-        enforcer=DesktopEnforcer(settings.env or None),  # in the session the probe samples
-    )
+    live = LiveSettings(settings)  # the settings in force; the Settings page changes them
 
     def find_sampler() -> WindowSampler | None:
         # The sampler feeds the controller and tells it whether it runs; the controller never
@@ -299,14 +355,13 @@ def build_runtime(settings: Settings, *, clock: Clock | None = None) -> Runtime:
             now=controller.now,  # the controller's steady time, not the jumpy wall clock
         )
 
-    live = LiveSettings(settings)
     return Runtime(
         controller,
         store,
         clock,
         info,
         find_sampler=find_sampler,
-        notifier=notifier,
+        notifier=parts.notifier,
         lock=lock,
         drift_info=drift_info,
         settings=live,

@@ -83,7 +83,7 @@ def save_draft():
 @bp.post("/coach/use")
 def use_proposal():
     name = payload().get("field")
-    draft = controller().drafts.use(name)
+    draft = controller().coaching.use(name)
     if not from_htmx():
         return jsonify(state_json(controller().snapshot()))
     # The field takes the proposal (out of band, focused); its suggestion goes by push.

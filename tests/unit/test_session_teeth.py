@@ -64,7 +64,7 @@ def start(make_controller, judge, notifier, enforcer):
         controller = make_controller(
             judge=judge, notifier=notifier, drift=settings(enforce_setting), enforcer=enforcer
         )
-        enforcer.lock = controller._lock
+        enforcer.lock = controller._work._lock
         controller.enter_planning()
         controller.start_manual_commitment(ACTION, "The intro is in the doc", 60, None, enforce)
         return controller
