@@ -241,6 +241,7 @@ class Views:
                     coach.proposal,
                     CoachSource(info.name, in_words(info.problem), "", found, info.tuning),
                     coach.kept,
+                    coach.to_start,
                 ),
                 CoachElapsed(coach.elapsed(snap.now) or 0),
                 TaskPick(snap.task),

@@ -67,6 +67,7 @@ class CoachWidget(Widget):
     proposal: Plan | None  # the plan inputs show it (planning view, prefill)
     source: CoachSource
     kept: tuple[str, ...] = ()  # fields the user edited: the prefill leaves them alone
+    to_start: bool = False  # the prefill focuses Start (nothing was typed while it thought)
 
 
 @dataclass(frozen=True)
