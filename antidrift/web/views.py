@@ -203,20 +203,22 @@ class Views:
         self._lock = threading.Lock()
         self._found: bool | None = None
         self._looked_at = 0.0
-        self._was_planning = False
+        self._was: RuntimeState | None = None
+        self._looked_for: CoachInfo | None = None  # Settings may change the coach
 
     def _cli_found(self, snap: Snapshot) -> bool:
-        """Whether the coach's CLI is on PATH: looked up on entering planning, then at most
-        every few seconds (someone may install it while the page is open), never per tick."""
+        """Whether the coach's CLI (the drift guard's judge too) is on PATH: looked up on
+        entering planning or active, then at most every few seconds (someone may install or
+        remove it while the page is open), never per tick. So the coach's line and the
+        guard's say what the CLI does now, not what the last planning found."""
         with self._lock:
             now = self._monotonic()
-            planning = snap.state is RuntimeState.PLANNING
-            entered, self._was_planning = planning and not self._was_planning, planning
-            if planning and (
-                self._found is None or entered or now - self._looked_at >= self._recheck
-            ):
+            looks = snap.state in (RuntimeState.PLANNING, RuntimeState.ACTIVE)
+            entered, self._was = snap.state is not self._was, snap.state
+            new = self.coach is not self._looked_for
+            if looks and (new or entered or now - self._looked_at >= self._recheck):
                 self._found = self.coach.binary_found()
-                self._looked_at = now
+                self._looked_at, self._looked_for = now, self.coach
             return bool(self._found)
 
     def widgets(self, snap: Snapshot) -> tuple[Widget, ...]:
