@@ -266,3 +266,22 @@ def test_use_without_a_proposal_or_a_plan_field_is_refused(client, data, status)
 def test_use_outside_planning_is_409(client):
     assert client.post("/coach/use", data={"field": "next_action"}).status_code == 409
     assert state(client)["runtime_state"] == RuntimeState.LOCKED.value
+
+
+def test_while_the_coach_thinks_a_fields_first_keystroke_is_saved_at_once(gated):
+    client, coach, controller = gated
+    to(client, "planning")
+    client.post("/coach", data={"intent": "the report"})
+    coach.wait_calls(1)
+    pending = parse(client.get("/").get_data(as_text=True)).by_id("coach")
+    savers = {
+        n.get("hx-include"): n for n in pending.iter() if n.get("hx-post") == "/planning/draft"
+    }
+    assert sorted(savers) == ["#intent", "#next_action", "#success_condition", "#timebox_minutes"]
+    for ref, node in savers.items():
+        assert node.get("hx-trigger") == f"keyup changed throttle:1s from:{ref}"
+        assert node.get("hx-params") == ref[1:] and node.get("hx-swap") == "none"
+    coach.release()
+    wait_until(lambda: state(client)["coach"]["status"] == "ready")
+    ready = parse(client.get("/").get_data(as_text=True)).by_id("coach")
+    assert not [n for n in ready.iter() if n.get("hx-post") == "/planning/draft"]
