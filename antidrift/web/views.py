@@ -33,6 +33,7 @@ from antidrift.web.widgets import (
     EvidenceWidget,
     Icon,
     Offline,
+    Phase,
     ReflectionWidget,
     Suggestion,
     TaskPick,
@@ -252,6 +253,7 @@ class Views:
         if snap.state is RuntimeState.ACTIVE and snap.commitment is not None:
             c, last = snap.commitment, snap.evidence.last
             return (
+                Phase(c.paused),
                 TimeLeft.of(snap.commitment, snap.now),
                 DriftBannerWidget(snap.drift.banner),
                 EvidenceWidget(
@@ -259,6 +261,7 @@ class Views:
                     last.app if last else None,
                     last.title if last else None,
                     snap.drift.status.value,
+                    c.paused,
                 ),
                 DriftGuardWidget(
                     snap.drift.status,

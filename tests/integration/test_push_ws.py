@@ -59,7 +59,14 @@ def test_a_page_showing_the_current_active_view_gets_only_its_widgets(srv):
     srv.to("active")
     cid = srv.state()["commitment"]["id"]
     page = srv.open(view="active", c=cid, p="")
-    assert ids(page.recv()) == ["time-left", "drift-banner", "evidence", "drift-guard", "controls"]
+    assert ids(page.recv()) == [
+        "phase",
+        "time-left",
+        "drift-banner",
+        "evidence",
+        "drift-guard",
+        "controls",
+    ]
 
 
 def test_a_page_showing_the_current_locked_view_gets_nothing(srv):
