@@ -210,6 +210,9 @@ class FakeStore:
             found = [e for (cid, _), e in self.drift_episodes.items() if cid == commitment_id]
         return sorted(found, key=lambda e: e.number)
 
+    def episodes_of(self, ids: list[str]) -> dict:
+        return {i: found for i in ids if (found := self.episodes(i))}
+
     def save_drift_summary(self, commitment_id, drift_count, on_task_share, unclear_secs=0.0):
         with self._lock:
             self.summaries[commitment_id] = (drift_count, on_task_share)
@@ -274,6 +277,7 @@ class CoachCall:
     gate: threading.Event = field(default_factory=threading.Event)
     finished: threading.Event = field(default_factory=threading.Event)
     outcome: str = "running"  # running | returned | raised | cancelled
+    free_minutes: int | None = None  # what the calendar left free, as the coach was told
 
 
 class FakeCoach:
@@ -344,9 +348,11 @@ class FakeCoach:
     def binary(self) -> str | None:
         return "/fake/bin/fake"
 
-    def coach(self, intent: str, *, scope: CancelScope | None = None, track_record=()) -> Proposal:
+    def coach(
+        self, intent: str, *, scope: CancelScope | None = None, track_record=(), free_minutes=None
+    ) -> Proposal:
         with self._cond:
-            call = CoachCall(intent, scope, tuple(track_record))
+            call = CoachCall(intent, scope, tuple(track_record), free_minutes=free_minutes)
             result = self._results.popleft() if self._results else DEFAULT_PROPOSAL
             gated = self.gated
             self.calls.append(call)

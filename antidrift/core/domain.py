@@ -12,6 +12,8 @@ from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
 from enum import StrEnum
 
+from antidrift.core.plaintext import first_control
+
 MAX_TEXT = 500
 MAX_NOTE = 2000
 MAX_INTENT = 2000
@@ -260,6 +262,13 @@ def _text(value: object, field: str, label: str, limit: int = MAX_TEXT) -> str:
     return text
 
 
+def _plan_text(value: object, field: str, label: str) -> str:
+    text = _text(value, field, label)
+    if code := first_control(text):
+        raise ValidationError(f"{label} has a control character ({code}): use plain text.", field)
+    return text
+
+
 def whole_number(text: str, low: int, high: int, digits: int) -> int | None:
     """text as a whole number of at most `digits` digits within low..high; None otherwise.
     ASCII digits only: str.isdigit() also takes "²", which int() then refuses (a traceback)."""
@@ -320,8 +329,8 @@ SUCCESS_LABEL = "Done when (the success condition)"  # the page's label, and the
 def validate_plan(next_action: object, success_condition: object, timebox_minutes: object) -> Plan:
     """A plan, or one ValidationError naming every field at fault at once."""
     checks = (
-        lambda: _text(next_action, "next_action", "Next action"),
-        lambda: _text(success_condition, "success_condition", SUCCESS_LABEL),
+        lambda: _plan_text(next_action, "next_action", "Next action"),
+        lambda: _plan_text(success_condition, "success_condition", SUCCESS_LABEL),
         lambda: parse_minutes(timebox_minutes) * 60,
     )
     values: list[object] = []

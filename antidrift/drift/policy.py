@@ -46,6 +46,7 @@ class DriftStatus(StrEnum):
     UNCLEAR = "unclear"  # the judge could not tell: never a nudge
     DRIFTING = "drifting"
     PAUSED = "paused"  # the commitment is paused: nothing is judged or nudged
+    EVENT = "event"  # a calendar event is under way: nothing is judged or nudged
 
 
 class Answer(StrEnum):

@@ -1,7 +1,7 @@
 """The composition root: builds the real store, coach and evidence source from Settings, and
-wires the session's parts (`build_controller`, the one place they are put together). The
-settings-dependent parts are built by one function (`tuning`) and applied by one
-(`Runtime.take_up`)."""
+wires the session's parts (`build_controller`, in session_parts.py, the one place they are
+put together). The settings-dependent parts are built by one function (`tuning`) and applied
+by one (`Runtime.take_up`)."""
 
 from __future__ import annotations
 
@@ -14,30 +14,23 @@ from datetime import timedelta
 from typing import Protocol
 from urllib.parse import urlsplit
 
-from antidrift import ai, evidence, tasks
+from antidrift import ai, calendar, evidence, tasks
 from antidrift.ai.reflect import ReflectService
 from antidrift.core.clock import Clock, SystemClock
 from antidrift.core.loopback import is_loopback
 from antidrift.core.ports import Store
-from antidrift.drift.guard import DriftGuard, Enforcer
 from antidrift.drift.policy import DriftSettings
 from antidrift.drift.put_away import DesktopEnforcer
-from antidrift.drift.rules import StandingRules
 from antidrift.evidence import WindowSampler
 from antidrift.notify import Background, build_notifier
-from antidrift.session.coaching import Coaching
+from antidrift.server.session_parts import build_controller
 from antidrift.session.controller import Controller
-from antidrift.session.corrections import Corrections
-from antidrift.session.drafts import Drafts
-from antidrift.session.interruptions import Interruptions
 from antidrift.session.readmodel import ReadModel
-from antidrift.session.reflecting import Reflections
 from antidrift.session.snapshot import CoachInfo, DriftInfo
-from antidrift.session.state import Session, Tuning
+from antidrift.session.state import Tuning
 from antidrift.session.ticker import Ticker
-from antidrift.session.unit_of_work import UnitOfWork
 from antidrift.settings import LiveSettings, Settings
-from antidrift.store.backup import Scheduler
+from antidrift.store.backup import Scheduler, clear_leftovers
 from antidrift.store.datalock import DataDirLock, acquire
 from antidrift.store.sqlite import SQLiteStore
 from antidrift.tasks import Board
@@ -85,6 +78,9 @@ class Runtime:
     # The daily backup (its own thread and connection: no request waits for it).
     backups: Scheduler | None = None
     window_source: str = ""  # the source the sampler was found from (a change finds anew)
+    # The user's calendars, refreshed on a thread of their own (None: no calendar here).
+    calendar: calendar.Calendar | None = None
+    _rung: set[tuple[str, str]] = field(default_factory=set, init=False, repr=False)
     _ticker: Ticker | None = field(default=None, init=False, repr=False)
     _stopped: bool = field(default=False, init=False, repr=False)
     _lock: threading.Lock = field(default_factory=threading.Lock, init=False, repr=False)
@@ -109,11 +105,16 @@ class Runtime:
             # Before the first tick or sample: both assume the restored state is taken up.
             self.controller.start()
             self._ticker = Ticker(
-                self.controller.expire_if_due, self.controller.drift_tick, self._refresh_pages
+                self.controller.expire_if_due,
+                self.controller.drift_tick,
+                self._ring,
+                self._refresh_pages,
             )
             self._ticker.start()
         if self.backups is not None:
             self.backups.start()
+        if self.calendar is not None:
+            self.calendar.start()
         if self.sampler is not None:
             self.sampler.start()
         elif self.find_sampler is not None:
@@ -129,6 +130,10 @@ class Runtime:
         self.controller.retune(parts)
         old, self.notifier = self.notifier, parts.notifier
         self.coach_info, self.drift_info = info, drift_info
+        if self.calendar is not None:  # read again at once: a save is also how to retry
+            self.calendar.configure(
+                calendar.parse(",".join(settings.calendar)), settings.calendar_email
+            )
         if old is not None:
             old.shutdown()
         if settings.window_source == self.window_source:
@@ -152,6 +157,17 @@ class Runtime:
             self.sampler = sampler
             sampler.start()
 
+    def _ring(self) -> None:
+        """Five minutes before an event, while a commitment runs: one notification."""
+        if self.calendar is None or not self.calendar.configured or self.notifier is None:
+            return
+        snap = self.controller.snapshot()
+        event = snap.calendar.soon(snap.now) if snap.state.value == "active" else None
+        if event is None or event.key() in self._rung:
+            return
+        self._rung.add(event.key())
+        self.notifier.notify(f"{calendar.soon_text(event)} · AntiDrift", event.title)
+
     def _refresh_pages(self) -> None:
         if self.pages is not None:
             self.pages.refresh()
@@ -168,6 +184,8 @@ class Runtime:
             self._ticker.stop()
         if self.backups is not None:
             self.backups.stop()
+        if self.calendar is not None:
+            self.calendar.stop()
         with self._lock:
             sampler = self.sampler
         if sampler is not None:
@@ -277,66 +295,25 @@ def tuning(settings: Settings) -> tuple[Tuning, CoachInfo, DriftInfo]:
     return parts, info, drift_info
 
 
-def build_controller(
-    store: Store,
-    clock: Clock,
-    parts: Tuning | None = None,
-    *,
-    enforcer: Enforcer | None = None,
-    coach_workers: int = 2,
-) -> Controller:
-    """The session: its parts over one unit of work and one Session, restored from the store.
-    Nothing starts here (`Controller.start` takes the stored state up)."""
-    parts = parts or Tuning()
-    work, session = UnitOfWork(), Session(store.load(), clock)
-    session.notifier = parts.notifier
-    drafts = Drafts(store, work, session)  # what the user types while planning
-    drafts.resume()
-    # The planning view's Sharpen; its executor is the review's Reflect's too.
-    coaching = Coaching(
-        parts.coach, store, work, session, parts.unavailable, workers=coach_workers, drafts=drafts
-    )
-    reflections = Reflections(
-        parts.reflector, store, coaching.executor, work, session, parts.unavailable
-    )
-    # The drift guard: judge calls on its own executor, landing through the unit of work.
-    guard = DriftGuard(
-        judge=parts.judge,
-        settings=parts.drift,
-        store=store,
-        clock=session.clock,
-        work=work,
-        announce=session.announce,
-        exclude=parts.exclude,
-        enforcer=enforcer,
-    )
-    return Controller(
-        work,
-        session,
-        store,
-        guard=guard,
-        drafts=drafts,
-        coaching=coaching,
-        reflections=reflections,
-        corrections=Corrections(store, work),  # the history corrected after the fact
-        rules=StandingRules(store, work, guard),  # the running commitment's guard follows
-        interruptions=Interruptions(work, session, store, guard, reflections),
-    )
-
-
 def build_runtime(settings: Settings, *, clock: Clock | None = None) -> Runtime:
     """Real adapters for a real server."""
     clock = clock or SystemClock()
     lock = acquire(settings.data_dir)  # before the database is even opened
     try:
+        clear_leftovers(settings.data_dir)  # held: what a killed backup or restore left
         store = SQLiteStore(settings.database)
     except BaseException:
         lock.abandon()  # a refused start leaves the data directory as it found it
         raise
     parts, info, drift_info = tuning(settings)
+    plans_around = build_calendar(settings, clock)
     # The teeth act in the session the probe samples.
     controller = build_controller(
-        store, clock, parts, enforcer=DesktopEnforcer(settings.env or None)
+        store,
+        clock,
+        parts,
+        enforcer=DesktopEnforcer(settings.env or None),
+        calendar=plans_around,
     )
     live = LiveSettings(settings)  # the settings in force; the Settings page changes them
 
@@ -369,7 +346,15 @@ def build_runtime(settings: Settings, *, clock: Clock | None = None) -> Runtime:
         reads=ReadModel(store),
         tasks=task_board(live),
         backups=build_backups(settings, clock),
+        calendar=plans_around,
     )
+
+
+def build_calendar(settings: Settings, clock: Clock) -> calendar.Calendar:
+    """The user's calendars (none set: an empty one, which the Settings page may fill)."""
+    kept = calendar.Calendar(settings.data_dir / "calendar", clock)
+    kept.configure(calendar.parse(",".join(settings.calendar)), settings.calendar_email)
+    return kept
 
 
 def task_board(live: LiveSettings) -> Board:

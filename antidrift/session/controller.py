@@ -13,6 +13,7 @@ from collections.abc import Callable
 from contextlib import AbstractContextManager
 from datetime import datetime
 
+from antidrift.calendar import Agenda, Calendar
 from antidrift.core.domain import (
     MAX_TEXT,
     Commitment,
@@ -66,8 +67,10 @@ class Controller:
         corrections: Corrections,
         rules: StandingRules,
         interruptions: Interruptions,
+        calendar: Calendar | None = None,
     ) -> None:
         self._work, self._s, self._store = work, session, store
+        self._calendar = calendar  # planned around: the guard stands down during an event
         self._guard = guard
         self.drafts, self.coaching, self.reflections = drafts, coaching, reflections
         self.corrections, self.rules = corrections, rules
@@ -117,6 +120,10 @@ class Controller:
         with self._work:
             return self._s.now()
 
+    def agenda(self, now: datetime) -> Agenda:
+        """What the calendar says at `now` (nothing without one)."""
+        return self._calendar.agenda(now) if self._calendar is not None else Agenda()
+
     # -- projection --------------------------------------------------------------------------
 
     def snapshot(self) -> Snapshot:
@@ -144,6 +151,7 @@ class Controller:
                 paused_secs=paused_total(s.commitment, now) if active else 0,
                 undo_until=self.interruptions.undo_until(),
                 closure=s.closure if s.state is RuntimeState.LOCKED else None,
+                calendar=self.agenda(now),
             )
 
     # -- transitions -------------------------------------------------------------------------
@@ -182,6 +190,22 @@ class Controller:
     ) -> Commitment:
         """drift: "off" turns the drift guard off for this commitment alone; enforce:
         "minimize"|"off" its teeth (absent: the setting)."""
+        started = self.start_commitment(
+            next_action, success_condition, timebox_minutes, drift, enforce
+        )
+        return started.commitment
+
+    def start_commitment(
+        self,
+        next_action: object,
+        success_condition: object,
+        timebox_minutes: object,
+        drift: object = None,
+        enforce: object = None,
+    ) -> Snapshot:
+        """As start_manual_commitment; the snapshot is taken as it started, in the same unit
+        of work: the answer to POST /commitment, which another request's Finish or End a
+        moment later must not turn into `commitment: null`."""
         with self._work as work:
             s = self._s
             # The state first: a client in the wrong state must hear 409, not "fix your body".
@@ -199,7 +223,7 @@ class Controller:
             self.coaching.keep_warm(False)
             work.then(self._guard.begin(commitment, watch=watch).run)
             work.changed()
-        return commitment
+            return self.snapshot()
 
     def extend(self, minutes: object) -> Commitment:
         """Add minutes while active, or reopen a commitment whose timebox ran out."""
@@ -270,16 +294,17 @@ class Controller:
     def record_window(self, app: str, title: str, at: datetime | None = None, exact=None) -> bool:
         """Record a focus sample (`exact`: which window, for the teeth); outside active, or paused,
         it is accepted and dropped."""
+        # Redacted on the whole title, then cut; searched outside the lock (bounded, not free).
+        app, title, exclude = valid_text(app), valid_text(title), self._guard.exclude
+        shown = redact_window(app, title, exclude)
         with self._work as work:
             s = self._s
             if s.state is not RuntimeState.ACTIVE or s.commitment.paused:
                 return False
-            # Redacted, then bounded, here: whatever the source, the pattern sees the whole title.
-            app, title = valid_text(app), valid_text(title)
-            own = is_own_page(title)  # the guard never sees this title, only that it is ours
-            app, title = redact_window(app, title, self._guard.exclude)
-            app, title = app[:MAX_TEXT], title[:MAX_TEXT]
-            sample = WindowSample(app, title, at or s.now(), own)
+            own = is_own_page(title, s.commitment.next_action)  # the guard sees only that
+            if self._guard.exclude is not exclude:  # a new commitment took a new pattern up
+                shown = redact_window(app, title, self._guard.exclude)
+            sample = WindowSample(shown[0][:MAX_TEXT], shown[1][:MAX_TEXT], at or s.now(), own)
             self._store.add_sample(s.commitment.id, sample)
             if s.last_sample is None or sample.at >= s.last_sample.at:
                 s.last_sample = sample

@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Protocol
 
+from antidrift.calendar import Agenda
 from antidrift.core.domain import (
     Commitment,
     Health,
@@ -101,6 +102,7 @@ class Snapshot:
     paused_secs: int = 0  # active only: seconds paused so far, a pause in progress included
     undo_until: datetime | None = None  # review only: Finish can be undone until then
     closure: str | None = None  # locked only: the commitment whose outcome was just recorded
+    calendar: Agenda = Agenda()  # the event under way and the next (none without a calendar)
 
     @property
     def task(self) -> TaskRef | None:

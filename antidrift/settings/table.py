@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import dataclasses
 import os
-import re
 import sys
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -25,6 +24,7 @@ from antidrift.evidence.activitywatch import DEFAULT_URL as DEFAULT_AW_URL
 from antidrift.evidence.choose import MODES as WINDOW_SOURCES
 from antidrift.notify import NOTIFY_MODES
 from antidrift.settings.kinds import (
+    Calendars,
     Choice,
     Command,
     Flag,
@@ -33,6 +33,7 @@ from antidrift.settings.kinds import (
     Names,
     Number,
     Pattern,
+    PrivatePattern,
     Tasks,
     Text,
     Url,
@@ -44,6 +45,9 @@ DEFAULT_PORT = 7717
 BACKENDS = backend_names()
 EFFORTS = ("low", "medium", "high", "default")
 SOURCES = ("default", "saved", "environment", "command line")
+# No setting needs more (a path, a pattern, a command line); a longer one is a paste gone
+# wrong, or an attempt to fill the log and the page.
+MAX_VALUE = 2000
 
 
 @dataclass(frozen=True)
@@ -60,6 +64,13 @@ class Setting:
     @property
     def accepted(self) -> str:
         return self.kind.accepted
+
+    def parse(self, text: str) -> object:
+        """The typed value of a text (an environment value, a form field, the saved file's);
+        ValueError with what is accepted."""
+        if len(text) > MAX_VALUE:
+            raise ValueError(f"{self.accepted} (at most {MAX_VALUE:,} characters)")
+        return self.kind.parse(text)
 
     def given(self, env: Mapping[str, str]) -> str:
         """What the environment sets it to: its variable's text, stripped ("" when unset)."""
@@ -256,6 +267,21 @@ SETTINGS: tuple[Setting, ...] = (
     ),
     # -- tasks --
     Setting("tasks", "ANTIDRIFT_TASKS", Tasks(), "Where planning finds your tasks.", page=True),
+    # -- the calendar --
+    Setting(
+        "calendar",
+        "ANTIDRIFT_CALENDAR",
+        Calendars(),
+        "Calendars to plan around: .ics files or https:// addresses (fetched every 15 min).",
+        page=True,
+    ),
+    Setting(
+        "calendar_email",
+        "ANTIDRIFT_CALENDAR_EMAIL",
+        Text("an email address", r"[^\s@,]+@[^\s@,]+"),
+        "Your address in the calendar: events you declined there are not planned around.",
+        page=True,
+    ),
 )
 BY_KEY: dict[str, Setting] = {s.key: s for s in SETTINGS}
 PAGE_KEYS: tuple[str, ...] = tuple(s.key for s in SETTINGS if s.page)
@@ -300,10 +326,12 @@ class Settings:
     notify: str = "auto"
     notify_command: str = ""
     window_source: str = "auto"
-    evidence_exclude: re.Pattern[str] | None = None
+    evidence_exclude: PrivatePattern | None = None
     aw_url: str = DEFAULT_AW_URL
     sample_interval: float = 5.0
     tasks: tuple[str, ...] = ()
+    calendar: tuple[str, ...] = ()
+    calendar_email: str = ""
     # The process environment, for what the desktop tells its programs (PATH, DISPLAY, …).
     env: Mapping[str, str] = field(default_factory=dict, repr=False, compare=False)
     # key → default | saved | environment | command line; a key not in it is a default.

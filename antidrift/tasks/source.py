@@ -47,6 +47,12 @@ class TaskSource(Protocol):
         """Whether a task id is this source's (several files may share a kind)."""
         ...
 
+    def current(self, task: Task) -> Task | None:
+        """The task as its source has it now, None when it is no longer open (ticked, done,
+        gone): a pick from an older listing must not plan a finished task. A source whose
+        look-up is a network call may answer the task as listed."""
+        ...
+
     def write_back(self, task: Task, text: str, done: bool) -> str:
         """Record `text` with the task (and mark it done); the sentence says what was done."""
         ...

@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 
 from antidrift.core.domain import Commitment, RuntimeState, TaskRef
 from antidrift.core.isotime import iso
+from antidrift.drift.policy import Episode
 from antidrift.session.drafts import DRAFT_FIELDS
 from antidrift.session.snapshot import CoachStatus, Snapshot
 
@@ -17,7 +18,21 @@ def task_json(task: TaskRef | None) -> dict[str, object] | None:
     return {"source": task.source, "id": task.id, "title": task.title, "url": task.url}
 
 
-def state_json(snap: Snapshot) -> dict[str, object]:
+def episode_json(episode: Episode) -> dict[str, object]:
+    """A drift episode as /state and /history show it (no window title: that is the page's);
+    `enforced_at` is when the teeth put its window away (null: they did not)."""
+    return {
+        "number": episode.number,
+        "started_at": iso(episode.started_at),
+        "nudged_at": iso(episode.nudged_at),
+        "ended_at": iso(episode.ended_at),
+        "answer": episode.answer.value if episode.answer else None,
+        "enforced_at": iso(episode.enforced_at),
+    }
+
+
+def state_json(snap: Snapshot, episodes: Sequence[Episode] = ()) -> dict[str, object]:
+    """/state; `episodes`: the drift guard's episodes of the commitment (active or review)."""
     c = snap.commitment
     last = snap.evidence.last
     body: dict[str, object] = {
@@ -36,6 +51,7 @@ def state_json(snap: Snapshot) -> dict[str, object]:
             "ran_out": c.ran_out,
             "task": task_json(c.task),
             "enforce": c.enforce,  # minimize: an ignored nudge puts the window away
+            "episodes": [episode_json(e) for e in episodes],
         },
         "evidence": {
             "health": snap.evidence.health.value,
@@ -65,6 +81,7 @@ def state_json(snap: Snapshot) -> dict[str, object]:
     if snap.state is RuntimeState.ACTIVE and c is not None:
         body["paused"] = c.paused
         body["paused_secs"] = snap.paused_secs  # a pause in progress included
+    body["calendar"] = calendar_json(snap)
     if snap.state is RuntimeState.ACTIVE:
         drift = snap.drift
         body["drift"] = {
@@ -73,6 +90,28 @@ def state_json(snap: Snapshot) -> dict[str, object]:
             "reason": drift.reason,
         }
     return body
+
+
+def calendar_json(snap: Snapshot) -> dict[str, object]:
+    """The event under way and the next one (nulls without a calendar)."""
+    agenda, now = snap.calendar, snap.now
+    current, upcoming = agenda.now, agenda.next
+    return {
+        "now": None
+        if current is None
+        else {
+            "title": current.title,
+            "starts_at": iso(current.starts_at),
+            "ends_at": iso(current.ends_at),
+        },
+        "next": None
+        if upcoming is None
+        else {
+            "title": upcoming.title,
+            "starts_at": iso(upcoming.starts_at),
+            "in_minutes": agenda.in_minutes(now),
+        },
+    }
 
 
 def left_secs(snap: Snapshot) -> int | None:
@@ -84,10 +123,13 @@ def left_secs(snap: Snapshot) -> int | None:
 
 
 def history_json(
-    items: list[Commitment], drift: Mapping[str, tuple[int, float | None]] | None = None
+    items: list[Commitment],
+    drift: Mapping[str, tuple[int, float | None]] | None = None,
+    episodes: Mapping[str, Sequence[Episode]] | None = None,
 ) -> list[dict[str, object]]:
-    """Ended commitments; drift maps an id to its (drift_count, on_task_share)."""
-    drift = drift or {}
+    """Ended commitments; drift maps an id to its (drift_count, on_task_share), episodes to
+    its drift episodes."""
+    drift, episodes = drift or {}, episodes or {}
     return [
         {
             "id": c.id,
@@ -104,6 +146,7 @@ def history_json(
             "on_task_share": _share(drift.get(c.id, (0, None))[1]),
             "task": task_json(c.task),
             "paused_secs": c.paused_secs,
+            "episodes": [episode_json(e) for e in episodes.get(c.id, ())],
         }
         for c in items
     ]

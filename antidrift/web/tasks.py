@@ -92,6 +92,11 @@ def _outcome(cid: object, data) -> tuple[Commitment, str, str]:
     if not isinstance(cid, str) or not cid or len(cid) > 64:
         raise ValidationError("Say which commitment: commitment=<id>.", "commitment")
     current = controller().snapshot()
+    if current.state is RuntimeState.ACTIVE and current.commitment.id == cid:
+        raise TaskConflict(  # Finish was undone: it has no outcome to record (not a 404)
+            "That commitment is running again (Finish was undone): nothing was recorded in"
+            " your task list. Finish it, then record it."
+        )
     if current.state is RuntimeState.REVIEW and current.commitment.id == cid:
         outcome, note = validate_review(data.get("outcome"), data.get("note"))
         return current.commitment, outcome.value, note

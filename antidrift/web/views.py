@@ -30,8 +30,10 @@ from antidrift.web.widgets import (
     Controls,
     DriftBannerWidget,
     DriftGuardWidget,
+    EventClash,
     EvidenceWidget,
     Icon,
+    NextEvent,
     Offline,
     Phase,
     ReflectionWidget,
@@ -249,6 +251,7 @@ class Views:
                 CoachElapsed(coach.elapsed(snap.now) or 0),
                 TaskPick(snap.task),
                 *(Suggestion.of(name, coach, snap.draft) for name in PLAN_FIELDS),
+                NextEvent.of(snap),
             )
         if snap.state is RuntimeState.ACTIVE and snap.commitment is not None:
             c, last = snap.commitment, snap.evidence.last
@@ -271,6 +274,7 @@ class Views:
                     snap.drift.put_away,
                 ),
                 Controls(c.paused, c.seconds_left(snap.now) if c.paused else 0),
+                EventClash.of(snap),
             )
         if snap.state is RuntimeState.REVIEW and snap.reflection is not None:
             r = snap.reflection

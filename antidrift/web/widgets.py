@@ -27,8 +27,10 @@ from datetime import datetime
 from typing import ClassVar
 from urllib.parse import urlencode
 
+from antidrift.calendar import Event, soon_text
 from antidrift.core.domain import EXCLUDED_TITLE, Commitment, Health, Plan, RuntimeState, TaskRef
 from antidrift.core.timing import clock_text, five_minutes_left
+from antidrift.drift import window_key as key
 from antidrift.drift.policy import DriftStatus, Episode
 from antidrift.drift.verdicts import MAX_RULE_TEXT
 from antidrift.session.drafts import Draft, proposed_value
@@ -168,8 +170,11 @@ class Announce(Widget):
         c = snap.commitment
         if c is None:
             return cls()
-        if snap.state is RuntimeState.ACTIVE and five_minutes_left(c, snap.now):
-            return cls("5 minutes left.")
+        if snap.state is RuntimeState.ACTIVE:
+            soon = snap.calendar.soon(snap.now)
+            said = ["5 minutes left."] if five_minutes_left(c, snap.now) else []
+            said += [f"{soon_text(soon)}."] if soon is not None else []
+            return cls(" ".join(said))
         if snap.state is RuntimeState.REVIEW and c.ran_out:
             return cls("Time's up.")
         return cls()
@@ -205,19 +210,22 @@ class Title(Widget):
     def of(cls, snap: Snapshot) -> Title:
         c = snap.commitment
         if snap.state is RuntimeState.ACTIVE and c is not None:
-            clock = clock_text(c.seconds_left(snap.now))
-            head = "Paused · " if c.paused else ""
+            # One formula with the drift guard's (window_key): it knows this page by it.
+            heads = [key.PAUSED] if c.paused else []
             if five_minutes_left(c, snap.now):
-                head = "5 min left · "
+                heads = [key.SOON]
+            elif not c.paused and (soon := snap.calendar.soon(snap.now)):
+                heads = [key.event_soon(soon.title)]
             if _drifting(snap):
-                head = "Drifting? · "
-            return cls(f"{head}{clock} · {_short(c.next_action, TITLE_ACTION_MAX)} · AntiDrift")
+                heads = [key.DRIFTING]
+            clock = clock_text(c.seconds_left(snap.now))
+            return cls(key.page_title(*heads, clock, key.short_action(c.next_action)))
         if snap.state is RuntimeState.REVIEW and c is not None:
-            head = "Time's up" if c.ran_out else "Review"
-            return cls(f"{head} · {_short(c.next_action, TITLE_ACTION_MAX)} · AntiDrift")
+            head = key.TIMES_UP if c.ran_out else key.REVIEW
+            return cls(key.page_title(head, key.short_action(c.next_action)))
         if snap.state is RuntimeState.PLANNING:
-            return cls("Planning · AntiDrift")
-        return cls("No commitment · AntiDrift")
+            return cls(key.page_title(key.PLANNING))
+        return cls(key.page_title(key.LOCKED))
 
 
 def _drifting(snap: Snapshot) -> bool:
@@ -267,13 +275,6 @@ class Offline(Widget):
     second: datetime
 
 
-TITLE_ACTION_MAX = 60  # characters of the next action in the tab title
-
-
-def _short(text: str, limit: int) -> str:
-    return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"
-
-
 @dataclass(frozen=True)
 class DriftGuardWidget(Widget):
     """The drift guard's status line and what it discloses (id="drift-guard")."""
@@ -303,6 +304,38 @@ class DriftBannerWidget(Widget):
             return ""
         text = e.title.strip()[:MAX_RULE_TEXT].strip()
         return text if text.isprintable() else ""
+
+
+@dataclass(frozen=True)
+class NextEvent(Widget):
+    """Planning: the next calendar event and the minutes free before it (id="next-event"),
+    or the event under way; a calendar that could not be read is one quiet line in it."""
+
+    name = "next_event"
+    event: Event | None = None
+    free: int | None = None  # minutes before it; the minutes field is offered this
+    now: Event | None = None  # an event under way
+    problem: str | None = None
+
+    @classmethod
+    def of(cls, snap: Snapshot) -> NextEvent:
+        agenda = snap.calendar
+        return cls(agenda.next, agenda.free_minutes(snap.now), agenda.now, agenda.problem)
+
+
+@dataclass(frozen=True)
+class EventClash(Widget):
+    """Active: the calendar event the timebox runs into (id="event-clash"), by how much."""
+
+    name = "event_clash"
+    event: Event | None = None
+    minutes: int = 0
+
+    @classmethod
+    def of(cls, snap: Snapshot) -> EventClash:
+        c = snap.commitment
+        clash = snap.calendar.clash(c.deadline, snap.now) if c is not None else None
+        return cls(*clash) if clash is not None else cls()
 
 
 @dataclass(frozen=True)

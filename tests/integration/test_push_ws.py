@@ -48,7 +48,7 @@ def test_a_page_showing_the_current_planning_view_gets_only_its_widgets(srv):
     page = srv.open(**planning_view(srv))
     message = page.recv()
     suggestions = ["suggest-next_action", "suggest-success_condition", "suggest-timebox_minutes"]
-    assert ids(message) == ["coach", "task-pick", *suggestions]
+    assert ids(message) == ["coach", "task-pick", *suggestions, "next-event"]
     assert roots(message)["coach"].get("data-status") == "idle"
     assert all("hidden" in roots(message)[s].attrs for s in suggestions)
     assert inputs(message) == []
@@ -66,6 +66,7 @@ def test_a_page_showing_the_current_active_view_gets_only_its_widgets(srv):
         "evidence",
         "drift-guard",
         "controls",
+        "event-clash",
     ]
 
 
@@ -156,7 +157,8 @@ def test_a_connection_that_already_applied_the_proposal_gets_no_inputs(srv):
     page = srv.open(**planning_view(srv, p=proposal_id))
     message = page.recv()
     assert ids(message)[:2] == ["coach", "task-pick"] and inputs(message) == []
-    assert all(i.startswith("suggest-") for i in ids(message)[2:])
+    assert all(i.startswith("suggest-") for i in ids(message)[2:-1])
+    assert ids(message)[-1] == "next-event"
     assert page.quiet() == []
 
 

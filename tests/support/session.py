@@ -21,8 +21,9 @@ def build_controller(
     reflector=None,
     enforcer=None,
     coach_workers: int = 2,
+    calendar=None,
 ) -> Controller:
     parts = Tuning(coach, coach_unavailable, reflector, judge, drift, exclude_titles, notifier)
     return bootstrap.build_controller(
-        store, clock, parts, enforcer=enforcer, coach_workers=coach_workers
+        store, clock, parts, enforcer=enforcer, coach_workers=coach_workers, calendar=calendar
     )

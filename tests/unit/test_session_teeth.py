@@ -72,12 +72,14 @@ def start(make_controller, judge, notifier, enforcer):
     return make
 
 
-def drift_until_put_away(controller, judge, clock, exact=BROWSER, seconds=20) -> None:
+def drift_until_put_away(
+    controller, judge, clock, exact=BROWSER, seconds=20, title="Cat videos — YouTube"
+) -> None:
     controller.record_window("code", "intro.md", exact=EDITOR)
     judge.wait_calls(1)
     for _ in range(seconds):
         clock.advance(1)
-        controller.record_window("firefox", "Cat videos — YouTube", exact=exact)
+        controller.record_window("firefox", title, exact=exact)
         controller.drift_tick()
         wait_until(lambda: controller.snapshot().drift.reason != "judging this window")
 
@@ -190,3 +192,39 @@ def test_the_own_page_is_known_before_its_title_is_redacted(
     assert controller.snapshot().drift.banner == banner, "the banner waits for an answer"
     kept = store.samples(controller.snapshot().commitment.id)
     assert "bank" not in " ".join(sample.title for sample in kept), "the title is still hidden"
+
+
+def test_teeth_asked_for_without_a_judge_are_off_and_stay_off_once_one_is_set_up(
+    make_controller, judge, clock, enforcer, store
+):
+    # No judge, so no nudge to ignore: the commitment keeps no teeth, whatever it asked for.
+    alone = make_controller(drift=settings("minimize"), enforcer=enforcer)
+    alone.enter_planning()
+    alone.start_manual_commitment(ACTION, "The intro is in the doc", 60, None, "minimize")
+    assert alone.snapshot().commitment.enforce == "off"
+    assert store.load().commitment.enforce == "off"
+    alone.shutdown()
+    # Back with a judge: the guard watches the commitment, and nudges, but never bites.
+    again = make_controller(judge=judge, drift=settings("minimize"), enforcer=enforcer)
+    again.start()
+    drift_until_put_away(again, judge, clock)
+    assert again.snapshot().drift.banner is not None and enforcer.windows == []
+
+
+@pytest.mark.parametrize(
+    "title",
+    [
+        "Cat videos · AntiDrift — YouTube — Mozilla Firefox",  # a crafted title, "· AntiDrift"
+        "Cat videos · AntiDrift",
+        "12:34 · Another plan · AntiDrift — Mozilla Firefox",  # not this commitment's page
+    ],
+)
+def test_a_title_that_only_looks_like_the_page_is_judged_nudged_and_put_away(
+    start, judge, clock, enforcer, notifier, title
+):
+    """The guard knows its own page by the whole title the page shows, never by a suffix."""
+    controller = start(enforce="minimize")
+    drift_until_put_away(controller, judge, clock, title=title)
+    assert [c.app for c in judge.calls] == ["code", "firefox"], "it was never judged"
+    assert enforcer.windows == [BROWSER]
+    assert [t for t, _ in notifier.shown] == ["Drifting? · AntiDrift", "Put away · AntiDrift"]
