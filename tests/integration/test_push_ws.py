@@ -15,18 +15,12 @@ from antidrift.ai import CLITimeout, Proposal
 from tests.fakes import wait_until
 from tests.support.fake_cli import FakeCLI, path_with
 from tests.support.html import parse, top_level
-from tests.support.live import PLAN, Live, Page, ids, inputs, is_view, roots, ws_params
+from tests.support.live import Live, Page, ids, inputs, is_view, roots, ws_params
+from tests.support.plans import PLAN
 from tests.support.server import RunningServer
 
 PLAN_INPUTS = ["next_action", "success_condition", "timebox_minutes"]
 PROPOSAL = Proposal("Outline the report", "Five headings in the doc", 35)
-
-
-@pytest.fixture(scope="module")
-def live(tmp_path_factory):
-    server = Live(tmp_path_factory.mktemp("live"))
-    yield server
-    server.stop()
 
 
 @pytest.fixture
@@ -158,7 +152,7 @@ def test_a_connection_that_already_applied_the_proposal_gets_no_inputs(srv):
     message = page.recv()
     assert ids(message)[:2] == ["coach", "task-pick"] and inputs(message) == []
     assert all(i.startswith("suggest-") for i in ids(message)[2:-1])
-    assert ids(message)[-1] == "next-event"
+    assert ids(message)[-1] == "next-event"  # empty: no calendar is set
     assert page.quiet() == []
 
 

@@ -12,8 +12,9 @@ from antidrift.core.domain import RuntimeState
 from antidrift.web.views import Shows
 from tests.fakes import FakeCoach, wait_until
 from tests.support.html import parse, top_level
+from tests.support.plans import PLAN
 from tests.support.session import build_controller
-from tests.support.web import HX, PLAN, state, to
+from tests.support.web import HX, state, to
 
 PROPOSAL = Proposal("Outline the report", "Five headings agreed", 40)
 
