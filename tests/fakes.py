@@ -76,6 +76,7 @@ class FakeStore:
     unclear: dict = field(default_factory=dict)  # commitment id -> seconds judged unclear
     drift_rules: list = field(default_factory=list)
     draft: str | None = None
+    rhythm: str | None = None
 
     def __post_init__(self) -> None:
         self._lock = threading.Lock()
@@ -104,6 +105,15 @@ class FakeStore:
             if self.fail_saves is not None:
                 raise self.fail_saves
             self.draft = draft
+
+    def load_rhythm(self) -> str | None:
+        return self.rhythm
+
+    def save_rhythm(self, rhythm: str | None) -> None:
+        with self._lock:
+            if self.fail_saves is not None:
+                raise self.fail_saves
+            self.rhythm = rhythm
 
     def add_sample(self, commitment_id: str, sample: WindowSample) -> None:
         with self._lock:

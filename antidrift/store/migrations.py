@@ -181,4 +181,13 @@ MIGRATIONS: list[tuple[int, str, str]] = [
         ALTER TABLE commitments ADD COLUMN paused_secs INTEGER NOT NULL DEFAULT 0;
         """,
     ),
+    (
+        10,
+        "rhythm",
+        # What of the last moves outlives a restart (one JSON object): the closure the locked
+        # view acknowledges, a break under way, the Undo Finish window, "5 minutes left" said.
+        """
+        ALTER TABLE runtime ADD COLUMN rhythm TEXT;
+        """,
+    ),
 ]

@@ -194,6 +194,16 @@ class SQLiteStore(DriftRecords):
         with self._lock:
             self._db.execute("UPDATE runtime SET draft = ? WHERE id = 1", (draft,))
 
+    def load_rhythm(self) -> str | None:
+        """The rhythm as last saved (JSON text: core/rhythm.py), or None."""
+        with self._lock:
+            row = self._db.execute("SELECT rhythm FROM runtime WHERE id = 1").fetchone()
+        return row["rhythm"] if row else None
+
+    def save_rhythm(self, rhythm: str | None) -> None:
+        with self._lock:
+            self._db.execute("UPDATE runtime SET rhythm = ? WHERE id = 1", (rhythm,))
+
     def add_sample(self, commitment_id: str, sample: WindowSample) -> None:
         with self._lock:
             self._db.execute(

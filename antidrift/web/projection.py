@@ -82,6 +82,8 @@ def state_json(snap: Snapshot, episodes: Sequence[Episode] = ()) -> dict[str, ob
         body["paused"] = c.paused
         body["paused_secs"] = snap.paused_secs  # a pause in progress included
     body["calendar"] = calendar_json(snap)
+    rest = snap.rest
+    body["break"] = None if rest is None else {"ends_at": iso(rest.ends_at), "long": rest.long}
     if snap.state is RuntimeState.ACTIVE:
         drift = snap.drift
         body["drift"] = {

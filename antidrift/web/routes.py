@@ -178,6 +178,19 @@ def end():
     return done()
 
 
+@bp.post("/break")
+def take_break():
+    """A break after /end: `minutes` (1–120), else the setting's (the long one every few)."""
+    controller().breaks.take(payload().get("minutes"))
+    return done()
+
+
+@bp.post("/break/end")
+def end_break():
+    controller().breaks.end()
+    return done()
+
+
 @bp.post("/evidence/window")
 def record_window():
     data = payload()

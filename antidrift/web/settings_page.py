@@ -55,6 +55,15 @@ GROUPS: tuple[tuple[str, tuple[tuple[str, str], ...]], ...] = (
             ),
         ),
     ),
+    (
+        "Breaks",
+        (
+            ("break_minutes", "Break, in minutes"),
+            ("long_break_minutes", "Long break, in minutes"),
+            ("long_break_every", "Long break after"),
+            ("auto_break", "Start breaks by themselves"),
+        ),
+    ),
     ("Tasks", (("tasks", "Task lists to plan from"),)),
     (
         "The calendar",

@@ -24,6 +24,7 @@ from antidrift.tasks import Board, Offer
 from antidrift.tasks import Listing as Listing  # the task list's view data, for the renderer
 from antidrift.web.widgets import (
     Announce,
+    BreakLeft,
     CoachElapsed,
     CoachSource,
     CoachWidget,
@@ -62,10 +63,15 @@ class Shows:
     def of(cls, snap: Snapshot) -> Shows:
         coach = snap.coach
         applied = coach.proposal_id if coach and coach.status == CoachStatus.READY else ""
-        return cls(snap.state.value, snap.commitment.id if snap.commitment else "", applied or "")
+        return cls(view_of(snap), snap.commitment.id if snap.commitment else "", applied or "")
 
     def query(self) -> str:
         return urlencode({"view": self.state or "", "c": self.commitment_id, "p": self.proposal_id})
+
+
+def view_of(snap: Snapshot) -> str:
+    """Which view the page shows: the state's, or "break" while locked on a break."""
+    return "break" if snap.rest is not None else snap.state.value
 
 
 @dataclass(frozen=True)
@@ -141,7 +147,8 @@ class PageModel:
         snap = self.snap
         ctx: dict[str, object] = {
             "snap": snap,
-            "state": snap.state.value,
+            "state": view_of(snap),
+            "rested": snap.rested,
             "commitment": snap.commitment,
             "shows": self.shows,
             "history": list(self.history),
@@ -276,6 +283,8 @@ class Views:
                 Controls(c.paused, c.seconds_left(snap.now) if c.paused else 0),
                 EventClash.of(snap),
             )
+        if snap.rest is not None:
+            return (BreakLeft.of(snap.rest, snap.now),)
         if snap.state is RuntimeState.REVIEW and snap.reflection is not None:
             r = snap.reflection
             return (ReflectionWidget(r.status, r.text, r.error), Undo(snap.undo_until))
