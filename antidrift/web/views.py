@@ -43,6 +43,7 @@ from antidrift.web.widgets import (
     TimeLeft,
     Title,
     Undo,
+    UndoLeft,
     Widget,
 )
 from antidrift.web.words import TODAY_LOOKS_AT, Closure, Today, drift_said, in_words
@@ -287,7 +288,11 @@ class Views:
             return (BreakLeft.of(snap.rest, snap.now),)
         if snap.state is RuntimeState.REVIEW and snap.reflection is not None:
             r = snap.reflection
-            return (ReflectionWidget(r.status, r.text, r.error), Undo(snap.undo_until))
+            return (
+                ReflectionWidget(r.status, r.text, r.error),
+                Undo(snap.undo_until),
+                UndoLeft.of(snap.undo_until, snap.now),
+            )
         return ()
 
     def page(self, snap: Snapshot, widgets: tuple[Widget, ...] | None = None) -> PageModel:

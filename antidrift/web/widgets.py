@@ -173,6 +173,20 @@ class Undo(Widget):
 
 
 @dataclass(frozen=True)
+class UndoLeft(Widget):
+    """The seconds Undo Finish has left, inside its button (id="undo-left"): pushed alone
+    each second, so the button itself (and a focus on it) stays."""
+
+    name = "undo_left"
+    parent = "undo"
+    seconds: int = 0
+
+    @classmethod
+    def of(cls, until: datetime | None, now: datetime) -> UndoLeft:
+        return cls(max(0, math.ceil((until - now).total_seconds())) if until else 0)
+
+
+@dataclass(frozen=True)
 class Announce(Widget):
     """A polite live region (role status) outside the view: "5 minutes left." for a minute,
     "Time's up." once the timebox ran out; its text is swapped in, so it is said once."""
