@@ -10,6 +10,7 @@ from antidrift.core.domain import (
     Plan,
     RuntimeState,
     ValidationError,
+    parse_minutes,
     require,
     validate_window,
 )
@@ -87,6 +88,18 @@ def save_draft():
     if from_htmx():
         return "", 204
     return jsonify(state_json(controller().snapshot()))
+
+
+@bp.post("/planning/minutes")
+def pick_minutes():
+    """The 15/25/50 buttons beside Minutes: the draft's minutes, and (htmx) the input anew."""
+    require(controller().snapshot().state, RuntimeState.PLANNING, action="pick minutes")
+    minutes = parse_minutes(payload().get("timebox_minutes"))
+    draft = controller().drafts.save({"timebox_minutes": str(minutes)})
+    if not from_htmx():
+        return jsonify(state_json(controller().snapshot()))
+    renderer = current_app.extensions["antidrift.renderer"]
+    return renderer.used(draft, "timebox_minutes"), 200, HTML
 
 
 @bp.post("/coach/use")
