@@ -146,7 +146,8 @@ class FakeStore:
         return [c.ended_at for c in self.history() if c.outcome == Outcome.MET]
 
     def ended_figures(self, limit: int | None = None) -> list[insights.Ended]:
-        return [insights.ended(c) for c in self.history(limit)]
+        counted = [c for c in self.history() if c.outcome is not Outcome.DISCARDED]
+        return [insights.ended(c) for c in counted[:limit]]
 
     def export_rows(self) -> list[tuple]:
         rows = []

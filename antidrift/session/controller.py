@@ -303,6 +303,9 @@ class Controller:
     def undo_finish(self) -> Commitment:
         return self.interruptions.undo_finish()
 
+    def discard(self) -> Commitment:
+        return self.interruptions.discard()
+
     def finish_standing(self, commitment_id: str) -> AbstractContextManager[None]:
         return self.interruptions.finish_standing(commitment_id)
 

@@ -14,6 +14,7 @@ from antidrift.core import timing
 from antidrift.core.domain import (
     Commitment,
     IllegalTransitionError,
+    Outcome,
     RuntimeState,
     describe,
     require,
@@ -88,6 +89,25 @@ class Interruptions:
             s.commitment = timing.resumed(before, now)  # finished while paused: it ends
             self.stop(now)
             s.rhythm = rhythm
+
+    def discard(self) -> Commitment:
+        """Drop the running commitment (paused or not): to the history as discarded, neither
+        met nor missed (the figures never count it), and back to locked with no closure."""
+        with self._work as work:
+            s = self._s
+            require(s.state, RuntimeState.ACTIVE, action="discard")
+            now = s.now()
+            stopped = timing.resumed(s.commitment, now).stopped(now)
+            gone = stopped.ended(stopped.ended_at, Outcome.DISCARDED, "")
+            self._store.save(RuntimeState.LOCKED, gone)
+            try:
+                self._guard.stop(gone.ended_at)
+            except Exception:  # the transition has happened; drift figures are evidence
+                log.exception("could not record the drift guard's figures")
+            self._reflections.cancel()
+            s.state, s.commitment, s.last_sample = RuntimeState.LOCKED, None, None
+            work.changed()
+        return gone
 
     def stop(self, at: datetime) -> None:
         """Under the unit of work: the running commitment stops at `at` and goes to review."""

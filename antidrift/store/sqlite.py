@@ -9,6 +9,7 @@ from datetime import datetime
 from pathlib import Path
 
 from antidrift.core.domain import (
+    COUNTED,
     MAX_SAMPLE_SPAN,
     Commitment,
     Outcome,
@@ -306,8 +307,8 @@ class SQLiteStore(DriftRecords):
         with self._lock:
             rows = self._db.execute(
                 "SELECT timebox_secs, actual_secs, outcome FROM commitments"
-                f" WHERE outcome IS NOT NULL{_HISTORY_ORDER} LIMIT ?",
-                (-1 if limit is None else limit,),
+                f" WHERE outcome IN (?, ?){_HISTORY_ORDER} LIMIT ?",
+                (*COUNTED, -1 if limit is None else limit),
             ).fetchall()
         outcomes = {o.value: o for o in Outcome}
         return [Ended(planned, actual or 0, outcomes[outcome]) for planned, actual, outcome in rows]

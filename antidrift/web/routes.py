@@ -166,6 +166,13 @@ def undo_finish():
     return done()
 
 
+@bp.post("/discard")
+def discard():
+    """The running commitment goes to the history as discarded: neither met nor missed."""
+    controller().discard()
+    return done()
+
+
 @bp.post("/pause")
 def pause():
     controller().pause()
