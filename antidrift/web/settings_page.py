@@ -71,6 +71,7 @@ _KEYS = re.compile(r"\b(?:" + "|".join(sorted(LABELS, key=len, reverse=True)) + 
 # would say its label again: what the label does not say, and an example where one helps.
 ABOUT = {
     "ai_backend": "Coaches your plans, judges drift and reflects on a review.",
+    "ai_model": "Empty: the backend's usual one (claude: haiku); default: the CLI's own choice.",
     "ai_url": "Ollama or an OpenAI-compatible server, e.g. http://127.0.0.1:11434 for ollama.",
     "drift_grace": "A short look elsewhere is no drift; 0 nudges at once.",
     "enforce": "Put away: the off-task window is minimized.",

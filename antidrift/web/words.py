@@ -19,8 +19,9 @@ from antidrift.web.settings_page import LABELS
 # (a program's path, the command backend's command) is dropped: the page could not help.
 _VARIABLE = re.compile(
     r"(?:,? or )?\b(?:set |fix |unset )?`?("
-    + "|".join(re.escape(s.variable) for s in SETTINGS)
-    + r")(?:=\S+)?`?(?: \([^)]*\))?"
+    # The longest first, and whole: ANTIDRIFT_NOTIFY never takes ANTIDRIFT_NOTIFY_COMMAND's head.
+    + "|".join(re.escape(v) for v in sorted((s.variable for s in SETTINGS), key=len, reverse=True))
+    + r")\b(?:=\S+)?`?(?: \([^)]*\))?"
 )
 _BY_VARIABLE = {s.variable: s for s in SETTINGS}
 
@@ -36,7 +37,7 @@ def in_words(text: str | None, labels: Mapping[str, str] | None = None) -> str |
         text = _VARIABLE.sub("", text).rstrip(" ,—-")
         held = [labels[s.key] for s in found if s.page and s.key in labels]
         if held:
-            text += f", or change “{held[0]}” in Settings"
+            text += f"{', or' if ' — ' in text else ' —'} change “{held[0]}” in Settings"
     text = text.replace("`", "")
     return text[:1].upper() + text[1:]
 

@@ -182,7 +182,8 @@ def test_errors_are_coach_errors_with_page_ready_messages():
     assert str(CLINoKey("llm", "anthropic")) == (
         "llm has no API key — set one by running: llm keys set anthropic"
     )
-    assert str(CLINoKey("llm")) == "llm has no API key — set one by running, e.g.: llm keys set openai"
+    no_key = "llm has no API key — set one by running, e.g.: llm keys set openai"
+    assert str(CLINoKey("llm")) == no_key
     assert "1 MiB" in str(OutputTooLarge("claude", 1 << 20))
     for err in (CLINotFound(), CLITimeout(1), CLIFailed("x", 1), CLIOffline(), CLINoKey()):
         assert isinstance(err, CoachError)
