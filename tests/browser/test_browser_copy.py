@@ -6,13 +6,24 @@ is told apart from the other by more than a tint in either scheme."""
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 
 import pytest
 
+from tests.fakes import wait_until
+from tests.support.browser import App, drift_app
 from tests.support.walk import server_post, walk_http
 
 pytestmark = pytest.mark.browser
-TEST_CLOCK = True  # the history's times are minutes, not 0 s
+
+
+@pytest.fixture(scope="module")
+def app(tmp_path_factory, _chromium_available) -> Iterator[App]:
+    """A server on the test clock (the history's times are minutes, not 0 s) whose fake
+    claude also judges windows (titles with "youtube" are off task)."""
+    with drift_app(tmp_path_factory.mktemp("browser-copy"), grace=600) as app:
+        yield app
+
 
 LOOKS = [(w, h, s) for w, h in ((1280, 800), (390, 844)) for s in ("light", "dark")]
 
@@ -87,16 +98,16 @@ def test_the_locked_view_history_and_insights_after_commitments_today(browser, a
 
 def test_settings_with_a_refusal_beside_its_field(browser, app, ui):
     def refused(page):
-        page.locator("#set-drift_grace").fill("-1")
+        page.locator("#set-evidence_exclude").fill("(")
         page.get_by_role("button", name="Save settings").click()
-        beside = page.locator("#error-drift_grace")
-        ui.expect(beside).to_contain_text("Seconds off task before a nudge: '-1' is not accepted")
-        ui.expect(page.locator("#set-drift_grace")).to_be_focused()
+        beside = page.locator("#error-evidence_exclude")
+        ui.expect(beside).to_contain_text("Private window titles: '(' is not accepted")
+        ui.expect(page.locator("#set-evidence_exclude")).to_be_focused()
         # Beside its field: right under it, not at the top of the page.
-        field = page.locator("#set-drift_grace").bounding_box()
+        field = page.locator("#set-evidence_exclude").bounding_box()
         box = beside.bounding_box()
         assert 0 <= box["y"] - (field["y"] + field["height"]) < 24, (field, box)
-        ui.expect(page.locator("#settings-message")).not_to_contain_text("drift_grace")
+        ui.expect(page.locator("#settings-message")).not_to_contain_text("evidence_exclude")
         # The AI server's address does not apply to claude: folded away, one click opens it.
         ui.expect(page.locator("#set-ai_url")).to_be_hidden()
         page.locator(".setting-folded summary").first.focus()
@@ -106,7 +117,18 @@ def test_settings_with_a_refusal_beside_its_field(browser, app, ui):
 
 def test_review_with_met_chosen_is_clear_in_either_scheme(browser, app, ui):
     plan = {"next_action": "Write the summary", "success_condition": "Three paragraphs"}
-    walk_http(server_post(app.server), "review", **plan)
+    walk_http(server_post(app.server), "active", **plan)
+    for app_name, title, status, secs in (
+        ("code", "summary.md — report", "on_task", 240),
+        ("firefox", "Cat videos — YouTube", "drifting", 60),
+    ):
+        app.window(app_name, title)
+        wait_until(
+            lambda s=status: app.server.get("/state")["drift"]["status"] == s,
+            message=f"the judge's {status}",
+        )
+        app.server.clock.advance(secs)
+    assert app.server.post("/finish", {})[0] == 200
 
     def met_chosen(page):
         ui.expect(ui.view(page, "review")).to_be_visible()
@@ -124,6 +146,11 @@ def test_review_with_met_chosen_is_clear_in_either_scheme(browser, app, ui):
         assert contrast(met[0], surface) >= 3, (met, surface)
         assert contrast(met[1], met[0]) >= 4.5, met
         assert "✓" in met[2] and "✓" not in missed[2], (met, missed)
+        # Off task is hatched, on task solid: more than a colour apart (and marked in words).
+        fills = page.locator("svg.share-bar .app-bar-fill").evaluate_all(
+            "rs => rs.map(r => getComputedStyle(r).fill)"
+        )
+        assert len(fills) == 2 and "hatch-off-task" in fills[1] and "url" not in fills[0], fills
         page.locator("#note").focus()
 
     each_look(browser, app, ui, "/", "review-met", met_chosen)
