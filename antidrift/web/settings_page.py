@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from flask import Blueprint, current_app, jsonify, redirect, request
 
 from antidrift.settings import BY_KEY, PAGE_KEYS, LiveSettings, Settings, SettingsError
-from antidrift.settings.kinds import Choice, Number
+from antidrift.settings.kinds import Choice, Flag, Number
 from antidrift.web.requests import HTML, from_htmx, payload, wants_html
 
 bp = Blueprint("settings_page", __name__)
@@ -194,6 +194,10 @@ def build(
             if isinstance(kind, Choice):
                 words = WORDS.get(key, {})
                 choices = tuple((n, words.get(n, n)) for n in kind.names)
+            elif isinstance(kind, Flag):  # on or off: a drop-down, never "False" to type over
+                choices = (("off", "Off"), ("on", "On"))
+                if not (typed and key in typed):
+                    value = "on" if shown else "off"
             fields.append(
                 Field(
                     key=key,

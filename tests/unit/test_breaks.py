@@ -4,6 +4,7 @@ rhythm a restart keeps (the closure, the break, Undo Finish, "5 minutes left" sa
 
 from __future__ import annotations
 
+from dataclasses import replace
 from datetime import timedelta
 
 import pytest
@@ -11,7 +12,10 @@ import pytest
 from antidrift.core.domain import IllegalTransitionError, RuntimeState, ValidationError
 from antidrift.core.rhythm import BreakSettings, Rhythm
 from antidrift.drift.policy import DriftSettings
+from antidrift.server import adapters
 from antidrift.session.breaks import BREAK_OVER
+from antidrift.session.state import Tuning
+from antidrift.settings import Settings
 from antidrift.web.widgets import Announce, Icon, Title
 from tests.fakes import FakeJudge, FakeStore, RecordingNotifier
 
@@ -210,3 +214,21 @@ def test_an_extension_before_five_minutes_left_still_hears_it(running, clock):
     controller.extend(5)  # 15 left
     clock.advance(10 * 60 + 30)  # 4:30 left
     assert Announce.of(controller.snapshot()).text == "5 minutes left."
+
+
+def test_the_settings_reach_the_breaks_when_they_change(make_controller, clock, tmp_path):
+    parts, _, _ = adapters.tuning(
+        Settings(
+            data_dir=tmp_path,
+            break_minutes=10,
+            long_break_minutes=30,
+            long_break_every=3,
+            auto_break=True,
+            notify="off",
+        )
+    )
+    assert parts.breaks == BreakSettings(10, 30, 3, True)
+    controller = make_controller()
+    controller.retune(replace(Tuning(), breaks=parts.breaks))
+    _commit_and_end(controller, clock, "missed")
+    assert controller.snapshot().rest.ends_at == clock.now() + timedelta(minutes=10)

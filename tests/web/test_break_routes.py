@@ -101,3 +101,17 @@ def test_the_break_settings_are_on_the_settings_page(client):
     text = client.get("/settings").get_data(as_text=True)
     for key in ("break_minutes", "long_break_minutes", "long_break_every", "auto_break"):
         assert f'name="{key}"' in text
+
+
+def test_auto_break_is_an_on_off_choice_that_saves(client):
+    doc = parse(client.get("/settings").get_data(as_text=True))
+    [select] = doc.find_all("select", name="auto_break")
+    options = {o.get("value"): "selected" in o.attrs for o in select.find_all("option")}
+    assert options == {"off": True, "on": False}
+    response = client.post("/settings", json={"auto_break": "on", "break_minutes": "10"})
+    assert response.status_code == 200
+    body = client.get("/settings.json").get_json()
+    assert (body["auto_break"]["value"], body["break_minutes"]["value"]) == (True, 10)
+    doc = parse(client.get("/settings").get_data(as_text=True))
+    [select] = doc.find_all("select", name="auto_break")
+    assert [o.get("value") for o in select.find_all("option") if "selected" in o.attrs] == ["on"]
