@@ -286,3 +286,32 @@ def test_while_the_coach_thinks_a_fields_first_keystroke_is_saved_at_once(gated)
     wait_until(lambda: state(client)["coach"]["status"] == "ready")
     ready = parse(client.get("/").get_data(as_text=True)).by_id("coach")
     assert not [n for n in ready.iter() if n.get("hx-post") == "/planning/draft"]
+
+
+# -- 0.5: what was typed while the server was away is sent again when the socket reopens --------
+
+
+def test_every_draft_field_is_sent_again_when_the_pages_socket_opens(client):
+    """No script of ours: each input's own htmx trigger fires on the websocket extension's
+    open event (htmx:wsOpen, bubbling from #ws to body), at every (re)connect."""
+    to(client, "planning")
+    page = parse(client.get("/").get_data(as_text=True))
+    for name in ("intent", "next_action", "success_condition", "timebox_minutes"):
+        node = page.by_id(name)
+        triggers = [t.strip() for t in node.get("hx-trigger").split(",")]
+        assert "htmx:wsOpen from:body" in triggers, name
+        assert (node.get("hx-post"), node.get("hx-params")) == ("/planning/draft", name)
+
+
+def test_a_resend_of_what_the_draft_holds_leaves_the_fields_open_to_the_next_proposal(gated):
+    """A socket opens at every page load and after every proposal: sending the same values
+    again marks no field as typed in, so the next Sharpen still fills them."""
+    client, coach, controller = gated
+    to(client, "planning")
+    client.post("/coach", data={"intent": "the report"})
+    coach.release()
+    wait_until(lambda: state(client)["coach"]["status"] == "ready")
+    draft = state(client)["draft"]
+    for name in ("intent", "next_action", "success_condition", "timebox_minutes"):
+        assert client.post("/planning/draft", data={name: draft[name]}, headers=HX).status_code
+    assert state(client)["draft"]["edited"] == []
