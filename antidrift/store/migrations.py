@@ -181,4 +181,13 @@ MIGRATIONS: list[tuple[int, str, str]] = [
         ALTER TABLE commitments ADD COLUMN paused_secs INTEGER NOT NULL DEFAULT 0;
         """,
     ),
+    (
+        10,
+        "write-back",
+        # What a commitment's one write-back to its task recorded ('note' or 'done'), so a
+        # second press (another tab, a reload, the history) is refused, not written twice.
+        """
+        ALTER TABLE commitments ADD COLUMN written_back TEXT;
+        """,
+    ),
 ]

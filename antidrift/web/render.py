@@ -116,6 +116,7 @@ class Renderer:
         """The rough-intent box holding a picked task's title (swapped out of band)."""
         return self._render("_input_intent.html", draft=draft, oob=True)
 
-    def writeback_result(self, said: str) -> str:
-        """The line that says what a write-back recorded."""
-        return self._render("_writeback_result.html", message=said)
+    def writeback_result(self, said: str, recorded: object, offer: object) -> str:
+        """The line that says what a write-back recorded, and its buttons, out of band, giving
+        way to "Recorded" (focused: the button pressed is gone)."""
+        return self._render("_writeback_result.html", message=said, c=recorded, offer=offer)
