@@ -7,6 +7,7 @@ from datetime import datetime
 
 from jinja2 import Environment
 
+from antidrift.session.drafts import TEXT_LIMITS, Draft
 from antidrift.web.views import Listing, PageModel, RulesView, Shows
 from antidrift.web.widgets import CoachWidget, Widget, clock_text, family
 
@@ -112,9 +113,16 @@ class Renderer:
         """The planning view's list of open tasks (loaded after the view, never pushed)."""
         return self._render("_tasks.html", listing=listing)
 
-    def intent(self, draft: object) -> str:
-        """The rough-intent box holding a picked task's title (swapped out of band)."""
-        return self._render("_input_intent.html", draft=draft, oob=True)
+    def intent(self, draft: Draft) -> str:
+        """The rough-intent box holding a picked task's title, and its count (out of band)."""
+        count = self._render(
+            "_count.html", name="intent", limit=TEXT_LIMITS["intent"], value=draft.intent, oob=True
+        )
+        return self._render("_input_intent.html", draft=draft, oob=True) + count
+
+    def count(self, name: str, value: str) -> str:
+        """A text field's character count (the inner text of its count-<name>)."""
+        return self._render("_count_text.html", limit=TEXT_LIMITS[name], value=value)
 
     def writeback_result(self, said: str, recorded: object, offer: object) -> str:
         """The line that says what a write-back recorded, and its buttons, out of band, giving

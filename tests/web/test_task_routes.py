@@ -185,7 +185,12 @@ def test_picking_while_planning_fills_the_intent_and_another_pick_replaces_it(cl
     key = key_of(client, "Call the bank")
     response = client.post("/planning", data={"task": key}, headers=HX)
     assert response.status_code == 200
-    (intent,) = parse(response.get_data(as_text=True)).elements
+    intent, count = parse(response.get_data(as_text=True)).elements  # the box and its count
+    assert (count.id, count.text(), count.get("hx-swap-oob")) == (
+        "count-intent",
+        "13 / 2000",
+        "true",
+    )
     assert (intent.id, intent.value(), intent.get("hx-swap-oob")) == (
         "intent",
         "Call the bank",
@@ -262,9 +267,9 @@ def test_a_pick_sets_the_drafts_intent_and_keeps_the_plan_fields_typed(client):
 def test_the_picked_intent_box_keeps_saving_the_draft(client):
     client.post("/planning")
     response = client.post("/planning", data={"task": key_of(client, "Fix login")}, headers=HX)
-    (intent,) = parse(response.get_data(as_text=True)).elements
+    intent, _ = parse(response.get_data(as_text=True)).elements
     assert (intent.get("hx-post"), intent.get("hx-params")) == ("/planning/draft", "intent")
-    assert intent.get("hx-swap") == "none" and "input" in intent.get("hx-trigger")
+    assert intent.get("hx-target") == "#count-intent" and "input" in intent.get("hx-trigger")
     page = parse(client.get("/").get_data(as_text=True))
     assert page.by_id("intent").get("hx-post") == "/planning/draft"  # the same box on the page
 
