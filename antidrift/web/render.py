@@ -7,7 +7,6 @@ from datetime import datetime
 
 from jinja2 import Environment
 
-from antidrift.session.drafts import TEXT_LIMITS, Draft
 from antidrift.web.views import Listing, PageModel, RulesView, Shows
 from antidrift.web.widgets import CoachWidget, Widget, clock_text, family
 
@@ -113,16 +112,16 @@ class Renderer:
         """The planning view's list of open tasks (loaded after the view, never pushed)."""
         return self._render("_tasks.html", listing=listing)
 
-    def intent(self, draft: Draft) -> str:
-        """The rough-intent box holding a picked task's title, and its count (out of band)."""
-        count = self._render(
-            "_count.html", name="intent", limit=TEXT_LIMITS["intent"], value=draft.intent, oob=True
-        )
+    def intent(self, draft: object, limit: int) -> str:
+        """The rough-intent box holding a picked task's title, and its count of `limit`
+        characters (out of band)."""
+        value = getattr(draft, "intent", "")
+        count = self._render("_count.html", name="intent", limit=limit, value=value, oob=True)
         return self._render("_input_intent.html", draft=draft, oob=True) + count
 
-    def count(self, name: str, value: str) -> str:
+    def count(self, value: str, limit: int) -> str:
         """A text field's character count (the inner text of its count-<name>)."""
-        return self._render("_count_text.html", limit=TEXT_LIMITS[name], value=value)
+        return self._render("_count_text.html", limit=limit, value=value)
 
     def writeback_result(self, said: str, recorded: object, offer: object) -> str:
         """The line that says what a write-back recorded, and its buttons, out of band, giving

@@ -90,7 +90,7 @@ def save_draft():
         if len(counted) != 1:
             return "", 204
         renderer = current_app.extensions["antidrift.renderer"]
-        return renderer.count(counted[0], draft.value(counted[0])), 200, HTML
+        return renderer.count(draft.value(counted[0]), TEXT_LIMITS[counted[0]]), 200, HTML
     return jsonify(state_json(controller().snapshot()))
 
 

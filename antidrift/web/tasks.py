@@ -16,7 +16,7 @@ from antidrift.core.domain import (
     ValidationError,
     validate_review,
 )
-from antidrift.session.drafts import Draft
+from antidrift.session.drafts import TEXT_LIMITS, Draft
 from antidrift.web.projection import task_json
 from antidrift.web.requests import HTML, board, controller, done, from_htmx, payload, reads
 
@@ -59,7 +59,7 @@ def pick(key: object):
         controller().enter_planning(Draft.for_task(task))
         draft = Draft.for_task(task)
     if from_htmx():  # the intent box takes the title; the websocket brings the rest
-        return _renderer().intent(draft), 200, HTML
+        return _renderer().intent(draft, TEXT_LIMITS["intent"]), 200, HTML
     return done()
 
 
