@@ -115,6 +115,8 @@ class Commitment:
     # A pause moves the deadline by its length when it ends; the clock stands still meanwhile.
     paused_at: datetime | None = None
     paused_secs: int = 0
+    # What the one write-back to its task recorded ("note" or "done"); None before it.
+    written_back: str | None = None
 
     @classmethod
     def begin(

@@ -183,6 +183,15 @@ MIGRATIONS: list[tuple[int, str, str]] = [
     ),
     (
         10,
+        "write-back",
+        # What a commitment's one write-back to its task recorded ('note' or 'done'), so a
+        # second press (another tab, a reload, the history) is refused, not written twice.
+        """
+        ALTER TABLE commitments ADD COLUMN written_back TEXT;
+        """,
+    ),
+    (
+        11,
         "rhythm",
         # What of the last moves outlives a restart (one JSON object): the closure the locked
         # view acknowledges, a break under way, the Undo Finish window, "5 minutes left" said.
