@@ -7,6 +7,7 @@ parts; the controller starts nothing until `start()`."""
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import uuid
 from collections.abc import Callable, Iterator
@@ -287,7 +288,9 @@ class Controller:
             s.rhythm = rhythm
             work.changed()
             if s.breaks.auto:  # auto_break: the break starts by itself
-                self.breaks.begin()
+                # A full disk is logged where it failed: the outcome stands, without a break.
+                with contextlib.suppress(WriteFailed):
+                    self.breaks.begin()
         return ended
 
     # -- the interruptions (interruptions.py) ------------------------------------------------

@@ -10,6 +10,7 @@ from datetime import timedelta
 import pytest
 
 from antidrift.core.domain import IllegalTransitionError, RuntimeState, ValidationError
+from antidrift.core.errors import WriteFailed
 from antidrift.core.rhythm import BreakSettings, Rhythm
 from antidrift.drift.policy import DriftSettings
 from antidrift.server import adapters
@@ -232,3 +233,21 @@ def test_the_settings_reach_the_breaks_when_they_change(make_controller, clock, 
     controller.retune(replace(Tuning(), breaks=parts.breaks))
     _commit_and_end(controller, clock, "missed")
     assert controller.snapshot().rest.ends_at == clock.now() + timedelta(minutes=10)
+
+
+class _BreakWontSave(FakeStore):
+    """The disk fills between the outcome's save and the automatic break's."""
+
+    def save_rhythm(self, rhythm):
+        if rhythm and '"break"' in rhythm:
+            raise WriteFailed("the disk is full: free some space")
+        super().save_rhythm(rhythm)
+
+
+def test_an_automatic_break_that_cannot_be_saved_leaves_the_outcome_saved(make_controller, clock):
+    store = _BreakWontSave()
+    controller = make_controller(store_=store, breaks=BreakSettings(auto=True))
+    ended = _commit_and_end(controller, clock)
+    snap = controller.snapshot()
+    assert snap.state is RuntimeState.LOCKED and snap.closure == ended.id and snap.rest is None
+    assert store.commitments[ended.id].outcome.value == "met"
