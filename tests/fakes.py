@@ -226,16 +226,16 @@ class FakeStore:
         with self._lock:
             return list(self.drift_rules)
 
-    def add_rule(self, app, title_contains, verdict):
+    def add_rule(self, app, title_contains, verdict, site=""):
         with self._lock:
             self.drift_rules = [
                 r
                 for r in self.drift_rules
-                if (r.app.casefold(), r.title_contains.casefold())
-                != (app.casefold(), title_contains.casefold())
+                if (r.app.casefold(), r.title_contains.casefold(), r.site)
+                != (app.casefold(), title_contains.casefold(), site)
             ]
             self._rule_ids += 1
-            rule = Rule(self._rule_ids, app, title_contains, verdict)
+            rule = Rule(self._rule_ids, app, title_contains, verdict, site)
             self.drift_rules.append(rule)
             return rule
 
@@ -277,6 +277,7 @@ class CoachCall:
     gate: threading.Event = field(default_factory=threading.Event)
     finished: threading.Event = field(default_factory=threading.Event)
     outcome: str = "running"  # running | returned | raised | cancelled
+    site: str | None = None  # the site the judge was sent (never a URL)
     free_minutes: int | None = None  # what the calendar left free, as the coach was told
 
 
@@ -438,6 +439,7 @@ class JudgeCallRecord:
     gate: threading.Event = field(default_factory=threading.Event)
     finished: threading.Event = field(default_factory=threading.Event)
     outcome: str = "running"  # running | returned | raised | cancelled
+    site: str | None = None  # the site the judge was sent (never a URL)
 
 
 class FakeJudge:
@@ -475,9 +477,9 @@ class FakeJudge:
             for call in self.calls:
                 call.gate.set()
 
-    def judge(self, next_action, success_condition, app, title, *, scope=None):
+    def judge(self, next_action, success_condition, app, title, *, site=None, scope=None):
         with self._cond:
-            call = JudgeCallRecord(app, title, scope)
+            call = JudgeCallRecord(app, title, scope, site=site)
             self.calls.append(call)
             gated, fail = self.gated, self.fail
             self._cond.notify_all()

@@ -197,18 +197,30 @@ class SQLiteStore(DriftRecords):
     def add_sample(self, commitment_id: str, sample: WindowSample) -> None:
         with self._lock:
             self._db.execute(
-                "INSERT INTO samples (commitment_id, app, title, at, at_epoch)"
-                " VALUES (?, ?, ?, ?, ?)",
-                (commitment_id, sample.app, sample.title, _iso(sample.at), sample.at.timestamp()),
+                "INSERT INTO samples (commitment_id, app, title, at, at_epoch, url, site)"
+                " VALUES (?, ?, ?, ?, ?, ?, ?)",
+                (
+                    commitment_id,
+                    sample.app,
+                    sample.title,
+                    _iso(sample.at),
+                    sample.at.timestamp(),
+                    sample.url,
+                    sample.site,
+                ),
             )
 
     def samples(self, commitment_id: str) -> list[WindowSample]:
         with self._lock:
             rows = self._db.execute(
-                "SELECT app, title, at FROM samples WHERE commitment_id = ? ORDER BY at, id",
+                "SELECT app, title, at, url, site FROM samples WHERE commitment_id = ?"
+                " ORDER BY at, id",
                 (commitment_id,),
             ).fetchall()
-        return [WindowSample(r["app"], r["title"], _dt(r["at"])) for r in rows]
+        return [
+            WindowSample(r["app"], r["title"], _dt(r["at"]), url=r["url"], site=r["site"])
+            for r in rows
+        ]
 
     def _keep_app_time(self, commitment: Commitment) -> None:
         """Inside save's transaction: the ended commitment's actual time and time per app."""

@@ -55,9 +55,10 @@ def state_json(snap: Snapshot, episodes: Sequence[Episode] = ()) -> dict[str, ob
         },
         "evidence": {
             "health": snap.evidence.health.value,
+            # The site, never the URL: a page's path and query stay in the store.
             "last": None
             if last is None
-            else {"app": last.app, "title": last.title, "at": iso(last.at)},
+            else {"app": last.app, "title": last.title, "site": last.site, "at": iso(last.at)},
         },
     }
     if snap.coach is not None:

@@ -146,7 +146,7 @@ class ScriptedJudge:
         self.script = script
         self.seen: list[tuple[str, str | None]] = []
 
-    def judge(self, next_action, success_condition, app, title, *, scope=None) -> Verdict:
+    def judge(self, next_action, success_condition, app, title, *, site=None, scope=None):
         self.seen.append((app, title))
         said = self.script.get(next_action, "unclear")
         if isinstance(said, BaseException):
