@@ -6,7 +6,7 @@ import copy
 import json
 import threading
 import time
-from collections import deque
+from collections import Counter, deque
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime, timedelta
 
@@ -146,9 +146,17 @@ class FakeStore:
                 (c.id, c.next_action, c.success_condition, c.timebox_secs)
                 + (c.started_at.isoformat(), c.ended_at.isoformat(), c.outcome.value, c.note)
                 + (c.extended_secs, insights.ended(c).actual_secs, count, share)
-                + (c.task.title if c.task else None, c.paused_secs)
+                + (c.task.title if c.task else None, c.paused_secs, self._top_site(c.id))
             )
         return rows
+
+    def top_sites(self, ids: list[str]) -> dict[str, str]:
+        found = {cid: self._top_site(cid) for cid in ids}
+        return {cid: site for cid, site in found.items() if site is not None}
+
+    def _top_site(self, commitment_id: str) -> str | None:
+        sites = Counter(s.site for s in self.samples(commitment_id) if s.site)
+        return min(sites, key=lambda site: (-sites[site], site)) if sites else None
 
     def app_totals(self) -> dict[str, float]:
         totals: dict[str, float] = {}

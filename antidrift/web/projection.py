@@ -127,10 +127,11 @@ def history_json(
     items: list[Commitment],
     drift: Mapping[str, tuple[int, float | None]] | None = None,
     episodes: Mapping[str, Sequence[Episode]] | None = None,
+    sites: Mapping[str, str] | None = None,
 ) -> list[dict[str, object]]:
     """Ended commitments; drift maps an id to its (drift_count, on_task_share), episodes to
-    its drift episodes."""
-    drift, episodes = drift or {}, episodes or {}
+    its drift episodes, sites to the site most of its browser time was on."""
+    drift, episodes, sites = drift or {}, episodes or {}, sites or {}
     return [
         {
             "id": c.id,
@@ -147,6 +148,7 @@ def history_json(
             "on_task_share": _share(drift.get(c.id, (0, None))[1]),
             "task": task_json(c.task),
             "paused_secs": c.paused_secs,
+            "site": sites.get(c.id),
             "episodes": [episode_json(e) for e in episodes.get(c.id, ())],
         }
         for c in items

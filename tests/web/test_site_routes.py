@@ -96,3 +96,28 @@ def test_the_banner_offers_a_rule_for_the_site(drift_client, judge):
     assert '{"site": "youtube.com", "verdict": "on_task"}' in page.replace("&#34;", '"')
     assert "youtube.com</span> is always on task" in page
     assert "watch?v" not in page
+
+
+def test_review_history_csv_and_insights_count_a_browser_s_time_per_site(drift_client, clock):
+    _, client = drift_client()
+    for page in [
+        {"app": "firefox", "title": "A video", "url": VIDEO},
+        {"app": "firefox", "title": "Another", "url": "https://m.youtube.com/x"},
+        {"app": "code", "title": "main.py"},
+        {"app": "firefox", "title": "re", "url": "https://docs.python.org/3/library/re"},
+    ]:
+        client.post("/evidence/window", json=page)
+        clock.advance(30)
+    client.post("/finish")
+    review = client.get("/").get_data(as_text=True)
+    assert "By app and site:" in review
+    assert "youtube.com</span> 25%" in review and "m.youtube.com</span>" in review
+    client.post("/end", json={"outcome": "met"})
+    (row,) = client.get("/history").get_json()
+    assert row["site"] == "docs.python.org"  # a tie of one sample each: the first by name
+    lines = client.get("/history.csv").get_data(as_text=True).splitlines()
+    header, first = lines[0].split(","), lines[1].split(",")
+    assert header[-1] == "site" and first[-1] == "docs.python.org"
+    insights = client.get("/insights").get_data(as_text=True)
+    assert "Time per app and site" in insights and "youtube.com" in insights
+    assert "watch?v" not in insights and "watch?v" not in "".join(lines)
