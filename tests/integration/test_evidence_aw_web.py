@@ -6,8 +6,10 @@ from __future__ import annotations
 
 import pytest
 
-from antidrift.evidence import with_tabs
+from antidrift.evidence import WindowSampler, with_tabs
 from antidrift.evidence.activitywatch import ActivityWatchProbe
+from antidrift.server import bootstrap
+from antidrift.settings import load
 from tests.support import aw_server
 from tests.support.require import need
 
@@ -62,3 +64,46 @@ def test_an_incognito_tab_gives_no_url(aw, probe):
     window = probe.active_window()
     assert window == ("firefox", "Bank — Mozilla Firefox Private Browsing")
     assert getattr(window, "url", None) is None
+
+
+def test_the_sampler_stores_the_tab_s_url_and_site_and_never_an_incognito_one(
+    aw, probe, make_controller, clock, store
+):
+    controller = make_controller()
+    controller.enter_planning()
+    controller.start_manual_commitment("Read up on sqlite3.Row", "The export uses it", 30)
+    sampler = WindowSampler(probe, controller.record_window, interval=3600, now=clock.now)
+    web = aw.create_web_bucket("firefox")
+    aw.heartbeat("firefox", "sqlite3 — Python 3 docs — Mozilla Firefox")
+    aw.tab_heartbeat(web, DOCS, "sqlite3 — Python 3 docs")
+    sampler.sample_once()
+    aw.heartbeat("firefox", "Bank — Mozilla Firefox Private Browsing")
+    aw.tab_heartbeat(web, "https://bank.example/account?id=7", "Bank", incognito=True)
+    sampler.sample_once()
+    first, second = (sample for _, sample in store.sample_rows)
+    assert (first.url, first.site) == (DOCS.partition("#")[0], "docs.python.org")
+    assert (second.title, second.url, second.site) == (
+        "Bank — Mozilla Firefox Private Browsing",
+        None,
+        None,
+    )
+    assert controller.snapshot().evidence.last.site is None
+
+
+def test_the_server_s_sampler_reads_tabs_from_aw_server_and_firefox(aw, tmp_path):
+    env = {
+        "PATH": str(tmp_path),
+        "HOME": str(tmp_path),
+        "ANTIDRIFT_WINDOW_SOURCE": "activitywatch",
+        "ANTIDRIFT_AW_URL": aw.url,
+    }
+    runtime = bootstrap.build_runtime(load(env, data_dir=tmp_path / "data"))
+    try:
+        sampler = runtime.find_sampler()
+        web = aw.create_web_bucket("firefox")
+        aw.heartbeat("firefox", "sqlite3 — Python 3 docs — Mozilla Firefox")
+        aw.tab_heartbeat(web, DOCS, "sqlite3 — Python 3 docs")
+        assert sampler.probe.active_window().url == DOCS
+        assert [s.name for s in sampler.probe.sources] == ["activitywatch", "firefox"]
+    finally:
+        runtime.stop()
