@@ -146,7 +146,8 @@ class FakeStore:
                 (c.id, c.next_action, c.success_condition, c.timebox_secs)
                 + (c.started_at.isoformat(), c.ended_at.isoformat(), c.outcome.value, c.note)
                 + (c.extended_secs, insights.ended(c).actual_secs, count, share)
-                + (c.task.title if c.task else None, c.paused_secs, self._top_site(c.id))
+                + (c.task.title if c.task else None, c.paused_secs, c.written_back)
+                + (self._top_site(c.id),)
             )
         return rows
 
@@ -177,6 +178,21 @@ class FakeStore:
                 return None
             self.commitments[commitment_id] = replace(c, outcome=outcome, note=note)
             return self.commitments[commitment_id]
+
+    def claim_write_back(self, commitment_id: str, action: str) -> bool:
+        with self._lock:
+            c = self.commitments.get(commitment_id)
+            if c is None or c.written_back is not None:
+                return False
+            self.commitments[commitment_id] = replace(c, written_back=action)
+            if self.current is not None and self.current.id == commitment_id:
+                self.current = self.commitments[commitment_id]
+            return True
+
+    def release_write_back(self, commitment_id: str) -> None:
+        with self._lock:
+            if (c := self.commitments.get(commitment_id)) is not None:
+                self.commitments[commitment_id] = replace(c, written_back=None)
 
     def delete(self, commitment_id: str) -> bool:
         with self._lock:

@@ -111,6 +111,8 @@ class Commitment:
     # A pause moves the deadline by its length when it ends; the clock stands still meanwhile.
     paused_at: datetime | None = None
     paused_secs: int = 0
+    # What the one write-back to its task recorded ("note" or "done"); None before it.
+    written_back: str | None = None
 
     @classmethod
     def begin(
@@ -301,7 +303,7 @@ class Plan:
     timebox_secs: int
 
 
-SUCCESS_LABEL = "Done when (the success condition)"  # the page's label, and the contract's
+SUCCESS_LABEL = "Done when"  # the page's label: the words people read, never "success condition"
 
 
 def validate_plan(next_action: object, success_condition: object, timebox_minutes: object) -> Plan:

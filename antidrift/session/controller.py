@@ -9,8 +9,9 @@ from __future__ import annotations
 
 import logging
 import uuid
-from collections.abc import Callable
-from contextlib import AbstractContextManager
+from collections.abc import Callable, Iterator
+from contextlib import AbstractContextManager, contextmanager
+from dataclasses import replace
 from datetime import datetime
 
 from antidrift.calendar import Agenda, Calendar
@@ -289,6 +290,26 @@ class Controller:
 
     def finish_standing(self, commitment_id: str) -> AbstractContextManager[None]:
         return self.interruptions.finish_standing(commitment_id)
+
+    @contextmanager
+    def writing_back(self, commitment_id: str, action: str) -> Iterator[None]:
+        """While a commitment's outcome goes out to its task (POST /tasks/writeback): the one
+        write-back it gets is claimed first, in the store, so a second press (another tab, a
+        reload, the history) is refused (409) and never writes twice; one that fails (nothing
+        written) is given back. A crash mid-write keeps the claim: once, never twice."""
+        if not self._store.claim_write_back(commitment_id, action):
+            raise IllegalTransitionError(
+                "This commitment is already recorded in your task list: it is written there once."
+            )
+        try:
+            yield
+        except BaseException:
+            self._store.release_write_back(commitment_id)
+            raise
+        with self._work:
+            c = self._s.commitment  # the review's own copy shows it as recorded after a reload
+            if c is not None and c.id == commitment_id:
+                self._s.commitment = replace(c, written_back=action)
 
     # -- evidence ----------------------------------------------------------------------------
 

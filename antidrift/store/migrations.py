@@ -183,6 +183,15 @@ MIGRATIONS: list[tuple[int, str, str]] = [
     ),
     (
         10,
+        "write-back",
+        # What a commitment's one write-back to its task recorded ('note' or 'done'), so a
+        # second press (another tab, a reload, the history) is refused, not written twice.
+        """
+        ALTER TABLE commitments ADD COLUMN written_back TEXT;
+        """,
+    ),
+    (
+        11,
         "sites",
         # A sample's browser tab (its URL, never an incognito one, and its site: the host)
         # and a standing rule about a site ("youtube.com is always off task"), with or

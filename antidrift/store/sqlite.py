@@ -115,6 +115,7 @@ def _commitment(row: sqlite3.Row) -> Commitment:
         enforce=row["enforce"],
         paused_at=_dt(row["paused_at"]),
         paused_secs=row["paused_secs"],
+        written_back=row["written_back"],
     )
 
 
@@ -332,6 +333,7 @@ class SQLiteStore(DriftRecords):
                 " c.ended_at, c.outcome, c.note, c.extended_secs, c.actual_secs,"
                 " COALESCE(d.drift_count, 0),"
                 " ROUND(MIN(MAX(d.on_task_share, 0.0), 1.0), 4), c.task_title, c.paused_secs,"
+                " c.written_back,"
                 f" ({_TOP_SITE})"
                 " FROM commitments c LEFT JOIN drift_summary d ON d.commitment_id = c.id"
                 " WHERE c.outcome IS NOT NULL ORDER BY c.ended_at DESC, c.rowid DESC"
@@ -374,6 +376,23 @@ class SQLiteStore(DriftRecords):
                 (outcome.value, note, commitment_id),
             ).fetchone()
         return _commitment(row) if row is not None else None
+
+    def claim_write_back(self, commitment_id: str, action: str) -> bool:
+        """Record that the commitment's one write-back is `action`; False when one already
+        is (a single UPDATE: of two presses at once, one wins)."""
+        with self._lock:
+            cursor = self._db.execute(
+                "UPDATE commitments SET written_back = ? WHERE id = ? AND written_back IS NULL",
+                (action, commitment_id),
+            )
+        return cursor.rowcount == 1
+
+    def release_write_back(self, commitment_id: str) -> None:
+        """The claimed write-back failed (nothing was written): it can be pressed again."""
+        with self._lock:
+            self._db.execute(
+                "UPDATE commitments SET written_back = NULL WHERE id = ?", (commitment_id,)
+            )
 
     def delete(self, commitment_id: str) -> bool:
         """Remove an ended commitment with everything recorded for it; False when unknown."""

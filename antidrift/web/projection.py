@@ -148,6 +148,7 @@ def history_json(
             "on_task_share": _share(drift.get(c.id, (0, None))[1]),
             "task": task_json(c.task),
             "paused_secs": c.paused_secs,
+            "written_back": c.written_back,  # "note" | "done" once recorded in its task
             "site": sites.get(c.id),
             "episodes": [episode_json(e) for e in episodes.get(c.id, ())],
         }

@@ -14,7 +14,7 @@ from antidrift.core.domain import (
     validate_window,
 )
 from antidrift.core.sites import validate_url
-from antidrift.session.drafts import Draft
+from antidrift.session.drafts import TEXT_LIMITS, Draft
 from antidrift.web import manifest as app_manifest
 from antidrift.web import tasks
 from antidrift.web.projection import state_json
@@ -84,9 +84,14 @@ def _again(commitment_id: object) -> Draft:
 
 @bp.post("/planning/draft")
 def save_draft():
-    controller().drafts.save(payload())
-    if from_htmx():
-        return "", 204
+    data = payload()
+    draft = controller().drafts.save(data)
+    if from_htmx():  # a text field's save answers with its count, as the server holds it
+        counted = [name for name in TEXT_LIMITS if name in data]
+        if len(counted) != 1:
+            return "", 204
+        renderer = current_app.extensions["antidrift.renderer"]
+        return renderer.count(draft.value(counted[0]), TEXT_LIMITS[counted[0]]), 200, HTML
     return jsonify(state_json(controller().snapshot()))
 
 
