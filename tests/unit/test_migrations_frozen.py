@@ -26,6 +26,7 @@ PINS = {
     8: "88ccab5a1dd0199f216d15516dfe280a9b9d1c13241a1240565e302ecda3dd38",
     9: "4619247765409cfe270b12bab182e43ef06385e9540d0944d514dc77ae3a4353",
     10: "ec7a7b226b387ccb5d059782c4ab53db05840adad564071bf69d21a389f5dd8e",
+    11: "a6dad75ac8383c4c3941d358dd8468a14630f755940f13e63564fc640eb518dd",
 }
 
 NEVER_EDIT = "never edit a shipped migration; add a new one"
