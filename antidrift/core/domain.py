@@ -210,6 +210,10 @@ class WindowSample:
     # AntiDrift's own page, known from the title before it was redacted (a pattern may hide
     # the words that tell). Not stored: a sample read back from the store is not.
     own: bool = False
+    # The browser's active tab, when a source knew it (core/sites.py): never incognito, None
+    # when the window is private (an exclude pattern matched its title, app, site or URL).
+    url: str | None = None
+    site: str | None = None
 
 
 @dataclass(frozen=True)

@@ -310,8 +310,9 @@ def build_runtime(settings: Settings, *, clock: Clock | None = None) -> Runtime:
         probe = choose_window_source(live.current()).probe  # the Settings page may change it
         if probe is None:
             return None
+        current = live.current()
         return WindowSampler(
-            probe,
+            evidence.with_tabs(probe, current.env or None, current.aw_url),
             controller.record_window,
             interval=settings.sample_interval,
             wanted=controller.wants_evidence,

@@ -24,7 +24,6 @@ from antidrift.core.domain import (
     WindowSample,
     describe,
     parse_extend_minutes,
-    redact_window,
     require,
     times_up,
     valid_text,
@@ -34,6 +33,7 @@ from antidrift.core.domain import (
 from antidrift.core.errors import WriteFailed
 from antidrift.core.ports import Store
 from antidrift.core.rhythm import five_said_after
+from antidrift.core.sites import redact_page
 from antidrift.core.timing import FIVE_MINUTES, FIVE_MINUTES_FROM, paused_total
 from antidrift.drift.guard import DriftGuard
 from antidrift.drift.policy import OFF, parse_choice
@@ -335,20 +335,26 @@ class Controller:
 
     # -- evidence ----------------------------------------------------------------------------
 
-    def record_window(self, app: str, title: str, at: datetime | None = None, exact=None) -> bool:
-        """Record a focus sample (`exact`: which window, for the teeth); outside active, or paused,
-        it is accepted and dropped."""
+    def record_window(
+        self, app: str, title: str, at: datetime | None = None, exact=None, *, url=None
+    ) -> bool:
+        """Record a focus sample (`exact`: which window, for the teeth; `url`: the browser's
+        active tab); outside active, or paused, it is accepted and dropped."""
         # Redacted on the whole title, then cut; searched outside the lock (bounded, not free).
         app, title, exclude = valid_text(app), valid_text(title), self._guard.exclude
-        shown = redact_window(app, title, exclude)
+        url = valid_text(url) if url else None
+        shown = redact_page(app, title, url, exclude)
         with self._work as work:
             s = self._s
             if s.state is not RuntimeState.ACTIVE or s.commitment.paused:
                 return False
             own = is_own_page(title, s.commitment.next_action)  # the guard sees only that
             if self._guard.exclude is not exclude:  # a new commitment took a new pattern up
-                shown = redact_window(app, title, self._guard.exclude)
-            sample = WindowSample(shown[0][:MAX_TEXT], shown[1][:MAX_TEXT], at or s.now(), own)
+                shown = redact_page(app, title, url, self._guard.exclude)
+            app_kept, title_kept, url_kept, site = shown
+            sample = WindowSample(
+                app_kept[:MAX_TEXT], title_kept[:MAX_TEXT], at or s.now(), own, url_kept, site
+            )
             self._store.add_sample(s.commitment.id, sample)
             if s.last_sample is None or sample.at >= s.last_sample.at:
                 s.last_sample = sample

@@ -14,6 +14,7 @@ from antidrift.core.domain import (
     require,
     validate_window,
 )
+from antidrift.core.sites import validate_url
 from antidrift.session.drafts import TEXT_LIMITS, Draft
 from antidrift.web import manifest as app_manifest
 from antidrift.web import tasks
@@ -220,7 +221,8 @@ def end_break():
 def record_window():
     data = payload()
     app, title = validate_window(data.get("app"), data.get("title"))
-    recorded = controller().record_window(app, title)
+    url = validate_url(data.get("url"))  # the browser's active tab, when the poster knows it
+    recorded = controller().record_window(app, title, url=url)
     return jsonify(recorded=recorded), 202
 
 

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 
 from flask import Blueprint, current_app, jsonify, redirect, request
 
+from antidrift import ai
 from antidrift.settings import BY_KEY, PAGE_KEYS, LiveSettings, Settings, SettingsError
 from antidrift.settings.kinds import Choice, Flag, Number
 from antidrift.web.requests import HTML, from_htmx, payload, wants_html
@@ -97,9 +98,8 @@ ABOUT = {
 }
 
 # Whether a field applies, from the values in force: one that does not is folded away.
-HTTP_BACKENDS = ("ollama", "openai")
 APPLIES = {
-    "ai_url": lambda v: v("ai_backend") in HTTP_BACKENDS,
+    "ai_url": lambda v: v("ai_backend") in ai.served(),
     "drift_grace": lambda v: v("drift") == "ai",
     "enforce": lambda v: v("drift") == "ai",
     "enforce_after": lambda v: v("drift") == "ai" and v("enforce") == "minimize",

@@ -97,6 +97,7 @@ class RulesForm:
     verdict: str = ""
     invalid: tuple[str, ...] = ()
     focus: str = ""  # "app" (the form, to add another) or "title" (the list's heading)
+    site: str = ""
     error: bool = False  # the message is a refusal (shown as one), not a confirmation
 
     @classmethod
@@ -108,7 +109,7 @@ class RulesForm:
             return value if isinstance(value, str) else ""
 
         typed = (text("app"), text("title_contains"), text("verdict"))
-        return cls(message, *typed, invalid, "app", error=True)
+        return cls(message, *typed, invalid, "app", error=True, site=text("site"))
 
 
 @dataclass(frozen=True)

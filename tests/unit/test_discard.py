@@ -102,3 +102,24 @@ def test_the_figures_skip_a_discarded_one_even_when_handed_it():
     items = [insights.Ended(600, 600, Outcome.MET), insights.Ended(600, 300, Outcome.DISCARDED)]
     summary = insights.summarize(items)
     assert (summary.count, summary.met, summary.actual_secs) == (1, 1, 600)
+
+
+def test_time_per_app_leaves_it_out(tmp_path, clock):
+    store = SQLiteStore(tmp_path / "antidrift.sqlite3")
+    controller = build_controller(store, clock)
+    try:
+        controller.enter_planning()
+        controller.start_manual_commitment("Write the intro", "Intro in the doc", 20)
+        controller.record_window("editor", "intro.md")
+        clock.advance(30)
+        controller.finish()
+        controller.end("met")
+        controller.enter_planning()
+        controller.start_manual_commitment("Answer the mail", "Inbox empty", 20)
+        controller.record_window("mail", "Inbox")
+        clock.advance(30)
+        controller.discard()
+        assert store.app_totals() == {"editor": 30.0}
+    finally:
+        controller.shutdown()
+        store.close()

@@ -44,6 +44,7 @@ HISTORY_KEYS = [
     "task",
     "paused_secs",
     "written_back",
+    "site",
     "episodes",
 ]
 
@@ -119,7 +120,7 @@ def test_state_evidence_last_is_shaped_as_documented(client, clock):
     evidence = state(client)["evidence"]
     assert list(evidence) == ["health", "last"]
     assert evidence["health"] == "healthy"
-    assert list(evidence["last"]) == ["app", "title", "at"]
+    assert list(evidence["last"]) == ["app", "title", "site", "at"]
     assert evidence["last"]["app"] == "code" and evidence["last"]["title"] == "main.py"
     assert iso(evidence["last"]["at"]) == START + timedelta(seconds=2)
     clock.advance(31)
