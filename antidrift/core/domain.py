@@ -23,6 +23,10 @@ STALE_AFTER = timedelta(seconds=30)
 # the watcher was probably asleep (laptop lid, crashed sampler).
 MAX_SAMPLE_SPAN = timedelta(seconds=60)
 EXCLUDED_TITLE = "(excluded)"
+# Where an absence began, among a commitment's samples: no window has both an empty app and
+# an empty title (every source drops such a sample), so this one never names a window. It
+# ends the window seen before it; its own span is away, never focus.
+AWAY_MARK = ("", "")
 
 
 class RuntimeState(StrEnum):
@@ -135,6 +139,9 @@ class Commitment:
     # A pause moves the deadline by its length when it ends; the clock stands still meanwhile.
     paused_at: datetime | None = None
     paused_secs: int = 0
+    # Time away from the keyboard (no input for the away_after setting's minutes), in whole
+    # seconds: counted with the clock running unless the user said to count it as a pause.
+    away_secs: int = 0
 
     @classmethod
     def begin(
@@ -422,6 +429,8 @@ def time_shares(samples: Iterable[WindowSample], until: datetime) -> list[Share]
         end = ordered[index + 1].at if index + 1 < len(ordered) else until
         span = min(max(end - current.at, timedelta(0)), MAX_SAMPLE_SPAN)
         key = (current.app, current.title)
+        if key == AWAY_MARK:
+            continue  # time away: no window's
         totals[key] = totals.get(key, 0.0) + span.total_seconds()
     whole = sum(totals.values())
     shares = [

@@ -25,6 +25,7 @@ from antidrift.drift.put_away import DesktopEnforcer
 from antidrift.drift.rules import StandingRules
 from antidrift.evidence import WindowSampler
 from antidrift.notify import Background, build_notifier
+from antidrift.session.away import Away
 from antidrift.session.coaching import Coaching
 from antidrift.session.controller import Controller
 from antidrift.session.corrections import Corrections
@@ -272,8 +273,9 @@ def tuning(settings: Settings) -> tuple[Tuning, CoachInfo, DriftInfo]:
     )
     reflector = ReflectService(coach.backend, timeout=settings.ai_timeout) if coach else None
     parts = Tuning(
-        coach, _unavailable(info), reflector, judge, drift, settings.evidence_exclude, notifier
-    )
+        coach, _unavailable(info), reflector, judge, drift, settings.evidence_exclude, notifier,
+        away_after=settings.away_after,
+    )  # fmt: skip
     return parts, info, drift_info
 
 
@@ -310,6 +312,7 @@ def build_controller(
         exclude=parts.exclude,
         enforcer=enforcer,
     )
+    away = Away(work, session, store, guard, parts.away_after)  # time away from the keyboard
     return Controller(
         work,
         session,
@@ -320,7 +323,8 @@ def build_controller(
         reflections=reflections,
         corrections=Corrections(store, work),  # the history corrected after the fact
         rules=StandingRules(store, work, guard),  # the running commitment's guard follows
-        interruptions=Interruptions(work, session, store, guard, reflections),
+        interruptions=Interruptions(work, session, store, guard, reflections, away),
+        away=away,
     )
 
 
@@ -343,9 +347,14 @@ def build_runtime(settings: Settings, *, clock: Clock | None = None) -> Runtime:
     def find_sampler() -> WindowSampler | None:
         # The sampler feeds the controller and tells it whether it runs; the controller never
         # calls the sampler, so there is no cycle to break.
-        probe = choose_window_source(live.current()).probe  # the Settings page may change it
+        current = live.current()
+        probe = choose_window_source(current).probe  # the Settings page may change it
         if probe is None:
             return None
+        idle, why = evidence.choose_idle(
+            current.window_source, env=current.env or os.environ, aw_url=current.aw_url
+        )
+        log.info("idle time: %s", why)
         return WindowSampler(
             probe,
             controller.record_window,
@@ -353,6 +362,8 @@ def build_runtime(settings: Settings, *, clock: Clock | None = None) -> Runtime:
             wanted=controller.wants_evidence,
             on_running=controller.set_watcher,
             now=controller.now,  # the controller's steady time, not the jumpy wall clock
+            idle=idle,  # time away: no window is looked at while the user is away
+            on_idle=controller.note_idle,
         )
 
     return Runtime(

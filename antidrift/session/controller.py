@@ -14,6 +14,7 @@ from contextlib import AbstractContextManager
 from datetime import datetime
 
 from antidrift.core.domain import (
+    AWAY_MARK,
     MAX_TEXT,
     Commitment,
     IllegalTransitionError,
@@ -35,6 +36,7 @@ from antidrift.drift.guard import DriftGuard
 from antidrift.drift.policy import OFF, parse_choice
 from antidrift.drift.rules import StandingRules
 from antidrift.drift.window_key import is_own_page
+from antidrift.session.away import Away
 from antidrift.session.coaching import Coaching
 from antidrift.session.corrections import Corrections
 from antidrift.session.drafts import Draft, Drafts
@@ -66,12 +68,14 @@ class Controller:
         corrections: Corrections,
         rules: StandingRules,
         interruptions: Interruptions,
+        away: Away | None = None,
     ) -> None:
         self._work, self._s, self._store = work, session, store
         self._guard = guard
         self.drafts, self.coaching, self.reflections = drafts, coaching, reflections
         self.corrections, self.rules = corrections, rules
         self.interruptions = interruptions
+        self.away = away or Away(work, session, store, guard, 0)  # time away from the keyboard
         self._started = False  # the constructor starts nothing: start() does
 
     def retune(self, tuning: Tuning) -> None:
@@ -83,6 +87,7 @@ class Controller:
             self.reflections.unavailable = tuning.unavailable
             self._s.notifier = tuning.notifier
             self._guard.retune(tuning.judge, tuning.drift, tuning.exclude)
+            self.away.after_minutes = tuning.away_after
 
     def start(self) -> None:
         """Take up what the stored state left (once; `Runtime.start` calls it): the guard
@@ -142,6 +147,7 @@ class Controller:
                 if s.state is RuntimeState.REVIEW and s.commitment is not None
                 else None,
                 paused_secs=paused_total(s.commitment, now) if active else 0,
+                away=self.away.view(now) if active else None,
                 undo_until=self.interruptions.undo_until(),
                 closure=s.closure if s.state is RuntimeState.LOCKED else None,
             )
@@ -272,7 +278,9 @@ class Controller:
         it is accepted and dropped."""
         with self._work as work:
             s = self._s
-            if s.state is not RuntimeState.ACTIVE or s.commitment.paused:
+            if s.state is not RuntimeState.ACTIVE or s.commitment.paused or self.away.here:
+                return False  # away: no one is at the keyboard, so no window has the focus
+            if (app, title) == AWAY_MARK:
                 return False
             # Redacted, then bounded, here: whatever the source, the pattern sees the whole title.
             app, title = valid_text(app), valid_text(title)
@@ -286,6 +294,18 @@ class Controller:
                 work.then(self._guard.observe(sample, exact).run)
             work.changed()
         return True
+
+    # -- time away (away.py) -----------------------------------------------------------------
+
+    def note_idle(self, idle_secs: float, at: datetime | None = None) -> bool:
+        """The desktop's seconds since the last input: True while the user is away."""
+        return self.away.idle(idle_secs, at or self.now())
+
+    def credit_away(self) -> None:
+        self.away.credit()
+
+    def dismiss_away(self) -> None:
+        self.away.dismiss()
 
     def set_watcher(self, running: bool) -> None:
         """A window watcher started, stopped, failed or recovered: evidence health says so."""

@@ -20,6 +20,7 @@ from antidrift.core.domain import (
 )
 from antidrift.core.ports import Store
 from antidrift.drift.guard import DriftGuard
+from antidrift.session.away import Away
 from antidrift.session.reflecting import Reflections
 from antidrift.session.state import Session
 from antidrift.session.unit_of_work import UnitOfWork
@@ -39,9 +40,11 @@ class Interruptions:
         store: Store,
         guard: DriftGuard,
         reflections: Reflections,
+        away: Away | None = None,
     ) -> None:
         self._work, self._s, self._store = work, session, store
         self._guard, self._reflections = guard, reflections
+        self._away = away or Away(work, session, store, guard, 0)
         self._finished: tuple[Commitment, datetime] | None = None  # before Finish, and when
 
     def pause(self) -> Commitment:
@@ -52,6 +55,7 @@ class Interruptions:
             if s.commitment.paused:
                 raise IllegalTransitionError("You can't pause now: the commitment is paused.")
             now = s.now()
+            self._away.end(now)  # an absence in progress ends (and is counted) here
             paused = timing.paused(s.commitment, now)
             self._store.save(RuntimeState.ACTIVE, paused)
             s.commitment = paused
@@ -89,6 +93,7 @@ class Interruptions:
     def stop(self, at: datetime) -> None:
         """Under the unit of work: the running commitment stops at `at` and goes to review."""
         s = self._s
+        self._away.end(at)  # away when the time ran out: the review says how much
         stopped = s.commitment.stopped(at)
         self._store.save(RuntimeState.REVIEW, stopped)
         s.state, s.commitment = RuntimeState.REVIEW, stopped

@@ -18,6 +18,7 @@ from antidrift.core.domain import (
     evidence_health,
 )
 from antidrift.drift.policy import OFF, DriftView
+from antidrift.session.away import AwayView
 from antidrift.session.drafts import Draft
 
 
@@ -100,6 +101,7 @@ class Snapshot:
     paused_secs: int = 0  # active only: seconds paused so far, a pause in progress included
     undo_until: datetime | None = None  # review only: Finish can be undone until then
     closure: str | None = None  # locked only: the commitment whose outcome was just recorded
+    away: AwayView | None = None  # active only: away from the keyboard, or just back
 
     @property
     def task(self) -> TaskRef | None:

@@ -32,6 +32,7 @@ class Tuning:
     drift: DriftSettings | None = None
     exclude: re.Pattern[str] | None = None  # private window titles
     notifier: Notifier | None = None
+    away_after: int = 3  # minutes without input until the user is away (0: never)
 
 
 class Session:

@@ -181,4 +181,13 @@ MIGRATIONS: list[tuple[int, str, str]] = [
         ALTER TABLE commitments ADD COLUMN paused_secs INTEGER NOT NULL DEFAULT 0;
         """,
     ),
+    (
+        10,
+        "away",
+        # Time away from the keyboard during a commitment (whole seconds); the absence itself
+        # is a sample with an empty app and title (domain.AWAY_MARK), which no window has.
+        """
+        ALTER TABLE commitments ADD COLUMN away_secs INTEGER NOT NULL DEFAULT 0;
+        """,
+    ),
 ]

@@ -36,12 +36,15 @@ def _spans(where: str, until: str) -> str:
 )"""
 
 
+# The away mark (domain.AWAY_MARK) ends the window before it, but its own span is no window's.
+_WINDOWS_ONLY = "NOT (app = '' AND title = '')"
+
 # One commitment's top windows and every app's total in one pass; the rows are few whatever
 # the number of samples.
 _WINDOW_TIME = f"""
 WITH {_spans("WHERE s.commitment_id = :cid", ":until")},
 per AS MATERIALIZED (SELECT app, title, SUM(secs) AS secs, COUNT(*) AS n FROM spans
-    GROUP BY app, title)
+    WHERE {_WINDOWS_ONLY} GROUP BY app, title)
 SELECT * FROM (SELECT 'window' AS kind, app, title, secs, n FROM per
     ORDER BY secs DESC, app, title LIMIT :top)
 UNION ALL
@@ -52,7 +55,8 @@ SELECT 'app', app, '', SUM(secs), SUM(n) FROM per GROUP BY app
 _APP_TIME = f"""
 WITH {_spans("WHERE s.commitment_id = :cid", ":until")}
 INSERT INTO app_time (commitment_id, app, secs)
-SELECT commitment_id, app, SUM(secs) FROM spans GROUP BY commitment_id, app
+SELECT commitment_id, app, SUM(secs) FROM spans WHERE {_WINDOWS_ONLY}
+GROUP BY commitment_id, app
 """
 
 # Every ended commitment's time per app (after a bulk import).
@@ -64,7 +68,8 @@ WITH {
     )
 }
 INSERT INTO app_time (commitment_id, app, secs)
-SELECT commitment_id, app, SUM(secs) FROM spans GROUP BY commitment_id, app
+SELECT commitment_id, app, SUM(secs) FROM spans WHERE {_WINDOWS_ONLY}
+GROUP BY commitment_id, app
 """
 
 _HISTORY_ORDER = " ORDER BY ended_at DESC, rowid DESC"
@@ -106,6 +111,7 @@ def _commitment(row: sqlite3.Row) -> Commitment:
         enforce=row["enforce"],
         paused_at=_dt(row["paused_at"]),
         paused_secs=row["paused_secs"],
+        away_secs=row["away_secs"],
     )
 
 
@@ -149,12 +155,13 @@ class SQLiteStore(DriftRecords):
                         "INSERT INTO commitments (id, next_action, success_condition,"
                         " timebox_secs, started_at, deadline, ended_at, outcome, note,"
                         " extended_secs, task_source, task_id, task_title, task_url, enforce,"
-                        " paused_at, paused_secs)"
-                        " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+                        " paused_at, paused_secs, away_secs)"
+                        " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
                         " ON CONFLICT(id) DO UPDATE SET ended_at = excluded.ended_at,"
                         " outcome = excluded.outcome, note = excluded.note,"
                         " deadline = excluded.deadline, extended_secs = excluded.extended_secs,"
-                        " paused_at = excluded.paused_at, paused_secs = excluded.paused_secs",
+                        " paused_at = excluded.paused_at, paused_secs = excluded.paused_secs,"
+                        " away_secs = excluded.away_secs",
                         (
                             commitment.id,
                             commitment.next_action,
@@ -170,6 +177,7 @@ class SQLiteStore(DriftRecords):
                             commitment.enforce,
                             _iso(commitment.paused_at),
                             commitment.paused_secs,
+                            commitment.away_secs,
                         ),
                     )
                 if commitment is not None and commitment.outcome is not None:
@@ -202,10 +210,31 @@ class SQLiteStore(DriftRecords):
                 (commitment_id, sample.app, sample.title, _iso(sample.at), sample.at.timestamp()),
             )
 
+    def mark_away(self, commitment_id: str, since: datetime) -> None:
+        """An absence began at `since`: the samples taken after it were of no one at the
+        keyboard (input had stopped), so they go; the away mark ends the window before it."""
+        with self._lock:
+            self._db.execute("BEGIN IMMEDIATE")
+            try:
+                self._db.execute(
+                    "DELETE FROM samples WHERE commitment_id = ? AND at_epoch >= ?",
+                    (commitment_id, since.timestamp()),
+                )
+                self._db.execute(
+                    "INSERT INTO samples (commitment_id, app, title, at, at_epoch)"
+                    " VALUES (?, '', '', ?, ?)",
+                    (commitment_id, _iso(since), since.timestamp()),
+                )
+                self._db.execute("COMMIT")
+            except BaseException:
+                self._db.execute("ROLLBACK")
+                raise
+
     def samples(self, commitment_id: str) -> list[WindowSample]:
         with self._lock:
             rows = self._db.execute(
-                "SELECT app, title, at FROM samples WHERE commitment_id = ? ORDER BY at, id",
+                "SELECT app, title, at FROM samples WHERE commitment_id = ?"
+                f" AND {_WINDOWS_ONLY} ORDER BY at, id",
                 (commitment_id,),
             ).fetchall()
         return [WindowSample(r["app"], r["title"], _dt(r["at"])) for r in rows]
@@ -310,7 +339,8 @@ class SQLiteStore(DriftRecords):
                 "SELECT c.id, c.next_action, c.success_condition, c.timebox_secs, c.started_at,"
                 " c.ended_at, c.outcome, c.note, c.extended_secs, c.actual_secs,"
                 " COALESCE(d.drift_count, 0),"
-                " ROUND(MIN(MAX(d.on_task_share, 0.0), 1.0), 4), c.task_title, c.paused_secs"
+                " ROUND(MIN(MAX(d.on_task_share, 0.0), 1.0), 4), c.task_title, c.paused_secs,"
+                " c.away_secs"
                 " FROM commitments c LEFT JOIN drift_summary d ON d.commitment_id = c.id"
                 " WHERE c.outcome IS NOT NULL ORDER BY c.ended_at DESC, c.rowid DESC"
             ).fetchall()

@@ -156,6 +156,18 @@ def resume():
     return done()
 
 
+@bp.post("/away/credit")
+def away_credit():
+    controller().credit_away()
+    return done()
+
+
+@bp.post("/away/dismiss")
+def away_dismiss():
+    controller().dismiss_away()
+    return done()
+
+
 @bp.post("/extend")
 def extend():
     controller().extend(payload().get("minutes"))

@@ -53,6 +53,7 @@ GROUPS: tuple[tuple[str, tuple[tuple[str, str], ...]], ...] = (
                 "evidence_exclude",
                 "Private window titles (a pattern; matching titles are never stored or sent)",
             ),
+            ("away_after", "Minutes without input before you count as away (0: never)"),
         ),
     ),
     ("Tasks", (("tasks", "Task lists to plan from"),)),

@@ -24,6 +24,7 @@ from antidrift.tasks import Board, Offer
 from antidrift.tasks import Listing as Listing  # the task list's view data, for the renderer
 from antidrift.web.widgets import (
     Announce,
+    AwayReturn,
     CoachElapsed,
     CoachSource,
     CoachWidget,
@@ -265,6 +266,7 @@ class Views:
                     snap.drift.put_away,
                 ),
                 Controls(c.paused, c.seconds_left(snap.now) if c.paused else 0),
+                AwayReturn.of(snap),
             )
         if snap.state is RuntimeState.REVIEW and snap.reflection is not None:
             r = snap.reflection

@@ -144,6 +144,20 @@ class Controls(Widget):
 
 
 @dataclass(frozen=True)
+class AwayReturn(Widget):
+    """Back from time away (id="away-return"): "You were away 12 min" with Count it as a
+    pause and Keep counting, until one is pressed; empty otherwise."""
+
+    name = "away_return"
+    minutes: int = 0  # 0: nothing to answer
+
+    @classmethod
+    def of(cls, snap: Snapshot) -> AwayReturn:
+        secs = snap.away.returned_secs if snap.away is not None else 0
+        return cls(max(1, round(secs / 60)) if secs else 0)
+
+
+@dataclass(frozen=True)
 class Undo(Widget):
     """The review's Undo button, while a manual Finish can still be taken back; its
     removal is pushed when that time has passed."""
@@ -196,7 +210,9 @@ class Title(Widget):
         if snap.state is RuntimeState.ACTIVE and c is not None:
             clock = clock_text(c.seconds_left(snap.now))
             head = "Paused · " if c.paused else ""
-            if five_minutes_left(c, snap.now):
+            if snap.away is not None and snap.away.away:
+                head = "Away · "
+            elif five_minutes_left(c, snap.now):
                 head = "5 min left · "
             if _drifting(snap):
                 head = "Drifting? · "

@@ -25,6 +25,7 @@ PINS = {
     7: "de3eb2b3838ca433dfde104b7bae2461b1134c09fa43329826e560aa9e717919",
     8: "88ccab5a1dd0199f216d15516dfe280a9b9d1c13241a1240565e302ecda3dd38",
     9: "4619247765409cfe270b12bab182e43ef06385e9540d0944d514dc77ae3a4353",
+    10: "06ef089361e2c3c8051d4feca7ac17582dfa7d70cb7cb650e9b7fa9bafe74cf9",
 }
 
 NEVER_EDIT = "never edit a shipped migration; add a new one"

@@ -41,6 +41,7 @@ HISTORY_KEYS = [
     "on_task_share",
     "task",
     "paused_secs",
+    "away_secs",
 ]
 
 
