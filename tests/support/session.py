@@ -21,8 +21,12 @@ def build_controller(
     reflector=None,
     enforcer=None,
     coach_workers: int = 2,
+    away_after: int = 3,
 ) -> Controller:
-    parts = Tuning(coach, coach_unavailable, reflector, judge, drift, exclude_titles, notifier)
+    parts = Tuning(
+        coach, coach_unavailable, reflector, judge, drift, exclude_titles, notifier,
+        away_after=away_after,
+    )  # fmt: skip
     return bootstrap.build_controller(
         store, clock, parts, enforcer=enforcer, coach_workers=coach_workers
     )
