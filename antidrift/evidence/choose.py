@@ -16,8 +16,9 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
 from antidrift.evidence.activitywatch import DEFAULT_URL, ActivityWatchProbe
-from antidrift.evidence.desktops import ACTIVITYWATCH, desktop, fitting, modes
+from antidrift.evidence.desktops import ACTIVITYWATCH, IDLE_SOURCES, desktop, fitting, modes
 from antidrift.evidence.desktops import MODES as MODES  # the accepted words, re-exported
+from antidrift.evidence.idle import ActivityWatchIdle, IdleProbe, answers
 from antidrift.evidence.probe import Desktop, ProbeError, WindowProbe
 
 AW_ADVICE = (
@@ -120,3 +121,31 @@ def _which(which: Callable[[str], str | None], tool: str, path: str | None) -> b
     if which is shutil.which:
         return shutil.which(tool, path=path) is not None
     return which(tool) is not None
+
+
+def choose_idle(
+    window_source: str,
+    *,
+    env: Mapping[str, str],
+    aw_url: str = DEFAULT_URL,
+    platform: str = sys.platform,
+) -> tuple[IdleProbe | None, str]:
+    """The idle source for this session and why: ActivityWatch's afk watcher first when the
+    windows come from ActivityWatch, else the first fitting desktop source that answers, else
+    ActivityWatch's when it answers; (None, why) when nothing tells."""
+    aw = ActivityWatchIdle(aw_url)
+    if window_source == ACTIVITYWATCH and answers(aw):
+        return aw, "ActivityWatch's afk watcher (the window source)"
+    tried: list[str] = []
+    for source in IDLE_SOURCES:
+        fit = source.fits(env, platform)
+        if fit is None or shutil.which(source.tool, path=env.get("PATH")) is None:
+            continue
+        probe = source.build(env)
+        if answers(probe):
+            return probe, f"{source.name} ({fit.reason})"
+        tried.append(source.name)
+    if window_source != ACTIVITYWATCH and answers(aw):
+        return aw, "ActivityWatch's afk watcher"
+    said = f" ({', '.join(tried)} did not answer)" if tried else ""
+    return None, f"no idle time from this desktop{said}"

@@ -1,5 +1,6 @@
-"""Time since the last keyboard or pointer input, from the desktop: the idle sources, one
-table (IDLE_SOURCES) as desktops.py is for the windows, and the choice among them.
+"""Time since the last keyboard or pointer input: what an idle source is, and the sources
+that are no desktop's own. A desktop's module defines its source (`IDLE`, an IdleSource)
+beside its window probe; desktops.py lists them (IDLE_SOURCES) and choose.py picks one.
 
 * ActivityWatch's aw-watcher-afk (bucket `aw-watcher-afk_<host>`, type `afkstatus`, data
   `{"status": "afk" | "not-afk"}`): its heartbeats stamp a not-afk event with the last input
@@ -16,18 +17,14 @@ table (IDLE_SOURCES) as desktops.py is for the windows, and the choice among the
 from __future__ import annotations
 
 import re
-import shutil
 import socket
-import sys
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import Protocol
 
 from antidrift.core.isotime import from_iso
-from antidrift.evidence import gnome, kde, macos, x11
 from antidrift.evidence.activitywatch import DEFAULT_URL, ActivityWatchProbe
-from antidrift.evidence.desktops import ACTIVITYWATCH
 from antidrift.evidence.probe import Fit, ProbeError, ToolProbe, load_json
 
 AFK_WATCHER = "afk watcher (aw-watcher-afk)"
@@ -36,7 +33,6 @@ AFK_WATCHER = "afk watcher (aw-watcher-afk)"
 AFK_STALE = timedelta(seconds=60)
 AFK_TIMEOUT = timedelta(minutes=3)
 _GDBUS_NUMBER = re.compile(r"^\((?:u?int(?:32|64) )?(\d+),\)$")
-_HID_IDLE = re.compile(r'"HIDIdleTime" = (\d+)')
 
 
 class IdleProbe(Protocol):
@@ -81,7 +77,7 @@ def parse_afk(text: str, now: datetime) -> float:
 class ActivityWatchIdle:
     """aw-watcher-afk's newest event, from aw-server (ANTIDRIFT_AW_URL)."""
 
-    name = ACTIVITYWATCH
+    name = ActivityWatchProbe.name
 
     def __init__(
         self,
@@ -106,33 +102,6 @@ def gdbus_number(text: str, what: str) -> int:
     return int(match.group(1))
 
 
-class X11Idle(ToolProbe):
-    """The X server's idle time (screensaver extension) through xprintidle."""
-
-    name = "x11"
-    argv = ("xprintidle",)
-
-    def idle_secs(self) -> float:
-        text = self.out(self.argv).strip()
-        if not text.isdigit():
-            raise ProbeError("xprintidle printed no idle time")
-        return int(text) / 1000
-
-
-class MutterIdle(ToolProbe):
-    """GNOME Shell's (Mutter's) idle monitor over the session bus."""
-
-    name = "gnome"
-    argv = (
-        "gdbus", "call", "--session", "--dest", "org.gnome.Mutter.IdleMonitor",
-        "--object-path", "/org/gnome/Mutter/IdleMonitor/Core",
-        "--method", "org.gnome.Mutter.IdleMonitor.GetIdletime",
-    )  # fmt: skip
-
-    def idle_secs(self) -> float:
-        return gdbus_number(self.out(self.argv), "GNOME's idle monitor") / 1000
-
-
 class ScreenSaverIdle(ToolProbe):
     """The freedesktop ScreenSaver interface (KDE Plasma and others) over the session bus."""
 
@@ -147,20 +116,7 @@ class ScreenSaverIdle(ToolProbe):
         return float(gdbus_number(self.out(self.argv), "The desktop's screensaver"))
 
 
-class MacIdle(ToolProbe):
-    """macOS's HID idle time through ioreg."""
-
-    name = "macos"
-    argv = ("ioreg", "-c", "IOHIDSystem", "-d", "4")
-
-    def idle_secs(self) -> float:
-        match = _HID_IDLE.search(self.out(self.argv))
-        if match is None:
-            raise ProbeError("ioreg printed no HIDIdleTime")
-        return int(match.group(1)) / 1e9
-
-
-def _bus(env: Mapping[str, str], platform: str) -> Fit | None:
+def any_bus(env: Mapping[str, str], platform: str) -> Fit | None:
     """Any desktop session with a session bus may offer the freedesktop interface."""
     if env.get("DBUS_SESSION_BUS_ADDRESS") and platform != "darwin":
         return Fit("a session bus")
@@ -177,45 +133,11 @@ class IdleSource:
     tool: str
 
 
-# The order is the choice's preference among the sources that fit the session.
-IDLE_SOURCES: tuple[IdleSource, ...] = (
-    IdleSource("macos", MacIdle, macos.fits, "ioreg"),
-    IdleSource("gnome", MutterIdle, gnome.fits, "gdbus"),
-    IdleSource("kde", ScreenSaverIdle, kde.fits, "gdbus"),
-    IdleSource("x11", X11Idle, x11.fits, "xprintidle"),
-    IdleSource("freedesktop", ScreenSaverIdle, _bus, "gdbus"),
-)
+FREEDESKTOP = IdleSource("freedesktop", ScreenSaverIdle, any_bus, "gdbus")
 
 
-def choose_idle(
-    window_source: str,
-    *,
-    env: Mapping[str, str],
-    aw_url: str = DEFAULT_URL,
-    platform: str = sys.platform,
-) -> tuple[IdleProbe | None, str]:
-    """The idle source for this session and why: ActivityWatch's first when the windows come
-    from it, else the first fitting desktop source that answers, else ActivityWatch's when its
-    afk watcher answers; (None, why) when nothing tells."""
-    aw = ActivityWatchIdle(aw_url)
-    if window_source == ACTIVITYWATCH and _answers(aw):
-        return aw, "ActivityWatch's afk watcher (the window source)"
-    tried: list[str] = []
-    for source in IDLE_SOURCES:
-        fit = source.fits(env, platform)
-        if fit is None or shutil.which(source.tool, path=env.get("PATH")) is None:
-            continue
-        probe = source.build(env)
-        if _answers(probe):
-            return probe, f"{source.name} ({fit.reason})"
-        tried.append(source.name)
-    if window_source != ACTIVITYWATCH and _answers(aw):
-        return aw, "ActivityWatch's afk watcher"
-    said = f" ({', '.join(tried)} did not answer)" if tried else ""
-    return None, f"no idle time from this desktop{said}"
-
-
-def _answers(probe: IdleProbe) -> bool:
+def answers(probe: IdleProbe) -> bool:
+    """Whether the source tells an idle time now."""
     try:
         probe.idle_secs()
     except ProbeError:

@@ -13,14 +13,11 @@ from pathlib import Path
 
 import pytest
 
-from antidrift.evidence.idle import (
-    ActivityWatchIdle,
-    MutterIdle,
-    ScreenSaverIdle,
-    X11Idle,
-    choose_idle,
-)
+from antidrift.evidence.choose import choose_idle
+from antidrift.evidence.gnome import MutterIdle
+from antidrift.evidence.idle import ActivityWatchIdle, ScreenSaverIdle
 from antidrift.evidence.probe import ProbeError
+from antidrift.evidence.x11 import X11Idle
 from tests.support import aw_server, x11
 from tests.support.procs import stop
 from tests.support.require import need

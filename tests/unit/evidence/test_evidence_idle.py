@@ -9,7 +9,8 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
-from antidrift.evidence.idle import MacIdle, gdbus_number, parse_afk
+from antidrift.evidence.idle import gdbus_number, parse_afk
+from antidrift.evidence.macos import MacIdle
 from antidrift.evidence.probe import ProbeError
 from antidrift.evidence.sampler import WindowSampler
 from tests.unit.evidence.test_evidence_sampler import FakeClock, FakeProbe
