@@ -49,6 +49,7 @@ class Away:
         self.after_minutes = after_minutes  # 0: off (Controller.retune changes it)
         self._since: datetime | None = None  # away since then (input stopped then)
         self._returned: tuple[str, int] | None = None  # (commitment id, seconds) to answer
+        self._back_at: datetime | None = None  # the last return (input came then)
 
     @property
     def here(self) -> bool:
@@ -69,10 +70,12 @@ class Away:
                 self._back(min(max(last_input, self._since), at))
                 work.changed()
                 return False
-            if not self.after_minutes or idle_secs < self.after_minutes * 60:
+            # Never away from before the commitment began or before the last return: each is
+            # the user at the keyboard (an idle source may lag behind the input it missed).
+            since = max(last_input, s.commitment.started_at, self._back_at or last_input)
+            if not self.after_minutes or at - since < timedelta(minutes=self.after_minutes):
                 return False
             c = s.commitment
-            since = max(last_input, c.started_at)
             self._store.mark_away(c.id, since)  # first: a failed write changes nothing
             self._since = since
             self._guard.pause(at, away=True)
@@ -85,7 +88,7 @@ class Away:
         span = whole_secs(self._since, at)
         back = replace(s.commitment, away_secs=s.commitment.away_secs + span)
         self._store.save(RuntimeState.ACTIVE, back)
-        s.commitment, self._since = back, None
+        s.commitment, self._since, self._back_at = back, None, at
         self._returned = (back.id, span) if span else None
         self._work.then(self._guard.resume(s.last_sample, at).run)
 
@@ -100,8 +103,9 @@ class Away:
         s.commitment = replace(s.commitment, away_secs=s.commitment.away_secs + span)
         self._since = None
 
-    def credit(self) -> None:
-        """Count the last absence as a pause: the deadline moves by it, paused_secs grows."""
+    def credit(self) -> int:
+        """Count the last absence as a pause: the deadline moves by it, paused_secs grows;
+        the seconds it moved by."""
         with self._work as work:
             secs = self._question("count time away as a pause")
             s = self._s
@@ -109,6 +113,7 @@ class Away:
             self._store.save(RuntimeState.ACTIVE, credited)
             s.commitment, self._returned = credited, None
             work.changed()
+        return secs
 
     def dismiss(self) -> None:
         """Keep counting: the absence stays time on the clock; the question goes."""

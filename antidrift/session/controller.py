@@ -301,8 +301,8 @@ class Controller:
         """The desktop's seconds since the last input: True while the user is away."""
         return self.away.idle(idle_secs, at or self.now())
 
-    def credit_away(self) -> None:
-        self.away.credit()
+    def credit_away(self) -> int:
+        return self.away.credit()
 
     def dismiss_away(self) -> None:
         self.away.dismiss()

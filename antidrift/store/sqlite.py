@@ -217,7 +217,7 @@ class SQLiteStore(DriftRecords):
             self._db.execute("BEGIN IMMEDIATE")
             try:
                 self._db.execute(
-                    "DELETE FROM samples WHERE commitment_id = ? AND at_epoch >= ?",
+                    "DELETE FROM samples WHERE commitment_id = ? AND at_epoch > ?",
                     (commitment_id, since.timestamp()),
                 )
                 self._db.execute(

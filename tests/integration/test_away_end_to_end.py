@@ -51,15 +51,17 @@ def test_away_and_back_through_the_real_server_and_aw_server(tmp_path, aw):
         "ANTIDRIFT_AWAY_AFTER": "3",
         "ANTIDRIFT_DRIFT": "off",
     }
-    server = RunningServer(tmp_path / "data", env=env).start()
+    server = RunningServer(tmp_path / "data", env=env, test_clock=True).start()
     try:
         aw.heartbeat("code", "intro.md — editor")
         server.post("/planning")
         assert server.post("/commitment", PLAN)[0] == 200
         wait_for(server, lambda s: (s["evidence"]["last"] or {}).get("app") == "code")
         deadline = server.get("/state")["commitment"]["deadline"]
-        # Input stopped 250 s ago (the afk bucket was empty: no event, no idle time until
-        # now): aw-watcher-afk has turned afk, stamped then.
+        # Five minutes into the commitment (the server's clock moved on: the start itself was
+        # the user at the keyboard), input stopped 250 s ago (the afk bucket was empty: no
+        # event, no idle time until now): aw-watcher-afk has turned afk, stamped then.
+        server.clock.advance(300)
         stopped = datetime.now(UTC) - timedelta(seconds=250)
         aw.afk_ping(False, stopped)
         aw.afk_ping(True, stopped, duration=250)

@@ -84,6 +84,7 @@ def test_no_judge_call_no_nudge_and_no_teeth_while_away(make_controller, judge, 
     controller.record_window("firefox", "feed", exact=WindowHandle("x11", "7"))
     judge.wait_calls(1)
     wait_until(lambda: controller.snapshot().drift.status is DriftStatus.DRIFTING)
+    clock.advance(180)
     assert controller.note_idle(180) is True  # walked away right after opening the feed
     for _ in range(20):  # far past the grace and the teeth's wait
         clock.advance(30)
@@ -196,7 +197,8 @@ def test_the_guard_counts_the_window_from_the_return_not_from_before(running, ju
     controller.record_window("firefox", "feed")
     judge.wait_calls(1)
     wait_until(lambda: controller.snapshot().drift.status is DriftStatus.DRIFTING)
-    controller.note_idle(180)
+    clock.advance(180)  # (no tick meanwhile: the feed's grace has not been looked at)
+    assert controller.note_idle(180) is True
     clock.advance(10 * 60)
     controller.note_idle(0)  # back, the feed still in front
     assert controller.snapshot().drift.status is DriftStatus.DRIFTING
@@ -212,3 +214,17 @@ def test_credited_is_pure_and_never_goes_back(running):
     c = running().snapshot().commitment
     assert credited(c, -5) == c
     assert credited(c, 60).deadline == c.deadline + timedelta(seconds=60)
+
+
+def test_the_start_and_a_return_are_input_away_counts_from_the_later(running, clock):
+    controller = running()
+    clock.advance(60)
+    assert controller.note_idle(600) is False  # idle since before the start: it was input
+    clock.advance(120)
+    assert controller.note_idle(720) is True  # three minutes from the start
+    assert controller.snapshot().away.since == START
+    assert controller.note_idle(0) is False  # back
+    assert controller.note_idle(400) is False  # a lagging source: the return was input
+    clock.advance(180)
+    assert controller.note_idle(580) is True
+    assert controller.snapshot().away.since == START + timedelta(minutes=3)

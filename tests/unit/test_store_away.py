@@ -51,7 +51,7 @@ def test_the_away_mark_drops_the_later_samples_and_its_span_is_no_windows(store)
     figures = store.window_time(c.id, at(630), 12)
     assert [(w.app, w.seconds) for w in figures.windows] == [("code", 70.0)]  # 40 + 30
     assert [a.app for a in figures.apps] == ["code"]
-    assert [s.at for s in store.samples(c.id)] == [at(s) for s in (0, 10, 20, 30, 600)]
+    assert [s.at for s in store.samples(c.id)] == [at(s) for s in (0, 10, 20, 30, 40, 600)]
     ended = replace(c, ended_at=at(630), outcome=Outcome.MET, away_secs=560)
     store.save(LOCKED, ended)
     assert store.app_totals() == {"code": 70.0}

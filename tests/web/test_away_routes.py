@@ -12,7 +12,7 @@ import pytest
 
 from tests.fakes import START
 from tests.support.html import parse
-from tests.support.web import state, to
+from tests.support.web import HX, state, to
 
 
 def page(client):
@@ -100,3 +100,13 @@ def test_a_timebox_that_ran_out_while_away_is_reviewed_with_the_time_away(
     assert row["away_secs"] == 13 * 60
     header, line = list(csv.reader(io.StringIO(client.get("/history.csv").get_data(as_text=True))))
     assert dict(zip(header, line, strict=True))["away_secs"] == "780"
+
+
+def test_an_answer_from_the_page_says_what_was_done_and_moves_the_focus(client, controller, clock):
+    go_away(client, controller, clock)
+    answer = parse(client.post("/away/credit", headers=HX).get_data(as_text=True))
+    assert "Counted as a pause: the deadline moved by 12 min." in answer.text()
+    heading = answer.by_id("active-title")
+    assert heading is not None and heading.get("hx-swap-oob") is not None
+    go_away_again = controller.note_idle(180), controller.note_idle(0)
+    assert go_away_again == (False, False)  # three minutes have not passed since the answer
