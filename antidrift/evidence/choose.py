@@ -130,11 +130,13 @@ def choose_idle(
     aw_url: str = DEFAULT_URL,
     platform: str = sys.platform,
 ) -> tuple[IdleProbe | None, str]:
-    """The idle source for this session and why: ActivityWatch's afk watcher first when the
+    """The idle source for this session and why: ActivityWatch's afk watcher when the
     windows come from ActivityWatch, else the first fitting desktop source that answers, else
     ActivityWatch's when it answers; (None, why) when nothing tells."""
     aw = ActivityWatchIdle(aw_url)
-    if window_source == ACTIVITYWATCH and answers(aw):
+    if window_source == ACTIVITYWATCH:
+        # Its afk watcher may start after us: until it reports, no one is ever away (the
+        # sampler logs the failure once).
         return aw, "ActivityWatch's afk watcher (the window source)"
     tried: list[str] = []
     for source in IDLE_SOURCES:

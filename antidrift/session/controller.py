@@ -129,6 +129,9 @@ class Controller:
             s = self._s
             now = s.now()
             active = s.state is RuntimeState.ACTIVE
+            away = self.away.view(now) if active else None
+            # Away, no window is looked at: the evidence is as fresh as when input stopped.
+            seen_by = away.since if away is not None and away.since is not None else now
             return Snapshot(
                 version=self._work.version,
                 state=s.state,
@@ -136,7 +139,7 @@ class Controller:
                 evidence=EvidenceView.of(
                     s.commitment.started_at if active else None,
                     s.last_sample,
-                    now,
+                    seen_by,
                     s.watcher_running,
                 ),
                 coach=self.coaching.view() if s.state is RuntimeState.PLANNING else None,
@@ -147,7 +150,7 @@ class Controller:
                 if s.state is RuntimeState.REVIEW and s.commitment is not None
                 else None,
                 paused_secs=paused_total(s.commitment, now) if active else 0,
-                away=self.away.view(now) if active else None,
+                away=away,
                 undo_until=self.interruptions.undo_until(),
                 closure=s.closure if s.state is RuntimeState.LOCKED else None,
             )

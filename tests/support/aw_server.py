@@ -88,6 +88,15 @@ class AwServer:
             "client": "aw-watcher-afk", "type": "afkstatus", "hostname": self.host,
         })  # fmt: skip
 
+    def reset_afk_bucket(self) -> None:
+        """The afk bucket anew, empty (aw-server in testing mode deletes without asking)."""
+        try:
+            _call("DELETE", f"{self.url}/api/0/buckets/{self.afk_bucket}?force=1")
+        except urllib.error.HTTPError as exc:
+            if exc.code != 404:
+                raise
+        self.create_afk_bucket()
+
     def afk_ping(self, afk: bool, last_input: datetime, duration: float = 0.0) -> None:
         """One ping as aw-watcher-afk 0.12 sends it: stamped with the last input (an afk
         event's duration the seconds since), pulsetime its timeout + poll time (180 + 5)."""

@@ -110,3 +110,17 @@ def test_an_answer_from_the_page_says_what_was_done_and_moves_the_focus(client, 
     assert heading is not None and heading.get("hx-swap-oob") is not None
     go_away_again = controller.note_idle(180), controller.note_idle(0)
     assert go_away_again == (False, False)  # three minutes have not passed since the answer
+
+
+def test_while_away_the_evidence_line_says_so_rather_than_a_quiet_watcher(
+    client, controller, clock
+):
+    to(client, "active")
+    client.post("/evidence/window", json={"app": "code", "title": "intro.md"})
+    clock.advance(180)
+    controller.note_idle(180)
+    clock.advance(10 * 60)  # no sample for ten minutes: the watcher is not what went quiet
+    body = state(client)
+    assert body["evidence"]["health"] == "healthy"
+    line = " ".join(page(client).by_id("evidence").text().split())
+    assert line == "Away: no window is recorded until you are back (last: code)."
