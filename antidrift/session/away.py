@@ -65,7 +65,9 @@ class Away:
                 return False
             last_input = at - timedelta(seconds=max(0.0, idle_secs))
             if self._since is not None:
-                if last_input <= self._since + SLACK and self.after_minutes:
+                if not self.after_minutes:  # turned off while away: the absence ends now
+                    last_input = at
+                elif last_input <= self._since + SLACK:
                     return True
                 self._back(min(max(last_input, self._since), at))
                 work.changed()

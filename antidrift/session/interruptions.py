@@ -85,7 +85,9 @@ class Interruptions:
         with self._work:
             s = self._s
             require(s.state, RuntimeState.ACTIVE, action="finish")
-            before, now = s.commitment, s.now()
+            now = s.now()
+            self._away.end(now)  # first: Undo Finish comes back with the absence counted
+            before = s.commitment
             s.commitment = timing.resumed(before, now)  # finished while paused: it ends
             self.stop(now)
             self._finished = (before, now)

@@ -189,3 +189,13 @@ def test_nothing_to_tell_is_said(tmp_path):
         "off", env={"PATH": str(tmp_path)}, aw_url="http://127.0.0.1:9", platform="linux"
     )
     assert probe is None and "no idle time" in why
+
+
+def test_activitywatchs_afk_watcher_is_taken_with_its_windows_even_before_it_reports(tmp_path):
+    # It may start after AntiDrift: until it reports, the sampler logs it and no one is away.
+    probe, why = choose_idle(
+        "activitywatch", env={"PATH": str(tmp_path)}, aw_url="http://127.0.0.1:9"
+    )
+    assert isinstance(probe, ActivityWatchIdle) and "window source" in why
+    with pytest.raises(ProbeError, match="does not answer"):
+        probe.idle_secs()

@@ -13,6 +13,7 @@ from antidrift.core.domain import AWAY_MARK, IllegalTransitionError, RuntimeStat
 from antidrift.core.timing import credited
 from antidrift.drift.policy import DriftSettings, DriftStatus
 from antidrift.evidence.probe import WindowHandle
+from antidrift.session.state import Tuning
 from tests.fakes import START, RecordingNotifier, wait_until
 from tests.unit.test_session_teeth import FakeEnforcer
 
@@ -228,3 +229,28 @@ def test_the_start_and_a_return_are_input_away_counts_from_the_later(running, cl
     clock.advance(180)
     assert controller.note_idle(580) is True
     assert controller.snapshot().away.since == START + timedelta(minutes=3)
+
+
+def test_finish_while_away_counts_the_absence_and_undo_keeps_it(running, clock, store):
+    controller = running()
+    clock.advance(8 * 60)
+    controller.note_idle(180)  # away since 5:00
+    clock.advance(60)
+    controller.finish()
+    assert controller.snapshot().commitment.away_secs == 4 * 60
+    controller.undo_finish()
+    snap = controller.snapshot()
+    assert snap.state is RuntimeState.ACTIVE and snap.commitment.away_secs == 4 * 60
+    assert snap.away.away is False and store.current.away_secs == 4 * 60
+
+
+def test_a_changed_setting_applies_at_once_zero_ends_an_absence(running, clock):
+    controller = running()
+    clock.advance(4 * 60)
+    assert controller.note_idle(240) is True
+    controller.retune(Tuning(away_after=0))
+    assert controller.note_idle(250) is False  # off: back, counted
+    assert controller.snapshot().commitment.away_secs == 4 * 60 + 10
+    controller.retune(Tuning(away_after=10))
+    clock.advance(5 * 60)
+    assert controller.note_idle(5 * 60) is False  # ten minutes now
