@@ -250,7 +250,7 @@ def test_a_changed_setting_applies_at_once_zero_ends_an_absence(running, clock):
     assert controller.note_idle(240) is True
     controller.retune(Tuning(away_after=0))
     assert controller.note_idle(250) is False  # off: back, counted
-    assert controller.snapshot().commitment.away_secs == 4 * 60 + 10
+    assert controller.snapshot().commitment.away_secs == 4 * 60  # from the start to now
     controller.retune(Tuning(away_after=10))
     clock.advance(5 * 60)
     assert controller.note_idle(5 * 60) is False  # ten minutes now
