@@ -53,7 +53,8 @@ Listener = Callable[[], None]
 
 class Controller:
     """Owns the transitions of the runtime state. Pause, resume, finish and its undo are the
-    Interruptions part's; Sharpen is Coaching's, Reflect Reflections', the draft Drafts'."""
+    Interruptions part's, time away Away's; Sharpen is Coaching's, Reflect Reflections', the
+    draft Drafts'."""
 
     def __init__(
         self,
@@ -68,14 +69,14 @@ class Controller:
         corrections: Corrections,
         rules: StandingRules,
         interruptions: Interruptions,
-        away: Away | None = None,
+        away: Away,
     ) -> None:
         self._work, self._s, self._store = work, session, store
         self._guard = guard
         self.drafts, self.coaching, self.reflections = drafts, coaching, reflections
         self.corrections, self.rules = corrections, rules
         self.interruptions = interruptions
-        self.away = away or Away(work, session, store, guard, 0)  # time away from the keyboard
+        self.away = away  # time away from the keyboard (shared with the interruptions)
         self._started = False  # the constructor starts nothing: start() does
 
     def retune(self, tuning: Tuning) -> None:

@@ -40,11 +40,11 @@ class Interruptions:
         store: Store,
         guard: DriftGuard,
         reflections: Reflections,
-        away: Away | None = None,
+        away: Away,
     ) -> None:
         self._work, self._s, self._store = work, session, store
         self._guard, self._reflections = guard, reflections
-        self._away = away or Away(work, session, store, guard, 0)
+        self._away = away  # an absence ends where the commitment pauses or stops
         self._finished: tuple[Commitment, datetime] | None = None  # before Finish, and when
 
     def pause(self) -> Commitment:
