@@ -227,6 +227,9 @@ class FakeStore:
             found = [e for (cid, _), e in self.drift_episodes.items() if cid == commitment_id]
         return sorted(found, key=lambda e: e.number)
 
+    def episodes_of(self, ids: list[str]) -> dict:
+        return {i: found for i in ids if (found := self.episodes(i))}
+
     def save_drift_summary(self, commitment_id, drift_count, on_task_share, unclear_secs=0.0):
         with self._lock:
             self.summaries[commitment_id] = (drift_count, on_task_share)

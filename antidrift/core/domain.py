@@ -12,6 +12,8 @@ from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
 from enum import StrEnum
 
+from antidrift.core.errors import Error
+
 MAX_TEXT = 500
 MAX_NOTE = 2000
 MAX_INTENT = 2000
@@ -23,9 +25,7 @@ STALE_AFTER = timedelta(seconds=30)
 # the watcher was probably asleep (laptop lid, crashed sampler).
 MAX_SAMPLE_SPAN = timedelta(seconds=60)
 EXCLUDED_TITLE = "(excluded)"
-# Where an absence began, among a commitment's samples: no window has both an empty app and
-# an empty title (every source drops such a sample), so this one never names a window. It
-# ends the window seen before it; its own span is away, never focus.
+# An absence's start among the samples (no window has an empty app and title): no window's.
 AWAY_MARK = ("", "")
 
 
@@ -47,16 +47,14 @@ class Health(StrEnum):
     UNAVAILABLE = "unavailable"
 
 
-class DomainError(Exception):
+class DomainError(Error):
     """An error whose message is written for the person using the page."""
-
-    def __init__(self, message: str) -> None:
-        super().__init__(message)
-        self.message = message
 
 
 class ValidationError(DomainError):
     """Bad input: nothing changed. `fields` names every field at fault (the first is `field`)."""
+
+    status = 400
 
     def __init__(
         self, message: str, field: str | None = None, fields: tuple[str, ...] = ()
@@ -68,6 +66,8 @@ class ValidationError(DomainError):
 
 class IllegalTransitionError(DomainError):
     """The transition does not exist from the current state: nothing changed."""
+
+    status = 409
 
 
 _WHERE_YOU_ARE = {
@@ -92,9 +92,13 @@ def require(state: RuntimeState, *allowed: RuntimeState, action: str) -> None:
 class NotFound(DomainError):
     """The request names something that is not there (e.g. a history entry): nothing changed."""
 
+    status = 404
+
 
 class NotPlanning(DomainError):
     """The coach was asked for outside planning (a client error, not a conflict)."""
+
+    status = 400
 
     def __init__(self) -> None:
         super().__init__("The coach only helps while you are planning.")
@@ -139,9 +143,7 @@ class Commitment:
     # A pause moves the deadline by its length when it ends; the clock stands still meanwhile.
     paused_at: datetime | None = None
     paused_secs: int = 0
-    # Time away from the keyboard (no input for the away_after setting's minutes), in whole
-    # seconds: counted with the clock running unless the user said to count it as a pause.
-    away_secs: int = 0
+    away_secs: int = 0  # whole seconds with no input for the away_after setting's minutes
 
     @classmethod
     def begin(
@@ -428,10 +430,8 @@ def time_shares(samples: Iterable[WindowSample], until: datetime) -> list[Share]
     for index, current in enumerate(ordered):
         end = ordered[index + 1].at if index + 1 < len(ordered) else until
         span = min(max(end - current.at, timedelta(0)), MAX_SAMPLE_SPAN)
-        key = (current.app, current.title)
-        if key == AWAY_MARK:
-            continue  # time away: no window's
-        totals[key] = totals.get(key, 0.0) + span.total_seconds()
+        if (key := (current.app, current.title)) != AWAY_MARK:  # time away is no window's
+            totals[key] = totals.get(key, 0.0) + span.total_seconds()
     whole = sum(totals.values())
     shares = [
         Share(app, title, secs, secs / whole if whole else 0.0)

@@ -1,7 +1,10 @@
 """The one error base: every refusal AntiDrift explains to a person is an `Error`, with the
 sentence for people (`message`), the HTTP status it answers with (`status`) and whether it
 was logged already where it happened (`logged`). The web layer maps it in one place
-(`web/errors.py`), the command line in another (`cli/commands.py`)."""
+(`web/errors.py`), the command line in another (`cli/commands.py`); no route or command
+chooses a status of its own for one. tests/unit/test_errors.py holds every exception class
+under antidrift/ to it (or to a short list of exceptions that are not for people, each with
+its reason)."""
 
 from __future__ import annotations
 
@@ -16,6 +19,11 @@ class Error(Exception):
         super().__init__(message)
         self.message = message
 
+    @property
+    def for_page(self) -> str:
+        """The message as the page shows it (a sentence there)."""
+        return self.message
+
 
 class StoreError(Error):
     """The data directory or database cannot be used; the message says how to fix it."""
@@ -28,3 +36,8 @@ class WriteFailed(Error):
 
     status = 503
     logged = True  # read by background loops, so they do not log it again every tick
+
+    @property
+    def for_page(self) -> str:
+        # JSON clients get the cause first ("the disk is full: …"); the page, a sentence.
+        return self.message[:1].upper() + self.message[1:]

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from functools import lru_cache
 
 from antidrift.core.domain import EXCLUDED_TITLE, redact
 
@@ -13,10 +14,48 @@ from antidrift.core.domain import EXCLUDED_TITLE, redact
 _CLOCK = re.compile(r"(?<![\d:])\d{1,2}:\d{2}(?::\d{2})?(?![\d:])")
 _COUNTER = re.compile(r"^\(\d+\)\s*")
 _SPACES = re.compile(r"\s{2,}")
+
 # AntiDrift's own page ("12:34 · Write the intro · AntiDrift" in a browser's title): looking
 # at it to answer a nudge is neither work nor drift, so the guard lets it pass unjudged (and
-# the teeth never put it away).
-_OWN_PAGE = re.compile(r"·\s*AntiDrift\b")
+# the teeth never put it away). It is known by the whole title the page itself shows (below,
+# the one formula web/widgets.Title renders), never by a suffix: any page or window can put
+# "· AntiDrift" in its own title.
+PAGE_NAME = "AntiDrift"
+PAUSED, SOON, DRIFTING = "Paused", "5 min left", "Drifting?"  # while active, before the clock
+AWAY = "Away"  # while active, no input for the away_after minutes (session/away.py)
+REVIEW, TIMES_UP, PLANNING, LOCKED = "Review", "Time's up", "Planning", "No commitment"
+ACTION_MAX = 60  # characters of the next action in the page's title
+# What a browser adds around a page's title: its own name after a dash ("— Mozilla Firefox",
+# "- Chromium", "- Google Chrome - Work"), an installed app's name before one.
+_AROUND = r"(?:{name} [-\u2013\u2014] )?{title}(?: [-\u2013\u2014] [^·]{{1,80}})?"
+_WHITESPACE = re.compile(r"\s+")
+
+
+def short_action(text: str) -> str:
+    """The next action as the page's title carries it (at most ACTION_MAX characters)."""
+    return text if len(text) <= ACTION_MAX else text[: ACTION_MAX - 1].rstrip() + "…"
+
+
+def page_title(*parts: str) -> str:
+    """The page's title: its parts and the app's name, " · " between them."""
+    return " · ".join((*parts, PAGE_NAME))
+
+
+@lru_cache(maxsize=16)
+def _own_page(next_action: str) -> re.Pattern[str]:
+    action = re.escape(_WHITESPACE.sub(" ", short_action(next_action)).strip())
+    clock = r"\d{1,2}:\d{2}(?::\d{2})?"
+    heads = "|".join(re.escape(h) for h in (PAUSED, SOON, DRIFTING, AWAY))
+    forms = "|".join(
+        (
+            rf"(?:(?:{heads}) · )?{clock} · {action}",
+            rf"(?:{re.escape(REVIEW)}|{re.escape(TIMES_UP)}) · {action}",
+            re.escape(PLANNING),  # a page a push behind, at the start
+            re.escape(LOCKED),
+        )
+    )
+    title = rf"(?:{forms}) · {re.escape(PAGE_NAME)}"
+    return re.compile(_AROUND.format(name=re.escape(PAGE_NAME), title=title))
 
 
 @dataclass(frozen=True)
@@ -34,9 +73,10 @@ def window_of(app: str, title: str) -> Window:
     return Window(app, _SPACES.sub(" ", _COUNTER.sub("", _CLOCK.sub("", title))).strip())
 
 
-def is_own_page(title: str) -> bool:
-    """Whether the title is AntiDrift's own page (in a browser's window title)."""
-    return bool(_OWN_PAGE.search(title))
+def is_own_page(title: str, next_action: str) -> bool:
+    """Whether the window's title is exactly the title AntiDrift's own page shows for this
+    commitment (in a browser's window, its name beside it)."""
+    return _own_page(next_action).fullmatch(_WHITESPACE.sub(" ", title).strip()) is not None
 
 
 def judge_title(title: str, exclude: re.Pattern[str] | None) -> str | None:

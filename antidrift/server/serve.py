@@ -162,7 +162,10 @@ def gunicorn_options(host: str, port: int, threads: int = THREADS) -> dict[str, 
         # For gthread this is a heartbeat, not a request limit: websockets outlive it.
         "timeout": 30,
         "graceful_timeout": 5,
-        "keepalive": 5,
+        # No kept-alive connections: one would count against the connections that each have
+        # a thread, and gunicorn closes every response's connection when worker_connections
+        # equals threads anyway (keepalive > 0 only added a WARNING to every start).
+        "keepalive": 0,
         "accesslog": None,
         "errorlog": "-",
         "loglevel": "info",
@@ -201,14 +204,8 @@ class Server(BaseApplication):
 
 
 def serve(args: argparse.Namespace) -> int:
-    try:
-        # Every setting first: a refused one is a line before anything is bound or opened.
-        chosen = settings.load(
-            data_dir=args.data_dir, overrides={"host": args.host, "port": args.port}
-        )
-    except SettingsError as exc:
-        print(f"antidrift: {exc}", file=sys.stderr)
-        return 2
+    # Every setting first: a refused one is a line (exit 2) before anything is bound or opened.
+    chosen = settings.load(data_dir=args.data_dir, overrides={"host": args.host, "port": args.port})
     host, port = chosen.host, chosen.port
     if not is_loopback(host):
         if not args.allow_remote:

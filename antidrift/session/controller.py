@@ -192,6 +192,22 @@ class Controller:
     ) -> Commitment:
         """drift: "off" turns the drift guard off for this commitment alone; enforce:
         "minimize"|"off" its teeth (absent: the setting)."""
+        started = self.start_commitment(
+            next_action, success_condition, timebox_minutes, drift, enforce
+        )
+        return started.commitment
+
+    def start_commitment(
+        self,
+        next_action: object,
+        success_condition: object,
+        timebox_minutes: object,
+        drift: object = None,
+        enforce: object = None,
+    ) -> Snapshot:
+        """As start_manual_commitment; the snapshot is taken as it started, under the same
+        lock: the answer to POST /commitment, which another request's Finish or End a moment
+        later must not turn into `commitment: null`."""
         with self._work as work:
             s = self._s
             # The state first: a client in the wrong state must hear 409, not "fix your body".
@@ -209,7 +225,8 @@ class Controller:
             self.coaching.keep_warm(False)
             work.then(self._guard.begin(commitment, watch=watch).run)
             work.changed()
-        return commitment
+            started = self.snapshot()  # joins this unit of work: the lock is still held
+        return started
 
     def extend(self, minutes: object) -> Commitment:
         """Add minutes while active, or reopen a commitment whose timebox ran out."""
@@ -288,7 +305,7 @@ class Controller:
                 return False
             # Redacted, then bounded, here: whatever the source, the pattern sees the whole title.
             app, title = valid_text(app), valid_text(title)
-            own = is_own_page(title)  # the guard never sees this title, only that it is ours
+            own = is_own_page(title, s.commitment.next_action)  # the guard sees only that
             app, title = redact_window(app, title, self._guard.exclude)
             app, title = app[:MAX_TEXT], title[:MAX_TEXT]
             sample = WindowSample(app, title, at or s.now(), own)

@@ -46,6 +46,7 @@ class Interruptions:
         self._guard, self._reflections = guard, reflections
         self._away = away  # an absence ends where the commitment pauses or stops
         self._finished: tuple[Commitment, datetime] | None = None  # before Finish, and when
+        self._recorded: str | None = None  # the commitment whose outcome went to a task tool
 
     def pause(self) -> Commitment:
         """The clock stops, the guard waits, no window is recorded (409 unless running)."""
@@ -132,7 +133,7 @@ class Interruptions:
             if held is None or held[0].id != commitment_id:
                 held = None
             else:
-                self._finished = None
+                self._finished, self._recorded = None, commitment_id
                 work.changed()  # the pages lose their Undo button
         try:
             yield
@@ -140,7 +141,7 @@ class Interruptions:
             if held is not None:
                 with self._work as work:
                     if self._finished is None and self._s.state is RuntimeState.REVIEW:
-                        self._finished = held
+                        self._finished, self._recorded = held, None
                         work.changed()
             raise
 
@@ -150,6 +151,11 @@ class Interruptions:
         with self._work as work:
             s = self._s
             if self.undo_until() is None:
+                if s.state is RuntimeState.REVIEW and self._recorded == s.commitment.id:
+                    raise IllegalTransitionError(
+                        "You can't undo Finish now: its outcome is in your task list already"
+                        " (ticked or noted there), and AntiDrift can't take that back."
+                    )
                 raise IllegalTransitionError(
                     "You can't undo Finish now: it can be undone for"
                     f" {int(UNDO_FINISH.total_seconds())} seconds after you press it,"

@@ -59,6 +59,10 @@ class ReadModel:
         """The drift guard's episodes for one commitment, in order."""
         return self._store.episodes(commitment_id)
 
+    def drift_episodes_of(self, ids: list[str]) -> dict[str, list[Episode]]:
+        """The drift guard's episodes of each commitment id that has any, in order."""
+        return self._store.episodes_of(ids)
+
     def drift_judgements(self, commitment_id: str) -> dict[Window, Judgement]:
         """What decided each window of one commitment, with what was sent, in order."""
         return self._store.judgements(commitment_id)

@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from urllib.parse import urlsplit
 
+from antidrift.core.errors import Error
 from antidrift.core.loopback import is_loopback
 from antidrift.settings.kinds import as_text
 from antidrift.settings.table import (
@@ -31,7 +32,7 @@ log = logging.getLogger("antidrift")
 SAVED_NAME = "settings.json"
 
 
-class SettingsError(ValueError):
+class SettingsError(Error, ValueError):
     """A setting refused; the message is one sentence that names it and what is accepted.
 
     `status` is the HTTP status the web layer answers with; `key` the setting, when one.
@@ -41,7 +42,7 @@ class SettingsError(ValueError):
 
     def __init__(self, message: str, key: str | None = None) -> None:
         super().__init__(message)
-        self.message, self.key = message, key
+        self.key = key
 
 
 class InvalidSetting(SettingsError):

@@ -31,6 +31,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
+from antidrift.core.errors import Error
 from antidrift.store import check as dbcheck
 from antidrift.store import datalock
 
@@ -47,7 +48,7 @@ _PARTIAL = ".partial"
 RETRY = timedelta(hours=1)
 
 
-class BackupError(Exception):
+class BackupError(Error):
     """A backup or a restore could not be made; the message says why, for people."""
 
 

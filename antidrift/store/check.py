@@ -14,11 +14,13 @@ from collections.abc import Collection
 from pathlib import Path
 from urllib.parse import quote
 
+from antidrift.core.errors import Error
+
 APPLICATION_ID = 0x41447269  # "ADri"
 MOVE_ASIDE = "move it aside (rename it) to start afresh, or choose another --data-dir"
 
 
-class UnusableDatabase(Exception):
+class UnusableDatabase(Error):
     """The file must not be opened for writing; the message says what to do."""
 
 

@@ -30,6 +30,21 @@ def _judgement(row: sqlite3.Row) -> Judgement:
     return Judgement(verdict, row["reason"], Source(row["source"]), exchange)
 
 
+def _episode(r: sqlite3.Row) -> Episode:
+    return Episode(
+        number=r["number"],
+        started_at=_dt(r["started_at"]),
+        nudged_at=_dt(r["nudged_at"]),
+        app=r["app"],
+        title=r["title"],
+        reason=r["reason"],
+        ended_at=_dt(r["ended_at"]),
+        answer=Answer(r["answer"]) if r["answer"] else None,
+        enforced_at=_dt(r["enforced_at"]),
+        enforce_note=r["enforce_note"],
+    )
+
+
 def _rule(row: sqlite3.Row) -> Rule:
     return Rule(row["id"], row["app"], row["title_contains"], Verdict(row["verdict"]))
 
@@ -103,26 +118,23 @@ class DriftRecords:
             )
 
     def episodes(self, commitment_id: str) -> list[Episode]:
-        with self._lock:
-            rows = self._db.execute(
-                "SELECT * FROM drift_episodes WHERE commitment_id = ? ORDER BY number",
-                (commitment_id,),
-            ).fetchall()
-        return [
-            Episode(
-                number=r["number"],
-                started_at=_dt(r["started_at"]),
-                nudged_at=_dt(r["nudged_at"]),
-                app=r["app"],
-                title=r["title"],
-                reason=r["reason"],
-                ended_at=_dt(r["ended_at"]),
-                answer=Answer(r["answer"]) if r["answer"] else None,
-                enforced_at=_dt(r["enforced_at"]),
-                enforce_note=r["enforce_note"],
-            )
-            for r in rows
-        ]
+        return self.episodes_of([commitment_id]).get(commitment_id, [])
+
+    def episodes_of(self, ids: list[str]) -> dict[str, list[Episode]]:
+        """The episodes of each commitment id that has any, in order."""
+        found: dict[str, list[Episode]] = {}
+        for start in range(0, len(ids), 500):  # SQLite bounds the number of parameters
+            chunk = ids[start : start + 500]
+            marks = ",".join("?" * len(chunk))
+            with self._lock:
+                rows = self._db.execute(
+                    f"SELECT * FROM drift_episodes WHERE commitment_id IN ({marks})"
+                    " ORDER BY commitment_id, number",
+                    chunk,
+                ).fetchall()
+            for r in rows:
+                found.setdefault(r["commitment_id"], []).append(_episode(r))
+        return found
 
     def save_drift_summary(
         self,

@@ -139,19 +139,20 @@ class Board:
         return next((s for s in self._sources() if s.kind == task.source and s.owns(task.id)), None)
 
     def find(self, key: object) -> Task | None:
-        """The task a `<source>:<id>` names: from the last listing, else asked afresh of its
-        source (an API client that never listed); None when no source has it."""
+        """The task a `<source>:<id>` names, as its source has it now (the last listing's
+        task checked again, else looked up afresh for an API client that never listed);
+        None when no source has it open."""
         parts = split_key(key)
         if parts is None:
             return None
         with self._lock:
             seen = self._seen.get(f"{parts[0]}:{parts[1]}")
-        if seen is not None:
-            return seen
-        source = self.source_of(Task(parts[0], parts[1], ""))
+        source = self.source_of(seen or Task(parts[0], parts[1], ""))
         if source is None:
             return None
         try:
+            if seen is not None:  # asked again: it may have been ticked since the listing
+                return source.current(seen)
             return next((t for t in source.tasks() if t.id == parts[1]), None)
         except SourceError:
             return None

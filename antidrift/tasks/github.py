@@ -138,6 +138,9 @@ class GitHubSource:
     def owns(self, task_id: str) -> bool:
         return _valid_id(task_id) is not None
 
+    def current(self, task: Task) -> Task | None:
+        return task  # a look-up would be a network call; a closed issue still takes a comment
+
     def write_back(self, task: Task, text: str, done: bool) -> str:
         match = _valid_id(task.id)
         if match is None:

@@ -74,16 +74,36 @@ def _failure(stdout: str, stderr: str, returncode: int) -> SourceError:
     return SourceError(f"Taskwarrior failed (task exited with status {returncode}).")
 
 
+def _rows(text: str) -> list[object]:
+    """The export's rows. task writes a description's control characters (an escape, a bell)
+    into its JSON raw, which strict JSON refuses: they are read (and cleaned from the title)
+    rather than losing the whole list; a row that is still not JSON is dropped alone (task
+    prints one row a line)."""
+    try:
+        rows = json.loads(text, strict=False)
+    except (ValueError, RecursionError):
+        rows = None
+    if isinstance(rows, list):
+        return rows
+    if rows is not None:
+        raise SourceError("Taskwarrior's export is not a list of tasks.")
+    kept = []
+    for line in text.splitlines():
+        line = line.strip().rstrip(",")
+        if line.startswith("{"):
+            try:
+                kept.append(json.loads(line, strict=False))
+            except (ValueError, RecursionError):
+                continue  # this task alone is left out
+    if not kept:
+        raise SourceError("Taskwarrior printed something that is not its JSON export.")
+    return kept
+
+
 def parse_export(text: str, limit: int = LIMIT) -> list[Task]:
     """`task export`'s JSON array → tasks, in the order given (the report sorts them)."""
-    try:
-        rows = json.loads(text)
-    except (ValueError, RecursionError):
-        raise SourceError("Taskwarrior printed something that is not its JSON export.") from None
-    if not isinstance(rows, list):
-        raise SourceError("Taskwarrior's export is not a list of tasks.")
     tasks = []
-    for row in rows:
+    for row in _rows(text):
         if not isinstance(row, dict) or row.get("status") != "pending":
             continue
         uuid, title = row.get("uuid"), clean_title(row.get("description"))
@@ -123,6 +143,12 @@ class TaskwarriorSource:
 
     def owns(self, task_id: str) -> bool:
         return _UUID.fullmatch(task_id) is not None
+
+    def current(self, task: Task) -> Task | None:
+        if not self.owns(task.id):
+            return None
+        found = parse_export(self._run(task.id, "export"), limit=1)
+        return found[0] if found else None  # done or deleted meanwhile: not pending
 
     def write_back(self, task: Task, text: str, done: bool) -> str:
         if not self.owns(task.id):

@@ -4,7 +4,10 @@ Shared by the Markdown and todo.txt sources: bytes are decoded with `surrogatees
 file that is not valid UTF-8 still round-trips exactly; lines are split only at \\r\\n, \\n
 and \\r (str.splitlines would also split at form feeds and U+2028, and an edit would then
 rewrite them); a write goes to a temporary file beside the real one and is renamed over it,
-after checking that the file still holds what was read."""
+after checking that the file still holds what was read. Write-backs to one file take turns
+(`editing`): two at once would both find the file as they read it, and the second rename
+would drop the first one's line. A file that is read-only or has other hard links is
+refused, never replaced by a rename (that would make it writable, or cut the links)."""
 
 from __future__ import annotations
 
@@ -14,6 +17,8 @@ import os
 import re
 import stat
 import tempfile
+import threading
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -22,6 +27,8 @@ from antidrift.tasks.source import Conflict, SourceError
 MAX_FILE = 1 << 20  # bytes; a task file larger than this is refused, not half-read
 _LINE = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+\Z")
 _ENDING = re.compile(r"\r\n|\r|\n")
+_EDITING: dict[str, threading.Lock] = {}  # one lock per real path, for as long as we run
+_EDITING_GUARD = threading.Lock()
 
 
 @dataclass(frozen=True)
@@ -98,13 +105,41 @@ def read(path: Path, label: str) -> Snapshot:
     return Snapshot(real, _read_fd(real, label))
 
 
+@contextlib.contextmanager
+def editing(path: Path) -> Iterator[None]:
+    """Held from the read to the rename of a write-back: one write-back per file at a time."""
+    real = os.path.realpath(os.path.expanduser(path))
+    with _EDITING_GUARD:
+        lock = _EDITING.setdefault(real, threading.Lock())
+    with lock:
+        yield
+
+
+def _writable(info: os.stat_result, label: str) -> None:
+    """SourceError when a rename over the file would change what the user set up."""
+    if not info.st_mode & (stat.S_IWUSR | stat.S_IWGRP | stat.S_IWOTH):
+        raise SourceError(f"{label} is read-only: nothing was written.")
+    if info.st_nlink > 1:
+        raise SourceError(
+            f"{label} has other hard links, which a write would cut: nothing was written."
+        )
+
+
 def replace(snapshot: Snapshot, text: str, label: str) -> None:
     """Write text over the file atomically, keeping its permissions; Conflict (nothing
-    written) when the file no longer holds the bytes the snapshot read."""
+    written) when the file no longer holds the bytes the snapshot read; SourceError when it
+    is read-only or hard-linked."""
     data = text.encode("utf-8", "surrogateescape")
     folder, name = os.path.split(snapshot.path)
     try:
-        mode = stat.S_IMODE(os.stat(snapshot.path).st_mode)
+        info = os.stat(snapshot.path)
+    except OSError as exc:
+        raise SourceError(f"{label}: the file cannot be read ({exc.strerror}).") from None
+    _writable(info, label)
+    if not os.access(snapshot.path, os.W_OK):
+        raise SourceError(f"{label} is not writable for you: nothing was written.")
+    mode = stat.S_IMODE(info.st_mode)
+    try:
         fd, temp = tempfile.mkstemp(prefix=f".{name}.", suffix=".antidrift", dir=folder)
     except OSError as exc:
         raise SourceError(f"{label}: cannot write beside the file ({exc.strerror}).") from None

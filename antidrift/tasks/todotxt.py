@@ -84,13 +84,19 @@ class TodoTxtSource:
     def owns(self, task_id: str) -> bool:
         return task_id.startswith(f"{self._key}-")
 
+    def current(self, task: Task) -> Task | None:
+        _, found = self._read()
+        wanted = task.id.removeprefix(f"{self._key}-")
+        return next((task for ln in found if ln.key == wanted), None)
+
     def write_back(self, task: Task, text: str, done: bool) -> str:
         if not done:
             raise SourceError(f"{self.label} has no place for notes: mark the task done instead.")
-        snapshot, found = self._read()
-        wanted = task.id.removeprefix(f"{self._key}-")
-        line = next((ln for ln in found if ln.key == wanted), None)
-        if line is None:
-            raise Gone(f"The task is no longer open in {self.label}.")
-        textfile.replace(snapshot, complete(snapshot.text, line, self._today()), self.label)
+        with textfile.editing(self.path):
+            snapshot, found = self._read()
+            wanted = task.id.removeprefix(f"{self._key}-")
+            line = next((ln for ln in found if ln.key == wanted), None)
+            if line is None:
+                raise Gone(f"The task is no longer open in {self.label}.")
+            textfile.replace(snapshot, complete(snapshot.text, line, self._today()), self.label)
         return f"Marked the task done in {self.label}."

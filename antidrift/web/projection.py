@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 
 from antidrift.core.domain import Commitment, RuntimeState, TaskRef
 from antidrift.core.isotime import iso
+from antidrift.drift.policy import Episode
 from antidrift.session.drafts import DRAFT_FIELDS
 from antidrift.session.snapshot import CoachStatus, Snapshot
 
@@ -17,7 +18,21 @@ def task_json(task: TaskRef | None) -> dict[str, object] | None:
     return {"source": task.source, "id": task.id, "title": task.title, "url": task.url}
 
 
-def state_json(snap: Snapshot) -> dict[str, object]:
+def episode_json(episode: Episode) -> dict[str, object]:
+    """A drift episode as /state and /history show it (no window title: that is the page's);
+    `enforced_at` is when the teeth put its window away (null: they did not)."""
+    return {
+        "number": episode.number,
+        "started_at": iso(episode.started_at),
+        "nudged_at": iso(episode.nudged_at),
+        "ended_at": iso(episode.ended_at),
+        "answer": episode.answer.value if episode.answer else None,
+        "enforced_at": iso(episode.enforced_at),
+    }
+
+
+def state_json(snap: Snapshot, episodes: Sequence[Episode] = ()) -> dict[str, object]:
+    """/state; `episodes`: the drift guard's episodes of the commitment (active or review)."""
     c = snap.commitment
     last = snap.evidence.last
     body: dict[str, object] = {
@@ -36,6 +51,7 @@ def state_json(snap: Snapshot) -> dict[str, object]:
             "ran_out": c.ran_out,
             "task": task_json(c.task),
             "enforce": c.enforce,  # minimize: an ignored nudge puts the window away
+            "episodes": [episode_json(e) for e in episodes],
         },
         "evidence": {
             "health": snap.evidence.health.value,
@@ -89,10 +105,13 @@ def left_secs(snap: Snapshot) -> int | None:
 
 
 def history_json(
-    items: list[Commitment], drift: Mapping[str, tuple[int, float | None]] | None = None
+    items: list[Commitment],
+    drift: Mapping[str, tuple[int, float | None]] | None = None,
+    episodes: Mapping[str, Sequence[Episode]] | None = None,
 ) -> list[dict[str, object]]:
-    """Ended commitments; drift maps an id to its (drift_count, on_task_share)."""
-    drift = drift or {}
+    """Ended commitments; drift maps an id to its (drift_count, on_task_share), episodes to
+    its drift episodes."""
+    drift, episodes = drift or {}, episodes or {}
     return [
         {
             "id": c.id,
@@ -110,6 +129,7 @@ def history_json(
             "task": task_json(c.task),
             "paused_secs": c.paused_secs,
             "away_secs": c.away_secs,
+            "episodes": [episode_json(e) for e in episodes.get(c.id, ())],
         }
         for c in items
     ]

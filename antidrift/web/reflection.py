@@ -152,12 +152,13 @@ def _page(render: Callable[[], str]):
     except NotFound as exc:
         if not wants_html():
             raise
-        return _render("missing.html", message=exc.message), 404
+        return _render("missing.html", message=exc.message), exc.status
 
 
 def _rows(items: list[Commitment]) -> list[dict[str, object]]:
     """/history rows, with the drift guard's figures for each entry."""
-    return history_json(items, reads().drift_summaries([c.id for c in items]))
+    ids = [c.id for c in items]
+    return history_json(items, reads().drift_summaries(ids), reads().drift_episodes_of(ids))
 
 
 def _render(template: str, **context: object) -> str:

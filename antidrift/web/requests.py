@@ -6,12 +6,13 @@ from collections.abc import Mapping
 
 from flask import current_app, jsonify, request
 
-from antidrift.core.domain import ValidationError
+from antidrift.core.domain import RuntimeState, ValidationError
 from antidrift.core.timing import LEFT_HEADER
 from antidrift.drift.rules import StandingRules
 from antidrift.session.controller import Controller
 from antidrift.session.corrections import Corrections
 from antidrift.session.readmodel import ReadModel
+from antidrift.session.snapshot import Snapshot
 from antidrift.tasks import Board
 from antidrift.web.projection import left_secs, state_json
 
@@ -74,13 +75,22 @@ def payload() -> Mapping[str, object]:
     return request.form
 
 
-def done():
+def done(snap: Snapshot | None = None):
     """htmx swaps the empty answer into the form's message slot (clearing an old error);
-    the new state reaches every page through the websocket."""
+    the new state reaches every page through the websocket. Others get the state: `snap`,
+    the one the move itself took (under its lock), else as it is now."""
     if from_htmx():
         return "", 200, HTML
-    snap = controller().snapshot()
-    return with_left(jsonify(state_json(snap)), snap)
+    snap = snap or controller().snapshot()
+    return with_left(jsonify(state_of(snap)), snap)
+
+
+def state_of(snap: Snapshot) -> dict[str, object]:
+    """/state's JSON for a snapshot, with its commitment's drift episodes (active, review)."""
+    c, episodes = snap.commitment, []
+    if c is not None and snap.state in (RuntimeState.ACTIVE, RuntimeState.REVIEW):
+        episodes = reads().drift_episodes(c.id)
+    return state_json(snap, episodes)
 
 
 def with_left(response, snap):

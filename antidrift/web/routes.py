@@ -18,7 +18,16 @@ from antidrift.web import manifest as app_manifest
 from antidrift.web import tasks
 from antidrift.web.projection import state_json
 from antidrift.web.render import duration_text
-from antidrift.web.requests import HTML, controller, done, from_htmx, payload, reads, with_left
+from antidrift.web.requests import (
+    HTML,
+    controller,
+    done,
+    from_htmx,
+    payload,
+    reads,
+    state_of,
+    with_left,
+)
 
 bp = Blueprint("web", __name__)
 MAX_ID = 100  # characters of a commitment id in a request (ours are 36)
@@ -34,7 +43,7 @@ def page():
 def state():
     """The state; with If-None-Match a 304 when unchanged, held up to `?wait=N` seconds."""
     body, tag = current_app.extensions["antidrift.watch"].answer(
-        lambda: state_json(controller().snapshot()),
+        lambda: state_of(controller().snapshot()),
         request.headers.get("If-None-Match"),
         request.args.get("wait", 0.0, type=float),
         current_app.extensions["antidrift.runtime"].shutting_down,
@@ -102,7 +111,7 @@ def cancel_planning():
 def start_commitment():
     data = payload()
     try:
-        controller().start_manual_commitment(
+        started = controller().start_commitment(
             data.get("next_action"),
             data.get("success_condition"),
             data.get("timebox_minutes"),
@@ -115,8 +124,8 @@ def start_commitment():
         # The page gets its fields marked (aria-invalid) beside the message; others get JSON.
         renderer = current_app.extensions["antidrift.renderer"]
         html = renderer.plan_errors(exc.message, exc.fields, data)
-        return html, 400, HTML
-    return done()
+        return html, exc.status, HTML
+    return done(started)
 
 
 @bp.post("/coach")

@@ -74,13 +74,11 @@ def write_back():
     text = task_sources.outcome_text(
         outcome, commitment.next_action, minutes, note, f"{commitment.started_at:%Y-%m-%d}"
     )
-    try:
-        # Finish stands before the task tool hears of it: an Undo from another tab cannot set
-        # it running while the task is being ticked (and refuses this if it came first).
-        with controller().finish_standing(commitment.id):
-            said = board().write_back(commitment.task, action, text)
-    except task_sources.SourceError as exc:
-        raise TaskConflict(str(exc)) from None
+    # Finish stands before the task tool hears of it: an Undo from another tab cannot set it
+    # running while the task is being ticked (and refuses this if it came first). A source
+    # that fails says so (SourceError: 409).
+    with controller().finish_standing(commitment.id):
+        said = board().write_back(commitment.task, action, text)
     if from_htmx():
         return _renderer().writeback_result(said), 200, HTML
     return jsonify(result=said)
@@ -92,6 +90,11 @@ def _outcome(cid: object, data) -> tuple[Commitment, str, str]:
     if not isinstance(cid, str) or not cid or len(cid) > 64:
         raise ValidationError("Say which commitment: commitment=<id>.", "commitment")
     current = controller().snapshot()
+    if current.state is RuntimeState.ACTIVE and current.commitment.id == cid:
+        raise TaskConflict(  # Finish was undone: it has no outcome to record (not a 404)
+            "That commitment is running again (Finish was undone): nothing was recorded in"
+            " your task list. Finish it, then record it."
+        )
     if current.state is RuntimeState.REVIEW and current.commitment.id == cid:
         outcome, note = validate_review(data.get("outcome"), data.get("note"))
         return current.commitment, outcome.value, note

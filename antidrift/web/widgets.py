@@ -29,6 +29,7 @@ from urllib.parse import urlencode
 
 from antidrift.core.domain import Commitment, Health, Plan, RuntimeState, TaskRef
 from antidrift.core.timing import clock_text, five_minutes_left
+from antidrift.drift import window_key as key
 from antidrift.drift.policy import DriftStatus, Episode
 from antidrift.session.drafts import Draft, proposed_value
 from antidrift.session.snapshot import CoachStatus, CoachView, DriftInfo, Snapshot
@@ -208,21 +209,22 @@ class Title(Widget):
     def of(cls, snap: Snapshot) -> Title:
         c = snap.commitment
         if snap.state is RuntimeState.ACTIVE and c is not None:
-            clock = clock_text(c.seconds_left(snap.now))
-            head = "Paused · " if c.paused else ""
+            # One formula with the drift guard's (window_key): it knows this page by it.
+            heads = [key.PAUSED] if c.paused else []
             if snap.away is not None and snap.away.away:
-                head = "Away · "
+                heads = [key.AWAY]
             elif five_minutes_left(c, snap.now):
-                head = "5 min left · "
+                heads = [key.SOON]
             if _drifting(snap):
-                head = "Drifting? · "
-            return cls(f"{head}{clock} · {_short(c.next_action, TITLE_ACTION_MAX)} · AntiDrift")
+                heads = [key.DRIFTING]
+            clock = clock_text(c.seconds_left(snap.now))
+            return cls(key.page_title(*heads, clock, key.short_action(c.next_action)))
         if snap.state is RuntimeState.REVIEW and c is not None:
-            head = "Time's up" if c.ran_out else "Review"
-            return cls(f"{head} · {_short(c.next_action, TITLE_ACTION_MAX)} · AntiDrift")
+            head = key.TIMES_UP if c.ran_out else key.REVIEW
+            return cls(key.page_title(head, key.short_action(c.next_action)))
         if snap.state is RuntimeState.PLANNING:
-            return cls("Planning · AntiDrift")
-        return cls("No commitment · AntiDrift")
+            return cls(key.page_title(key.PLANNING))
+        return cls(key.page_title(key.LOCKED))
 
 
 def _drifting(snap: Snapshot) -> bool:
@@ -270,13 +272,6 @@ class Offline(Widget):
     name = "offline"
     outside_view = True
     second: datetime
-
-
-TITLE_ACTION_MAX = 60  # characters of the next action in the tab title
-
-
-def _short(text: str, limit: int) -> str:
-    return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"
 
 
 @dataclass(frozen=True)

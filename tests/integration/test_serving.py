@@ -123,6 +123,7 @@ def test_the_console_script_runs_gunicorn_with_exactly_one_gthread_worker(run, t
     assert "Starting gunicorn" in log and "Using worker: antidrift.server.httpworker.Worker" in log
     assert f"Booting worker with pid: {workers[0]}" in log
     assert f"127.0.0.1:{port}" in log  # loopback by default
+    assert "[WARNING]" not in log  # a quiet start: gunicorn has nothing to warn about
     assert (tmp_path / "d" / "antidrift.sqlite3").exists()  # --data-dir is honoured
     assert server.terminate() < 5
     assert server.proc.returncode == 0

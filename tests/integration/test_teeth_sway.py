@@ -74,6 +74,8 @@ def test_an_ignored_nudge_moves_that_container_to_the_scratchpad(sway_desktop, t
             "the notification saying what was done",
         )
         assert any("scratchpad" in a for a in told[0]) and any(ACTION in a for a in told[0])
+        (episode,) = server.get("/state")["commitment"]["episodes"]
+        assert episode["enforced_at"] is not None, "the episode says the teeth acted"
         # Focus went back to the notes window: the episode ended by itself, nothing else moved.
         wait_until(
             lambda: server.get("/state")["drift"]["status"] == "on_task", 15, 0.05, "back on task"
@@ -81,4 +83,10 @@ def test_an_ignored_nudge_moves_that_container_to_the_scratchpad(sway_desktop, t
         server.ticks(3)
         assert where(sway_desktop, "antidrift-notes")[0] == "1"
         server.post("/finish")
+        assert (
+            server.get("/state")["commitment"]["episodes"][0]["enforced_at"]
+            == (episode["enforced_at"])
+        )
         server.post("/end", {"outcome": "met"})
+        (row,) = server.get("/history")
+        assert [e["enforced_at"] for e in row["episodes"]] == [episode["enforced_at"]]

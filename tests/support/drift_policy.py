@@ -31,6 +31,7 @@ class Harness:
         self, judge: ScriptedAnswers, budget: CallBudget | None = None, **settings
     ) -> None:
         self.clock = FakeClock()
+        self.next_action = settings.pop("next_action", "Write the intro")  # the page's title
         self.judge = judge
         grace = timedelta(seconds=settings.pop("grace", 60))
         cooldown = timedelta(seconds=settings.pop("cooldown", 300))
@@ -87,7 +88,7 @@ class Harness:
 
     def focus(self, window: tuple[str, str], exact=None) -> None:
         """A sample of window (exact: the probe's WindowHandle of it, if it identified it)."""
-        own = is_own_page(window[1])  # as the controller decides it, before redaction
+        own = is_own_page(window[1], self.next_action)  # as the controller, before redaction
         self.apply(self.policy.observe(*window, self.now, exact, own))
 
     def wait(

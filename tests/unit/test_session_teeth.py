@@ -72,12 +72,14 @@ def start(make_controller, judge, notifier, enforcer):
     return make
 
 
-def drift_until_put_away(controller, judge, clock, exact=BROWSER, seconds=20) -> None:
+def drift_until_put_away(
+    controller, judge, clock, exact=BROWSER, seconds=20, title="Cat videos — YouTube"
+) -> None:
     controller.record_window("code", "intro.md", exact=EDITOR)
     judge.wait_calls(1)
     for _ in range(seconds):
         clock.advance(1)
-        controller.record_window("firefox", "Cat videos — YouTube", exact=exact)
+        controller.record_window("firefox", title, exact=exact)
         controller.drift_tick()
         wait_until(lambda: controller.snapshot().drift.reason != "judging this window")
 
@@ -190,3 +192,22 @@ def test_the_own_page_is_known_before_its_title_is_redacted(
     assert controller.snapshot().drift.banner == banner, "the banner waits for an answer"
     kept = store.samples(controller.snapshot().commitment.id)
     assert "bank" not in " ".join(sample.title for sample in kept), "the title is still hidden"
+
+
+@pytest.mark.parametrize(
+    "title",
+    [
+        "Cat videos · AntiDrift — YouTube — Mozilla Firefox",  # a crafted title, "· AntiDrift"
+        "Cat videos · AntiDrift",
+        "12:34 · Another plan · AntiDrift — Mozilla Firefox",  # not this commitment's page
+    ],
+)
+def test_a_title_that_only_looks_like_the_page_is_judged_nudged_and_put_away(
+    start, judge, clock, enforcer, notifier, title
+):
+    """The guard knows its own page by the whole title the page shows, never by a suffix."""
+    controller = start(enforce="minimize")
+    drift_until_put_away(controller, judge, clock, title=title)
+    assert [c.app for c in judge.calls] == ["code", "firefox"], "it was never judged"
+    assert enforcer.windows == [BROWSER]
+    assert [t for t, _ in notifier.shown] == ["Drifting? · AntiDrift", "Put away · AntiDrift"]

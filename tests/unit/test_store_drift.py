@@ -156,3 +156,16 @@ def test_the_teeth_choice_and_what_they_did_survive_a_restart(tmp_path):
         assert episode.enforce_note == "moved away" and episode.ended_at is not None
     finally:
         again.close()
+
+
+def test_episodes_of_many_commitments_come_in_one_read_each_in_order(db):
+    put = START + timedelta(seconds=90)
+    for cid, count in (("a", 2), ("b", 0), ("c", 1)):
+        db.save(RuntimeState.ACTIVE, commitment(cid))
+        for n in range(count, 0, -1):  # saved out of order
+            episode = Episode(n, START, START, "firefox", "Cat videos", "videos", enforced_at=put)
+            db.save_episode(cid, episode)
+    found = db.episodes_of(["a", "b", "c", "missing"])
+    assert {cid: [e.number for e in eps] for cid, eps in found.items()} == {"a": [1, 2], "c": [1]}
+    assert found["c"][0].enforced_at == put
+    assert db.episodes("a") == found["a"] and db.episodes("b") == []

@@ -10,6 +10,7 @@ from datetime import datetime, timedelta
 
 import pytest
 
+from antidrift.drift.window_key import is_own_page
 from tests.fakes import START
 from tests.support.html import parse
 from tests.support.web import HX, state, to
@@ -124,3 +125,13 @@ def test_while_away_the_evidence_line_says_so_rather_than_a_quiet_watcher(
     assert body["evidence"]["health"] == "healthy"
     line = " ".join(page(client).by_id("evidence").text().split())
     assert line == "Away: no window is recorded until you are back (last: code)."
+
+
+def test_the_away_title_is_known_by_the_guard_as_its_own_page(client, controller, clock):
+    to(client, "active")
+    clock.advance(180)
+    controller.note_idle(180)
+    shown = page(client).find_all("title")[0].text()
+    assert shown.startswith("Away · ")
+    assert is_own_page(shown, controller.snapshot().commitment.next_action)
+    assert is_own_page(f"{shown} — Mozilla Firefox", controller.snapshot().commitment.next_action)

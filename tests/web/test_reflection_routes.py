@@ -69,7 +69,8 @@ def test_csv_has_a_header_and_every_entry_in_rfc_4180(client, store):
     text = response.get_data(as_text=True)
     assert text.endswith("\r\n") and "\n" not in text.replace("\r\n", "")
     rows = list(csv.reader(io.StringIO(text, newline="")))
-    assert rows[0] == list(client.get("/history").get_json()[0])
+    row = client.get("/history").get_json()[0]
+    assert rows[0] == [key for key in row if key != "episodes"]  # one line per commitment
     assert [r[0] for r in rows[1:]] == ["c0002", "c0001", "c0000"]
 
 

@@ -25,6 +25,7 @@ COMMITMENT_KEYS = [
     "ran_out",
     "task",
     "enforce",
+    "episodes",  # the drift guard's, each with enforced_at (see test_teeth_page)
 ]
 HISTORY_KEYS = [
     "id",
@@ -42,6 +43,7 @@ HISTORY_KEYS = [
     "task",
     "paused_secs",
     "away_secs",
+    "episodes",
 ]
 
 

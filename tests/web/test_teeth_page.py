@@ -160,3 +160,30 @@ def test_a_failure_is_a_word_in_the_banner_not_an_error(drifting):
     client.post("/finish")
     review = parse(client.get("/").get_data(as_text=True)).find_all("p", class_="episode-meta")
     assert "could not be put away" in " ".join(review[0].text().split())
+
+
+def test_an_enforced_episode_carries_enforced_at_active_in_review_and_in_the_history(
+    drifting, clock
+):
+    controller, client = drifting(Enforcer())
+    wait_until(lambda: controller.snapshot().drift.banner.enforced_at is not None)
+    put_at = controller.snapshot().drift.banner.enforced_at.isoformat()
+    (active,) = client.get("/state").get_json()["commitment"]["episodes"]
+    assert (active["number"], active["enforced_at"], active["ended_at"]) == (1, put_at, None)
+    assert "title" not in active and "app" not in active  # the page shows the window, not this
+    assert client.post("/drift/ack", data={"answer": "back"}).status_code == 200
+    client.post("/finish")
+    state = client.get("/state").get_json()
+    assert state["runtime_state"] == "review"
+    (review,) = state["commitment"]["episodes"]
+    assert review["enforced_at"] == put_at and review["answer"] == "back"
+    client.post("/end", json={"outcome": "met"})
+    (row,) = client.get("/history").get_json()
+    assert [e["enforced_at"] for e in row["episodes"]] == [put_at] and row["drift_count"] == 1
+
+
+def test_an_episode_the_teeth_could_not_act_on_carries_enforced_at_null(drifting):
+    controller, client = drifting(Enforcer(fail="swaymsg could not move it: No matching node."))
+    wait_until(lambda: controller.snapshot().drift.banner.enforce_note is not None)
+    (episode,) = client.get("/state").get_json()["commitment"]["episodes"]
+    assert episode["enforced_at"] is None

@@ -133,3 +133,28 @@ def test_a_missing_data_folder_is_a_sentence_not_a_new_folder(taskwarrior, tmp_p
     with pytest.raises(SourceError, match="data folder does not exist"):
         TaskwarriorSource(env).tasks()
     assert not (tmp_path / "nowhere").exists()
+
+
+def test_an_escape_character_in_one_description_hides_no_other_task(taskwarrior):
+    """The real task writes the escape into its JSON export raw: the list still shows every
+    task, that one with its title made printable."""
+    tw = taskwarrior
+    first = tw.add("Ship the release", "priority:H")
+    coloured = tw.add("\x1b[31mRed\x1b[0m alert \x07", "priority:M")
+    last = tw.add("Tidy the desk")
+    tasks = TaskwarriorSource(tw.env).tasks()
+    assert [(t.id, t.title) for t in tasks] == [
+        (first, "Ship the release"),
+        (coloured, "[31mRed [0m alert"),
+        (last, "Tidy the desk"),
+    ]
+
+
+def test_a_task_done_since_the_listing_is_no_longer_current(taskwarrior):
+    tw = taskwarrior
+    uuid = tw.add("Ship the release")
+    source = TaskwarriorSource(tw.env)
+    (listed,) = source.tasks()
+    assert source.current(listed) == listed
+    tw.task(uuid, "done")
+    assert source.current(listed) is None

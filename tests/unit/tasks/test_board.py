@@ -36,6 +36,9 @@ class FakeSource:
     def owns(self, task_id):
         return task_id.startswith(f"{self.kind}-")
 
+    def current(self, task):
+        return next((t for t in self.tasks() if t.id == task.id), None)
+
     def write_back(self, task, text, done):
         self.written.append((task.id, text, done))
         return "written"
@@ -135,3 +138,12 @@ def test_doctor_says_what_each_source_answers_now():
         "  markdown     x.md: gone.",
     ]
     assert doctor_lines([]) == ["task sources: none (ANTIDRIFT_TASKS)"]
+
+
+def test_a_task_ticked_since_the_listing_cannot_be_picked_from_it():
+    source = FakeSource("markdown", ["Call the bank", "Write docs"])
+    board = Board(lambda: [source])
+    board.listing()
+    source._tasks = source._tasks[1:]  # ticked in the file after the page listed it
+    assert board.find("markdown:markdown-0") is None
+    assert board.find("markdown:markdown-1") == Task("markdown", "markdown-1", "Write docs")

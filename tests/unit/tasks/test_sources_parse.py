@@ -81,6 +81,18 @@ def test_taskwarrior_export_keeps_pending_tasks_in_the_reports_order():
     ]
 
 
+def test_a_control_character_in_one_description_hides_no_task():
+    """task writes an escape or a bell into its JSON raw (strict JSON refuses them): that
+    title is cleaned, and a row that is still not JSON is left out alone."""
+    good = {"uuid": UUID, "description": "Write the report", "status": "pending"}
+    raw = json.dumps({"uuid": UUID.replace("1", "2"), "description": "Red", "status": "pending"})
+    raw = raw.replace("Red", "\x1b[31mRed\x1b[0m \x07bell")
+    broken = '{"uuid": "' + UUID.replace("1", "3") + '", "description": "bad \\x", "status"'
+    text = f"[\n{json.dumps(good)},\n{raw},\n{broken},\n{json.dumps(good)}\n]\n"
+    tasks = parse_export(text)
+    assert [t.title for t in tasks] == ["Write the report", "[31mRed [0m bell", "Write the report"]
+
+
 @pytest.mark.parametrize("text", ["", "TASKRC override: x\n[]", '{"a": 1}', "[" * 100000])
 def test_taskwarrior_output_that_is_no_export_is_a_sentence(text):
     with pytest.raises(SourceError, match="Taskwarrior"):
