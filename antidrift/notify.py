@@ -1,22 +1,36 @@
-"""Desktop notifications: the notifier port and its adapters (notify-send, osascript, command).
+"""Desktop notifications: the notifier port and its adapters (D-Bus, notify-send, osascript,
+command).
 
-`ANTIDRIFT_NOTIFY=auto|off|command`. Every adapter runs its program through the one subprocess
-seam (own process group, bounded in time and output, argv only, never a shell). A notifier
-never raises and, wrapped in `Background`, never blocks the caller: a transition must not
-wait for a notification daemon that hangs.
+`ANTIDRIFT_NOTIFY=auto|off|command`. A notification's body (the next action, what was put
+away) is private: `auto` never puts it on a command line, where `ps` shows it to every local
+user. On Linux it goes over the session bus itself (org.freedesktop.Notifications.Notify,
+through jeepney); without a bus it can reach, notify-send shows the title alone. On macOS
+osascript reads a script from stdin that holds the texts as code points. Every program runs
+through the one subprocess seam (own process group, bounded in time and output, argv only,
+never a shell). A notifier never raises and, wrapped in `Background`, never blocks the caller:
+a transition must not wait for a notification daemon that hangs.
 """
 
 from __future__ import annotations
 
 import html
 import logging
+import os
 import shlex
 import shutil
+import stat
 import sys
 import threading
+import time
 from collections.abc import Mapping
 from concurrent.futures import ThreadPoolExecutor
 from typing import Protocol
+
+from jeepney import DBusAddress, HeaderFields, Message, Parser, new_method_call
+from jeepney.bus import get_connectable_addresses
+from jeepney.bus_messages import message_bus
+from jeepney.io.blocking import prep_socket
+from jeepney.wrappers import DBusErrorResponse, unwrap_msg
 
 from antidrift.process import ProcessError, run
 
@@ -66,10 +80,15 @@ class CommandNotifier:
             title, body = _not_an_option(title), _not_an_option(body)
         return [*self.argv, title, body]
 
+    def stdin(self, title: str, body: str) -> str:
+        """What the program reads on stdin: nothing, for a command given the texts as argv."""
+        return ""
+
     def notify(self, title: str, body: str) -> None:
         try:
             result = run(
                 self.command(title, body),
+                self.stdin(title, body),
                 timeout=self.timeout,
                 max_output=_MAX_OUTPUT,
                 name=self.name,
@@ -90,35 +109,147 @@ def _not_an_option(text: str) -> str:
     return " " + text if text.startswith("-") else text
 
 
-class NotifySend(CommandNotifier):
-    """libnotify's CLI. Daemons that announce "body-markup" read the body as markup (<b>,
-    <a href>, <img src>), so the body is escaped: no text (a next action, a judge's reason
-    from an AI) is ever shown as markup. The summary is plain text by the spec."""
+class DBusNotifier:
+    """org.freedesktop.Notifications.Notify over the session bus at `address`: the texts
+    travel in a message on the user's own socket, never on a command line. A daemon that
+    announces "body-markup" reads the body as markup (<b>, <a href>, <img src>), so for it
+    the body is escaped: no text (a next action, a judge's reason from an AI) is ever shown
+    as markup. The summary is plain text by the spec."""
 
-    def command(self, title: str, body: str) -> list[str]:
-        return super().command(title, html.escape(body, quote=False))
+    def __init__(self, address: str, *, timeout: float = TIMEOUT) -> None:
+        self.address = address
+        self.name = "D-Bus"
+        self.timeout = timeout
+
+    def notify(self, title: str, body: str) -> None:
+        try:
+            self._send(_dbus_text(title), _dbus_text(body))
+        except (OSError, ValueError, RuntimeError, DBusErrorResponse) as exc:
+            # ConnectionRefused, TimeoutError, an AuthenticationError, no notification daemon
+            log.warning("notification not shown: D-Bus: %s", str(exc) or type(exc).__name__)
+
+    def _send(self, title: str, body: str) -> None:
+        call = _Bus(self.address, self.timeout)
+        try:
+            call(message_bus.Hello())
+            (capabilities,) = unwrap_msg(call(new_method_call(_NOTIFICATIONS, "GetCapabilities")))
+            if "body-markup" in capabilities:
+                body = html.escape(body, quote=False)
+            shown = new_method_call(
+                _NOTIFICATIONS,
+                "Notify",
+                "susssasa{sv}i",
+                ("AntiDrift", 0, "", title, body, [], {}, -1),  # -1: the daemon's own expiry
+            )
+            unwrap_msg(call(shown))
+        finally:
+            call.close()
 
 
-def notify_send(binary: str = "notify-send", *, timeout: float = TIMEOUT) -> CommandNotifier:
-    """libnotify's CLI. `--` ends its options, so a title starting with "-" stays text."""
-    return NotifySend([binary, "--app-name=AntiDrift", "--"], name="notify-send", timeout=timeout)
+class _Bus:
+    """One connection to a bus whose every step (connect, authenticate, each reply) is held
+    to one deadline: a bus or a daemon that stops answering costs `timeout`, never a thread.
+    (jeepney's blocking connection waits for the bus's Hello reply without a bound.)"""
+
+    def __init__(self, address: str, timeout: float) -> None:
+        self.deadline = time.monotonic() + timeout
+        self.sock = prep_socket(next(get_connectable_addresses(address)), timeout=timeout)
+        self.parser = Parser()
+        self.serial = 0
+
+    def __call__(self, message: Message) -> Message:
+        self.serial += 1
+        self.sock.settimeout(self._left())
+        self.sock.sendall(message.serialise(serial=self.serial))
+        while True:
+            reply = self.parser.get_next_message()
+            if reply is None:
+                self.sock.settimeout(self._left())
+                data = self.sock.recv(65536)
+                if not data:
+                    raise ConnectionResetError("the bus closed the connection")
+                self.parser.add_data(data)
+            elif reply.header.fields.get(HeaderFields.reply_serial) == self.serial:
+                return reply  # anything else (a signal, NameAcquired) is not ours
+
+    def _left(self) -> float:
+        left = self.deadline - time.monotonic()
+        if left <= 0:
+            raise TimeoutError("no answer in time")
+        return left
+
+    def close(self) -> None:
+        self.sock.close()
 
 
-# The texts travel as osascript's argv, never inside the script, so no quote or backslash in
-# a next action can change the AppleScript.
-_APPLESCRIPT = (
-    "on run argv",
-    "display notification (item 2 of argv) with title (item 1 of argv)",
-    "end run",
+_NOTIFICATIONS = DBusAddress(
+    "/org/freedesktop/Notifications",
+    bus_name="org.freedesktop.Notifications",
+    interface="org.freedesktop.Notifications",
 )
 
 
+def _dbus_text(text: str) -> str:
+    """A D-Bus string: valid UTF-8 (a lone surrogate replaced) and no NUL."""
+    return text.encode("utf-8", errors="replace").decode("utf-8").replace("\0", "")
+
+
+def session_bus(env: Mapping[str, str]) -> str | None:
+    """The session bus address jeepney can reach: DBUS_SESSION_BUS_ADDRESS, else the socket
+    a systemd user session keeps at $XDG_RUNTIME_DIR/bus (libdbus's own fallback)."""
+    address = env.get("DBUS_SESSION_BUS_ADDRESS", "").strip()
+    if not address and env.get("XDG_RUNTIME_DIR"):
+        socket_path = os.path.join(env["XDG_RUNTIME_DIR"], "bus")
+        try:
+            if stat.S_ISSOCK(os.stat(socket_path).st_mode):
+                address = f"unix:path={socket_path}"
+        except OSError:
+            pass
+    if not address:
+        return None
+    try:
+        next(get_connectable_addresses(address))
+    except (RuntimeError, ValueError, StopIteration):  # tcp:, launchd:, or not an address
+        log.info("the session bus address %r is not one AntiDrift can reach", address)
+        return None
+    return address
+
+
+class TitleOnly(CommandNotifier):
+    """notify-send when there is no session bus AntiDrift can reach: the title alone, since
+    anything on its command line is visible to every local user (`ps`)."""
+
+    def command(self, title: str, body: str) -> list[str]:
+        return [*self.argv, title]
+
+
+def notify_send(binary: str = "notify-send", *, timeout: float = TIMEOUT) -> CommandNotifier:
+    """libnotify's CLI, title only. `--` ends its options, so a title starting with "-" stays
+    text."""
+    return TitleOnly([binary, "--app-name=AntiDrift", "--"], name="notify-send", timeout=timeout)
+
+
+class Osascript(CommandNotifier):
+    """macOS: `display notification`. osascript reads the script from stdin (no argument
+    given); the texts are in it as lists of code points (`string id {…}`), so its command line
+    holds no text and no quote or backslash in a next action can change the AppleScript."""
+
+    def command(self, title: str, body: str) -> list[str]:
+        return list(self.argv)
+
+    def stdin(self, title: str, body: str) -> str:
+        return f"display notification {_applescript(body)} with title {_applescript(title)}\n"
+
+
+def _applescript(text: str) -> str:
+    """AppleScript text made of digits and commas only, whatever `text` holds."""
+    points = [ord(ch) for ch in _dbus_text(text)]
+    return f"(string id {{{', '.join(map(str, points))}}})" if points else '""'
+
+
 def osascript(binary: str = "osascript", *, timeout: float = TIMEOUT) -> CommandNotifier:
-    """macOS: `display notification`, the texts passed as the script's arguments."""
-    argv = [binary]
-    for line in _APPLESCRIPT:
-        argv += ["-e", line]
-    return CommandNotifier([*argv, "--"], name="osascript", timeout=timeout)
+    """macOS: `display notification`, the script (with the texts) on osascript's stdin."""
+    return Osascript([binary], name="osascript", timeout=timeout)
 
 
 class Background:
@@ -196,12 +327,20 @@ def build_notifier(
             log.info("desktop notifications: osascript")
             return osascript(found, timeout=timeout)
         return _without("osascript was not found")
+    address = session_bus(env or {})
+    if address is not None:
+        log.info("desktop notifications: over the D-Bus session bus")
+        return DBusNotifier(address, timeout=timeout)
     found = shutil.which("notify-send", path=path)
     if found:
-        log.info("desktop notifications: notify-send")
+        log.info(
+            "desktop notifications: notify-send, the title alone (no D-Bus session bus: a body"
+            " on its command line would be visible to every local user)"
+        )
         return notify_send(found, timeout=timeout)
     return _without(
-        "notify-send was not found (install libnotify-bin, or set ANTIDRIFT_NOTIFY=command)"
+        "no D-Bus session bus and notify-send was not found (install libnotify-bin,"
+        " or set ANTIDRIFT_NOTIFY=command)"
     )
 
 

@@ -52,6 +52,8 @@ from tests.support.stand_in_api import StandInAPI  # noqa: E402
 sys.path.insert(0, str(REPO / "scripts"))
 from bench_backup import GOALS as GOALS_B  # noqa: E402
 from bench_backup import bench_backup  # noqa: E402
+from bench_calendar import GOAL as GOAL_E1  # noqa: E402
+from bench_calendar import bench_e1  # noqa: E402
 from bench_drift import GOAL as GOAL_D1  # noqa: E402
 from bench_drift import bench_d1  # noqa: E402
 from bench_reflection import GOALS as GOALS_R  # noqa: E402
@@ -72,6 +74,7 @@ GOALS = {
     "P6": "≤ 1.5 s",
     "P7": "exactly one CLI run completes",
     "D1": GOAL_D1,
+    "E1": GOAL_E1,
     **GOALS_R,
     **GOALS_B,
     "C1": "≤ 1.10",
@@ -849,6 +852,8 @@ def run(trials: Trials, *, quick: bool, profile: Path | None, only: set[str]) ->
             figures["P6"] = bench_p6(root, trials)
         if want("D1"):
             figures["D1"] = bench_d1(root, quick=quick)
+        if want("E1"):
+            figures["E1"] = bench_e1(root, "quick" if quick else "full")
         reflection_trials = REFLECTION_TRIALS["quick" if quick else "full"]
         if want("R1") or want("R2"):
             figures["R1"], figures["R2"] = bench_history(root, reflection_trials)

@@ -294,6 +294,7 @@ class CoachCall:
     gate: threading.Event = field(default_factory=threading.Event)
     finished: threading.Event = field(default_factory=threading.Event)
     outcome: str = "running"  # running | returned | raised | cancelled
+    free_minutes: int | None = None  # what the calendar left free, as the coach was told
 
 
 class FakeCoach:
@@ -364,9 +365,11 @@ class FakeCoach:
     def binary(self) -> str | None:
         return "/fake/bin/fake"
 
-    def coach(self, intent: str, *, scope: CancelScope | None = None, track_record=()) -> Proposal:
+    def coach(
+        self, intent: str, *, scope: CancelScope | None = None, track_record=(), free_minutes=None
+    ) -> Proposal:
         with self._cond:
-            call = CoachCall(intent, scope, tuple(track_record))
+            call = CoachCall(intent, scope, tuple(track_record), free_minutes=free_minutes)
             result = self._results.popleft() if self._results else DEFAULT_PROPOSAL
             gated = self.gated
             self.calls.append(call)

@@ -76,6 +76,7 @@ class Coach(Protocol):
         *,
         scope: CancelScope | None = None,
         track_record: Sequence[PastCommitment] = (),
+        free_minutes: int | None = None,
     ) -> Proposal:
         """Propose a commitment for intent; raise a CoachError on failure."""
         ...
@@ -102,10 +103,23 @@ task will really take this user, judging by that record, not how long it ideally
 """
 
 
-def build_prompt(intent: str, track_record: Sequence[PastCommitment] = ()) -> str:
+def free_time_text(free_minutes: int | None) -> str:
+    """The calendar's one word to the coach: how many minutes are free before the next
+    event (a number: never an event's title, time or attendees); "" without one near."""
+    if free_minutes is None or not 0 < int(free_minutes) <= PROMPT_MINUTES[1]:
+        return ""
+    return f"""
+The user's calendar has {int(free_minutes)} minutes free before their next event. Choose \
+timebox_minutes within that if the task allows.
+"""
+
+
+def build_prompt(
+    intent: str, track_record: Sequence[PastCommitment] = (), free_minutes: int | None = None
+) -> str:
     """The strict coaching prompt; the intent is quoted as a JSON string, as data."""
     quoted = quote(intent)
-    record = track_record_text(track_record)
+    record = track_record_text(track_record) + free_time_text(free_minutes)
     return f"""You are a focus coach. Turn the user's rough intent into ONE concrete commitment \
 they can start right now.
 
@@ -197,10 +211,11 @@ class Service:
         *,
         scope: CancelScope | None = None,
         track_record: Sequence[PastCommitment] = (),
+        free_minutes: int | None = None,
     ) -> Proposal:
         """Ask the backend for a proposal for intent; raise a CoachError on failure."""
         raw = self.backend.run(
-            build_prompt(intent, track_record),
+            build_prompt(intent, track_record, free_minutes),
             timeout=self.timeout,
             scope=scope,
             schema=PROPOSAL_SCHEMA,

@@ -16,6 +16,7 @@ from pathlib import Path
 from urllib.parse import urlencode, urlsplit
 
 from antidrift.core.errors import Error
+from antidrift.core.loopback import is_loopback
 from antidrift.core.timing import LEFT_HEADER  # the time left while active
 from antidrift.store import datalock
 
@@ -68,13 +69,25 @@ def server_data_dir(given: str | None) -> Path:
     return Path(os.path.abspath(reading.values["data_dir"]))
 
 
-def starts_one(data_dir: Path, *, data_dir_given: bool = False) -> str:
-    """The command that starts a server on this data directory."""
-    return STARTS_ONE + (f" --data-dir {shlex.quote(str(data_dir))}" if data_dir_given else "")
+def starts_one(data_dir: Path, *, data_dir_given: bool = False, url: str | None = None) -> str:
+    """The command that starts a server on this data directory (`--data-dir` when one was
+    given) and, when the client looked at `url`, at that address: a bare `antidrift serve`
+    would start one on the configured port, not where this looked. Empty when `url` is not
+    on this machine: no command here starts that one."""
+    command = STARTS_ONE + (f" --data-dir {shlex.quote(str(data_dir))}" if data_dir_given else "")
+    if url is None:
+        return command
+    host, port = address(url)
+    if not is_loopback(host):
+        return ""
+    if host not in ("127.0.0.1", "localhost"):  # where serve listens unless told
+        command += f" --host {shlex.quote(host)}"
+    return f"{command} --port {port}"
 
 
 def find(url: str | None, data_dir: Path, *, data_dir_given: bool = False) -> str:
-    """The server's base URL: `url` when given, else what the data directory's lock records."""
+    """The server's base URL: `url` when given, else what the data directory's lock records
+    (only when it names this machine: a lock file is no reason to talk to another host)."""
     start = starts_one(data_dir, data_dir_given=data_dir_given)
     if url:
         return url
@@ -88,7 +101,30 @@ def find(url: str | None, data_dir: Path, *, data_dir_given: bool = False) -> st
             f"AntiDrift runs on {data_dir} but did not record its address (flask run?):"
             " give it with --url."
         )
+    try:
+        host, _ = address(recorded)
+    except NotRunning:
+        host = ""
+    if not is_loopback(host):
+        raise NotRunning(
+            f"The lock file in {data_dir} names {recorded!r}, which is not an address on this"
+            " machine: AntiDrift did not connect to it. If you mean that server, give it"
+            " with --url."
+        )
     return recorded
+
+
+def address(url: str) -> tuple[str, int]:
+    """(host, port) of an http:// URL, `serve --host 0.0.0.0`'s meaning loopback;
+    NotRunning with a sentence when it is none."""
+    try:
+        parts = urlsplit(url if "//" in url else f"http://{url}")
+        port = parts.port or 80
+    except ValueError:  # "http://[::1" or a port of "x" or 99999
+        parts, port = None, 0
+    if parts is None or parts.scheme != "http" or not parts.hostname:
+        raise NotRunning(f"{url!r} is not an http:// address of AntiDrift.")
+    return _ANY.get(parts.hostname, parts.hostname), port
 
 
 class Client:
@@ -97,11 +133,8 @@ class Client:
     def __init__(
         self, url: str, *, user_agent: str = "antidrift-cli", starts: str = STARTS_ONE
     ) -> None:
-        parts = urlsplit(url if "//" in url else f"http://{url}")
-        if parts.scheme != "http" or not parts.hostname:
-            raise NotRunning(f"{url!r} is not an http:// address of AntiDrift.")
-        host = _ANY.get(parts.hostname, parts.hostname)
-        self.host, self.port = host, parts.port or 80
+        host, self.port = address(url)
+        self.host = host
         self.url = f"http://{'[' + host + ']' if ':' in host else host}:{self.port}/"
         self.user_agent, self.starts = user_agent, starts
 
@@ -134,10 +167,11 @@ class Client:
             response = conn.getresponse()
             body = response.read(1 << 20)
             return response.status, body, response.headers
-        except (OSError, http.client.HTTPException) as exc:  # refused, reset, timed out
+        # refused, reset, timed out; ValueError: a header http.client will not send back
+        except (OSError, http.client.HTTPException, ValueError) as exc:
             raise NotRunning(
                 f"AntiDrift is not running at {self.url} ({_reason(exc)})."
-                f" Start it with: {self.starts}"
+                + (f" Start it with: {self.starts}" if self.starts else "")
             ) from None
         finally:
             conn.close()
@@ -146,12 +180,19 @@ class Client:
         """The state in the answer, with "left_secs" from its header while active."""
         try:
             data = json.loads(body)
-        except ValueError:
+        except (ValueError, RecursionError):  # not JSON, or nested past the parser's depth
             data = None
         sentence = data.get("error") if isinstance(data, dict) else None
+        sentence = sentence if isinstance(sentence, str) else None
         if status == 200 and isinstance(data, dict) and "runtime_state" in data:
+            if problem := shape_problem(data):
+                raise NotRunning(
+                    f"Something at {self.url} answers {what}, but not as AntiDrift does"
+                    f" ({problem})."
+                )
+            data.pop("left_secs", None)  # the time left travels in a header, nowhere else
             left = headers.get(LEFT_HEADER, "")
-            return {**data, "left_secs": int(left)} if left.isdigit() else data
+            return {**data, "left_secs": int(left)} if _seconds(left) else data
         if status == 200 or (status == 404 and sentence is None):
             raise NotRunning(f"Something at {self.url} answers, but it is not AntiDrift.")
         if status == 404 and what.startswith("POST"):
@@ -163,6 +204,39 @@ class Client:
         if status >= 500:
             raise ServerTrouble(sentence or f"AntiDrift answered {status} to {what}.", status)
         raise Refused(sentence or f"AntiDrift refused {what} ({status}).", status)
+
+
+RUNTIME_STATES = ("locked", "planning", "active", "review")
+# What the status line reads from a commitment, and the types it can read them as.
+_COMMITMENT_FIELDS = {
+    "next_action": str,
+    "success_condition": str,
+    "timebox_secs": int,
+    "extended_secs": int,
+}
+
+
+def shape_problem(state: dict) -> str | None:
+    """Why a /state object cannot be what AntiDrift sends, in a few words; None if it can.
+    Whatever answers on the port (another program, an older or broken server) must give a
+    sentence, never a traceback from the status line."""
+    if state.get("runtime_state") not in RUNTIME_STATES:
+        return "its runtime_state is none AntiDrift has"
+    commitment = state.get("commitment")
+    if commitment is not None and not isinstance(commitment, dict):
+        return "its commitment is not an object"
+    for key, kind in _COMMITMENT_FIELDS.items():
+        value = (commitment or {}).get(key)
+        if value is not None and (not isinstance(value, kind) or isinstance(value, bool)):
+            return f"its commitment's {key} is not {'text' if kind is str else 'a number'}"
+    if state.get("drift") is not None and not isinstance(state["drift"], dict):
+        return "its drift is not an object"
+    return None
+
+
+def _seconds(text: str) -> bool:
+    """A header's value is a count of seconds (ASCII digits only: "²" is a digit to Python)."""
+    return text.isascii() and text.isdigit() and len(text) <= 9
 
 
 def _reason(exc: BaseException) -> str:

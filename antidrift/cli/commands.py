@@ -19,6 +19,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from importlib import metadata
 
+from antidrift.cli.terminal import say
 from antidrift.core.errors import Error
 
 Run = Callable[[argparse.Namespace], int]
@@ -92,7 +93,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         return run(args)
     except Error as exc:
-        print(f"antidrift: {exc.message}", file=sys.stderr)
+        say(f"antidrift: {exc.message}", err=True)  # escaped: a server's sentence may hold text
         return exit_code(exc)
 
 

@@ -18,7 +18,6 @@ import json
 import logging
 import re
 import statistics
-import sys
 import time
 from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
@@ -28,6 +27,7 @@ from importlib.resources.abc import Traversable
 from pathlib import Path
 
 from antidrift.ai import CoachError, Judge
+from antidrift.cli.terminal import say
 from antidrift.core.domain import redact_window
 from antidrift.core.errors import Error
 from antidrift.drift.policy import judge_title, window_of
@@ -268,19 +268,19 @@ def run_command(args: argparse.Namespace) -> int:
     try:
         cases = load_cases(args.cases or shipped_corpus())
     except CasesError as exc:
-        print(f"antidrift judge-eval: {exc}", file=sys.stderr)
+        say(f"antidrift judge-eval: {exc}", err=True)
         return 2
     if args.limit:
         cases = cases[: args.limit]
     try:
         judge, where, exclude = configured_judge()
     except JudgeUnavailable as exc:
-        print(f"antidrift judge-eval: {exc}", file=sys.stderr)
+        say(f"antidrift judge-eval: {exc}", err=True)
         return 2
 
     def progress(number: int, outcome: Outcome) -> None:
         mark = "." if outcome.right else ("E" if outcome.error else "x")
-        print(mark, end="" if number % 50 else "\n", file=sys.stderr, flush=True)
+        say(mark, end="" if number % 50 else "\n", err=True)
 
     # A failed call is counted and summed up below; its log line per case would bury that.
     logger = logging.getLogger("antidrift")
@@ -289,22 +289,20 @@ def run_command(args: argparse.Namespace) -> int:
     try:
         outcomes = evaluate(judge, cases, exclude=exclude, progress=progress)
     except KeyboardInterrupt:
-        print("\nantidrift judge-eval: interrupted; no figures", file=sys.stderr)
+        say("\nantidrift judge-eval: interrupted; no figures", err=True)
         return 130
     finally:
         logger.setLevel(level)
-    print(file=sys.stderr)
+    say(err=True)
     report = score(outcomes)
     if report.errors:
         first = next(o.error for o in outcomes if o.error)
         calls = "call" if report.errors == 1 else "calls"
-        print(
-            f"antidrift judge-eval: {report.errors} {calls} failed, e.g.: {first}", file=sys.stderr
-        )
+        say(f"antidrift judge-eval: {report.errors} {calls} failed, e.g.: {first}", err=True)
     if report.errors == report.cases:
-        print("antidrift judge-eval: every call failed; no figures", file=sys.stderr)
+        say("antidrift judge-eval: every call failed; no figures", err=True)
         return 1
-    print(json.dumps(report.as_json()) if args.json else render(report, where))
+    say(json.dumps(report.as_json()) if args.json else render(report, where))
     return 0
 
 

@@ -35,6 +35,7 @@ from antidrift.cli.client import (
     starts_one,
 )
 from antidrift.cli.commands import version
+from antidrift.cli.terminal import say
 
 RETRY = 1.0  # seconds between attempts while no server answers
 WAIT = 300  # seconds the server may hold a follower's request (its MAX_WAIT)
@@ -58,7 +59,8 @@ def _finder(args: argparse.Namespace) -> Callable[[], Client]:
 
     def client() -> Client:
         url = find(args.url, data_dir, data_dir_given=given)
-        return Client(url, user_agent=agent, starts=starts_one(data_dir, data_dir_given=given))
+        starts = starts_one(data_dir, data_dir_given=given, url=url)
+        return Client(url, user_agent=agent, starts=starts)
 
     return client
 
@@ -105,8 +107,7 @@ def status(args: argparse.Namespace) -> int:
 
 
 def _write(text: str) -> None:
-    sys.stdout.write(text + "\n")
-    sys.stdout.flush()
+    say(text)
 
 
 def _guard_pipe(run: Callable[[], int]) -> int:

@@ -42,8 +42,27 @@ def _left(state: dict) -> str:
     return clock_text(int(state.get("left_secs") or 0))
 
 
+SOON_MINUTES = 60  # the next calendar event joins the line this close
+
+
+def _event(state: dict, limit: int | None = None) -> str:
+    """· Team standup in 40 min: the next calendar event, when it is within the hour."""
+    upcoming = (state.get("calendar") or {}).get("next") or {}
+    minutes = upcoming.get("in_minutes")
+    if not isinstance(minutes, int) or not 0 <= minutes <= SOON_MINUTES:
+        return ""
+    title = " ".join(str(upcoming.get("title") or "").split())
+    if limit is not None and len(title) > limit:
+        title = title[: limit - 1].rstrip() + "…"
+    return f" · {title} in {minutes} min"
+
+
 def line(state: dict) -> str:
-    """One line for a terminal or a plain status bar."""
+    """One line for a terminal or a plain status bar (the next event within the hour)."""
+    return _line(state) + _event(state)
+
+
+def _line(state: dict) -> str:
     k = kind(state)
     if k == "locked":
         return "No commitment"
@@ -72,12 +91,13 @@ def percentage(state: dict) -> int:
 def waybar(state: dict) -> str:
     """waybar's custom module, `return-type: json`: one object on one line."""
     k = kind(state)
-    text = line(state)
+    text = _line(state)
     if k in ("active", "drifting", "paused"):
         prefix = {"paused": "Paused ", "drifting": "Drifting? "}.get(k, "")
         text = f"{prefix}{_left(state)} {_action(state, SHORT)}"
     elif k in ("timesup", "review"):
-        text = f"{line(state).split(' · ')[0]} · {_action(state, SHORT)}"
+        text = f"{_line(state).split(' · ')[0]} · {_action(state, SHORT)}"
+    text += _event(state, SHORT)
     commitment = state.get("commitment") or {}
     tooltip = line(state)
     if commitment.get("success_condition") and k != "locked":

@@ -12,7 +12,15 @@ from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
 from enum import StrEnum
 
-from antidrift.core.errors import Error
+# The domain's refusals live beside the one error base; importable from here as ever.
+from antidrift.core.errors import (  # noqa: F401
+    DomainError,
+    IllegalTransitionError,
+    NotFound,
+    NotPlanning,
+    ValidationError,
+)
+from antidrift.core.plaintext import first_control
 
 MAX_TEXT = 500
 MAX_NOTE = 2000
@@ -47,29 +55,6 @@ class Health(StrEnum):
     UNAVAILABLE = "unavailable"
 
 
-class DomainError(Error):
-    """An error whose message is written for the person using the page."""
-
-
-class ValidationError(DomainError):
-    """Bad input: nothing changed. `fields` names every field at fault (the first is `field`)."""
-
-    status = 400
-
-    def __init__(
-        self, message: str, field: str | None = None, fields: tuple[str, ...] = ()
-    ) -> None:
-        super().__init__(message)
-        self.field = field
-        self.fields = fields or ((field,) if field else ())
-
-
-class IllegalTransitionError(DomainError):
-    """The transition does not exist from the current state: nothing changed."""
-
-    status = 409
-
-
 _WHERE_YOU_ARE = {
     RuntimeState.LOCKED: "there is no commitment yet",
     RuntimeState.PLANNING: "you are planning",
@@ -87,21 +72,6 @@ def require(state: RuntimeState, *allowed: RuntimeState, action: str) -> None:
     """IllegalTransitionError (409) unless `state` is one in which `action` exists."""
     if state not in allowed:
         raise IllegalTransitionError(f"You can't {action} now: {describe(state)}.")
-
-
-class NotFound(DomainError):
-    """The request names something that is not there (e.g. a history entry): nothing changed."""
-
-    status = 404
-
-
-class NotPlanning(DomainError):
-    """The coach was asked for outside planning (a client error, not a conflict)."""
-
-    status = 400
-
-    def __init__(self) -> None:
-        super().__init__("The coach only helps while you are planning.")
 
 
 @dataclass(frozen=True)
@@ -269,6 +239,13 @@ def _text(value: object, field: str, label: str, limit: int = MAX_TEXT) -> str:
     return text
 
 
+def _plan_text(value: object, field: str, label: str) -> str:
+    text = _text(value, field, label)
+    if code := first_control(text):
+        raise ValidationError(f"{label} has a control character ({code}): use plain text.", field)
+    return text
+
+
 def whole_number(text: str, low: int, high: int, digits: int) -> int | None:
     """text as a whole number of at most `digits` digits within low..high; None otherwise.
     ASCII digits only: str.isdigit() also takes "²", which int() then refuses (a traceback)."""
@@ -329,8 +306,8 @@ SUCCESS_LABEL = "Done when (the success condition)"  # the page's label, and the
 def validate_plan(next_action: object, success_condition: object, timebox_minutes: object) -> Plan:
     """A plan, or one ValidationError naming every field at fault at once."""
     checks = (
-        lambda: _text(next_action, "next_action", "Next action"),
-        lambda: _text(success_condition, "success_condition", SUCCESS_LABEL),
+        lambda: _plan_text(next_action, "next_action", "Next action"),
+        lambda: _plan_text(success_condition, "success_condition", SUCCESS_LABEL),
         lambda: parse_minutes(timebox_minutes) * 60,
     )
     values: list[object] = []

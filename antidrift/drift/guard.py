@@ -53,6 +53,7 @@ log = logging.getLogger("antidrift.drift")
 
 PAUSED = DriftView(DriftStatus.PAUSED, reason="paused")
 AWAY = DriftView(DriftStatus.AWAY, reason="away from the keyboard")
+IN_EVENT = DriftView(DriftStatus.EVENT, reason="a calendar event is under way")
 
 
 @dataclass
@@ -110,8 +111,11 @@ class DriftGuard:
         announce: Callable[[str, str], None],
         exclude: re.Pattern[str] | None = None,
         enforcer: Enforcer | None = None,
+        busy: Callable[[datetime], bool] | None = None,
     ) -> None:
         self.on = judge is not None and settings is not None
+        self._busy = busy  # a calendar event is under way then (the calendar's)
+        self._in_event = False
         self._enforcer = enforcer  # the teeth's desktop adapters (None: none here)
         self._judge = judge
         self._settings = settings or DriftSettings()
@@ -173,6 +177,7 @@ class DriftGuard:
         self._commitment = commitment
         self._policy = None
         self._off_here = False
+        self._in_event = False
         self._paused = commitment.paused  # e.g. a restart while paused: it waits for resume
         self._waiting = PAUSED
         if not self.on:
@@ -226,13 +231,13 @@ class DriftGuard:
         return Teeth(self._settings.enforce_after, done=tried)
 
     def observe(self, sample: WindowSample, exact: WindowHandle | None = None) -> After:
-        if self._policy is None or self._paused:
+        if self._event(sample.at) or self._policy is None or self._paused:
             return After()
         policy = self._policy
         return self._apply(policy.observe(sample.app, sample.title, sample.at, exact, sample.own))
 
     def tick(self, now: datetime) -> After:
-        if self._policy is None or self._paused:
+        if self._event(now) or self._policy is None or self._paused:
             return After()
         return self._apply(self._policy.tick(now))
 
@@ -244,7 +249,7 @@ class DriftGuard:
     def rules_changed(self, rules: tuple[Rule, ...]) -> After:
         """The standing rules changed (added or removed): the running commitment follows
         (a paused one when it resumes: its policy is made afresh then)."""
-        if self._policy is None or self._paused:
+        if self._policy is None or self._paused or self._in_event:
             return After()
         return self._apply(self._policy.set_rules(rules, self._clock.now()))
 
@@ -261,9 +266,25 @@ class DriftGuard:
             commitment.id, len(policy.episodes), found.on_task_share, found.unclear_secs
         )
 
+    def _event(self, now: datetime) -> bool:
+        """During a calendar event nothing is judged, nudged or put away: a running judge
+        call is stopped and an open episode ends as it starts; at its end the guard starts
+        again as after a pause, its verdicts kept."""
+        busy = self._busy is not None and self._commitment is not None and self._busy(now)
+        if busy and not self._in_event:
+            self._stop_judge()
+            if self._policy is not None and not self._paused:
+                self._apply(self._policy.stop(now))
+        elif self._in_event and not busy and self.on and not self._paused:
+            self._watch(self._commitment, None)  # the next sample is judged afresh
+        self._in_event = busy
+        return busy
+
     def view(self, now: datetime) -> DriftView:
         if self._paused:
             return self._waiting
+        if self._in_event:
+            return IN_EVENT
         if self._policy is not None:
             return self._policy.view(now)
         return OFF_FOR_COMMITMENT if self._off_here else OFF

@@ -47,6 +47,7 @@ class DriftStatus(StrEnum):
     DRIFTING = "drifting"
     PAUSED = "paused"  # the commitment is paused: nothing is judged or nudged
     AWAY = "away"  # no input for the away_after minutes: nothing is judged or nudged
+    EVENT = "event"  # a calendar event is under way: nothing is judged or nudged
 
 
 class Answer(StrEnum):

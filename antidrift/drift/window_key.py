@@ -23,6 +23,7 @@ _SPACES = re.compile(r"\s{2,}")
 PAGE_NAME = "AntiDrift"
 PAUSED, SOON, DRIFTING = "Paused", "5 min left", "Drifting?"  # while active, before the clock
 AWAY = "Away"  # while active, no input for the away_after minutes (session/away.py)
+EVENT_SOON = " in 5 min"  # "Team standup in 5 min": a calendar event's head, the same place
 REVIEW, TIMES_UP, PLANNING, LOCKED = "Review", "Time's up", "Planning", "No commitment"
 ACTION_MAX = 60  # characters of the next action in the page's title
 # What a browser adds around a page's title: its own name after a dash ("— Mozilla Firefox",
@@ -36,6 +37,11 @@ def short_action(text: str) -> str:
     return text if len(text) <= ACTION_MAX else text[: ACTION_MAX - 1].rstrip() + "…"
 
 
+def event_soon(title: str) -> str:
+    """The head of the page's title in the minute from five minutes before an event."""
+    return short_action(title) + EVENT_SOON
+
+
 def page_title(*parts: str) -> str:
     """The page's title: its parts and the app's name, " · " between them."""
     return " · ".join((*parts, PAGE_NAME))
@@ -45,7 +51,8 @@ def page_title(*parts: str) -> str:
 def _own_page(next_action: str) -> re.Pattern[str]:
     action = re.escape(_WHITESPACE.sub(" ", short_action(next_action)).strip())
     clock = r"\d{1,2}:\d{2}(?::\d{2})?"
-    heads = "|".join(re.escape(h) for h in (PAUSED, SOON, DRIFTING, AWAY))
+    event = rf".{{1,{ACTION_MAX}}}{re.escape(EVENT_SOON)}"  # any event's title: the calendar's
+    heads = "|".join([*(re.escape(h) for h in (PAUSED, SOON, DRIFTING, AWAY)), event])
     forms = "|".join(
         (
             rf"(?:(?:{heads}) · )?{clock} · {action}",

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import atexit
-import sys
 import threading
 from importlib.resources import files
 from pathlib import Path
@@ -12,6 +11,7 @@ from flask import Flask
 from jinja2 import Environment, FileSystemLoader, select_autoescape
 
 from antidrift.cli.commands import version
+from antidrift.cli.terminal import say
 from antidrift.core.errors import StoreError
 from antidrift.server import bootstrap
 from antidrift.settings import LiveSettings, Settings, SettingsError, load
@@ -73,7 +73,7 @@ def create_app(
         # A refusal (already running, a database that is not ours, a bad setting) is one
         # line, not a traceback from whichever server loaded us; exit status 3 is gunicorn's
         # "worker failed to boot", which stops it rather than starting worker after worker.
-        print(f"antidrift: {exc}", file=sys.stderr)
+        say(f"antidrift: {exc}", err=True)
         raise SystemExit(3) from None
     static_dir = resource_dir("static")
     app = Flask(__name__, static_folder=str(static_dir), static_url_path="/static")

@@ -1,6 +1,6 @@
 """The composition root: builds the real store, coach and evidence source from Settings, and
 wires the session's parts (`build_controller`, the one place they are put together). The
-settings-dependent parts are built by one function (`tuning`) and applied by one
+settings-dependent parts are built by one function (`adapters.tuning`) and applied by one
 (`Runtime.take_up`)."""
 
 from __future__ import annotations
@@ -10,21 +10,18 @@ import os
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from datetime import timedelta
 from typing import Protocol
-from urllib.parse import urlsplit
 
-from antidrift import ai, evidence, tasks
-from antidrift.ai.reflect import ReflectService
+from antidrift import calendar, evidence, tasks
+from antidrift.calendar import Calendar
 from antidrift.core.clock import Clock, SystemClock
-from antidrift.core.loopback import is_loopback
 from antidrift.core.ports import Store
 from antidrift.drift.guard import DriftGuard, Enforcer
-from antidrift.drift.policy import DriftSettings
 from antidrift.drift.put_away import DesktopEnforcer
 from antidrift.drift.rules import StandingRules
 from antidrift.evidence import WindowSampler
-from antidrift.notify import Background, build_notifier
+from antidrift.notify import Background
+from antidrift.server.adapters import tuning
 from antidrift.session.away import Away
 from antidrift.session.coaching import Coaching
 from antidrift.session.controller import Controller
@@ -86,6 +83,9 @@ class Runtime:
     # The daily backup (its own thread and connection: no request waits for it).
     backups: Scheduler | None = None
     window_source: str = ""  # the source the sampler was found from (a change finds anew)
+    # The user's calendars, refreshed on a thread of their own (None: no calendar here).
+    calendar: calendar.Calendar | None = None
+    _rung: set[tuple[str, str]] = field(default_factory=set, init=False, repr=False)
     _ticker: Ticker | None = field(default=None, init=False, repr=False)
     _stopped: bool = field(default=False, init=False, repr=False)
     _lock: threading.Lock = field(default_factory=threading.Lock, init=False, repr=False)
@@ -110,11 +110,16 @@ class Runtime:
             # Before the first tick or sample: both assume the restored state is taken up.
             self.controller.start()
             self._ticker = Ticker(
-                self.controller.expire_if_due, self.controller.drift_tick, self._refresh_pages
+                self.controller.expire_if_due,
+                self.controller.drift_tick,
+                self._ring,
+                self._refresh_pages,
             )
             self._ticker.start()
         if self.backups is not None:
             self.backups.start()
+        if self.calendar is not None:
+            self.calendar.start()
         if self.sampler is not None:
             self.sampler.start()
         elif self.find_sampler is not None:
@@ -130,6 +135,10 @@ class Runtime:
         self.controller.retune(parts)
         old, self.notifier = self.notifier, parts.notifier
         self.coach_info, self.drift_info = info, drift_info
+        if self.calendar is not None:  # read again at once: a save is also how to retry
+            self.calendar.configure(
+                calendar.parse(",".join(settings.calendar)), settings.calendar_email
+            )
         if old is not None:
             old.shutdown()
         if settings.window_source == self.window_source:
@@ -153,6 +162,17 @@ class Runtime:
             self.sampler = sampler
             sampler.start()
 
+    def _ring(self) -> None:
+        """Five minutes before an event, while a commitment runs: one notification."""
+        if self.calendar is None or not self.calendar.configured or self.notifier is None:
+            return
+        snap = self.controller.snapshot()
+        event = snap.calendar.soon(snap.now) if snap.state.value == "active" else None
+        if event is None or event.key() in self._rung:
+            return
+        self._rung.add(event.key())
+        self.notifier.notify(f"{calendar.soon_text(event)} · AntiDrift", event.title)
+
     def _refresh_pages(self) -> None:
         if self.pages is not None:
             self.pages.refresh()
@@ -169,6 +189,8 @@ class Runtime:
             self._ticker.stop()
         if self.backups is not None:
             self.backups.stop()
+        if self.calendar is not None:
+            self.calendar.stop()
         with self._lock:
             sampler = self.sampler
         if sampler is not None:
@@ -192,93 +214,6 @@ class Runtime:
         log.info("stopped")
 
 
-def new_backend(settings: Settings, name: str | None = None) -> ai.Backend:
-    """The AI backend the settings choose (or the one `name`s, with the same tuning)."""
-    return ai.new_backend(settings.ai_backend if name is None else name, ai.Options.of(settings))
-
-
-def build_coach(settings: Settings) -> tuple[ai.Service | None, CoachInfo]:
-    """The configured coach, or None with a reason the page and the log can show."""
-    try:
-        backend = new_backend(settings)
-    except ai.UnknownBackend as exc:
-        log.warning("running without a coach: %s", exc)
-        return None, CoachInfo(None, f"{exc}")
-    if backend.binary() is None:
-        log.warning(
-            "the %s CLI was not found on PATH: Sharpen will say so until it is installed"
-            " (or set %s)",
-            backend.name,
-            backend.env_var,
-        )
-    return ai.Service(backend, timeout=settings.ai_timeout), CoachInfo(backend.name, None, backend)
-
-
-def remote_address(url: object) -> str | None:
-    """Where an AI server's URL sends what it is given, when that is another machine (the
-    settings refuse it unless ANTIDRIFT_AI_ALLOW_REMOTE=1): its host and port, else None."""
-    if not isinstance(url, str):
-        return None  # a CLI backend: its own service, named on the page already
-    try:
-        parts = urlsplit(url)
-        host = parts.hostname
-    except ValueError:
-        return url
-    if host and is_loopback(host):
-        return None
-    return parts.netloc or url
-
-
-def build_drift(
-    settings: Settings, coach: ai.Service | None
-) -> tuple[ai.JudgeService | None, DriftSettings | None, DriftInfo]:
-    """The drift judge on the coach's backend, or why the guard is off."""
-    if settings.drift == "off":
-        log.info("drift guard off (ANTIDRIFT_DRIFT=off)")
-        return None, None, DriftInfo(False, why_off="turned off in Settings")
-    if coach is None:
-        return None, None, DriftInfo(False, why_off="there is no AI backend to judge with")
-    backend = coach.backend
-    cli = backend.name  # named as the planning view names the coach ("command", not "python3")
-    policy = DriftSettings(
-        timedelta(seconds=settings.drift_grace),
-        timedelta(seconds=settings.drift_cooldown),
-        settings.drift_max_calls,
-        settings.enforce,
-        timedelta(seconds=settings.enforce_after),
-    )
-    remote = remote_address(getattr(backend, "url", None))
-    log.info("drift guard on: %s judges the focused window's app and title", cli)
-    if remote is not None:
-        log.warning("window titles leave this machine: they go to %s", remote)
-    info = DriftInfo(
-        True,
-        cli,
-        titles_excluded=settings.evidence_exclude is not None,
-        remote=remote,
-        teeth=settings.enforce == "minimize",
-        teeth_after=settings.enforce_after,
-    )
-    return ai.JudgeService(backend, timeout=settings.ai_timeout), policy, info
-
-
-def tuning(settings: Settings) -> tuple[Tuning, CoachInfo, DriftInfo]:
-    """Every part the settings choose, built anew (at the start, and after each change on the
-    Settings page), with what the pages say about the coach and the drift guard."""
-    coach, info = build_coach(settings)
-    judge, drift, drift_info = build_drift(settings, coach)
-    # In the background: a notification daemon that hangs must never hold a transition.
-    notifier = Background(
-        build_notifier(settings.notify, settings.notify_command, env=settings.env)
-    )
-    reflector = ReflectService(coach.backend, timeout=settings.ai_timeout) if coach else None
-    parts = Tuning(
-        coach, _unavailable(info), reflector, judge, drift, settings.evidence_exclude, notifier,
-        away_after=settings.away_after,
-    )  # fmt: skip
-    return parts, info, drift_info
-
-
 def build_controller(
     store: Store,
     clock: Clock,
@@ -286,17 +221,34 @@ def build_controller(
     *,
     enforcer: Enforcer | None = None,
     coach_workers: int = 2,
+    calendar: Calendar | None = None,
 ) -> Controller:
     """The session: its parts over one unit of work and one Session, restored from the store.
-    Nothing starts here (`Controller.start` takes the stored state up)."""
+    Nothing starts here (`Controller.start` takes the stored state up). The calendar is
+    planned around: the guard stands down during an event, Sharpen hears the free minutes."""
     parts = parts or Tuning()
     work, session = UnitOfWork(), Session(store.load(), clock)
     session.notifier = parts.notifier
     drafts = Drafts(store, work, session)  # what the user types while planning
     drafts.resume()
+
+    def free_minutes() -> int | None:  # before the next event; called off the lock
+        if calendar is None:
+            return None
+        with work:
+            now = session.now()
+        return calendar.free_minutes(now)
+
     # The planning view's Sharpen; its executor is the review's Reflect's too.
     coaching = Coaching(
-        parts.coach, store, work, session, parts.unavailable, workers=coach_workers, drafts=drafts
+        parts.coach,
+        store,
+        work,
+        session,
+        parts.unavailable,
+        workers=coach_workers,
+        drafts=drafts,
+        free_minutes=free_minutes,
     )
     reflections = Reflections(
         parts.reflector, store, coaching.executor, work, session, parts.unavailable
@@ -311,6 +263,7 @@ def build_controller(
         announce=session.announce,
         exclude=parts.exclude,
         enforcer=enforcer,
+        busy=calendar.busy if calendar is not None else None,
     )
     away = Away(work, session, store, guard, parts.away_after)  # time away from the keyboard
     return Controller(
@@ -325,6 +278,7 @@ def build_controller(
         rules=StandingRules(store, work, guard),  # the running commitment's guard follows
         interruptions=Interruptions(work, session, store, guard, reflections, away),
         away=away,
+        calendar=calendar,
     )
 
 
@@ -338,9 +292,14 @@ def build_runtime(settings: Settings, *, clock: Clock | None = None) -> Runtime:
         lock.abandon()  # a refused start leaves the data directory as it found it
         raise
     parts, info, drift_info = tuning(settings)
+    plans_around = build_calendar(settings, clock)
     # The teeth act in the session the probe samples.
     controller = build_controller(
-        store, clock, parts, enforcer=DesktopEnforcer(settings.env or None)
+        store,
+        clock,
+        parts,
+        enforcer=DesktopEnforcer(settings.env or None),
+        calendar=plans_around,
     )
     live = LiveSettings(settings)  # the settings in force; the Settings page changes them
 
@@ -380,7 +339,15 @@ def build_runtime(settings: Settings, *, clock: Clock | None = None) -> Runtime:
         reads=ReadModel(store),
         tasks=task_board(live),
         backups=build_backups(settings, clock),
+        calendar=plans_around,
     )
+
+
+def build_calendar(settings: Settings, clock: Clock) -> calendar.Calendar:
+    """The user's calendars (none set: an empty one, which the Settings page may fill)."""
+    kept = calendar.Calendar(settings.data_dir / "calendar", clock)
+    kept.configure(calendar.parse(",".join(settings.calendar)), settings.calendar_email)
+    return kept
 
 
 def task_board(live: LiveSettings) -> Board:
@@ -425,7 +392,3 @@ def choose_window_source(settings: Settings) -> evidence.Choice:
         if choice.advice:
             log.warning("window source %s: %s", choice.name, choice.advice)
     return choice
-
-
-def _unavailable(info: CoachInfo) -> str:
-    return f"coach unavailable — {info.problem}" if info.problem else "coach unavailable"

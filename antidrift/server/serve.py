@@ -8,12 +8,15 @@ import logging
 import os
 import signal
 import socket
+import sqlite3
 import sys
 from collections.abc import Sequence
+from pathlib import Path
 
 from gunicorn.app.base import BaseApplication
 
 from antidrift import ai, settings, tasks
+from antidrift.cli.terminal import say
 from antidrift.core.errors import StoreError
 from antidrift.core.loopback import is_loopback
 from antidrift.evidence.report import doctor_lines
@@ -209,10 +212,10 @@ def serve(args: argparse.Namespace) -> int:
     host, port = chosen.host, chosen.port
     if not is_loopback(host):
         if not args.allow_remote:
-            print(
+            say(
                 f"Refusing to listen on {host}: anyone who can reach it could drive"
                 " AntiDrift and start your AI CLI. Pass --allow-remote if you mean it.",
-                file=sys.stderr,
+                err=True,
             )
             return 2
         log.warning(
@@ -221,27 +224,31 @@ def serve(args: argparse.Namespace) -> int:
     url = url_of(host, port)
     # Refused before gunicorn starts: one line, not gunicorn's banner and then a line.
     if problem := start_problem(chosen, [(host.strip("[]"), port)], url):
-        print(f"antidrift: {problem}", file=sys.stderr)
+        say(f"antidrift: {problem}", err=True)
         return 2
     log.info("AntiDrift on %s (data in %s)", url, chosen.data_dir)
     Server(chosen, gunicorn_options(host, port, args.threads)).run()
     return 0
 
 
-def doctor(_: argparse.Namespace) -> int:
-    """Every setting and where it came from, the coach CLIs (and their versions), and which
-    window source works. Exit 1 when a setting would refuse the start."""
-    from antidrift.server.bootstrap import new_backend  # the one mapping from settings to a backend
+def doctor(args: argparse.Namespace) -> int:
+    """Every setting and where it came from, the coach CLIs (and their versions), which
+    window source works, the calendar and the database. Exit 1 when a setting or the
+    database would refuse the start. Changes nothing: the database is only read."""
+    from antidrift.core.clock import SystemClock
+    from antidrift.server.adapters import new_backend  # settings to adapters
+    from antidrift.server.bootstrap import build_calendar
 
-    reading = settings.read()
+    data_dir = getattr(args, "data_dir", None)
+    reading = settings.read(data_dir=data_dir)
     # What is not refused, to show the CLIs and the window source with.
     usable = Settings(**reading.values, env=dict(os.environ))  # type: ignore[arg-type]
-    print(f"ANTIDRIFT_AI_BACKEND={usable.ai_backend}")
+    say(f"ANTIDRIFT_AI_BACKEND={usable.ai_backend}")
     for name, entry in ai.BACKENDS.items():
         try:
             backend = new_backend(usable, name)
         except ai.UnknownBackend as exc:
-            print(f"  {name:8} not configured: {exc}")
+            say(f"  {name:8} not configured: {exc}")
             continue
         path = backend.binary()
         if path and entry.available(backend):
@@ -251,13 +258,43 @@ def doctor(_: argparse.Namespace) -> int:
         # The model and effort a coach call asks for (ANTIDRIFT_AI_MODEL, ANTIDRIFT_AI_EFFORT).
         warm = ", kept warm while planning" if getattr(backend, "warm_up", False) else ""
         tuning = f"  ({backend.tuning}{warm})" if backend.tuning is not None else ""
-        print(f"  {name:8} {found}{tuning}")
+        say(f"  {name:8} {found}{tuning}")
     lines = doctor_lines(usable.window_source, os.environ, usable.aw_url)
-    print("\n" + "\n".join(lines))  # a blank line between the sections
-    print("\n" + "\n".join(settings.doctor_lines(os.environ)))
+    say("\n" + "\n".join(lines))  # a blank line between the sections
+    say("\n" + "\n".join(settings.doctor_lines(os.environ, data_dir=data_dir)))
     sources = tasks.build(tasks.parse(",".join(usable.tasks)), os.environ)
-    print("\n" + "\n".join(tasks.doctor_lines(sources)))
-    return 1 if reading.problems else 0
+    say("\n" + "\n".join(tasks.doctor_lines(sources)))
+    say("\n" + "\n".join(build_calendar(usable, SystemClock()).doctor_lines()))
+    usable_db, lines = database_lines(usable.database)
+    say("\n" + "\n".join(lines))
+    return 1 if reading.problems or not usable_db else 0
+
+
+def database_lines(path: Path) -> tuple[bool, list[str]]:
+    """(whether a start would open it, lines): the data directory's database as start-up
+    checks it, read-only (no byte written, no -wal or -shm made), and who serves it."""
+    from antidrift.store import check as dbcheck
+    from antidrift.store.migrations import MIGRATIONS
+
+    url = datalock.holder_url(path.parent)
+    server = f"served by AntiDrift{' at ' + url if url else ''}" if url is not None else ""
+    lines = [f"Database {path}{' (' + server + ')' if server else ''}:"]
+    if not path.exists() or path.stat().st_size == 0:
+        return True, [*lines, "  not made yet: the first start makes it"]
+    try:
+        dbcheck.inspect(path, [version for version, _, _ in MIGRATIONS])
+        db = dbcheck.open_read_only(path)
+        try:
+            (version,) = db.execute("SELECT MAX(version) FROM schema_migrations").fetchone()
+            (ended,) = db.execute("SELECT COUNT(*) FROM commitments").fetchone()
+        finally:
+            db.close()
+    except dbcheck.UnusableDatabase as exc:
+        return False, [*lines, f"  refused: {exc}"]
+    except sqlite3.Error as exc:  # locked by another program, or a table that is not there
+        return False, [*lines, f"  cannot be read now: {exc}"]
+    summary = f"AntiDrift's, schema version {version}, quick_check ok, {ended} commitment(s)"
+    return True, [*lines, f"  {summary}"]
 
 
 def serve_command(parser: argparse.ArgumentParser):
@@ -271,7 +308,8 @@ def serve_command(parser: argparse.ArgumentParser):
 
 
 def doctor_command(parser: argparse.ArgumentParser):
-    """`antidrift doctor`: no flags."""
+    """`antidrift doctor [--data-dir DIR]`: that data directory's settings and database."""
+    parser.add_argument("--data-dir", help="the data directory to check (ANTIDRIFT_DATA_DIR)")
     return _logged(doctor)
 
 

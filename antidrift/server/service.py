@@ -21,6 +21,7 @@ from pathlib import Path
 
 from antidrift import process
 from antidrift.cli.client import ClientError, server_data_dir
+from antidrift.cli.terminal import say
 from antidrift.core.errors import Error
 from antidrift.store import datalock
 
@@ -91,8 +92,32 @@ def _word(arg: str, *, variables: bool = True) -> str:
     return '"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'
 
 
+def _unprintable(text: str) -> bool:
+    """A control character (C0, DEL, C1) or a name that is not UTF-8: systemd ends a unit's
+    line at a newline, and XML (the launchd plist) has no way to write most of them."""
+    if any(ord(c) < 32 or 0x7F <= ord(c) <= 0x9F for c in text):
+        return True
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:  # a path's undecodable bytes, as Python keeps them
+        return True
+    return False
+
+
+def service_path(path: str) -> tuple[str, int]:
+    """PATH for the service, and how many of its entries were left out: one with a control
+    character could only be written by ending the line (a newline in PATH would become a
+    directive of its own); no directory a program is found in is named so."""
+    entries = path.split(os.pathsep) if path else []
+    kept = [entry for entry in entries if not _unprintable(entry)]
+    return os.pathsep.join(kept), len(entries) - len(kept)
+
+
 def systemd_unit(argv: list[str], path: str) -> str:
-    """The user unit's text."""
+    """The user unit's text. Every value is one quoted word of its line (`_word`); none may
+    hold a control character (install refuses them, service_path leaves them out)."""
+    if any(map(_unprintable, [*argv, path])):
+        raise ServiceError("A value for the unit has a control character.")
     exec_start = " ".join([_word(argv[0], variables=False), *map(_word, argv[1:])])
     environment = f"Environment={_word('PATH=' + path, variables=False)}\n" if path else ""
     return (
@@ -119,7 +144,9 @@ def systemd_unit(argv: list[str], path: str) -> str:
 
 
 def launchd_plist(argv: list[str], path: str, logs: Path) -> bytes:
-    """The launch agent's property list."""
+    """The launch agent's property list (valid XML: no value holds a control character)."""
+    if any(map(_unprintable, [*argv, path, str(logs)])):
+        raise ServiceError("A value for the launch agent has a control character.")
     agent: dict[str, object] = {
         "Label": LABEL,
         "ProgramArguments": argv,
@@ -138,7 +165,7 @@ def argv_of(host: Host) -> list[str] | None:
     try:
         if host.macos:
             return list(plistlib.loads(host.file.read_bytes())["ProgramArguments"])
-        lines = host.file.read_text().splitlines()
+        lines = host.file.read_text().split("\n")  # systemd's lines: U+2028 is no end
     except (OSError, ValueError, KeyError, plistlib.InvalidFileException):
         return None
     for line in lines:
@@ -180,11 +207,29 @@ def _domain(host: Host) -> str:
 
 def install(host: Host, port: int, data_dir: Path, *, start: bool = True) -> list[str]:
     """Write the file, enable (and start) it; the lines to print."""
-    if any(ord(c) < 32 for c in str(data_dir)):
+    if _unprintable(str(data_dir)):
         raise ServiceError("The data directory's name has control characters: choose another.")
     if not 1 <= port <= 65535:
         raise ServiceError(f"--port {port} is no port: give one from 1 to 65535.")
     argv = serve_argv(port, data_dir)
+    if _unprintable(argv[0]):
+        raise ServiceError(
+            f"antidrift is installed at a path with control characters ({argv[0]!r}):"
+            " install it under another directory, then run this again."
+        )
+    if host.macos and _unprintable(str(host.home)):
+        raise ServiceError(
+            "Your home directory's name has control characters: launchd can't be told it."
+        )
+    path, left_out = service_path(host.path)
+    said = (
+        [
+            f"Left {left_out} entr{'y' if left_out == 1 else 'ies'} with control characters out"
+            " of the service's PATH."
+        ]
+        if left_out
+        else []
+    )
     host.file.parent.mkdir(parents=True, exist_ok=True)
     running = datalock.holder_url(data_dir)
     if running is not None and start:
@@ -192,8 +237,8 @@ def install(host: Host, port: int, data_dir: Path, *, start: bool = True) -> lis
     if host.macos:
         logs = host.home / "Library" / "Logs" / "AntiDrift"
         logs.mkdir(parents=True, exist_ok=True)
-        host.file.write_bytes(launchd_plist(argv, host.path, logs))
-        lines = [f"Wrote {host.file}."]
+        host.file.write_bytes(launchd_plist(argv, path, logs))
+        lines = [f"Wrote {host.file}.", *said]
         command = f"launchctl bootstrap {_domain(host)} {shlex.quote(str(host.file))}"
         if not start:
             return [*lines, *_not_now(running, port, command, login="next login")]
@@ -202,8 +247,8 @@ def install(host: Host, port: int, data_dir: Path, *, start: bool = True) -> lis
         if not ok:
             return [*lines, f"launchctl did not load it ({said}). Run: {command}"]
         return [*lines, f"AntiDrift starts at login and runs now at http://127.0.0.1:{port}/"]
-    host.file.write_text(systemd_unit(argv, host.path))
-    lines = [f"Wrote {host.file}."]
+    host.file.write_text(systemd_unit(argv, path), encoding="utf-8")
+    lines = [f"Wrote {host.file}.", *said]
     ok, said = _systemctl("daemon-reload")
     if not ok:
         return [
@@ -291,9 +336,9 @@ def run(args: argparse.Namespace) -> int:
         else:
             lines, code = uninstall(host), 0
     except (ServiceError, ClientError, OSError) as exc:
-        print(f"antidrift: {exc}", file=sys.stderr)
+        say(f"antidrift: {exc}", err=True)
         return 1
-    print("\n".join(lines))
+    say("\n".join(lines))
     return code
 
 

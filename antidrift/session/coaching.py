@@ -9,20 +9,23 @@ from __future__ import annotations
 
 import logging
 import secrets
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from datetime import datetime
 
-from antidrift.ai import Cancelled, CancelScope, Coach, CoachError
+from antidrift.ai import Cancelled, CancelScope, Coach, CoachError, Proposal
 from antidrift.core import insights
 from antidrift.core.domain import (
     NotPlanning,
+    Plan,
     RuntimeState,
     ValidationError,
     require,
     validate_intent,
     validate_plan,
 )
+from antidrift.core.plaintext import without_controls
 from antidrift.core.ports import Store
 from antidrift.session.drafts import Draft, Drafts
 from antidrift.session.snapshot import CoachStatus, CoachView
@@ -53,8 +56,10 @@ class Coaching:
         *,
         workers: int = 2,
         drafts: Drafts,
+        free_minutes: Callable[[], int | None] = lambda: None,
     ) -> None:
         self.coach = coach
+        self._free_minutes = free_minutes  # before the next calendar event, off the lock
         self._drafts = drafts  # the plan fields a proposal fills, or leaves to the user
         self._store = store
         self._work, self._s = work, session
@@ -129,11 +134,13 @@ class Coaching:
         if call.scope.cancelled:
             return  # superseded while queued: a stale call never starts its CLI
         try:
-            proposal = coach.coach(intent, scope=call.scope, track_record=self._track_record())
-            # The one plan validator: what the coach proposes meets a typed plan's rules.
-            plan = validate_plan(
-                proposal.next_action, proposal.success_condition, proposal.timebox_minutes
+            proposal = coach.coach(
+                intent,
+                scope=call.scope,
+                track_record=self._track_record(),
+                free_minutes=self._free_minutes(),
             )
+            plan = proposed_plan(proposal)
             view = CoachView(CoachStatus.READY, plan, proposal_id=f"{self._boot}-{call.generation}")
         except Cancelled:
             return
@@ -193,6 +200,16 @@ class Coaching:
             if self._view.status == CoachStatus.PENDING:
                 self._view = CoachView()
         self.executor.shutdown(wait=False, cancel_futures=True)
+
+
+def proposed_plan(proposal: Proposal) -> Plan:
+    """The one plan validator: what the coach proposes meets a typed plan's rules, once the
+    control characters a model may emit are taken out (never stored, pushed or printed)."""
+    return validate_plan(
+        without_controls(proposal.next_action),
+        without_controls(proposal.success_condition),
+        proposal.timebox_minutes,
+    )
 
 
 def unusable_proposal(exc: ValidationError) -> str:

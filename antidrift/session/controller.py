@@ -13,6 +13,7 @@ from collections.abc import Callable
 from contextlib import AbstractContextManager
 from datetime import datetime
 
+from antidrift.calendar import Agenda, Calendar
 from antidrift.core.domain import (
     AWAY_MARK,
     MAX_TEXT,
@@ -70,6 +71,7 @@ class Controller:
         rules: StandingRules,
         interruptions: Interruptions,
         away: Away,
+        calendar: Calendar | None = None,
     ) -> None:
         self._work, self._s, self._store = work, session, store
         self._guard = guard
@@ -77,6 +79,7 @@ class Controller:
         self.corrections, self.rules = corrections, rules
         self.interruptions = interruptions
         self.away = away  # time away from the keyboard (shared with the interruptions)
+        self._calendar = calendar  # planned around: the guard stands down during an event
         self._started = False  # the constructor starts nothing: start() does
 
     def retune(self, tuning: Tuning) -> None:
@@ -123,6 +126,10 @@ class Controller:
         with self._work:
             return self._s.now()
 
+    def agenda(self, now: datetime) -> Agenda:
+        """What the calendar says at `now` (nothing without one)."""
+        return self._calendar.agenda(now) if self._calendar is not None else Agenda()
+
     # -- projection --------------------------------------------------------------------------
 
     def snapshot(self) -> Snapshot:
@@ -154,6 +161,7 @@ class Controller:
                 away=away,
                 undo_until=self.interruptions.undo_until(),
                 closure=s.closure if s.state is RuntimeState.LOCKED else None,
+                calendar=self.agenda(now),
             )
 
     # -- transitions -------------------------------------------------------------------------

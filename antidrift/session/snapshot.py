@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Protocol
 
+from antidrift.calendar import Agenda
 from antidrift.core.domain import (
     Commitment,
     Health,
@@ -102,6 +103,7 @@ class Snapshot:
     undo_until: datetime | None = None  # review only: Finish can be undone until then
     closure: str | None = None  # locked only: the commitment whose outcome was just recorded
     away: AwayView | None = None  # active only: away from the keyboard, or just back
+    calendar: Agenda = Agenda()  # the event under way and the next (none without a calendar)
 
     @property
     def task(self) -> TaskRef | None:

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import urlsplit
 
-from antidrift import tasks
+from antidrift import calendar, tasks
 from antidrift.core.loopback import is_loopback
 
 ON = ("1", "on", "yes", "true")
@@ -243,6 +243,25 @@ class Tasks:
 
 
 @dataclass(frozen=True)
+class Calendars:
+    """A comma list of calendars (antidrift/calendar/sources.py reads the syntax): .ics
+    files and https:// addresses."""
+
+    @property
+    def accepted(self) -> str:
+        return f"calendars separated by commas: {' or '.join(calendar.FORMS)}"
+
+    def parse(self, text: str) -> tuple[str, ...]:
+        try:
+            return tuple(str(source) for source in calendar.parse(text))
+        except ValueError as exc:
+            raise ValueError(f"{self.accepted} ({exc})") from None
+
+    def show(self, value: tuple[str, ...]) -> str:
+        return ",".join(value)
+
+
+@dataclass(frozen=True)
 class Folder:
     """A directory path (~ expanded)."""
 
@@ -266,7 +285,7 @@ def as_text(value: object, kind: object = None) -> str:
         return "on" if value else "off"
     if isinstance(value, int | float):
         return repr(value)
-    many = isinstance(kind, Names | Tasks)
+    many = isinstance(kind, Names | Tasks | Calendars)
     if many and isinstance(value, list) and all(isinstance(v, str) for v in value):
         return ",".join(value)  # a list setting (tasks, hosts) sent as a JSON list
     raise TypeError("a text, a number or true/false")

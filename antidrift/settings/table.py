@@ -25,6 +25,7 @@ from antidrift.evidence.activitywatch import DEFAULT_URL as DEFAULT_AW_URL
 from antidrift.evidence.choose import MODES as WINDOW_SOURCES
 from antidrift.notify import NOTIFY_MODES
 from antidrift.settings.kinds import (
+    Calendars,
     Choice,
     Command,
     Flag,
@@ -263,6 +264,21 @@ SETTINGS: tuple[Setting, ...] = (
     ),
     # -- tasks --
     Setting("tasks", "ANTIDRIFT_TASKS", Tasks(), "Where planning finds your tasks.", page=True),
+    # -- the calendar --
+    Setting(
+        "calendar",
+        "ANTIDRIFT_CALENDAR",
+        Calendars(),
+        "Calendars to plan around: .ics files or https:// addresses (fetched every 15 min).",
+        page=True,
+    ),
+    Setting(
+        "calendar_email",
+        "ANTIDRIFT_CALENDAR_EMAIL",
+        Text("an email address", r"[^\s@,]+@[^\s@,]+"),
+        "Your address in the calendar: events you declined there are not planned around.",
+        page=True,
+    ),
 )
 BY_KEY: dict[str, Setting] = {s.key: s for s in SETTINGS}
 PAGE_KEYS: tuple[str, ...] = tuple(s.key for s in SETTINGS if s.page)
@@ -312,6 +328,8 @@ class Settings:
     away_after: int = 3
     sample_interval: float = 5.0
     tasks: tuple[str, ...] = ()
+    calendar: tuple[str, ...] = ()
+    calendar_email: str = ""
     # The process environment, for what the desktop tells its programs (PATH, DISPLAY, …).
     env: Mapping[str, str] = field(default_factory=dict, repr=False, compare=False)
     # key → default | saved | environment | command line; a key not in it is a default.

@@ -4,20 +4,28 @@ What it hands back is the guarded connection the store's queries run on."""
 
 from __future__ import annotations
 
+import contextlib
+import os
 import sqlite3
 from pathlib import Path
 
 from antidrift.core.errors import StoreError
 from antidrift.store import check as dbcheck
 from antidrift.store.migrations import MIGRATIONS
-from antidrift.store.write_errors import GuardedConnection
+from antidrift.store.write_errors import GuardedConnection, cause_of
+
+SQLITE_FULL, SQLITE_IOERR = 13, 10
+ROOM_TO_START = 1 << 20  # bytes free below which a failed open is put down to a full disk
 
 
 def connect(path: str) -> GuardedConnection:
     """An open, migrated, writable database at `path`; StoreError says why not, and how to
-    fix it."""
+    fix it. A refused open leaves the directory as it found it: no -wal or -shm of its own
+    (nor the file, when there was none)."""
     if path != ":memory:":
         prepare_directory(Path(path).parent)
+    found = _present(path)
+    db: sqlite3.Connection | None = None
     try:
         if path != ":memory:":
             # Read-only, before anything (even journal_mode) writes into the file.
@@ -39,9 +47,39 @@ def connect(path: str) -> GuardedConnection:
     except dbcheck.UnusableDatabase as exc:
         raise StoreError(str(exc)) from None
     except sqlite3.OperationalError as exc:
+        _leave_as_found(db, path, found)
         raise StoreError(_explain(path, exc)) from exc
     except sqlite3.DatabaseError as exc:
+        _leave_as_found(db, path, found)
         raise StoreError(f"{path} is not an AntiDrift database ({exc}).") from exc
+
+
+def _parts(path: str) -> list[Path]:
+    return [Path(path), *(Path(f"{path}{suffix}") for suffix in ("-wal", "-shm", "-journal"))]
+
+
+def _present(path: str) -> set[Path]:
+    return set() if path == ":memory:" else {part for part in _parts(path) if part.exists()}
+
+
+def _leave_as_found(db: sqlite3.Connection | None, path: str, found: set[Path]) -> None:
+    """After a refused open: close, then remove what this open made. A database that was
+    there keeps any WAL or journal the open left with something in it (it may hold what a
+    half-done migration committed: removing it could damage the file); an -shm is only an
+    index of the WAL and is made again."""
+    if db is not None:
+        with contextlib.suppress(sqlite3.Error):
+            db.close()
+    if path == ":memory:":
+        return
+    database, *beside = _parts(path)
+    new_file = database not in found
+    for part in beside if not new_file else [*beside, database]:
+        if part in found:
+            continue
+        with contextlib.suppress(OSError):
+            if new_file or part.name.endswith("-shm") or part.stat().st_size == 0:
+                part.unlink()
 
 
 def migrate(db: sqlite3.Connection) -> None:
@@ -67,7 +105,8 @@ def migrate(db: sqlite3.Connection) -> None:
             )
             db.execute("COMMIT")
         except BaseException:
-            db.execute("ROLLBACK")
+            if db.in_transaction:  # SQLite rolls back by itself on a full disk
+                db.execute("ROLLBACK")
             raise
 
 
@@ -98,4 +137,19 @@ def _explain(path: str, exc: sqlite3.OperationalError) -> str:
             f"The database {path} is locked by another program (is AntiDrift already"
             " running?). Stop it, or use another --data-dir."
         )
+    if cause_of(exc) in (SQLITE_FULL, SQLITE_IOERR) and _disk_full(Path(path).parent):
+        return (
+            f"The disk that holds {Path(path).parent} is full: AntiDrift cannot start without"
+            " room to write. Free some space on it, or choose another --data-dir."
+        )
     return f"Cannot open the database {path}: {text}."
+
+
+def _disk_full(directory: Path) -> bool:
+    """Too little room for a start (its WAL index alone takes 32 KiB); SQLite may say
+    "disk I/O error" when it is the -shm that could not grow."""
+    try:
+        room = os.statvfs(directory)
+    except OSError:
+        return False
+    return room.f_bavail * room.f_frsize < ROOM_TO_START

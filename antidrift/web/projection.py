@@ -86,6 +86,7 @@ def state_json(snap: Snapshot, episodes: Sequence[Episode] = ()) -> dict[str, ob
         body["away_secs"] = away.secs if away else 0  # an absence in progress included
         # Back from an absence not yet answered (Count it as a pause / Keep counting).
         body["away_returned_secs"] = away.returned_secs if away else 0
+    body["calendar"] = calendar_json(snap)
     if snap.state is RuntimeState.ACTIVE:
         drift = snap.drift
         body["drift"] = {
@@ -94,6 +95,28 @@ def state_json(snap: Snapshot, episodes: Sequence[Episode] = ()) -> dict[str, ob
             "reason": drift.reason,
         }
     return body
+
+
+def calendar_json(snap: Snapshot) -> dict[str, object]:
+    """The event under way and the next one (nulls without a calendar)."""
+    agenda, now = snap.calendar, snap.now
+    current, upcoming = agenda.now, agenda.next
+    return {
+        "now": None
+        if current is None
+        else {
+            "title": current.title,
+            "starts_at": iso(current.starts_at),
+            "ends_at": iso(current.ends_at),
+        },
+        "next": None
+        if upcoming is None
+        else {
+            "title": upcoming.title,
+            "starts_at": iso(upcoming.starts_at),
+            "in_minutes": agenda.in_minutes(now),
+        },
+    }
 
 
 def left_secs(snap: Snapshot) -> int | None:

@@ -57,6 +57,13 @@ GROUPS: tuple[tuple[str, tuple[tuple[str, str], ...]], ...] = (
         ),
     ),
     ("Tasks", (("tasks", "Task lists to plan from"),)),
+    (
+        "The calendar",
+        (
+            ("calendar", "Calendars to plan around (.ics files or https:// addresses)"),
+            ("calendar_email", "Your address in them (events you declined are left out)"),
+        ),
+    ),
 )
 
 # Choice values as words in the drop-downs (the value sent is the name itself).

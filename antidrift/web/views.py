@@ -31,8 +31,10 @@ from antidrift.web.widgets import (
     Controls,
     DriftBannerWidget,
     DriftGuardWidget,
+    EventClash,
     EvidenceWidget,
     Icon,
+    NextEvent,
     Offline,
     ReflectionWidget,
     Suggestion,
@@ -246,6 +248,7 @@ class Views:
                 CoachElapsed(coach.elapsed(snap.now) or 0),
                 TaskPick(snap.task),
                 *(Suggestion.of(name, coach, snap.draft) for name in PLAN_FIELDS),
+                NextEvent.of(snap),
             )
         if snap.state is RuntimeState.ACTIVE and snap.commitment is not None:
             c, last = snap.commitment, snap.evidence.last
@@ -267,6 +270,7 @@ class Views:
                 ),
                 Controls(c.paused, c.seconds_left(snap.now) if c.paused else 0),
                 AwayReturn.of(snap),
+                EventClash.of(snap),
             )
         if snap.state is RuntimeState.REVIEW and snap.reflection is not None:
             r = snap.reflection

@@ -27,6 +27,7 @@ from datetime import datetime
 from typing import ClassVar
 from urllib.parse import urlencode
 
+from antidrift.calendar import Event, soon_text
 from antidrift.core.domain import Commitment, Health, Plan, RuntimeState, TaskRef
 from antidrift.core.timing import clock_text, five_minutes_left
 from antidrift.drift import window_key as key
@@ -181,8 +182,11 @@ class Announce(Widget):
         c = snap.commitment
         if c is None:
             return cls()
-        if snap.state is RuntimeState.ACTIVE and five_minutes_left(c, snap.now):
-            return cls("5 minutes left.")
+        if snap.state is RuntimeState.ACTIVE:
+            soon = snap.calendar.soon(snap.now)
+            said = ["5 minutes left."] if five_minutes_left(c, snap.now) else []
+            said += [f"{soon_text(soon)}."] if soon is not None else []
+            return cls(" ".join(said))
         if snap.state is RuntimeState.REVIEW and c.ran_out:
             return cls("Time's up.")
         return cls()
@@ -215,6 +219,8 @@ class Title(Widget):
                 heads = [key.AWAY]
             elif five_minutes_left(c, snap.now):
                 heads = [key.SOON]
+            elif not c.paused and (soon := snap.calendar.soon(snap.now)):
+                heads = [key.event_soon(soon.title)]
             if _drifting(snap):
                 heads = [key.DRIFTING]
             clock = clock_text(c.seconds_left(snap.now))
@@ -293,6 +299,38 @@ class DriftBannerWidget(Widget):
 
     name = "drift_banner"
     episode: Episode | None
+
+
+@dataclass(frozen=True)
+class NextEvent(Widget):
+    """Planning: the next calendar event and the minutes free before it (id="next-event"),
+    or the event under way; a calendar that could not be read is one quiet line in it."""
+
+    name = "next_event"
+    event: Event | None = None
+    free: int | None = None  # minutes before it; the minutes field is offered this
+    now: Event | None = None  # an event under way
+    problem: str | None = None
+
+    @classmethod
+    def of(cls, snap: Snapshot) -> NextEvent:
+        agenda = snap.calendar
+        return cls(agenda.next, agenda.free_minutes(snap.now), agenda.now, agenda.problem)
+
+
+@dataclass(frozen=True)
+class EventClash(Widget):
+    """Active: the calendar event the timebox runs into (id="event-clash"), by how much."""
+
+    name = "event_clash"
+    event: Event | None = None
+    minutes: int = 0
+
+    @classmethod
+    def of(cls, snap: Snapshot) -> EventClash:
+        c = snap.commitment
+        clash = snap.calendar.clash(c.deadline, snap.now) if c is not None else None
+        return cls(*clash) if clash is not None else cls()
 
 
 @dataclass(frozen=True)

@@ -1,11 +1,11 @@
-"""The benchmark's drift, history and backup figures (D1, R1–R3, B1–B2) in quick mode, one
-run of the script per group.
+"""The benchmark's drift, history, backup and calendar figures (D1, R1–R3, B1–B2, E1) in
+quick mode, one run of the script per group.
 
 Sanity only, never the goals (see test_bench_quick_server.py)."""
 
 from __future__ import annotations
 
-from tests.support.bench import BACKUP, DRIFT, REFLECTION, quick
+from tests.support.bench import BACKUP, CALENDAR, DRIFT, REFLECTION, quick
 
 
 def test_quick_bench_reports_the_drift_figure(tmp_path):
@@ -42,3 +42,10 @@ def test_quick_bench_reports_the_backup_figures(tmp_path):
     assert 0 < f["B1"]["median"] < 600 and f["B1"]["database_mib"] > 1
     for case in f["B2"]["cases"].values():
         assert 0 < case["after_ms"] < 30_000
+
+
+def test_quick_bench_reports_the_calendar_figure(tmp_path):
+    _, f = quick(tmp_path, *CALENDAR)
+    assert set(f) == set(CALENDAR)
+    # E1: a refresh of the 5,000-event file was timed, and it found the window's events.
+    assert 0 < f["E1"]["median"] < 30_000 and f["E1"]["events_counted"] > 10

@@ -113,12 +113,13 @@ def app(tmp_path_factory, _chromium_available, request) -> Iterator[App]:
     (`app.server.clock.advance(seconds)`), to reach a deadline without waiting for it."""
     tmp = tmp_path_factory.mktemp("browser")
     fake = FakeCLI(tmp / "bin")
-    notifier = FakeNotifier(tmp / "bin")  # the desktop notifier `auto` finds on PATH
+    notifier = FakeNotifier(tmp / "bin")  # the desktop notifier, given title and body
     env = {
         "PATH": path_with(tmp / "bin"),
         "ANTIDRIFT_AI_BACKEND": "claude",
         "ANTIDRIFT_AI_TIMEOUT": "30",
-        "ANTIDRIFT_NOTIFY": "auto",
+        "ANTIDRIFT_NOTIFY": "command",
+        "ANTIDRIFT_NOTIFY_COMMAND": notifier.command_line(),
     }
     test_clock = getattr(request.module, "TEST_CLOCK", False)
     server = RunningServer(tmp / "data", env=env, test_clock=test_clock)

@@ -74,6 +74,8 @@ def test_a_next_action_of_help_reaches_the_real_notify_send_as_the_body(
 
 
 def test_auto_mode_delivers_an_option_like_next_action_verbatim(daemon, make_controller, clock):
+    # auto talks D-Bus itself now (issue 30 item 15): this is our jeepney client against a
+    # daemon written with another D-Bus library, as a desktop's would be.
     notifier = build_notifier("auto", env=daemon.env, platform="linux")
     _time_runs_out(make_controller, clock, notifier, "-u critical --version")
     [shown] = daemon()

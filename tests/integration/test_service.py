@@ -320,3 +320,123 @@ def test_the_unit_goes_under_xdg_config_home(tmp_path):
     env = _env(tmp_path)
     host = service.Host.current(env)
     assert host.file == tmp_path / "config" / "systemd" / "user" / "antidrift.service"
+
+
+# -- issue 30, item 11: no value adds a line ---------------------------------------------------
+
+# A PATH as a hostile or careless environment may hand it over: an entry that ends the line
+# and writes a directive of its own, then every character systemd quoting must carry.
+INJECTED = "/nowhere\nExecStartPre=/bin/touch /tmp/antidrift-injected\n[Install]\nAlias=x"
+AWKWARD_PATH = [
+    "/opt/with space",
+    "/opt/percent %h %%",
+    "/opt/dollar $HOME ${PATH}",
+    "/opt/quote \" and ' and ;",
+    "/opt/back\\slash",
+    "/opt/trailing\\",
+    "/opt/line\u2028separator",
+    "/opt/é",
+]
+DIRECTIVES = [
+    "Description",
+    "Type",
+    "ExecStart",
+    "Environment",
+    "Restart",
+    "RestartSec",
+    "RestartPreventExitStatus",
+    "StandardOutput",
+    "StandardError",
+    "SyslogIdentifier",
+    "WantedBy",
+]
+
+
+def _directives(unit: Path) -> list[str]:
+    """The keys of the unit's settings, as systemd splits its lines (at "\\n" only)."""
+    return [
+        line.split("=", 1)[0]
+        for line in unit.read_text().split("\n")
+        if line and not line.startswith(("#", "["))
+    ]
+
+
+def _verify(unit: Path) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        ["systemd-analyze", "verify", str(unit)], capture_output=True, text=True, timeout=60
+    )
+
+
+def test_no_path_entry_adds_a_line_and_the_unit_still_verifies(tmp_path):
+    need(shutil.which("systemd-analyze"), "systemd-analyze missing: apt-get install systemd")
+    env = _env(tmp_path)
+    entries = [INJECTED, *AWKWARD_PATH, "/usr/bin\rExecStopPost=/bin/true", "/opt/tab\there"]
+    env["PATH"] = os.pathsep.join([*entries, env["PATH"]])
+    result = antidrift(env, "service", "install")
+    assert result.returncode == 0, result.stderr
+    assert "Left 3 entries with control characters out of the service's PATH." in result.stdout
+    unit = _unit(tmp_path)
+    assert _directives(unit) == DIRECTIVES
+    check = _verify(unit)
+    assert check.returncode == 0, check.stderr
+    (environment,) = [x for x in unit.read_text().split("\n") if x.startswith("Environment=")]
+    (word,) = shlex.split(environment.removeprefix("Environment="))
+    # Read back as systemd reads it ("%%" is one "%"), every printable entry is kept as it was.
+    assert word.replace("%%", "%") == "PATH=" + os.pathsep.join([*AWKWARD_PATH, os.environ["PATH"]])
+
+
+@pytest.mark.parametrize("bad", ["\n", "\r", "\x1b", "\x7f", "\x85"], ids=repr)
+def test_a_data_directory_with_a_control_character_is_refused_in_a_sentence(tmp_path, bad):
+    env = _env(tmp_path)
+    env["ANTIDRIFT_DATA_DIR"] = str(tmp_path / f"data{bad}ExecStartPre=/bin/true")
+    result = antidrift(env, "service", "install")
+    assert result.returncode == 1 and "Traceback" not in result.stderr
+    assert result.stderr.count("\n") == 1 and "control characters" in result.stderr
+    assert not _unit(tmp_path).exists()
+
+
+def test_antidrift_installed_under_a_name_with_a_newline_is_refused(tmp_path):
+    launcher = tmp_path / "tools\nExecStartPre=touch x" / "antidrift"
+    launcher.parent.mkdir()
+    launcher.write_text(
+        f"#!{sys.executable}\nimport sys\n"
+        "from antidrift.cli.commands import main\nsys.exit(main())\n"
+    )
+    launcher.chmod(0o755)
+    result = subprocess.run(
+        [str(launcher), "service", "install"], env=_env(tmp_path), capture_output=True, text=True
+    )
+    assert result.returncode == 1 and "Traceback" not in result.stderr
+    assert "installed at a path with control characters" in result.stderr
+    assert result.stderr.count("\n") == 1  # the newline in the path is shown as \n, not made
+    assert not _unit(tmp_path).exists()
+
+
+def test_the_macos_agent_is_valid_xml_whatever_the_path(mac, tmp_path):
+    import xml.etree.ElementTree as ElementTree
+
+    host, _ = mac
+    odd = [*AWKWARD_PATH, "/opt/<tag> & ]]>", INJECTED, "/opt/nul\x00", "/opt/\udcff"]
+    host = service.Host(host.platform, host.home, host.config_home, host.uid, ":".join(odd))
+    lines = service.install(host, 7803, tmp_path / "data <&> ]]>")
+    assert "Left 3 entries with control characters out of the service's PATH." in lines
+    ElementTree.fromstring(host.file.read_bytes())  # well-formed XML
+    agent = plistlib.loads(host.file.read_bytes())
+    assert agent["EnvironmentVariables"] == {"PATH": ":".join([*AWKWARD_PATH, "/opt/<tag> & ]]>"])}
+    assert agent["ProgramArguments"][-1] == str(tmp_path / "data <&> ]]>")
+    with pytest.raises(service.ServiceError, match="control characters"):
+        service.install(host, 7803, tmp_path / "data\x01")
+
+
+@pytest.mark.parametrize("name", ["data\\", 'da"ta', "da'ta", "da;ta", "da\\ta"])
+def test_a_data_directory_systemd_would_read_otherwise_is_quoted(tmp_path, name):
+    """Unquoted, a trailing backslash would join the next line to ExecStart, and a quote or
+    a `;` would change the words."""
+    need(shutil.which("systemd-analyze"), "systemd-analyze missing: apt-get install systemd")
+    env = {**_env(tmp_path), "ANTIDRIFT_DATA_DIR": str(tmp_path / name)}
+    assert antidrift(env, "service", "install").returncode == 0
+    unit = _unit(tmp_path)
+    assert _directives(unit) == DIRECTIVES
+    assert _exec_start(unit)[-1] == str(tmp_path / name)
+    check = _verify(unit)
+    assert check.returncode == 0, check.stderr

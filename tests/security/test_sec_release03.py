@@ -43,7 +43,8 @@ def live(module_lab):
     notifier = FakeNotifier(module_lab.bin)
     server = module_lab.start(
         env={
-            "ANTIDRIFT_NOTIFY": "auto",
+            "ANTIDRIFT_NOTIFY": "command",
+            "ANTIDRIFT_NOTIFY_COMMAND": notifier.command_line(),
             "ANTIDRIFT_DRIFT_GRACE": "0",
             "ANTIDRIFT_DRIFT_COOLDOWN": "0",
             "ANTIDRIFT_EVIDENCE_EXCLUDE": EXCLUDE,

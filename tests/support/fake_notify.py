@@ -34,6 +34,16 @@ class FakeNotifier:
             return []
         return [json.loads(line) for line in self.log.read_text().splitlines() if line]
 
+    def command_line(self) -> str:
+        """ANTIDRIFT_NOTIFY_COMMAND for this fake, shaped as notify-send would be run with
+        title and body: `auto` now sends the body over D-Bus (or not at all), and the tests
+        that read it from the fake must not depend on whether their machine has a bus."""
+        return f"'{self.path}' --app-name=AntiDrift --"
+
+    def stdins(self) -> list[str]:
+        """What each call read on stdin."""
+        return [call["stdin"] for call in self.cli.calls()]
+
     def pids(self) -> list[int]:
         if not self.pidfile.exists():
             return []

@@ -22,11 +22,12 @@ def build_controller(
     enforcer=None,
     coach_workers: int = 2,
     away_after: int = 3,
+    calendar=None,
 ) -> Controller:
     parts = Tuning(
         coach, coach_unavailable, reflector, judge, drift, exclude_titles, notifier,
         away_after=away_after,
     )  # fmt: skip
     return bootstrap.build_controller(
-        store, clock, parts, enforcer=enforcer, coach_workers=coach_workers
+        store, clock, parts, enforcer=enforcer, coach_workers=coach_workers, calendar=calendar
     )

@@ -351,3 +351,25 @@ def test_antidrift_s_own_page_is_never_judged_and_keeps_the_banner():
     assert h.policy.view(h.now).banner is not None, "looking at the banner is not going back"
     h.apply(h.policy.acknowledge("back", h.now))
     assert h.persisted_episodes[-1].answer is Answer.BACK
+
+
+def test_a_late_verdict_never_overrides_the_users_this_is_on_task():
+    # VIDEO judged off task; NEXT, a new title in the same app, counts off task by churn
+    # while the judge is asked about it; the banner comes, the user says it is on task, and
+    # only then does the judge answer "off task". The user's answer stands.
+    nxt = ("firefox", "Talk on parsers — YouTube")
+    h = Harness(ScriptedAnswers({**verdicts(), nxt: False}, auto=False), cooldown=0)
+    h.focus(VIDEO)
+    h.release()
+    h.focus(nxt)  # churn: off task at once, its own verdict asked for
+    assert [call.window for call in h.judge.held] == [Window(*nxt)]
+    h.wait(60, nxt)
+    assert len(h.nudges) == 1
+    h.apply(h.policy.acknowledge("on_task", h.now))
+    h.release()  # the judge's verdict on NXT arrives after the answer
+    taught = Judgement(Verdict.ON_TASK, "you said this is on task", Source.YOU)
+    assert h.policy.decision(Window(*nxt)) == taught
+    assert h.persisted_judgements[-1] == (Window(*nxt), taught), "the late verdict is not saved"
+    assert h.status is DriftStatus.ON_TASK
+    h.wait(600, nxt)
+    assert len(h.nudges) == 1

@@ -205,4 +205,23 @@ def test_the_commitment_choice_falls_back_to_the_setting(value, default, teeth):
 def test_a_bad_choice_is_refused_by_name():
     with pytest.raises(ValidationError) as caught:
         parse_enforce("close", "off")
-    assert caught.value.fields == ("enforce",) or "enforce" in str(caught.value.fields)
+    assert caught.value.field == "enforce" and caught.value.fields == ("enforce",)
+    assert str(caught.value) == "enforce must be minimize or off."
+
+
+def test_teeth_asked_before_any_nudge_in_this_run_find_nothing_due():
+    # A restart mid-episode: the episode is open, but this run's Teeth saw no nudge yet.
+    teeth = Teeth(timedelta(seconds=1))
+    start = Harness(ScriptedAnswers({})).now
+    assert teeth.due(1, "firefox", start, off_task=True) is None
+    teeth.seen(BROWSER, start)
+    assert teeth.due(1, "firefox", start + timedelta(seconds=60), off_task=True) is None
+
+
+def test_a_nudge_on_a_window_not_identified_puts_nothing_away_even_with_no_sample_after():
+    # The ticks go on between samples: one minute with no sample after the nudge.
+    teeth = Teeth(timedelta(seconds=1))
+    start = Harness(ScriptedAnswers({})).now
+    teeth.seen(None, start)
+    teeth.nudged(1, start)
+    assert teeth.due(1, "firefox", start + timedelta(seconds=60), off_task=True) is None

@@ -213,3 +213,50 @@ def test_finish_while_paused_records_the_pause_and_the_time_taken(running, clock
     controller.end("met")
     [row] = store.history()
     assert (row.paused_secs, row.actual_secs, row.paused_at) == (600, 240, None)
+
+
+def test_after_a_restart_while_paused_the_guard_judges_nothing_until_resume(
+    running, make_controller, judge, clock, store
+):
+    # Paused on a window never judged (no guard then); the server comes back with one.
+    controller = running()
+    controller.record_window("firefox", "feed")
+    controller.pause()
+    controller.shutdown()
+    clock.advance(120)
+    notifier = RecordingNotifier()
+    again = make_controller(judge=judge, drift=GRACE, notifier=notifier)
+    again.start()
+    for _ in range(3):  # past the grace, still paused
+        clock.advance(60)
+        again.drift_tick()
+    assert again.snapshot().drift.status is DriftStatus.PAUSED
+    # Resume: the window seen last is judged now, once. A call made while paused would have
+    # run first on the judge's one worker, so the count is complete once this one settled.
+    again.resume()
+    judge.wait_calls(1)
+    wait_until(lambda: again.snapshot().drift.status is DriftStatus.DRIFTING)
+    assert len(judge.calls) == 1 and notifier.shown == []
+    assert store.episodes(again.snapshot().commitment.id) == []
+
+
+def test_a_judge_call_running_at_the_pause_is_stopped_and_has_no_effect(running, judge, clock):
+    judge.gated = True
+    notifier = RecordingNotifier()
+    controller = running(judge=judge, drift=GRACE, notifier=notifier)
+    controller.record_window("firefox", "feed")
+    [call] = judge.wait_calls(1)
+    controller.pause()
+    assert call.finished.wait(2) and call.outcome == "cancelled", "the pause stops the judge"
+    clock.advance(120)  # past the grace while paused
+    judge.release_all()  # were it still running, its verdict would come now
+    controller.drift_tick()
+    assert controller.snapshot().drift.status is DriftStatus.PAUSED
+    assert notifier.shown == [] and controller.snapshot().drift.banner is None
+    # Back: the window is asked about afresh (the stopped call left no verdict) and the grace
+    # runs from the resume.
+    controller.resume()
+    judge.wait_calls(2)
+    wait_until(lambda: controller.snapshot().drift.status is DriftStatus.DRIFTING)
+    controller.drift_tick()
+    assert notifier.shown == []

@@ -11,13 +11,14 @@ from hypothesis import strategies as st
 from antidrift.ai import CoachError, build_prompt, extract_json, parse_proposal
 from antidrift.ai.coach import PROMPT_MINUTES
 from antidrift.core.domain import MAX_MINUTES, MIN_MINUTES, Plan, ValidationError, validate_plan
+from antidrift.core.plaintext import CONTROL
+from antidrift.session.coaching import proposed_plan
 from tests.fakes import FakeCoach, wait_until
 
 
 def plan_of(answer: str) -> Plan:
     """The controller's path: extract, parse, then the domain's validate_plan."""
-    p = parse_proposal(extract_json(answer))
-    return validate_plan(p.next_action, p.success_condition, p.timebox_minutes)
+    return proposed_plan(parse_proposal(extract_json(answer)))
 
 
 def doc(**overrides) -> str:
@@ -65,10 +66,22 @@ def test_rejected_non_finite_or_huge_numbers(literal):
 
 
 @pytest.mark.parametrize("field", ["next_action", "success_condition"])
-@pytest.mark.parametrize("value", [..., None, "", "   \n", 42, ["x"], {"a": 1}, "a\x00b"], ids=repr)
+@pytest.mark.parametrize(
+    "value", [..., None, "", "   \n", 42, ["x"], {"a": 1}, "\x00\x1b"], ids=repr
+)
 def test_rejected_texts(field, value):
     with pytest.raises(ValidationError) as err:
         plan_of(doc(**{field: value}))
+    assert err.value.field == field
+
+
+@pytest.mark.parametrize("field", ["next_action", "success_condition"])
+def test_control_characters_in_a_proposal_are_taken_out_and_in_a_typed_plan_refused(field):
+    """A model may emit an escape; the proposal is offered without it. Typed, it is a 400."""
+    assert getattr(plan_of(doc(**{field: "a\x00b\x1b[2J\u202ec"})), field) == "ab[2Jc"
+    plan = {"next_action": "Write", "success_condition": "Done", "timebox_minutes": 25}
+    with pytest.raises(ValidationError, match="control character") as err:
+        validate_plan(**{**plan, field: "a\x1b[2Jb"})
     assert err.value.field == field
 
 
@@ -100,7 +113,7 @@ def test_any_proposal_shaped_answer_is_a_plan_within_limits_or_a_sentence(data):
     assert plan.next_action and plan.success_condition
 
 
-texts = st.text(min_size=1, max_size=500).filter(lambda t: t.strip() and "\x00" not in t)
+texts = st.text(min_size=1, max_size=500).filter(lambda t: t.strip() and not CONTROL.search(t))
 minute_forms = st.sampled_from([int, float, str, lambda m: f" {m} "])
 
 

@@ -194,6 +194,23 @@ def test_the_own_page_is_known_before_its_title_is_redacted(
     assert "bank" not in " ".join(sample.title for sample in kept), "the title is still hidden"
 
 
+def test_teeth_asked_for_without_a_judge_are_off_and_stay_off_once_one_is_set_up(
+    make_controller, judge, clock, enforcer, store
+):
+    # No judge, so no nudge to ignore: the commitment keeps no teeth, whatever it asked for.
+    alone = make_controller(drift=settings("minimize"), enforcer=enforcer)
+    alone.enter_planning()
+    alone.start_manual_commitment(ACTION, "The intro is in the doc", 60, None, "minimize")
+    assert alone.snapshot().commitment.enforce == "off"
+    assert store.load().commitment.enforce == "off"
+    alone.shutdown()
+    # Back with a judge: the guard watches the commitment, and nudges, but never bites.
+    again = make_controller(judge=judge, drift=settings("minimize"), enforcer=enforcer)
+    again.start()
+    drift_until_put_away(again, judge, clock)
+    assert again.snapshot().drift.banner is not None and enforcer.windows == []
+
+
 @pytest.mark.parametrize(
     "title",
     [

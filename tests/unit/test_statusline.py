@@ -87,3 +87,30 @@ def test_no_server_hides_the_module_and_says_why_in_the_tooltip():
     bar = json.loads(statusline.waybar_down("AntiDrift is not running <here>"))
     assert bar["text"] == "" and bar["class"] == "locked"
     assert bar["tooltip"] == "AntiDrift is not running &lt;here&gt;"
+
+
+# -- the next calendar event, within the hour ---------------------------------------------------
+
+
+def with_next(body: dict, minutes: int, title: str = "Team standup") -> dict:
+    body["calendar"] = {"now": None, "next": {"title": title, "in_minutes": minutes}}
+    return body
+
+
+def test_the_line_adds_the_next_event_within_the_hour():
+    assert statusline.line(with_next(state("active"), 40)) == (
+        "15:00 · Write the intro · Team standup in 40 min"
+    )
+    assert (
+        statusline.line(with_next(state("locked"), 60)) == "No commitment · Team standup in 60 min"
+    )
+    assert statusline.line(with_next(state("planning"), 61)) == "Planning"
+
+
+def test_waybar_adds_the_next_event_as_text_never_markup():
+    body = json.loads(statusline.waybar(with_next(state("active"), 5, "1:1 <b>&</b> review")))
+    assert body["text"] == "15:00 Write the intro · 1:1 &lt;b&gt;&amp;&lt;/b&gt; review in 5 min"
+    assert body["class"] == "active"
+    assert "in 5 min" in body["tooltip"]
+    none = json.loads(statusline.waybar(state("active")))
+    assert "min" not in none["text"]

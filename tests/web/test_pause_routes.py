@@ -157,6 +157,26 @@ def test_undo_after_an_expiry_after_end_and_twice_is_409(client, clock, controll
     assert state(client)["runtime_state"] == "active"
 
 
+def test_an_undo_is_used_up_even_when_the_time_runs_out_within_its_30_seconds(
+    client, clock, controller
+):
+    # Finish 10 s before the deadline, undo, and the timebox runs out 5 s later: back in
+    # review within 30 s of that one Finish, for the same commitment. The undo was used.
+    client.post("/planning")
+    plan = {"next_action": "a", "success_condition": "b", "timebox_minutes": 1}
+    assert client.post("/commitment", json=plan).status_code == 200
+    clock.advance(50)
+    client.post("/finish")
+    assert client.post("/finish/undo").status_code == 200
+    clock.advance(15)
+    assert controller.expire_if_due()  # the ticker's second: time's up
+    assert state(client)["runtime_state"] == "review"
+    assert page(client).by_id("undo").find_all("button") == []
+    response = client.post("/finish/undo")
+    assert response.status_code == 409 and "once" in response.get_json()["error"]
+    assert state(client)["runtime_state"] == "review"
+
+
 # -- the closure and Again -------------------------------------------------------------------------
 
 

@@ -1,0 +1,23 @@
+"""The user's calendar: .ics files and https:// addresses read off the request path, the
+timed events of today and tomorrow, and what the loop plans around (agenda.py, pure)."""
+
+from antidrift.calendar.agenda import Agenda, Event, agenda_of, soon_text
+from antidrift.calendar.fetch import FetchFailed, fetch
+from antidrift.calendar.ics import UnreadableCalendar, events_between
+from antidrift.calendar.keeper import Calendar
+from antidrift.calendar.sources import FORMS, Source, parse
+
+__all__ = [
+    "FORMS",
+    "Agenda",
+    "Calendar",
+    "Event",
+    "FetchFailed",
+    "Source",
+    "UnreadableCalendar",
+    "agenda_of",
+    "events_between",
+    "fetch",
+    "parse",
+    "soon_text",
+]

@@ -1,0 +1,95 @@
+"""`antidrift doctor --data-dir D` checks D's settings and D's database (SYSTEM.md, "Breaks
+and the command line"), read-only: the directory is byte for byte as it was afterwards.
+Issue 30, item 14."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import pytest
+
+from antidrift.cli import commands
+from antidrift.store import datalock
+from antidrift.store.sqlite import SQLiteStore
+
+
+@pytest.fixture
+def doctor(tmp_path, monkeypatch, capsys):
+    """Runs `antidrift doctor ARGS` here with no AI CLI on PATH and no window source;
+    ANTIDRIFT_DATA_DIR names another directory, so only --data-dir can point at D."""
+    empty = tmp_path / "bin"
+    empty.mkdir()
+    other = tmp_path / "other"
+    other.mkdir()
+    (other / "settings.json").write_text(json.dumps({"enforce": "off", "drift_grace": 77}))
+    for key in list(os.environ):
+        if key.startswith("ANTIDRIFT_"):
+            monkeypatch.delenv(key)
+    monkeypatch.setenv("PATH", str(empty))
+    monkeypatch.setenv("ANTIDRIFT_WINDOW_SOURCE", "off")
+    monkeypatch.setenv("ANTIDRIFT_DATA_DIR", str(other))
+
+    def run(*argv: str) -> tuple[int, str]:
+        code = commands.main(["doctor", *argv])
+        return code, capsys.readouterr().out
+
+    return run
+
+
+def _snapshot(folder: Path) -> dict[str, bytes]:
+    return {p.name: p.read_bytes() for p in sorted(folder.iterdir()) if p.is_file()}
+
+
+def _row(out: str, variable: str) -> list[str]:
+    (line,) = [ln for ln in out.splitlines() if ln.startswith(f"  {variable} ")]
+    return line.split()
+
+
+def test_doctor_reads_the_settings_and_the_database_of_the_directory_it_is_given(tmp_path, doctor):
+    data = tmp_path / "D"
+    SQLiteStore(str(data / "antidrift.sqlite3")).close()
+    (data / "settings.json").write_text(json.dumps({"enforce": "minimize"}))
+    before = _snapshot(data)
+    code, out = doctor("--data-dir", str(data))
+    assert code == 0, out
+    assert f"saved ones in {data / 'settings.json'}" in out
+    assert _row(out, "ANTIDRIFT_ENFORCE")[1:] == ["minimize", "saved"]
+    assert _row(out, "ANTIDRIFT_DRIFT_GRACE")[-1] == "default"  # not the other directory's 77
+    assert f"Database {data / 'antidrift.sqlite3'}:" in out
+    assert "AntiDrift's, schema version" in out and "quick_check ok" in out
+    assert _snapshot(data) == before  # read only: no -wal, no -shm, not a byte written
+    # Without the flag it is the environment's directory, as before.
+    code, out = doctor()
+    assert _row(out, "ANTIDRIFT_DRIFT_GRACE")[1:] == ["77", "saved"]
+    assert "not made yet" in out
+
+
+def test_doctor_refuses_what_the_start_would_and_exits_1(tmp_path, doctor):
+    data = tmp_path / "D"
+    data.mkdir()
+    (data / "antidrift.sqlite3").write_bytes(b"not a database at all, but a note")
+    before = _snapshot(data)
+    code, out = doctor("--data-dir", str(data))
+    assert code == 1
+    assert "refused:" in out and "is not an AntiDrift database" in out
+    assert _snapshot(data) == before
+    (data / "antidrift.sqlite3").unlink()
+    (data / "settings.json").write_text("{not json")
+    code, out = doctor("--data-dir", str(data))
+    assert code == 1 and "refused:" in out and str(data / "settings.json") in out
+
+
+def test_doctor_reads_a_database_a_server_holds_and_says_who(tmp_path, doctor):
+    data = tmp_path / "D"
+    lock = datalock.acquire(data, url="http://127.0.0.1:7799/")
+    store = SQLiteStore(str(data / "antidrift.sqlite3"))  # open: its -wal and -shm are there
+    try:
+        code, out = doctor("--data-dir", str(data))
+    finally:
+        store.close()
+        lock.release()
+    assert code == 0, out
+    assert "(served by AntiDrift at http://127.0.0.1:7799/):" in out
+    assert "quick_check ok" in out

@@ -1,0 +1,96 @@
+"""Local calendar files: re-read when their mtime changes (a vdirsyncer sync, a new export),
+said in one quiet line when they cannot be read; the agenda's now, next and free minutes."""
+
+from __future__ import annotations
+
+import os
+from datetime import UTC, datetime, timedelta
+
+from antidrift.calendar import Calendar, parse
+from tests.fakes import FakeClock
+from tests.support.ics import event, write
+
+NOW = datetime(2026, 3, 2, 13, 20, tzinfo=UTC)
+
+
+def keeper(tmp_path, *paths, clock=None):
+    kept = Calendar(tmp_path / "cache", clock or FakeClock(NOW))
+    kept.configure(parse(",".join(str(p) for p in paths)))
+    return kept
+
+
+def test_the_next_event_and_the_free_minutes_before_it(tmp_path):
+    path = write(
+        tmp_path / "work.ics",
+        event("a@x", "Earlier", NOW - timedelta(hours=2)),
+        event("b@x", "Team standup", NOW + timedelta(minutes=40), None, minutes=15),
+        event("c@x", "Lunch", NOW + timedelta(hours=2)),
+    )
+    kept = keeper(tmp_path, path)
+    kept.refresh()
+    agenda = kept.agenda(NOW)
+    assert (agenda.now, agenda.next.title) == (None, "Team standup")
+    assert (agenda.free_minutes(NOW), agenda.in_minutes(NOW)) == (40, 40)
+    assert agenda.in_minutes(NOW + timedelta(seconds=30)) == 40  # rounded up
+    assert agenda.free_minutes(NOW + timedelta(seconds=30)) == 39  # rounded down
+    # A timebox of 60 minutes ends 20 minutes into the standup; one of 40 does not.
+    assert agenda.clash(NOW + timedelta(minutes=60), NOW)[1] == 20
+    assert agenda.clash(NOW + timedelta(minutes=40), NOW) is None
+    during = kept.agenda(NOW + timedelta(minutes=45))
+    assert during.now.title == "Team standup" and during.next.title == "Lunch"
+    assert kept.busy(NOW + timedelta(minutes=45)) and not kept.busy(NOW)
+
+
+def test_a_local_file_is_read_again_when_its_mtime_changes(tmp_path):
+    clock = FakeClock(NOW)
+    path = write(tmp_path / "work.ics", event("b@x", "Standup", NOW + timedelta(minutes=40)))
+    kept = keeper(tmp_path, path, clock=clock)
+    kept.refresh()
+    assert kept.agenda(NOW).next.title == "Standup"
+    write(tmp_path / "work.ics", event("b@x", "Retro", NOW + timedelta(minutes=40)))
+    os.utime(path, ns=(path.stat().st_atime_ns, path.stat().st_mtime_ns + 1_000_000_000))
+    clock.advance(30)  # the refresher's next look; far from fifteen minutes
+    kept.refresh()
+    assert kept.agenda(clock.now()).next.title == "Retro"
+
+
+def test_tomorrow_counts_and_the_day_after_does_not(tmp_path):
+    local = NOW.astimezone()
+    tomorrow = (local + timedelta(days=1)).replace(hour=10, minute=0)
+    after = (local + timedelta(days=2)).replace(hour=10, minute=0)
+    path = write(tmp_path / "w.ics", event("t@x", "Tomorrow", tomorrow))
+    kept = keeper(tmp_path, path)
+    kept.refresh()
+    assert kept.agenda(NOW).next.title == "Tomorrow"
+    write(path, event("t@x", "Later", after))
+    kept.configure(parse(str(path)))
+    kept.refresh()
+    assert kept.agenda(NOW).next is None
+
+
+def test_a_missing_or_broken_file_is_one_quiet_line_and_the_others_still_count(tmp_path):
+    good = write(tmp_path / "good.ics", event("b@x", "Standup", NOW + timedelta(minutes=40)))
+    broken = tmp_path / "broken.ics"
+    broken.write_text("<html>not a calendar</html>")
+    kept = keeper(tmp_path, tmp_path / "gone.ics", broken, good)
+    kept.refresh()
+    agenda = kept.agenda(NOW)
+    assert agenda.next.title == "Standup"
+    assert "Calendar file gone.ics cannot be read (no such file or directory)." in agenda.problem
+    assert "Calendar file broken.ics: it is not an iCalendar file" in agenda.problem
+    assert "\n" not in agenda.problem
+
+
+def test_an_event_in_two_calendars_counts_once(tmp_path):
+    same = event("b@x", "Standup", NOW + timedelta(minutes=40))
+    one, two = write(tmp_path / "a.ics", same), write(tmp_path / "b.ics", same)
+    kept = keeper(tmp_path, one, two)
+    kept.refresh()
+    assert len(kept._events) == 1
+
+
+def test_no_calendar_no_agenda(tmp_path):
+    kept = Calendar(tmp_path, FakeClock(NOW))
+    kept.refresh()
+    agenda = kept.agenda(NOW)
+    assert (agenda.now, agenda.next, agenda.problem, kept.configured) == (None, None, None, False)
