@@ -43,7 +43,7 @@ COMMANDS: tuple[Command, ...] = (
     Command("serve", "server.serve:serve_command", "run the server (the default)"),
     Command("doctor", "server.serve:doctor_command", "check settings, AI CLIs, window source"),
     Command("backup", "store.backup:backup_command", "copy the database into backups/"),
-    Command("restore", "store.backup:restore_command", "put a backup in the database's place"),
+    Command("restore", "store.restore:restore_command", "put a backup in the database's place"),
     Command("service", "server.service:service_command", "start AntiDrift at login (or not)"),
     Command("status", "cli.remote:status_command", "the commitment in one line (or --follow)"),
     Command("start", "cli.remote:start_command", 'commit: start "ACTION" --done … --minutes N'),

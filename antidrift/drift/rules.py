@@ -9,9 +9,13 @@ from __future__ import annotations
 
 from typing import Protocol
 
-from antidrift.core.domain import NotFound
+from antidrift.core.domain import NotFound, ValidationError
 from antidrift.core.ports import Store, Transaction
 from antidrift.drift.verdicts import Rule, validate_rule
+
+# A rule is one line on the rules page and one check per window: more than this is a list no
+# one reads, and a page that grows without bound.
+MAX_RULES = 500
 
 
 class After(Protocol):
@@ -36,6 +40,14 @@ class StandingRules:
         """A rule for every commitment; one about the same app and text is replaced."""
         fields = validate_rule(app, title_contains, verdict)
         with self._work:
+            rules = self._store.rules()
+            same = [r for r in rules if _same(r, fields[0], fields[1])]
+            if len(rules) >= MAX_RULES and not same:
+                raise ValidationError(
+                    f"There are {len(rules)} standing rules, the most AntiDrift keeps: remove"
+                    " one first.",
+                    "app",
+                )
             rule = self._store.add_rule(*fields)
             self._followed()
         return rule
@@ -53,3 +65,11 @@ class StandingRules:
         """Under the unit of work: the running commitment follows the rules as they are now."""
         self._work.then(self._guard.rules_changed(tuple(self._store.rules())).run)
         self._work.changed()
+
+
+def _same(rule: Rule, app: str, title_contains: str) -> bool:
+    """The rule a new one about the same app and text replaces (the store's own test)."""
+    return (
+        rule.app.casefold() == app.casefold()
+        and rule.title_contains.casefold() == title_contains.casefold()
+    )

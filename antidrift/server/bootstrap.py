@@ -35,7 +35,7 @@ from antidrift.session.state import Session, Tuning
 from antidrift.session.ticker import Ticker
 from antidrift.session.unit_of_work import UnitOfWork
 from antidrift.settings import LiveSettings, Settings
-from antidrift.store.backup import Scheduler
+from antidrift.store.backup import Scheduler, clear_leftovers
 from antidrift.store.datalock import DataDirLock, acquire
 from antidrift.store.sqlite import SQLiteStore
 from antidrift.tasks import Board
@@ -287,6 +287,7 @@ def build_runtime(settings: Settings, *, clock: Clock | None = None) -> Runtime:
     clock = clock or SystemClock()
     lock = acquire(settings.data_dir)  # before the database is even opened
     try:
+        clear_leftovers(settings.data_dir)  # held: what a killed backup or restore left
         store = SQLiteStore(settings.database)
     except BaseException:
         lock.abandon()  # a refused start leaves the data directory as it found it

@@ -305,18 +305,19 @@ class Controller:
     def record_window(self, app: str, title: str, at: datetime | None = None, exact=None) -> bool:
         """Record a focus sample (`exact`: which window, for the teeth); outside active, or paused,
         it is accepted and dropped."""
+        # Redacted on the whole title, then cut; searched outside the lock (bounded, not free).
+        app, title, exclude = valid_text(app), valid_text(title), self._guard.exclude
+        shown = redact_window(app, title, exclude)
         with self._work as work:
             s = self._s
             if s.state is not RuntimeState.ACTIVE or s.commitment.paused or self.away.here:
                 return False  # away: no one is at the keyboard, so no window has the focus
             if (app, title) == AWAY_MARK:
                 return False
-            # Redacted, then bounded, here: whatever the source, the pattern sees the whole title.
-            app, title = valid_text(app), valid_text(title)
             own = is_own_page(title, s.commitment.next_action)  # the guard sees only that
-            app, title = redact_window(app, title, self._guard.exclude)
-            app, title = app[:MAX_TEXT], title[:MAX_TEXT]
-            sample = WindowSample(app, title, at or s.now(), own)
+            if self._guard.exclude is not exclude:  # a new commitment took a new pattern up
+                shown = redact_window(app, title, self._guard.exclude)
+            sample = WindowSample(shown[0][:MAX_TEXT], shown[1][:MAX_TEXT], at or s.now(), own)
             self._store.add_sample(s.commitment.id, sample)
             if s.last_sample is None or sample.at >= s.last_sample.at:
                 s.last_sample = sample
