@@ -17,6 +17,7 @@ from antidrift.evidence.choose import choose_idle
 from antidrift.evidence.gnome import MutterIdle
 from antidrift.evidence.idle import ActivityWatchIdle, ScreenSaverIdle
 from antidrift.evidence.probe import ProbeError
+from antidrift.evidence.report import idle_lines
 from antidrift.evidence.x11 import X11Idle
 from tests.support import aw_server, x11
 from tests.support.procs import stop
@@ -199,3 +200,12 @@ def test_activitywatchs_afk_watcher_is_taken_with_its_windows_even_before_it_rep
     assert isinstance(probe, ActivityWatchIdle) and "window source" in why
     with pytest.raises(ProbeError, match="does not answer"):
         probe.idle_secs()
+
+
+def test_doctor_says_where_the_idle_time_comes_from(display):
+    env = {"PATH": "/usr/bin:/bin", "DISPLAY": display}
+    subprocess.run(["xdotool", "mousemove", "5", "5"], env=env, check=True, timeout=10)
+    (line,) = idle_lines("x11", env, "http://127.0.0.1:9", "linux")
+    assert line.startswith("  idle time x11 (an X11 session") and "no input for 0 s" in line
+    (line,) = idle_lines("off", {"PATH": "/nonexistent"}, "http://127.0.0.1:9", "linux")
+    assert line == "  idle time no idle time from this desktop"
