@@ -15,7 +15,18 @@ from antidrift.drift.policy import DriftSettings, DriftStatus
 from antidrift.evidence.probe import WindowHandle
 from antidrift.session.state import Tuning
 from tests.fakes import START, RecordingNotifier, wait_until
-from tests.unit.test_session_teeth import FakeEnforcer
+
+
+class Enforcer:
+    """The teeth's desktop adapter: records each window it is asked to put away."""
+
+    def __init__(self) -> None:
+        self.windows: list[WindowHandle] = []
+
+    def __call__(self, window: WindowHandle) -> str:
+        self.windows.append(window)
+        return "minimized"
+
 
 GRACE = DriftSettings(timedelta(seconds=60), timedelta(seconds=300), 30)
 TEETH = DriftSettings(
@@ -76,7 +87,7 @@ def test_no_window_is_stored_as_focus_while_away(running, clock, store):
 
 
 def test_no_judge_call_no_nudge_and_no_teeth_while_away(make_controller, judge, clock):
-    notifier, enforcer = RecordingNotifier(), FakeEnforcer()
+    notifier, enforcer = RecordingNotifier(), Enforcer()
     controller = make_controller(judge=judge, drift=TEETH, notifier=notifier, enforcer=enforcer)
     controller.enter_planning()
     controller.start_manual_commitment(

@@ -13,7 +13,6 @@ from antidrift.evidence.idle import gdbus_number, parse_afk
 from antidrift.evidence.macos import MacIdle
 from antidrift.evidence.probe import ProbeError
 from antidrift.evidence.sampler import WindowSampler
-from tests.unit.evidence.test_evidence_sampler import FakeClock, FakeProbe
 
 NOW = datetime(2026, 3, 2, 9, 30, tzinfo=UTC)
 
@@ -74,6 +73,30 @@ def test_macos_hid_idle_time_is_read_from_ioreg_in_nanoseconds(fake_bin):
 
 
 # --- the sampler -------------------------------------------------------------------------
+
+
+class FakeClock:
+    """Five seconds on at each look."""
+
+    def __init__(self):
+        self.at = NOW
+
+    def __call__(self):
+        self.at += timedelta(seconds=5)
+        return self.at
+
+
+class FakeProbe:
+    """The focused window, always the same; counts the looks."""
+
+    name = "fake"
+
+    def __init__(self, default):
+        self.default, self.calls = default, 0
+
+    def active_window(self):
+        self.calls += 1
+        return self.default
 
 
 class FakeIdle:
