@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from antidrift.evidence.activitywatch import DEFAULT_URL, ActivityWatchProbe
 from antidrift.evidence.desktops import ACTIVITYWATCH, IDLE_SOURCES, desktop, fitting, modes
 from antidrift.evidence.desktops import MODES as MODES  # the accepted words, re-exported
-from antidrift.evidence.idle import ActivityWatchIdle, IdleProbe, answers
+from antidrift.evidence.idle import ActivityWatchIdle, IdleProbe, answers, close
 from antidrift.evidence.probe import Desktop, ProbeError, WindowProbe
 
 AW_ADVICE = (
@@ -146,6 +146,7 @@ def choose_idle(
         probe = source.build(env)
         if answers(probe):
             return probe, f"{source.name} ({fit.reason})"
+        close(probe)
         tried.append(source.name)
     if window_source != ACTIVITYWATCH and answers(aw):
         return aw, "ActivityWatch's afk watcher"

@@ -30,6 +30,7 @@ DESKTOPS: tuple[Desktop, ...] = (
 # fallback, as for the windows (choose.py).
 IDLE_SOURCES: tuple[IdleSource, ...] = (
     macos.IDLE,
+    sway.IDLE,
     gnome.IDLE,
     kde.IDLE,
     x11.IDLE,

@@ -12,6 +12,8 @@ beside its window probe; desktops.py lists them (IDLE_SOURCES) and choose.py pic
   (ms), through gdbus, which prints `(uint64 12345,)`.
 * The freedesktop ScreenSaver interface (KDE and others): `GetSessionIdleTime` (seconds).
 * macOS: `ioreg -c IOHIDSystem` prints `"HIDIdleTime" = <ns>`.
+* sway (wlroots): `swayidle` kept running as a child says `idle` and `back`.
+A source that keeps a child has `close()` (the sampler calls it when it stops).
 """
 
 from __future__ import annotations
@@ -143,3 +145,10 @@ def answers(probe: IdleProbe) -> bool:
     except ProbeError:
         return False
     return True
+
+
+def close(probe: IdleProbe | None) -> None:
+    """Stop what a source keeps running (swayidle's child); most keep nothing."""
+    stop = getattr(probe, "close", None)
+    if stop is not None:
+        stop()

@@ -11,6 +11,7 @@ from collections.abc import Callable, Mapping
 from antidrift.evidence import desktops
 from antidrift.evidence.activitywatch import ActivityWatchProbe
 from antidrift.evidence.choose import choose, choose_idle
+from antidrift.evidence.idle import close
 from antidrift.evidence.probe import ProbeError
 
 
@@ -64,4 +65,6 @@ def idle_lines(mode: str, env: Mapping[str, str], aw_url: str, platform: str) ->
             line += f": no input for {idle.idle_secs():.0f} s"
         except ProbeError as exc:
             line += f": {exc}"
+        finally:
+            close(idle)  # doctor leaves nothing running
     return [line]

@@ -60,10 +60,14 @@ class WindowSampler:
         self._tell()
 
     def stop(self, timeout: float = 2.0) -> None:
-        """Wake the thread at once and wait for it to end."""
+        """Wake the thread at once and wait for it to end; an idle source that keeps a
+        child (swayidle) stops it."""
         self._stop.set()
         if self._thread is not None:
             self._thread.join(timeout)
+        close = getattr(self.idle, "close", None)
+        if close is not None:
+            close()
         self._tell()
 
     def _tell(self) -> None:

@@ -15,11 +15,12 @@ import pytest
 
 from antidrift.evidence.choose import choose_idle
 from antidrift.evidence.gnome import MutterIdle
-from antidrift.evidence.idle import ActivityWatchIdle, ScreenSaverIdle
+from antidrift.evidence.idle import ActivityWatchIdle, ScreenSaverIdle, close
 from antidrift.evidence.probe import ProbeError
 from antidrift.evidence.report import idle_lines
+from antidrift.evidence.sway import SwayIdle
 from antidrift.evidence.x11 import X11Idle
-from tests.support import aw_server, x11
+from tests.support import aw_server, procs, x11
 from tests.support.procs import stop
 from tests.support.require import need
 from tests.support.session_bus import INSTALL, private_bus, read_line, system_python
@@ -209,3 +210,44 @@ def test_doctor_says_where_the_idle_time_comes_from(display):
     assert line.startswith("  idle time x11 (an X11 session") and "no input for 0 s" in line
     (line,) = idle_lines("off", {"PATH": "/nonexistent"}, "http://127.0.0.1:9", "linux")
     assert line == "  idle time no idle time from this desktop"
+
+
+# -- sway: swayidle as a child, on a real headless sway ----------------------------------------
+
+
+@pytest.fixture
+def swayidle_session(sway_desktop, monkeypatch):
+    need(shutil.which("swayidle") and shutil.which("wtype"), "needs swayidle and wtype")
+    monkeypatch.setattr(SwayIdle, "TIMEOUT", 1)
+    env = {**sway_desktop.session_env(), "XDG_RUNTIME_DIR": str(sway_desktop.runtime)}
+    probe = SwayIdle(env)
+    yield probe, env
+    probe.close()
+
+
+def idle_reaches(probe, check, timeout: float = 10.0) -> float:
+    deadline = time.monotonic() + timeout
+    while not check(secs := probe.idle_secs()):
+        assert time.monotonic() < deadline, f"idle stayed at {secs}"
+        time.sleep(0.1)
+    return secs
+
+
+def test_swayidle_says_idle_after_its_timeout_and_input_brings_it_back(swayidle_session):
+    probe, env = swayidle_session
+    assert probe.idle_secs() == 0  # just started: no word yet
+    assert idle_reaches(probe, lambda secs: secs >= 1.0) < 5
+    subprocess.run(["wtype", "a"], env=env, check=True, timeout=10)  # a key: input
+    idle_reaches(probe, lambda secs: secs == 0)
+    pid = probe._child.pid
+    probe.close()  # a sampler that stops stops its swayidle
+    assert procs.wait_dead(pid)
+
+
+def test_the_choice_takes_swayidle_in_a_sway_session(swayidle_session):
+    _, env = swayidle_session
+    probe, why = choose_idle("sway", env=env, aw_url="http://127.0.0.1:9", platform="linux")
+    try:
+        assert isinstance(probe, SwayIdle) and "SWAYSOCK" in why
+    finally:
+        close(probe)
