@@ -150,3 +150,17 @@ def test_a_failing_idle_source_never_makes_anyone_away(caplog):
     assert samples == ["code", "code"]
     said = [r.getMessage() for r in caplog.records if "idle source" in r.getMessage()]
     assert said == ["idle source fakeidle failed: xprintidle failed: no display"]  # once
+
+
+def test_a_stopped_sampler_stops_what_its_idle_source_keeps_running():
+    class KeepsAChild(FakeIdle):
+        closed = 0
+
+        def close(self):
+            self.closed += 1
+
+    idle = KeepsAChild(0.0)
+    sampler = WindowSampler(FakeProbe(None), lambda *a: None, now=FakeClock(), idle=idle)
+    sampler.start()
+    sampler.stop()
+    assert idle.closed == 1
