@@ -10,7 +10,8 @@ from antidrift.server.app import create_app
 from antidrift.server.bootstrap import Runtime
 from antidrift.session.controller import Controller
 from antidrift.session.readmodel import ReadModel
-from antidrift.settings import Settings
+from antidrift.session.snapshot import CoachInfo
+from antidrift.settings import Settings, load
 from tests.fakes import FakeClock, FakeCoach, FakeJudge, FakeStore, coach_info_for
 from tests.support.fake_bin import FakeBin
 from tests.support.procs import Procs
@@ -102,6 +103,21 @@ def make_app(tmp_path, clock, store):
         app = create_app(Settings(data_dir=tmp_path), runtime=runtime)
         app.config.update(TESTING=True)
         return app
+
+    return make
+
+
+@pytest.fixture
+def serve(tmp_path, controller, store, clock):
+    """serve(env): the real app over fakes whose settings come from env and the data dir;
+    its test client and runtime."""
+
+    def make(env=None):
+        settings = load(env or {}, data_dir=tmp_path)
+        runtime = Runtime(controller, store, clock, CoachInfo(None, None))
+        app = create_app(settings, runtime=runtime)
+        app.config.update(TESTING=True)
+        return app.test_client(), runtime
 
     return make
 

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from tests.support import sway
+from tests.support import aw_server, sway
+from tests.support.live import Live
 from tests.support.require import need
 
 
@@ -26,3 +27,26 @@ def sway_desktop(sway_session):
     """The module's headless sway; skipped without one (a failure in CI)."""
     need(sway_session, sway.missing() or "headless sway could not start")
     return sway_session
+
+
+@pytest.fixture(scope="module")
+def live(tmp_path_factory):
+    """The app over fakes on a real werkzeug server (tests/support/live.py), one per module:
+    the push tests' rig (a module that needs another server defines its own `live`)."""
+    server = Live(tmp_path_factory.mktemp("live"))
+    yield server
+    server.stop()
+
+
+@pytest.fixture
+def aw(tmp_path):
+    """A real aw-server (in memory) with the window watcher's bucket; skipped without one."""
+    executable = aw_server.binary()
+    need(executable, f"aw-server is not installed: run {aw_server.INSTALL}")
+    server = aw_server.AwServer(tmp_path / "aw", executable)
+    try:
+        server.wait_ready()
+        server.create_window_bucket()
+        yield server
+    finally:
+        server.stop()

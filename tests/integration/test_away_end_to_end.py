@@ -9,27 +9,9 @@ import time
 import urllib.request
 from datetime import UTC, datetime, timedelta
 
-import pytest
-
-from tests.support import aw_server
-from tests.support.require import need
 from tests.support.server import RunningServer
 
 PLAN = {"next_action": "Write the intro", "success_condition": "Intro done", "timebox_minutes": 30}
-
-
-@pytest.fixture
-def aw(tmp_path):
-    executable = aw_server.binary()
-    need(executable, f"aw-server is not installed: run {aw_server.INSTALL}")
-    server = aw_server.AwServer(tmp_path / "aw", executable)
-    try:
-        server.wait_ready()
-        server.create_window_bucket()
-        server.create_afk_bucket()
-        yield server
-    finally:
-        server.stop()
 
 
 def wait_for(server: RunningServer, check, timeout: float = 20.0) -> dict:
@@ -44,6 +26,7 @@ def wait_for(server: RunningServer, check, timeout: float = 20.0) -> dict:
 
 
 def test_away_and_back_through_the_real_server_and_aw_server(tmp_path, aw):
+    aw.create_afk_bucket()
     env = {
         "ANTIDRIFT_WINDOW_SOURCE": "activitywatch",
         "ANTIDRIFT_AW_URL": aw.url,

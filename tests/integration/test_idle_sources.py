@@ -20,7 +20,7 @@ from antidrift.evidence.probe import ProbeError
 from antidrift.evidence.report import idle_lines
 from antidrift.evidence.sway import SwayIdle
 from antidrift.evidence.x11 import X11Idle
-from tests.support import aw_server, procs, x11
+from tests.support import procs, x11
 from tests.support.procs import stop
 from tests.support.require import need
 from tests.support.session_bus import INSTALL, private_bus, read_line, system_python
@@ -29,18 +29,6 @@ STANDIN = Path(__file__).resolve().parents[1] / "support" / "idle_standin.py"
 
 
 # -- ActivityWatch's aw-watcher-afk -----------------------------------------------------------
-
-
-@pytest.fixture
-def aw(tmp_path):
-    executable = aw_server.binary()
-    need(executable, f"aw-server is not installed: run {aw_server.INSTALL}")
-    server = aw_server.AwServer(tmp_path / "aw", executable)
-    try:
-        server.wait_ready()
-        yield server
-    finally:
-        server.stop()
 
 
 def test_the_afk_watchers_not_afk_events_end_at_the_last_input(aw):

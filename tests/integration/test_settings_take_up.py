@@ -6,9 +6,9 @@ from __future__ import annotations
 from antidrift.server import bootstrap
 from antidrift.server.app import create_app
 from antidrift.settings import load
+from tests.support.plans import PLAN
 
 HOST = {"Host": "127.0.0.1:7717", "Origin": "http://127.0.0.1:7717"}
-PLAN = {"next_action": "Write the intro", "success_condition": "Two pages", "timebox_minutes": 25}
 
 
 def serve(tmp_path, fake_bin, env):

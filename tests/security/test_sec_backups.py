@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import hashlib
 import logging
-import os
 import signal
 import sqlite3
 import subprocess
@@ -20,23 +19,12 @@ import pytest
 
 from antidrift.store import backup, restore
 from tests.fakes import wait_until
+from tests.support.command import on_data as antidrift
 from tests.support.history import seed_history
 from tests.support.server import REPO, RunningServer
 from tests.support.tmpfs import fill, small_tmpfs
 
 FUTURE = "antidrift-20990101T000000Z.sqlite3"
-
-
-def antidrift(*args: str, data: Path, env: dict[str, str] | None = None) -> tuple[int, str]:
-    done = subprocess.run(
-        [sys.executable, "-m", "antidrift", *args, "--data-dir", str(data)],
-        cwd=REPO,
-        capture_output=True,
-        text=True,
-        timeout=60,
-        env={**os.environ, **(env or {})},
-    )
-    return done.returncode, done.stdout + done.stderr
 
 
 def _sha(path: Path) -> str:

@@ -18,8 +18,6 @@ import pytest
 from antidrift.core.domain import EXCLUDED_TITLE, RuntimeState
 from antidrift.drift.rules import MAX_RULES
 from antidrift.drift.verdicts import Verdict
-from antidrift.server import bootstrap
-from antidrift.server.app import create_app
 from antidrift.settings import SettingsError, kinds, load
 from antidrift.settings.kinds import MATCH_SECONDS, Pattern
 from tests.support.timing import assert_within
@@ -27,20 +25,6 @@ from tests.support.walk import walk
 
 HOST = {"Host": "127.0.0.1:7717", "Origin": "http://127.0.0.1:7717"}
 PAGE = {**HOST, "Accept": "text/html"}
-
-
-@pytest.fixture
-def serve(tmp_path, controller, store, clock):
-    """serve(): the real app over fakes whose settings come from the data dir."""
-
-    def make(env=None):
-        settings = load(env or {}, data_dir=tmp_path)
-        runtime = bootstrap.Runtime(controller, store, clock, bootstrap.CoachInfo(None, None))
-        app = create_app(settings, runtime=runtime)
-        app.config.update(TESTING=True)
-        return app.test_client(), runtime
-
-    return make
 
 
 def _within(seconds: float, call):

@@ -14,7 +14,7 @@ from antidrift.core.domain import ValidationError
 from antidrift.drift.policy import DriftSettings, DriftStatus
 from antidrift.drift.teeth import CouldNotPutAway
 from antidrift.evidence.probe import WindowHandle
-from tests.fakes import RecordingNotifier, wait_until
+from tests.fakes import wait_until
 
 ACTION = "Write the intro paragraph"
 BROWSER = WindowHandle("sway", "7")
@@ -51,11 +51,6 @@ class FakeEnforcer:
 @pytest.fixture
 def enforcer() -> FakeEnforcer:
     return FakeEnforcer()
-
-
-@pytest.fixture
-def notifier() -> RecordingNotifier:
-    return RecordingNotifier()
 
 
 @pytest.fixture

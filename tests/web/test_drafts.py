@@ -10,8 +10,9 @@ from antidrift.ai import Proposal
 from antidrift.core.domain import RuntimeState
 from tests.fakes import FakeCoach, wait_until
 from tests.support.html import parse, top_level
+from tests.support.plans import PLAN
 from tests.support.session import build_controller
-from tests.support.web import HX, PLAN, state, to
+from tests.support.web import HX, state, to
 
 PROPOSAL = Proposal("Outline the report", "Five headings agreed", 40)
 

@@ -16,8 +16,9 @@ from antidrift.tasks import Board, SourceError, Task
 from antidrift.tasks.markdown import MarkdownSource
 from antidrift.tasks.todotxt import TodoTxtSource
 from tests.support.html import parse
+from tests.support.plans import PLAN
 from tests.support.session import build_controller
-from tests.support.web import HX, PLAN, state
+from tests.support.web import HX, state
 
 NOTES = (
     "# This week\n- [ ] Draft the <b>intro</b> & outline\n- [ ] Call the bank\n- [x] Already done\n"
