@@ -14,9 +14,8 @@ import pytest
 
 from tests.support import aw_server
 from tests.support.browser import App
-from tests.support.fake_cli import FakeCLI, path_with
+from tests.support.fake_judge import drift_server
 from tests.support.require import need
-from tests.support.server import RunningServer
 
 pytestmark = pytest.mark.browser
 
@@ -44,25 +43,18 @@ def aw(tmp_path_factory, _chromium_available) -> Iterator[aw_server.AwServer]:
 
 @pytest.fixture(scope="module")
 def app(tmp_path_factory, aw) -> Iterator[App]:
-    """This module's server: windows and idle time from the aw-server, on a test clock."""
-    tmp = tmp_path_factory.mktemp("browser-away")
-    fake = FakeCLI(tmp / "bin")
-    env = {
-        "PATH": path_with(tmp / "bin"),
-        "ANTIDRIFT_AI_BACKEND": "claude",
-        "ANTIDRIFT_WINDOW_SOURCE": "activitywatch",
-        "ANTIDRIFT_AW_URL": aw.url,
-        "ANTIDRIFT_SAMPLE_INTERVAL": "0.2",
-        "ANTIDRIFT_AWAY_AFTER": "3",
-        "ANTIDRIFT_NOTIFY": "off",
-    }
-    server = RunningServer(tmp / "data", env=env, test_clock=True)
-    server.env.pop("ANTIDRIFT_CLAUDE_BIN", None)
-    server.start()
-    try:
-        yield App(server, fake, tmp)
-    finally:
-        server.stop()
+    """This module's server (the drift guard's, its fake judge): windows and idle time from
+    the aw-server, on a test clock."""
+    server, judge, notifier = drift_server(
+        tmp_path_factory.mktemp("browser-away"),
+        test_clock=True,
+        ANTIDRIFT_WINDOW_SOURCE="activitywatch",
+        ANTIDRIFT_AW_URL=aw.url,
+        ANTIDRIFT_SAMPLE_INTERVAL="0.2",
+        ANTIDRIFT_AWAY_AFTER="3",
+    )
+    with server:
+        yield App(server, judge, server.data_dir.parent, notifier)
 
 
 def wait_for(app: App, check, timeout: float = 20.0) -> dict:
