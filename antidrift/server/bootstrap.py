@@ -311,10 +311,10 @@ def build_runtime(settings: Settings, *, clock: Clock | None = None) -> Runtime:
         probe = choose_window_source(current).probe  # the Settings page may change it
         if probe is None:
             return None
-        idle, why = evidence.choose_idle(
+        idle, _ = evidence.choose_idle(
             current.window_source, env=current.env or os.environ, aw_url=current.aw_url
-        )
-        log.info("idle time: %s", why)
+        )  # doctor says why; the log names no variable
+        log.info("idle time from %s", idle.name if idle is not None else "nowhere (never away)")
         return WindowSampler(
             probe,
             controller.record_window,
