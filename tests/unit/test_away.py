@@ -265,3 +265,21 @@ def test_a_changed_setting_applies_at_once_zero_ends_an_absence(running, clock):
     controller.retune(Tuning(away_after=10))
     clock.advance(5 * 60)
     assert controller.note_idle(5 * 60) is False  # ten minutes now
+
+
+def test_a_restart_while_away_takes_the_absence_up_again_and_counts_it_once(
+    running, make_controller, clock, store
+):
+    controller = running()
+    clock.advance(5 * 60)
+    assert controller.note_idle(180) is True  # away since 2:00
+    controller.shutdown()
+    clock.advance(60)
+    again = make_controller()
+    again.start()
+    assert again.snapshot().away.away is False  # nothing said yet since the restart
+    assert again.note_idle(240) is True  # the desktop still says 4 minutes
+    assert again.snapshot().away.since == START + timedelta(minutes=2)
+    clock.advance(60)
+    assert again.note_idle(0) is False
+    assert again.snapshot().commitment.away_secs == 5 * 60  # 2:00 to 7:00, once
