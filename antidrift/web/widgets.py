@@ -171,7 +171,8 @@ class Undo(Widget):
 @dataclass(frozen=True)
 class Announce(Widget):
     """A polite live region (role status) outside the view: "5 minutes left." for a minute,
-    "Time's up." once the timebox ran out; its text is swapped in, so it is said once."""
+    "You were away 12 min." back at the keyboard, "Time's up." once the timebox ran out; its
+    text is swapped in, so it is said once."""
 
     name = "announce"
     outside_view = True
@@ -186,6 +187,8 @@ class Announce(Widget):
             soon = snap.calendar.soon(snap.now)
             said = ["5 minutes left."] if five_minutes_left(c, snap.now) else []
             said += [f"{soon_text(soon)}."] if soon is not None else []
+            back = AwayReturn.of(snap).minutes  # the question appears: said once, as it comes
+            said += [f"You were away {back} min."] if back else []
             return cls(" ".join(said))
         if snap.state is RuntimeState.REVIEW and c.ran_out:
             return cls("Time's up.")

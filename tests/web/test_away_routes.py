@@ -135,3 +135,11 @@ def test_the_away_title_is_known_by_the_guard_as_its_own_page(client, controller
     assert shown.startswith("Away · ")
     assert is_own_page(shown, controller.snapshot().commitment.next_action)
     assert is_own_page(f"{shown} — Mozilla Firefox", controller.snapshot().commitment.next_action)
+
+
+def test_back_the_live_region_says_it_once_the_question_is_up(client, controller, clock):
+    go_away(client, controller, clock)
+    region = page(client).by_id("announce")
+    assert region.get("role") == "status" and region.text() == "You were away 12 min."
+    client.post("/away/dismiss")
+    assert page(client).by_id("announce").text() == ""
