@@ -143,3 +143,13 @@ def test_back_the_live_region_says_it_once_the_question_is_up(client, controller
     assert region.get("role") == "status" and region.text() == "You were away 12 min."
     client.post("/away/dismiss")
     assert page(client).by_id("announce").text() == ""
+
+
+def test_the_eyebrow_above_the_clock_says_away_while_away(client, controller, clock):
+    to(client, "active")
+    assert page(client).by_id("phase").text() == "Active"
+    clock.advance(180)
+    controller.note_idle(180)
+    assert page(client).by_id("phase").text() == "Away"
+    controller.note_idle(0)
+    assert page(client).by_id("phase").text() == "Active"
