@@ -113,6 +113,8 @@ class Commitment:
     # A pause moves the deadline by its length when it ends; the clock stands still meanwhile.
     paused_at: datetime | None = None
     paused_secs: int = 0
+    # What the one write-back to its task recorded ("note" or "done"); None before it.
+    written_back: str | None = None
     away_secs: int = 0  # whole seconds with no input for the away_after setting's minutes
 
     @classmethod
@@ -207,6 +209,10 @@ class WindowSample:
     # AntiDrift's own page, known from the title before it was redacted (a pattern may hide
     # the words that tell). Not stored: a sample read back from the store is not.
     own: bool = False
+    # The browser's active tab, when a source knew it (core/sites.py): never incognito, None
+    # when the window is private (an exclude pattern matched its title, app, site or URL).
+    url: str | None = None
+    site: str | None = None
 
 
 @dataclass(frozen=True)
@@ -300,7 +306,7 @@ class Plan:
     timebox_secs: int
 
 
-SUCCESS_LABEL = "Done when (the success condition)"  # the page's label, and the contract's
+SUCCESS_LABEL = "Done when"  # the page's label: the words people read, never "success condition"
 
 
 def validate_plan(next_action: object, success_condition: object, timebox_minutes: object) -> Plan:

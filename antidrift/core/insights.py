@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime
 from typing import NamedTuple
 
@@ -215,10 +215,18 @@ class WindowTime:
         return cls(tuple(tops), tuple(per_app), sample_count)
 
 
+def place_of(sample: WindowSample) -> str:
+    """Where a sample's time went as review and insights count it: a browser page's site,
+    else the app."""
+    return sample.site or sample.app
+
+
 def window_time(samples: Sequence[WindowSample], until: datetime, top: int = 12) -> WindowTime:
-    """The same from samples in memory (the reference the SQL is tested against)."""
+    """The same from samples in memory (the reference the SQL is tested against); the
+    per-app time counts a browser's time per site."""
     shares = time_shares(samples, until)
-    return WindowTime(tuple(shares[:top]), tuple(app_shares(shares)), len(samples))
+    places = time_shares([replace(s, app=place_of(s)) for s in samples], until)
+    return WindowTime(tuple(shares[:top]), tuple(app_shares(places)), len(samples))
 
 
 def _minutes(secs: int) -> int:

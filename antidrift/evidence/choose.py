@@ -15,11 +15,13 @@ import sys
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
-from antidrift.evidence.activitywatch import DEFAULT_URL, ActivityWatchProbe
+from antidrift.evidence.activitywatch import DEFAULT_URL, ActivityWatchProbe, ActivityWatchTabs
 from antidrift.evidence.desktops import ACTIVITYWATCH, IDLE_SOURCES, desktop, fitting, modes
 from antidrift.evidence.desktops import MODES as MODES  # the accepted words, re-exported
+from antidrift.evidence.firefox import FirefoxSessions
 from antidrift.evidence.idle import ActivityWatchIdle, IdleProbe, answers, close
 from antidrift.evidence.probe import Desktop, ProbeError, WindowProbe
+from antidrift.evidence.tabs import WithTabs
 
 AW_ADVICE = (
     "run ActivityWatch (aw-server with aw-watcher-window, or awatcher on Wayland):"
@@ -152,3 +154,12 @@ def choose_idle(
         return aw, "ActivityWatch's afk watcher"
     said = f" ({', '.join(tried)} did not answer)" if tried else ""
     return None, f"no idle time from this desktop{said}"
+
+
+def with_tabs(
+    probe: WindowProbe, env: Mapping[str, str] | None = None, aw_url: str = DEFAULT_URL
+) -> WindowProbe:
+    """The probe whose browser windows carry their active tab's URL: from ActivityWatch's
+    browser watchers, else from Firefox's session store (the session's HOME)."""
+    aw = probe if isinstance(probe, ActivityWatchProbe) else ActivityWatchProbe(aw_url)
+    return WithTabs(probe, (ActivityWatchTabs(aw), FirefoxSessions(env)))

@@ -316,7 +316,7 @@ def build_runtime(settings: Settings, *, clock: Clock | None = None) -> Runtime:
         )  # doctor says why; the log names no variable
         log.info("idle time from %s", idle.name if idle is not None else "nowhere (never away)")
         return WindowSampler(
-            probe,
+            evidence.with_tabs(probe, current.env or None, current.aw_url),
             controller.record_window,
             interval=settings.sample_interval,
             wanted=controller.wants_evidence,

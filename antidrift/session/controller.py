@@ -9,8 +9,9 @@ from __future__ import annotations
 
 import logging
 import uuid
-from collections.abc import Callable
-from contextlib import AbstractContextManager
+from collections.abc import Callable, Iterator
+from contextlib import AbstractContextManager, contextmanager
+from dataclasses import replace
 from datetime import datetime
 
 from antidrift.calendar import Agenda, Calendar
@@ -23,7 +24,6 @@ from antidrift.core.domain import (
     WindowSample,
     describe,
     parse_extend_minutes,
-    redact_window,
     require,
     times_up,
     valid_text,
@@ -32,6 +32,7 @@ from antidrift.core.domain import (
 )
 from antidrift.core.errors import WriteFailed
 from antidrift.core.ports import Store
+from antidrift.core.sites import redact_page
 from antidrift.core.timing import paused_total
 from antidrift.drift.guard import DriftGuard
 from antidrift.drift.policy import OFF, parse_choice
@@ -300,14 +301,37 @@ class Controller:
     def finish_standing(self, commitment_id: str) -> AbstractContextManager[None]:
         return self.interruptions.finish_standing(commitment_id)
 
+    @contextmanager
+    def writing_back(self, commitment_id: str, action: str) -> Iterator[None]:
+        """While a commitment's outcome goes out to its task (POST /tasks/writeback): the one
+        write-back it gets is claimed first, in the store, so a second press (another tab, a
+        reload, the history) is refused (409) and never writes twice; one that fails (nothing
+        written) is given back. A crash mid-write keeps the claim: once, never twice."""
+        if not self._store.claim_write_back(commitment_id, action):
+            raise IllegalTransitionError(
+                "This commitment is already recorded in your task list: it is written there once."
+            )
+        try:
+            yield
+        except BaseException:
+            self._store.release_write_back(commitment_id)
+            raise
+        with self._work:
+            c = self._s.commitment  # the review's own copy shows it as recorded after a reload
+            if c is not None and c.id == commitment_id:
+                self._s.commitment = replace(c, written_back=action)
+
     # -- evidence ----------------------------------------------------------------------------
 
-    def record_window(self, app: str, title: str, at: datetime | None = None, exact=None) -> bool:
-        """Record a focus sample (`exact`: which window, for the teeth); outside active, or paused,
-        it is accepted and dropped."""
+    def record_window(
+        self, app: str, title: str, at: datetime | None = None, exact=None, *, url=None
+    ) -> bool:
+        """Record a focus sample (`exact`: which window, for the teeth; `url`: the browser's
+        active tab); outside active, or paused, it is accepted and dropped."""
         # Redacted on the whole title, then cut; searched outside the lock (bounded, not free).
         app, title, exclude = valid_text(app), valid_text(title), self._guard.exclude
-        shown = redact_window(app, title, exclude)
+        url = valid_text(url) if url else None
+        shown = redact_page(app, title, url, exclude)
         with self._work as work:
             s = self._s
             if s.state is not RuntimeState.ACTIVE or s.commitment.paused or self.away.here:
@@ -316,8 +340,11 @@ class Controller:
                 return False
             own = is_own_page(title, s.commitment.next_action)  # the guard sees only that
             if self._guard.exclude is not exclude:  # a new commitment took a new pattern up
-                shown = redact_window(app, title, self._guard.exclude)
-            sample = WindowSample(shown[0][:MAX_TEXT], shown[1][:MAX_TEXT], at or s.now(), own)
+                shown = redact_page(app, title, url, self._guard.exclude)
+            app_kept, title_kept, url_kept, site = shown
+            sample = WindowSample(
+                app_kept[:MAX_TEXT], title_kept[:MAX_TEXT], at or s.now(), own, url_kept, site
+            )
             self._store.add_sample(s.commitment.id, sample)
             if s.last_sample is None or sample.at >= s.last_sample.at:
                 s.last_sample = sample

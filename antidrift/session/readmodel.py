@@ -83,6 +83,10 @@ class ReadModel:
         """Seconds per app over every ended commitment."""
         return self._store.app_totals()
 
+    def top_sites(self, ids: list[str]) -> dict[str, str]:
+        """The site most of each commitment's browser samples were on (ids without none)."""
+        return self._store.top_sites(ids)
+
     def export_rows(self) -> list[tuple]:
         """Every ended commitment as the CSV's plain values (ports.EXPORT_COLUMNS order)."""
         return self._store.export_rows()

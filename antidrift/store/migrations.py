@@ -183,6 +183,28 @@ MIGRATIONS: list[tuple[int, str, str]] = [
     ),
     (
         10,
+        "write-back",
+        # What a commitment's one write-back to its task recorded ('note' or 'done'), so a
+        # second press (another tab, a reload, the history) is refused, not written twice.
+        """
+        ALTER TABLE commitments ADD COLUMN written_back TEXT;
+        """,
+    ),
+    (
+        11,
+        "sites",
+        # A sample's browser tab (its URL, never an incognito one, and its site: the host)
+        # and a standing rule about a site ("youtube.com is always off task"), with or
+        # without an app; a judge call's site as it was sent.
+        """
+        ALTER TABLE samples ADD COLUMN url TEXT;
+        ALTER TABLE samples ADD COLUMN site TEXT;
+        ALTER TABLE drift_rules ADD COLUMN site TEXT NOT NULL DEFAULT '';
+        ALTER TABLE drift_judgements ADD COLUMN sent_site TEXT;
+        """,
+    ),
+    (
+        12,
         "away",
         # Time away from the keyboard during a commitment (whole seconds); the absence itself
         # is a sample with an empty app and title (domain.AWAY_MARK), which no window has.

@@ -13,7 +13,8 @@ from antidrift.core.domain import (
     require,
     validate_window,
 )
-from antidrift.session.drafts import Draft
+from antidrift.core.sites import validate_url
+from antidrift.session.drafts import TEXT_LIMITS, Draft
 from antidrift.web import manifest as app_manifest
 from antidrift.web import tasks
 from antidrift.web.projection import state_json
@@ -84,9 +85,14 @@ def _again(commitment_id: object) -> Draft:
 
 @bp.post("/planning/draft")
 def save_draft():
-    controller().drafts.save(payload())
-    if from_htmx():
-        return "", 204
+    data = payload()
+    draft = controller().drafts.save(data)
+    if from_htmx():  # a text field's save answers with its count, as the server holds it
+        counted = [name for name in TEXT_LIMITS if name in data]
+        if len(counted) != 1:
+            return "", 204
+        renderer = current_app.extensions["antidrift.renderer"]
+        return renderer.count(draft.value(counted[0]), TEXT_LIMITS[counted[0]]), 200, HTML
     return jsonify(state_json(controller().snapshot()))
 
 
@@ -205,7 +211,8 @@ def end():
 def record_window():
     data = payload()
     app, title = validate_window(data.get("app"), data.get("title"))
-    recorded = controller().record_window(app, title)
+    url = validate_url(data.get("url"))  # the browser's active tab, when the poster knows it
+    recorded = controller().record_window(app, title, url=url)
     return jsonify(recorded=recorded), 202
 
 

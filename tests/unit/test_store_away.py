@@ -1,7 +1,7 @@
 """Time away in the SQLite store (a real file): the away mark ends the window before it and
 its own span is no window's, in the review's figures, the kept time per app and the samples
-read back; away_secs round-trips into the history and the CSV; a database of 0.4's schema
-(migration 9) takes migration 10 with its data kept."""
+read back; away_secs round-trips into the history and the CSV; a database of the schema before
+it takes the away migration with its data kept."""
 
 from __future__ import annotations
 
@@ -72,10 +72,10 @@ def test_away_secs_survive_a_reopen(db_path):
 
 
 def test_a_database_of_the_previous_schema_takes_the_away_column(db_path, monkeypatch):
-    assert [v for v, _, _ in MIGRATIONS][-1] == 10
-    monkeypatch.setattr(database, "MIGRATIONS", MIGRATIONS[:9])
+    away = next(i for i, (_, name, _) in enumerate(MIGRATIONS) if name == "away")
+    monkeypatch.setattr(database, "MIGRATIONS", MIGRATIONS[:away])
     old = SQLiteStore(db_path)
-    assert old.schema_version() == 9
+    assert old.schema_version() == MIGRATIONS[away - 1][0]
     old.close()
     db = sqlite3.connect(db_path)  # what 0.4 wrote: no away_secs column yet
     with db:
@@ -94,7 +94,7 @@ def test_a_database_of_the_previous_schema_takes_the_away_column(db_path, monkey
     monkeypatch.setattr(database, "MIGRATIONS", MIGRATIONS)
     new = SQLiteStore(db_path)
     try:
-        assert new.schema_version() == 10
+        assert new.schema_version() == MIGRATIONS[away][0]
         (entry,) = new.history()
         assert (entry.id, entry.away_secs, entry.outcome) == ("old", 0, Outcome.MISSED)
         assert new.window_time("old", at(600), 12).windows[0].app == "code"

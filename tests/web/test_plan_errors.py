@@ -15,6 +15,8 @@ def refused(client, data: dict) -> tuple[str, dict]:
     roots = top_level(response.get_data(as_text=True))
     message = [n for n in roots if not n.get("hx-swap-oob")]
     fields = {n.id: n for n in roots if n.get("hx-swap-oob") == "true"}
+    counts = {k: fields.pop(k).text() for k in list(fields) if k.startswith("count-")}
+    assert sorted(counts) == ["count-next_action", "count-success_condition"]  # as typed
     assert len(message) == 1
     assert set(fields) == set(FIELDS)
     return message[0].text(), fields
@@ -26,11 +28,11 @@ def test_every_missing_field_is_named_at_once_and_marked(client):
         client, {"next_action": " ", "success_condition": "", "timebox_minutes": "0"}
     )
     assert "Next action is required" in text
-    assert "Done when" in text and "success condition" in text
+    assert "Done when is required" in text and "success condition" not in text
     assert "Minutes" in text
     for name in FIELDS:
         assert fields[name].get("aria-invalid") == "true", name
-        assert fields[name].get("aria-describedby") == "plan-message"
+        assert fields[name].get("aria-describedby").split()[0] == "plan-message"  # first
     assert "autofocus" in fields["next_action"].attrs
     assert not any("autofocus" in fields[n].attrs for n in FIELDS[1:])
     assert state(client)["runtime_state"] == "planning"
@@ -56,4 +58,5 @@ def test_a_json_client_gets_every_problem_in_its_error(client):
     response = client.post("/commitment", json={"next_action": "", "success_condition": ""})
     assert response.status_code == 400
     error = response.get_json()["error"]
-    assert "Next action" in error and "success condition" in error and "1 to 480" in error
+    assert "Next action" in error and "Done when is required" in error and "1 to 480" in error
+    assert "success condition" not in error  # the words people read; the JSON key stays

@@ -44,6 +44,8 @@ HISTORY_KEYS = [
     "task",
     "paused_secs",
     "away_secs",
+    "written_back",
+    "site",
     "episodes",
 ]
 
@@ -110,7 +112,7 @@ def test_state_evidence_last_is_shaped_as_documented(client, clock):
     evidence = state(client)["evidence"]
     assert list(evidence) == ["health", "last"]
     assert evidence["health"] == "healthy"
-    assert list(evidence["last"]) == ["app", "title", "at"]
+    assert list(evidence["last"]) == ["app", "title", "site", "at"]
     assert evidence["last"]["app"] == "code" and evidence["last"]["title"] == "main.py"
     assert iso(evidence["last"]["at"]) == START + timedelta(seconds=2)
     clock.advance(31)
@@ -223,7 +225,7 @@ def test_an_illegal_transition_is_409_and_changes_nothing(client, store, where, 
 
 BAD_PLANS = [
     ({**PLAN, "next_action": "   "}, "Next action"),
-    ({**PLAN, "success_condition": ""}, "the success condition"),
+    ({**PLAN, "success_condition": ""}, "Done when is required"),
     ({**PLAN, "next_action": "x" * 501}, "too long"),
     ({**PLAN, "timebox_minutes": "0"}, "1 to 480"),
     ({**PLAN, "timebox_minutes": "481"}, "1 to 480"),
