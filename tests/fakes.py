@@ -76,6 +76,7 @@ class FakeStore:
     unclear: dict = field(default_factory=dict)  # commitment id -> seconds judged unclear
     drift_rules: list = field(default_factory=list)
     draft: str | None = None
+    rhythm: str | None = None
 
     def __post_init__(self) -> None:
         self._lock = threading.Lock()
@@ -109,6 +110,15 @@ class FakeStore:
                 raise self.fail_saves
             self.draft = draft
 
+    def load_rhythm(self) -> str | None:
+        return self.rhythm
+
+    def save_rhythm(self, rhythm: str | None) -> None:
+        with self._lock:
+            if self.fail_saves is not None:
+                raise self.fail_saves
+            self.rhythm = rhythm
+
     def add_sample(self, commitment_id: str, sample: WindowSample) -> None:
         with self._lock:
             if self.fail_samples is not None:
@@ -140,7 +150,8 @@ class FakeStore:
         return [c.ended_at for c in self.history() if c.outcome == Outcome.MET]
 
     def ended_figures(self, limit: int | None = None) -> list[insights.Ended]:
-        return [insights.ended(c) for c in self.history(limit)]
+        counted = [c for c in self.history() if c.outcome is not Outcome.DISCARDED]
+        return [insights.ended(c) for c in counted[:limit]]
 
     def export_rows(self) -> list[tuple]:
         rows = []
@@ -166,6 +177,8 @@ class FakeStore:
     def app_totals(self) -> dict[str, float]:
         totals: dict[str, float] = {}
         for c in self.history():
+            if c.outcome is Outcome.DISCARDED:
+                continue
             for share in insights.window_time(self.samples(c.id), c.ended_at).apps:
                 totals[share.app] = totals.get(share.app, 0.0) + share.seconds
         return totals

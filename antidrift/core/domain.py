@@ -47,6 +47,10 @@ class RuntimeState(StrEnum):
 class Outcome(StrEnum):
     MET = "met"
     MISSED = "missed"
+    DISCARDED = "discarded"  # dropped while it ran: in the history, never counted
+
+
+COUNTED = (Outcome.MET, Outcome.MISSED)  # what the figures count (never a discarded one)
 
 
 class Health(StrEnum):

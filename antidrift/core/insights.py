@@ -83,6 +83,8 @@ class Summary:
 def summarize(items: Iterable[Ended]) -> Summary:
     count = met = planned = actual = 0
     for item in items:
+        if item.outcome is Outcome.DISCARDED:
+            continue
         count += 1
         met += item.outcome is Outcome.MET
         planned += item.planned_secs
@@ -103,6 +105,8 @@ def streaks(outcomes_newest_first: Iterable[Outcome | str]) -> Streaks:
     current = longest = run = 0
     leading = True
     for outcome in outcomes_newest_first:
+        if outcome == Outcome.DISCARDED:  # neither met nor missed: it neither adds nor breaks
+            continue
         if outcome == Outcome.MET:
             run += 1
         else:

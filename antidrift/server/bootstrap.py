@@ -16,6 +16,7 @@ from antidrift import calendar, evidence, tasks
 from antidrift.calendar import Calendar
 from antidrift.core.clock import Clock, SystemClock
 from antidrift.core.ports import Store
+from antidrift.core.rhythm import Rhythm
 from antidrift.drift.guard import DriftGuard, Enforcer
 from antidrift.drift.put_away import DesktopEnforcer
 from antidrift.drift.rules import StandingRules
@@ -112,6 +113,7 @@ class Runtime:
             self._ticker = Ticker(
                 self.controller.expire_if_due,
                 self.controller.drift_tick,
+                self.controller.breaks.tick,
                 self._ring,
                 self._refresh_pages,
             )
@@ -227,8 +229,9 @@ def build_controller(
     Nothing starts here (`Controller.start` takes the stored state up). The calendar is
     planned around: the guard stands down during an event, Sharpen hears the free minutes."""
     parts = parts or Tuning()
-    work, session = UnitOfWork(), Session(store.load(), clock)
-    session.notifier = parts.notifier
+    work = UnitOfWork()
+    session = Session(store.load(), clock, Rhythm.parse(store.load_rhythm()))
+    session.notifier, session.breaks = parts.notifier, parts.breaks
     drafts = Drafts(store, work, session)  # what the user types while planning
     drafts.resume()
 

@@ -7,6 +7,7 @@ parts; the controller starts nothing until `start()`."""
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import uuid
 from collections.abc import Callable, Iterator
@@ -32,13 +33,15 @@ from antidrift.core.domain import (
 )
 from antidrift.core.errors import WriteFailed
 from antidrift.core.ports import Store
+from antidrift.core.rhythm import five_said_after
 from antidrift.core.sites import redact_page
-from antidrift.core.timing import paused_total
+from antidrift.core.timing import FIVE_MINUTES, FIVE_MINUTES_FROM, paused_total
 from antidrift.drift.guard import DriftGuard
 from antidrift.drift.policy import OFF, parse_choice
 from antidrift.drift.rules import StandingRules
 from antidrift.drift.window_key import is_own_page
 from antidrift.session.away import Away
+from antidrift.session.breaks import Breaks
 from antidrift.session.coaching import Coaching
 from antidrift.session.corrections import Corrections
 from antidrift.session.drafts import Draft, Drafts
@@ -80,6 +83,7 @@ class Controller:
         self.corrections, self.rules = corrections, rules
         self.interruptions = interruptions
         self.away = away  # time away from the keyboard (shared with the interruptions)
+        self.breaks = Breaks(work, session, store)  # between commitments (session/breaks.py)
         self._calendar = calendar  # planned around: the guard stands down during an event
         self._started = False  # the constructor starts nothing: start() does
 
@@ -90,7 +94,7 @@ class Controller:
             self.coaching.coach, self.coaching.unavailable = tuning.coach, tuning.unavailable
             self.reflections.reflector = tuning.reflector
             self.reflections.unavailable = tuning.unavailable
-            self._s.notifier = tuning.notifier
+            self._s.notifier, self._s.breaks = tuning.notifier, tuning.breaks
             self._guard.retune(tuning.judge, tuning.drift, tuning.exclude)
             self.away.after_minutes = tuning.away_after
 
@@ -137,7 +141,7 @@ class Controller:
         with self._work:
             s = self._s
             now = s.now()
-            active = s.state is RuntimeState.ACTIVE
+            active, locked = s.state is RuntimeState.ACTIVE, s.state is RuntimeState.LOCKED
             away = self.away.view(now) if active else None
             # Away, no window is looked at: the evidence is as fresh as when input stopped.
             seen_by = away.since if away is not None and away.since is not None else now
@@ -161,8 +165,11 @@ class Controller:
                 paused_secs=paused_total(s.commitment, now) if active else 0,
                 away=away,
                 undo_until=self.interruptions.undo_until(),
-                closure=s.closure if s.state is RuntimeState.LOCKED else None,
+                closure=s.rhythm.closure if locked else None,
                 calendar=self.agenda(now),
+                rest=s.rhythm.rest if locked else None,
+                rested=s.rested and locked,
+                five_said=s.commitment is not None and s.rhythm.five_said == s.commitment.id,
             )
 
     # -- transitions -------------------------------------------------------------------------
@@ -174,8 +181,9 @@ class Controller:
             require(s.state, RuntimeState.LOCKED, action="plan")
             # Persist first, as every transition does: a failed save changes nothing.
             self.drafts.begin(draft)
+            rhythm = s.write(self._store, s.rhythm.but(closure=None, rest=None))
             self._store.save(RuntimeState.PLANNING, None)
-            s.state, s.closure = RuntimeState.PLANNING, None
+            s.state, s.rhythm, s.rested = RuntimeState.PLANNING, rhythm, False
             self.coaching.reset()
             self.coaching.keep_warm(True)
             work.changed()
@@ -250,10 +258,15 @@ class Controller:
                     "You can add time only while a commitment runs, or when its time ran out"
                     f" (not after Finish): {describe(s.state)}."
                 )
-            extended = current.extend(parse_extend_minutes(minutes), s.now())
+            now = s.now()
+            extended = current.extend(parse_extend_minutes(minutes), now)
+            rhythm = s.rhythm.but(finished=None)
+            if five_said_after(current, now, FIVE_MINUTES_FROM, FIVE_MINUTES):
+                rhythm = rhythm.but(five_said=current.id)  # said once: not again after this
+            rhythm = s.write(self._store, rhythm)
             self._store.save(RuntimeState.ACTIVE, extended)
             resumed = s.state is RuntimeState.REVIEW
-            s.state, s.commitment = RuntimeState.ACTIVE, extended
+            s.state, s.commitment, s.rhythm = RuntimeState.ACTIVE, extended, rhythm
             if resumed:  # the time's-up review was neither work nor drift
                 work.then(self._guard.begin(extended, s.last_sample, since=s.now()).run)
             work.changed()
@@ -277,11 +290,17 @@ class Controller:
             require(s.state, RuntimeState.REVIEW, action="record an outcome")
             result, text = validate_review(outcome, note)
             ended = s.commitment.ended(s.commitment.ended_at, result, text)
+            # The locked view acknowledges it until the next plan, through a restart too.
+            rhythm = s.write(self._store, s.rhythm.but(closure=ended.id, finished=None))
             self._store.save(RuntimeState.LOCKED, ended)
             self.reflections.cancel()
             s.state, s.commitment, s.last_sample = RuntimeState.LOCKED, None, None
-            s.closure = ended.id  # the locked view acknowledges it until the next plan
+            s.rhythm = rhythm
             work.changed()
+            if s.breaks.auto:  # auto_break: the break starts by itself
+                # A full disk is logged where it failed: the outcome stands, without a break.
+                with contextlib.suppress(WriteFailed):
+                    self.breaks.begin()
         return ended
 
     # -- the interruptions (interruptions.py) ------------------------------------------------
@@ -297,6 +316,9 @@ class Controller:
 
     def undo_finish(self) -> Commitment:
         return self.interruptions.undo_finish()
+
+    def discard(self) -> Commitment:
+        return self.interruptions.discard()
 
     def finish_standing(self, commitment_id: str) -> AbstractContextManager[None]:
         return self.interruptions.finish_standing(commitment_id)

@@ -18,6 +18,7 @@ from antidrift.core.domain import (
     WindowSample,
     evidence_health,
 )
+from antidrift.core.rhythm import Break
 from antidrift.drift.policy import OFF, DriftView
 from antidrift.session.away import AwayView
 from antidrift.session.drafts import Draft
@@ -105,6 +106,9 @@ class Snapshot:
     closure: str | None = None  # locked only: the commitment whose outcome was just recorded
     away: AwayView | None = None  # active only: away from the keyboard, or just back
     calendar: Agenda = Agenda()  # the event under way and the next (none without a calendar)
+    rest: Break | None = None  # locked only: the break under way
+    rested: bool = False  # locked only: a break ran its course ("Break over") since the plan
+    five_said: bool = False  # the commitment heard "5 minutes left" before an extension
 
     @property
     def task(self) -> TaskRef | None:

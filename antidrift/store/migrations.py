@@ -205,6 +205,15 @@ MIGRATIONS: list[tuple[int, str, str]] = [
     ),
     (
         12,
+        "rhythm",
+        # What of the last moves outlives a restart (one JSON object): the closure the locked
+        # view acknowledges, a break under way, the Undo Finish window, "5 minutes left" said.
+        """
+        ALTER TABLE runtime ADD COLUMN rhythm TEXT;
+        """,
+    ),
+    (
+        13,
         "away",
         # Time away from the keyboard during a commitment (whole seconds); the absence itself
         # is a sample with an empty app and title (domain.AWAY_MARK), which no window has.

@@ -9,6 +9,7 @@ from datetime import datetime
 from pathlib import Path
 
 from antidrift.core.domain import (
+    COUNTED,
     MAX_SAMPLE_SPAN,
     Commitment,
     Outcome,
@@ -210,6 +211,16 @@ class SQLiteStore(DriftRecords, SampleRecords):
         with self._lock:
             self._db.execute("UPDATE runtime SET draft = ? WHERE id = 1", (draft,))
 
+    def load_rhythm(self) -> str | None:
+        """The rhythm as last saved (JSON text: core/rhythm.py), or None."""
+        with self._lock:
+            row = self._db.execute("SELECT rhythm FROM runtime WHERE id = 1").fetchone()
+        return row["rhythm"] if row else None
+
+    def save_rhythm(self, rhythm: str | None) -> None:
+        with self._lock:
+            self._db.execute("UPDATE runtime SET rhythm = ? WHERE id = 1", (rhythm,))
+
     def _keep_app_time(self, commitment: Commitment) -> None:
         """Inside save's transaction: the ended commitment's actual time and time per app."""
         until = commitment.ended_at or commitment.deadline
@@ -296,8 +307,8 @@ class SQLiteStore(DriftRecords, SampleRecords):
         with self._lock:
             rows = self._db.execute(
                 "SELECT timebox_secs, actual_secs, outcome FROM commitments"
-                f" WHERE outcome IS NOT NULL{_HISTORY_ORDER} LIMIT ?",
-                (-1 if limit is None else limit,),
+                f" WHERE outcome IN (?, ?){_HISTORY_ORDER} LIMIT ?",
+                (*COUNTED, -1 if limit is None else limit),
             ).fetchall()
         outcomes = {o.value: o for o in Outcome}
         return [Ended(planned, actual or 0, outcomes[outcome]) for planned, actual, outcome in rows]
@@ -331,9 +342,14 @@ class SQLiteStore(DriftRecords, SampleRecords):
         return found
 
     def app_totals(self) -> dict[str, float]:
-        """Seconds per app over every ended commitment."""
+        """Seconds per app over every ended commitment (a discarded one is not counted)."""
         with self._lock:
-            rows = self._db.execute("SELECT app, SUM(secs) FROM app_time GROUP BY app").fetchall()
+            rows = self._db.execute(
+                "SELECT a.app, SUM(a.secs) FROM app_time a"
+                " JOIN commitments c ON c.id = a.commitment_id WHERE c.outcome IN (?, ?)"
+                " GROUP BY a.app",
+                COUNTED,
+            ).fetchall()
         return {app: secs for app, secs in rows}
 
     def entry(self, commitment_id: str) -> Commitment | None:

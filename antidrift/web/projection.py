@@ -88,6 +88,8 @@ def state_json(snap: Snapshot, episodes: Sequence[Episode] = ()) -> dict[str, ob
         # Back from an absence not yet answered (Count it as a pause / Keep counting).
         body["away_returned_secs"] = away.returned_secs if away else 0
     body["calendar"] = calendar_json(snap)
+    rest = snap.rest
+    body["break"] = None if rest is None else {"ends_at": iso(rest.ends_at), "long": rest.long}
     if snap.state is RuntimeState.ACTIVE:
         drift = snap.drift
         body["drift"] = {

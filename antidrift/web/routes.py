@@ -10,6 +10,7 @@ from antidrift.core.domain import (
     Plan,
     RuntimeState,
     ValidationError,
+    parse_minutes,
     require,
     validate_window,
 )
@@ -96,6 +97,18 @@ def save_draft():
     return jsonify(state_json(controller().snapshot()))
 
 
+@bp.post("/planning/minutes")
+def pick_minutes():
+    """The 15/25/50 buttons beside Minutes: the draft's minutes, and (htmx) the input anew."""
+    require(controller().snapshot().state, RuntimeState.PLANNING, action="pick minutes")
+    minutes = parse_minutes(payload().get("timebox_minutes"))
+    draft = controller().drafts.save({"timebox_minutes": str(minutes)})
+    if not from_htmx():
+        return jsonify(state_json(controller().snapshot()))
+    renderer = current_app.extensions["antidrift.renderer"]
+    return renderer.used(draft, "timebox_minutes"), 200, HTML
+
+
 @bp.post("/coach/use")
 def use_proposal():
     name = payload().get("field")
@@ -160,6 +173,13 @@ def undo_finish():
     return done()
 
 
+@bp.post("/discard")
+def discard():
+    """The running commitment goes to the history as discarded: neither met nor missed."""
+    controller().discard()
+    return done()
+
+
 @bp.post("/pause")
 def pause():
     controller().pause()
@@ -204,6 +224,19 @@ def extend():
 def end():
     data = payload()
     controller().end(data.get("outcome"), data.get("note"))
+    return done()
+
+
+@bp.post("/break")
+def take_break():
+    """A break after /end: `minutes` (1–120), else the setting's (the long one every few)."""
+    controller().breaks.take(payload().get("minutes"))
+    return done()
+
+
+@bp.post("/break/end")
+def end_break():
+    controller().breaks.end()
     return done()
 
 

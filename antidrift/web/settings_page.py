@@ -15,7 +15,7 @@ from flask import Blueprint, current_app, jsonify, redirect, request
 
 from antidrift import ai
 from antidrift.settings import BY_KEY, PAGE_KEYS, LiveSettings, Settings, SettingsError
-from antidrift.settings.kinds import Choice, Number
+from antidrift.settings.kinds import Choice, Flag, Number
 from antidrift.web.requests import HTML, from_htmx, payload, wants_html
 
 bp = Blueprint("settings_page", __name__)
@@ -53,6 +53,15 @@ GROUPS: tuple[tuple[str, tuple[tuple[str, str], ...]], ...] = (
             ("window_source", "Where the focused window is read from"),
             ("evidence_exclude", "Private window titles"),
             ("away_after", "Minutes without input before you count as away (0: never)"),
+        ),
+    ),
+    (
+        "Breaks",
+        (
+            ("break_minutes", "Break, in minutes"),
+            ("long_break_minutes", "Long break, in minutes"),
+            ("long_break_every", "Long break after"),
+            ("auto_break", "Start breaks by themselves"),
         ),
     ),
     ("Tasks", (("tasks", "Task lists to plan from"),)),
@@ -186,6 +195,10 @@ def build(
             if isinstance(kind, Choice):
                 words = WORDS.get(key, {})
                 choices = tuple((n, words.get(n, n)) for n in kind.names)
+            elif isinstance(kind, Flag):  # on or off: a drop-down, never "False" to type over
+                choices = (("off", "Off"), ("on", "On"))
+                if not (typed and key in typed):
+                    value = "on" if shown else "off"
             fields.append(
                 Field(
                     key=key,

@@ -283,3 +283,17 @@ def test_a_restart_while_away_takes_the_absence_up_again_and_counts_it_once(
     clock.advance(60)
     assert again.note_idle(0) is False
     assert again.snapshot().commitment.away_secs == 5 * 60  # 2:00 to 7:00, once
+
+
+def test_discarding_while_away_ends_the_absence_the_next_commitment_starts_present(
+    running, clock, store
+):
+    controller = running()
+    clock.advance(4 * 60)
+    assert controller.note_idle(180) is True
+    controller.discard()
+    assert store.history()[0].away_secs == 3 * 60
+    controller.enter_planning()
+    controller.start_manual_commitment("Write the outro", "Outro in the doc", 20)
+    assert controller.snapshot().away.away is False
+    assert controller.record_window("code", "outro.md") is True

@@ -62,19 +62,28 @@ def iso(value: str) -> datetime:
 
 def test_state_while_locked_has_exactly_the_documented_keys(client):
     body = state(client)
-    assert list(body) == ["runtime_state", "commitment", "evidence", "calendar"]
+    assert list(body) == ["runtime_state", "commitment", "evidence", "calendar", "break"]
     assert body == {
         "runtime_state": "locked",
         "commitment": None,
         "evidence": {"health": "unavailable", "last": None},
         "calendar": {"now": None, "next": None},
+        "break": None,
     }
 
 
 def test_state_while_planning_adds_an_idle_coach(client):
     to(client, "planning")
     body = state(client)
-    assert list(body) == ["runtime_state", "commitment", "evidence", "coach", "draft", "calendar"]
+    assert list(body) == [
+        "runtime_state",
+        "commitment",
+        "evidence",
+        "coach",
+        "draft",
+        "calendar",
+        "break",
+    ]
     assert body["commitment"] is None
     assert body["coach"] == {"status": "idle"}
     assert body["draft"] == {
@@ -163,6 +172,7 @@ def test_the_whole_loop_over_json(client):
         "commitment": None,
         "evidence": {"health": "unavailable", "last": None},
         "calendar": {"now": None, "next": None},
+        "break": None,
     }
     [item] = client.get("/history").get_json()
     assert (item["outcome"], item["note"]) == ("met", "done")
