@@ -12,7 +12,7 @@ from datetime import UTC, datetime, timedelta
 
 from antidrift.ai import Cancelled, CancelScope, Proposal, Verdict
 from antidrift.core import insights
-from antidrift.core.domain import Commitment, Outcome, RuntimeState, WindowSample
+from antidrift.core.domain import AWAY_MARK, Commitment, Outcome, RuntimeState, WindowSample
 from antidrift.core.insights import WindowTime
 from antidrift.core.ports import Persisted
 from antidrift.drift.verdicts import Rule
@@ -84,7 +84,11 @@ class FakeStore:
 
     def load(self) -> Persisted:
         with self._lock:
-            samples = [s for cid, s in self.sample_rows if self.current and cid == self.current.id]
+            samples = [
+                s
+                for cid, s in self.sample_rows
+                if self.current and cid == self.current.id and (s.app, s.title) != AWAY_MARK
+            ]
             return Persisted(self.state, self.current, sorted(samples, key=lambda s: s.at))
 
     def save(self, state: RuntimeState, commitment: Commitment | None) -> None:
@@ -137,7 +141,7 @@ class FakeStore:
         return ordered[:limit]
 
     def window_time(self, commitment_id: str, until: datetime, top: int = 12) -> WindowTime:
-        return insights.window_time(self.samples(commitment_id), until, top)
+        return insights.window_time(self._rows(commitment_id), until, top)
 
     def ended_since(self, since: datetime) -> list[Commitment]:
         return [c for c in self.history() if c.ended_at >= since]
@@ -157,7 +161,7 @@ class FakeStore:
                 (c.id, c.next_action, c.success_condition, c.timebox_secs)
                 + (c.started_at.isoformat(), c.ended_at.isoformat(), c.outcome.value, c.note)
                 + (c.extended_secs, insights.ended(c).actual_secs, count, share)
-                + (c.task.title if c.task else None, c.paused_secs, c.written_back)
+                + (c.task.title if c.task else None, c.paused_secs, c.away_secs, c.written_back)
                 + (self._top_site(c.id),)
             )
         return rows
@@ -224,9 +228,22 @@ class FakeStore:
             return True
 
     def samples(self, commitment_id: str) -> list[WindowSample]:
+        """The windows seen (the away marks left out, as the SQLite store does)."""
+        return [s for s in self._rows(commitment_id) if (s.app, s.title) != AWAY_MARK]
+
+    def _rows(self, commitment_id: str) -> list[WindowSample]:
         with self._lock:
             found = [s for cid, s in self.sample_rows if cid == commitment_id]
         return sorted(found, key=lambda s: s.at)
+
+    def mark_away(self, commitment_id: str, since: datetime) -> None:
+        with self._lock:
+            if self.fail_samples is not None:
+                raise self.fail_samples
+            self.sample_rows = [
+                (cid, s) for cid, s in self.sample_rows if cid != commitment_id or s.at < since
+            ]
+            self.sample_rows.append((commitment_id, WindowSample(*AWAY_MARK, since)))
 
     # -- the drift guard, in memory ----------------------------------------------------------
 

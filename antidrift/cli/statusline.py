@@ -73,6 +73,8 @@ def _line(state: dict) -> str:
     if k == "review":
         return f"Review · {_action(state)}"
     prefix = {"paused": "Paused · ", "drifting": "Drifting? · "}.get(k, "")
+    if k == "active" and state.get("away"):
+        prefix = "Away · "  # as the page's title: no input for the away_after minutes
     return f"{prefix}{_left(state)} · {_action(state)}"
 
 
@@ -94,6 +96,8 @@ def waybar(state: dict) -> str:
     text = _line(state)
     if k in ("active", "drifting", "paused"):
         prefix = {"paused": "Paused ", "drifting": "Drifting? "}.get(k, "")
+        if k == "active" and state.get("away"):
+            prefix = "Away "
         text = f"{prefix}{_left(state)} {_action(state, SHORT)}"
     elif k in ("timesup", "review"):
         text = f"{_line(state).split(' · ')[0]} · {_action(state, SHORT)}"

@@ -33,6 +33,8 @@ STALE_AFTER = timedelta(seconds=30)
 # the watcher was probably asleep (laptop lid, crashed sampler).
 MAX_SAMPLE_SPAN = timedelta(seconds=60)
 EXCLUDED_TITLE = "(excluded)"
+# An absence's start among the samples (no window has an empty app and title): no window's.
+AWAY_MARK = ("", "")
 
 
 class RuntimeState(StrEnum):
@@ -117,6 +119,7 @@ class Commitment:
     paused_secs: int = 0
     # What the one write-back to its task recorded ("note" or "done"); None before it.
     written_back: str | None = None
+    away_secs: int = 0  # whole seconds with no input for the away_after setting's minutes
 
     @classmethod
     def begin(
@@ -414,8 +417,8 @@ def time_shares(samples: Iterable[WindowSample], until: datetime) -> list[Share]
     for index, current in enumerate(ordered):
         end = ordered[index + 1].at if index + 1 < len(ordered) else until
         span = min(max(end - current.at, timedelta(0)), MAX_SAMPLE_SPAN)
-        key = (current.app, current.title)
-        totals[key] = totals.get(key, 0.0) + span.total_seconds()
+        if (key := (current.app, current.title)) != AWAY_MARK:  # time away is no window's
+            totals[key] = totals.get(key, 0.0) + span.total_seconds()
     whole = sum(totals.values())
     shares = [
         Share(app, title, secs, secs / whole if whole else 0.0)

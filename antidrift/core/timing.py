@@ -54,3 +54,12 @@ def clock_text(seconds: int) -> str:
 # the server's steady clock, so a client counts down from it by itself. Out of the body, so
 # the body (and its ETag) changes only when the state does.
 LEFT_HEADER = "AntiDrift-Left-Secs"
+
+
+def credited(c: Commitment, secs: int) -> Commitment:
+    """Time away counted as a pause after the fact: the deadline moves by it and paused_secs
+    grows by it, as if Pause had been pressed when input stopped."""
+    secs = max(0, secs)
+    return replace(
+        c, deadline=c.deadline + timedelta(seconds=secs), paused_secs=c.paused_secs + secs
+    )

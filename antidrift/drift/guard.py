@@ -52,6 +52,7 @@ from antidrift.process import CancelScope
 log = logging.getLogger("antidrift.drift")
 
 PAUSED = DriftView(DriftStatus.PAUSED, reason="paused")
+AWAY = DriftView(DriftStatus.AWAY, reason="away from the keyboard")
 IN_EVENT = DriftView(DriftStatus.EVENT, reason="a calendar event is under way")
 
 
@@ -127,6 +128,7 @@ class DriftGuard:
         self._policy: DriftPolicy | None = None
         self._off_here = False  # the user turned the guard off for this commitment
         self._paused = False  # the commitment is paused: nothing is judged or nudged
+        self._waiting = PAUSED  # what the view says meanwhile: paused, or the user is away
         self._commitment: Commitment | None = None
         self._scope: CancelScope | None = None
         self._closed = False
@@ -177,6 +179,7 @@ class DriftGuard:
         self._off_here = False
         self._in_event = False
         self._paused = commitment.paused  # e.g. a restart while paused: it waits for resume
+        self._waiting = PAUSED
         if not self.on:
             return After()
         if not watch:
@@ -184,11 +187,11 @@ class DriftGuard:
             self._store.save_judgement(commitment.id, GUARD_OFF, off)
         return self._watch(commitment, counted_from(last, since))
 
-    def pause(self, now: datetime) -> None:
-        """The commitment is paused: a running judge call is stopped, an open episode ends
-        now, and nothing is judged or nudged until `resume`."""
+    def pause(self, now: datetime, *, away: bool = False) -> None:
+        """The commitment is paused (away: the user left the keyboard): a running judge call
+        is stopped, an open episode ends now, and nothing is judged or nudged until `resume`."""
         self._stop_judge()
-        self._paused = True
+        self._paused, self._waiting = True, AWAY if away else PAUSED
         if self._policy is not None:
             self._apply(self._policy.stop(now))
 
@@ -282,7 +285,7 @@ class DriftGuard:
 
     def view(self, now: datetime) -> DriftView:
         if self._paused:
-            return PAUSED
+            return self._waiting
         if self._in_event:
             return IN_EVENT
         if self._policy is not None:

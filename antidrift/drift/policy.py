@@ -44,6 +44,7 @@ class DriftStatus(StrEnum):
     UNCLEAR = "unclear"  # the judge could not tell: never a nudge
     DRIFTING = "drifting"
     PAUSED = "paused"  # the commitment is paused: nothing is judged or nudged
+    AWAY = "away"  # no input for the away_after minutes: nothing is judged or nudged
     EVENT = "event"  # a calendar event is under way: nothing is judged or nudged
 
 

@@ -22,6 +22,7 @@ _SPACES = re.compile(r"\s{2,}")
 # "· AntiDrift" in its own title.
 PAGE_NAME = "AntiDrift"
 PAUSED, SOON, DRIFTING = "Paused", "5 min left", "Drifting?"  # while active, before the clock
+AWAY = "Away"  # while active, no input for the away_after minutes (session/away.py)
 EVENT_SOON = " in 5 min"  # "Team standup in 5 min": a calendar event's head, the same place
 REVIEW, TIMES_UP, PLANNING, LOCKED = "Review", "Time's up", "Planning", "No commitment"
 ACTION_MAX = 60  # characters of the next action in the page's title
@@ -51,7 +52,7 @@ def _own_page(next_action: str) -> re.Pattern[str]:
     action = re.escape(_WHITESPACE.sub(" ", short_action(next_action)).strip())
     clock = r"\d{1,2}:\d{2}(?::\d{2})?"
     event = rf".{{1,{ACTION_MAX}}}{re.escape(EVENT_SOON)}"  # any event's title: the calendar's
-    heads = "|".join([*(re.escape(h) for h in (PAUSED, SOON, DRIFTING)), event])
+    heads = "|".join([*(re.escape(h) for h in (PAUSED, SOON, DRIFTING, AWAY)), event])
     forms = "|".join(
         (
             rf"(?:(?:{heads}) · )?{clock} · {action}",

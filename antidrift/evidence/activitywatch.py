@@ -28,6 +28,7 @@ RESPONSE_CAP = 256 * 1024  # bytes; one event is well under 1 KiB
 # A watcher that has not extended its newest event for this long has stopped: what it last
 # saw is no longer evidence of now (the same 30 s after which health calls evidence stale).
 STALE_AFTER = timedelta(seconds=30)
+WINDOW_WATCHER = "window watcher (aw-watcher-window, or awatcher on Wayland)"
 
 
 def bucket_id(hostname: str) -> str:
@@ -86,8 +87,13 @@ class ActivityWatchProbe:
         self._now, self._timeout = now, timeout
 
     def active_window(self) -> Window | None:
-        path = f"/api/0/buckets/{urllib.parse.quote(self.bucket, safe='')}/events?limit=1"
-        return parse_events(self._get(path), self._now())
+        return parse_events(self.newest(self.bucket), self._now())
+
+    def newest(self, bucket: str, watcher: str = WINDOW_WATCHER) -> str:
+        """The JSON of a bucket's newest event (`[]` before the first); ProbeError naming the
+        watcher to run when the bucket does not exist."""
+        path = f"/api/0/buckets/{urllib.parse.quote(bucket, safe='')}/events?limit=1"
+        return self._get(path, (bucket, watcher))
 
     def answers(self) -> bool:
         """Whether an aw-server answers at the URL: a whole answer within the deadline."""
@@ -97,7 +103,7 @@ class ActivityWatchProbe:
             return False
         return True
 
-    def _get(self, path: str) -> str:
+    def _get(self, path: str, bucket: tuple[str, str] | None = None) -> str:
         deadline = time.monotonic() + self._timeout
         parts = self._target()
         try:
@@ -121,7 +127,7 @@ class ActivityWatchProbe:
         if raw is None or len(body) > RESPONSE_CAP:
             raise ProbeError(f"ActivityWatch answered more than {RESPONSE_CAP // 1024} KiB")
         if status != 200:
-            raise ProbeError(self._http_error(status, body))
+            raise ProbeError(self._http_error(status, body, bucket))
         return body.decode("utf-8", errors="replace")
 
     def _target(self) -> urllib.parse.SplitResult:
@@ -162,13 +168,10 @@ class ActivityWatchProbe:
                     return raw
             return None
 
-    def _http_error(self, status: int, body: bytes) -> str:
+    def _http_error(self, status: int, body: bytes, bucket: tuple[str, str] | None) -> str:
         detail = body[:4096].decode("utf-8", errors="replace")
-        if status == 404 and "bucket" in detail:
-            return (
-                f"ActivityWatch has no bucket {self.bucket}: run its window watcher"
-                " (aw-watcher-window, or awatcher on Wayland)"
-            )
+        if status == 404 and "bucket" in detail and bucket is not None:
+            return f"ActivityWatch has no bucket {bucket[0]}: run its {bucket[1]}"
         if status == 400 and "host header" in detail.lower():
             return (
                 f"aw-server refused the host in ANTIDRIFT_AW_URL={self.url}:"

@@ -16,9 +16,10 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
 from antidrift.evidence.activitywatch import DEFAULT_URL, ActivityWatchProbe, ActivityWatchTabs
-from antidrift.evidence.desktops import ACTIVITYWATCH, desktop, fitting, modes
+from antidrift.evidence.desktops import ACTIVITYWATCH, IDLE_SOURCES, desktop, fitting, modes
 from antidrift.evidence.desktops import MODES as MODES  # the accepted words, re-exported
 from antidrift.evidence.firefox import FirefoxSessions
+from antidrift.evidence.idle import ActivityWatchIdle, IdleProbe, answers, close
 from antidrift.evidence.probe import Desktop, ProbeError, WindowProbe
 from antidrift.evidence.tabs import WithTabs
 
@@ -122,6 +123,37 @@ def _which(which: Callable[[str], str | None], tool: str, path: str | None) -> b
     if which is shutil.which:
         return shutil.which(tool, path=path) is not None
     return which(tool) is not None
+
+
+def choose_idle(
+    window_source: str,
+    *,
+    env: Mapping[str, str],
+    aw_url: str = DEFAULT_URL,
+    platform: str = sys.platform,
+) -> tuple[IdleProbe | None, str]:
+    """The idle source for this session and why: ActivityWatch's afk watcher when the
+    windows come from ActivityWatch, else the first fitting desktop source that answers, else
+    ActivityWatch's when it answers; (None, why) when nothing tells."""
+    aw = ActivityWatchIdle(aw_url)
+    if window_source == ACTIVITYWATCH:
+        # Its afk watcher may start after us: until it reports, no one is ever away (the
+        # sampler logs the failure once).
+        return aw, "ActivityWatch's afk watcher (the window source)"
+    tried: list[str] = []
+    for source in IDLE_SOURCES:
+        fit = source.fits(env, platform)
+        if fit is None or shutil.which(source.tool, path=env.get("PATH")) is None:
+            continue
+        probe = source.build(env)
+        if answers(probe):
+            return probe, f"{source.name} ({fit.reason})"
+        close(probe)
+        tried.append(source.name)
+    if window_source != ACTIVITYWATCH and answers(aw):
+        return aw, "ActivityWatch's afk watcher"
+    said = f" ({', '.join(tried)} did not answer)" if tried else ""
+    return None, f"no idle time from this desktop{said}"
 
 
 def with_tabs(

@@ -13,6 +13,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from antidrift.evidence import gnome, hyprland, kde, macos, sway, x11
+from antidrift.evidence.idle import FREEDESKTOP, IdleSource
 from antidrift.evidence.probe import Desktop, Fit
 
 DESKTOPS: tuple[Desktop, ...] = (
@@ -22,6 +23,18 @@ DESKTOPS: tuple[Desktop, ...] = (
     x11.DESKTOP,  # before KDE and GNOME: on X11 xdotool sees every window
     kde.DESKTOP,
     gnome.DESKTOP,
+)
+
+# The idle sources (time since the last input), each from its desktop's module (`IDLE`); the
+# order is the choice's preference among those that fit. ActivityWatch's afk watcher is the
+# fallback, as for the windows (choose.py).
+IDLE_SOURCES: tuple[IdleSource, ...] = (
+    macos.IDLE,
+    sway.IDLE,
+    gnome.IDLE,
+    kde.IDLE,
+    x11.IDLE,
+    FREEDESKTOP,  # any session bus: KDE's interface, offered by other desktops too
 )
 
 ACTIVITYWATCH = "activitywatch"  # a source by name, but no desktop: the fallback

@@ -19,6 +19,7 @@ from __future__ import annotations
 import os
 from collections.abc import Mapping
 
+from antidrift.evidence.idle import IdleSource, gdbus_number
 from antidrift.evidence.probe import (
     Desktop,
     Fit,
@@ -119,6 +120,21 @@ class GnomeProbe(ToolProbe):
         )
 
 
+class MutterIdle(ToolProbe):
+    """Mutter's idle monitor over the session bus: `GetIdletime` at
+    /org/gnome/Mutter/IdleMonitor/Core answers ms; gdbus prints `(uint64 12345,)`."""
+
+    name = "gnome"
+    argv = (
+        "gdbus", "call", "--session", "--dest", "org.gnome.Mutter.IdleMonitor",
+        "--object-path", "/org/gnome/Mutter/IdleMonitor/Core",
+        "--method", "org.gnome.Mutter.IdleMonitor.GetIdletime",
+    )  # fmt: skip
+
+    def idle_secs(self) -> float:
+        return gdbus_number(self.out(self.argv), "GNOME's idle monitor") / 1000
+
+
 def fits(env: Mapping[str, str], platform: str) -> Fit | None:
     """GNOME by name ("GNOME", "ubuntu:GNOME", "GNOME-Classic", …)."""
     if any(n == "gnome" or n.startswith("gnome-") for n in desktop_names(env)):
@@ -133,3 +149,4 @@ DESKTOP = Desktop(
     "gdbus",
     f"install and enable {EXTENSION}; gdbus comes with GLib (Debian: libglib2.0-bin)",
 )
+IDLE = IdleSource("gnome", MutterIdle, fits, "gdbus")  # time since the last input

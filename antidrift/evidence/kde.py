@@ -20,6 +20,7 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 
+from antidrift.evidence.idle import IdleSource, ScreenSaverIdle
 from antidrift.evidence.probe import (
     Desktop,
     Fit,
@@ -94,3 +95,5 @@ DESKTOP = Desktop(
     "install kdotool (a package of your distribution, or `cargo install kdotool`)",
     put_away,
 )
+# Time since the last input: KWin offers the freedesktop ScreenSaver interface.
+IDLE = IdleSource("kde", ScreenSaverIdle, fits, "gdbus")

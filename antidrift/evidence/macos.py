@@ -15,8 +15,10 @@ only: no macOS here. The window comes back from the Dock.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping, Sequence
 
+from antidrift.evidence.idle import IdleSource
 from antidrift.evidence.probe import (
     Desktop,
     Fit,
@@ -30,6 +32,7 @@ from antidrift.evidence.probe import (
 )
 from antidrift.process import Result
 
+_HID_IDLE = re.compile(r'"HIDIdleTime" = (\d+)')
 _FRONT_WINDOW_SCRIPT = (
     'set appName to ""',
     'set winTitle to ""',
@@ -103,6 +106,20 @@ def put_away(window: str, env: Mapping[str, str] | None = None) -> str:
     return "minimized to the Dock (click it there to bring it back)"
 
 
+class MacIdle(ToolProbe):
+    """The HID system's idle time: `ioreg -c IOHIDSystem` prints `"HIDIdleTime" = <ns>`
+    (tested against a fake ioreg only, as the window probe is)."""
+
+    name = "macos"
+    argv = ("ioreg", "-c", "IOHIDSystem", "-d", "4")
+
+    def idle_secs(self) -> float:
+        match = _HID_IDLE.search(self.out(self.argv))
+        if match is None:
+            raise ProbeError("ioreg printed no HIDIdleTime")
+        return int(match.group(1)) / 1e9
+
+
 def fits(env: Mapping[str, str], platform: str) -> Fit | None:
     """macOS, whatever else the session says (XQuartz sets DISPLAY)."""
     return Fit("macOS", sure=True) if platform == "darwin" else None
@@ -116,3 +133,4 @@ DESKTOP = Desktop(
     "osascript comes with macOS; allow it to control System Events",
     put_away,
 )
+IDLE = IdleSource("macos", MacIdle, fits, "ioreg")  # time since the last input

@@ -1,5 +1,6 @@
 """What `antidrift doctor` says about evidence: the source `auto` (or the setting) picks and
-why, one sample from it, each source's tool, and what to install where none works."""
+why, one sample from it, each source's tool, and what to install where none works; and where
+the idle time (time away) comes from."""
 
 from __future__ import annotations
 
@@ -9,7 +10,8 @@ from collections.abc import Callable, Mapping
 
 from antidrift.evidence import desktops
 from antidrift.evidence.activitywatch import ActivityWatchProbe
-from antidrift.evidence.choose import choose
+from antidrift.evidence.choose import choose, choose_idle
+from antidrift.evidence.idle import close
 from antidrift.evidence.probe import ProbeError
 
 
@@ -51,4 +53,18 @@ def doctor_lines(
         lines.append(f"  {desktop.name:9} {state}")
     aw_state = "answers" if answers(aw_url) else "does not answer"
     lines.append(f"  {'activitywatch':9} aw-server {aw_state} at {aw_url} (ANTIDRIFT_AW_URL)")
-    return lines
+    return lines + idle_lines(mode, env, aw_url, platform)
+
+
+def idle_lines(mode: str, env: Mapping[str, str], aw_url: str, platform: str) -> list[str]:
+    """Where the idle time comes from, and what it says now."""
+    idle, why = choose_idle(mode, env=env, aw_url=aw_url, platform=platform)
+    line = f"  {'idle time':9} {why}"
+    if idle is not None:
+        try:
+            line += f": no input for {idle.idle_secs():.0f} s"
+        except ProbeError as exc:
+            line += f": {exc}"
+        finally:
+            close(idle)  # doctor leaves nothing running
+    return [line]

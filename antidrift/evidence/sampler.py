@@ -1,6 +1,8 @@
 """The sampling thread: asks the chosen probe for the focused window every few seconds while
-a commitment is active, and records it as evidence. A failing probe is logged (once per
-distinct message) and counts against the sampler's health; it never reaches the commitment."""
+a commitment is active, and records it as evidence; with an idle source (idle.py) it first
+asks how long input has stopped, and looks at no window while the user is away. A failing
+probe is logged (once per distinct message) and counts against the sampler's health; it
+never reaches the commitment."""
 
 from __future__ import annotations
 
@@ -10,6 +12,7 @@ import time
 from collections.abc import Callable
 from datetime import UTC, datetime
 
+from antidrift.evidence.idle import IdleProbe
 from antidrift.evidence.probe import ProbeError, WindowProbe
 
 logger = logging.getLogger("antidrift.sampler")
@@ -29,6 +32,8 @@ class WindowSampler:
         now: Callable[[], datetime] = lambda: datetime.now(UTC),
         wanted: Callable[[], bool] = lambda: True,
         on_running: Callable[[bool], None] = lambda running: None,
+        idle: IdleProbe | None = None,
+        on_idle: Callable[[float, datetime], bool] = lambda secs, at: False,
     ) -> None:
         if interval <= 0:
             raise ValueError("interval must be positive")
@@ -42,6 +47,8 @@ class WindowSampler:
         self._thread: threading.Thread | None = None
         self._failures = 0
         self._logged: set[str] = set()
+        # Told the idle seconds; answers whether the user is away (then no window is asked).
+        self.idle, self._on_idle = idle, on_idle
 
     def start(self) -> None:
         """Start sampling on a daemon thread; a no-op when it already runs."""
@@ -53,10 +60,14 @@ class WindowSampler:
         self._tell()
 
     def stop(self, timeout: float = 2.0) -> None:
-        """Wake the thread at once and wait for it to end."""
+        """Wake the thread at once and wait for it to end; an idle source that keeps a
+        child (swayidle) stops it."""
         self._stop.set()
         if self._thread is not None:
             self._thread.join(timeout)
+        close = getattr(self.idle, "close", None)
+        if close is not None:
+            close()
         self._tell()
 
     def _tell(self) -> None:
@@ -78,6 +89,8 @@ class WindowSampler:
         """Probe once and record the answer; failures are logged, never raised."""
         if not self._wanted():
             return  # nothing would keep the sample (no active commitment): spawn nothing
+        if self._away():
+            return
         try:
             window = self.probe.active_window()
         except Exception as exc:
@@ -102,6 +115,22 @@ class WindowSampler:
         except Exception as exc:
             if not getattr(exc, "logged", False):  # e.g. a full disk: the store said so once
                 self._log_once(f"recording a window sample failed: {exc!r}", exc)
+
+    def _away(self) -> bool:
+        """Whether the user is away, by the idle source (a failing one: never away)."""
+        if self.idle is None:
+            return False
+        try:
+            secs = self.idle.idle_secs()
+        except Exception as exc:
+            self._log_once(f"idle source {self.idle.name} failed: {exc}", exc)
+            return False
+        try:
+            return bool(self._on_idle(secs, self._now()))
+        except Exception as exc:
+            if not getattr(exc, "logged", False):
+                self._log_once(f"recording time away failed: {exc!r}", exc)
+            return False
 
     def _loop(self) -> None:
         next_at = time.monotonic()

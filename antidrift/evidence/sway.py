@@ -13,13 +13,22 @@ real headless sway 1.7). It prints `[ { "success": true } ]` and exits 0; with n
 container it prints `[ { "success": false, "parse_error": false, "error": "No matching
 node." } ]` on stdout (nothing on stderr) and exits 2. `swaymsg scratchpad show` brings the
 window back.
+
+Idle time (time away): swayidle as a child, `swayidle -w timeout 5 'echo idle' resume 'echo
+back'` (swayidle 1.8 on sway 1.7, its idle protocol; run here against the real headless sway
+with wtype's input): it prints `idle` five seconds after the last input and `back` at the
+next. The commands are swayidle's own (it runs them with sh -c); AntiDrift runs it as an
+argument list through the seam.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+import time
+from collections.abc import Callable, Mapping
 
+from antidrift import process
+from antidrift.evidence.idle import IdleSource
 from antidrift.evidence.probe import (
     Desktop,
     Fit,
@@ -34,6 +43,7 @@ from antidrift.evidence.probe import (
     socket_or_name,
     text_field,
 )
+from antidrift.process import warm
 
 WINDOW_TYPES = ("con", "floating_con")
 
@@ -105,6 +115,52 @@ def _sway_error(failed: ToolFailed) -> str:
     return str(failed)
 
 
+class SwayIdle:
+    """swayidle kept running: idle since it said `idle` (plus its timeout), 0 since `back`.
+    Until its first word it counts from its own start, so an absence under way when it
+    started is counted from then."""
+
+    name = "sway"
+    TIMEOUT = 5  # seconds without input before swayidle says idle
+
+    def __init__(
+        self, env: Mapping[str, str] | None = None, *, clock: Callable[[], float] = time.monotonic
+    ) -> None:
+        self._env, self._clock = env, clock
+        self._child: warm.Warm | None = None
+        self._idle_at: float | None = None
+
+    def idle_secs(self) -> float:
+        child = self._child or self._start()
+        for line in child.printed():
+            word = line.strip()
+            if word == b"idle":
+                self._idle_at = self._clock()
+            elif word == b"back":
+                self._idle_at = None
+            elif line == b"":  # its stdout closed: it ended (the compositor went, say)
+                self.close()
+                said = child.stderr().strip().splitlines()[-1:] or ["no reason given"]
+                raise ProbeError(f"swayidle ended: {said[0][:200]}")
+        return 0.0 if self._idle_at is None else self.TIMEOUT + self._clock() - self._idle_at
+
+    def _start(self) -> warm.Warm:
+        argv = ["swayidle", "-w", "timeout", str(self.TIMEOUT), "echo idle", "resume", "echo back"]
+        env = dict(self._env) if self._env is not None else None
+        try:
+            self._child = warm.start(argv, env=env, name="swayidle", max_line=4096)
+        except process.ProcessError as exc:
+            raise ProbeError(str(exc)) from None
+        self._idle_at = None
+        return self._child
+
+    def close(self) -> None:
+        """Stop swayidle (a new sampler, or the server, is going)."""
+        child, self._child = self._child, None
+        if child is not None:
+            child.stop()
+
+
 def fits(env: Mapping[str, str], platform: str) -> Fit | None:
     """sway's socket, else its name in XDG_CURRENT_DESKTOP."""
     return socket_or_name(env, "SWAYSOCK", "sway")
@@ -113,3 +169,4 @@ def fits(env: Mapping[str, str], platform: str) -> Fit | None:
 DESKTOP = Desktop(
     "sway", SwayProbe, fits, "swaymsg", "swaymsg comes with sway: put it on PATH", put_away
 )
+IDLE = IdleSource("sway", SwayIdle, fits, "swayidle")  # time since the last input

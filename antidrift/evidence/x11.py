@@ -14,6 +14,7 @@ import os
 import re
 from collections.abc import Mapping
 
+from antidrift.evidence.idle import IdleSource
 from antidrift.evidence.probe import (
     Desktop,
     Fit,
@@ -84,6 +85,21 @@ class X11Probe(ToolProbe):
         return (None if window in NO_WINDOW_IDS else window), True
 
 
+class X11Idle(ToolProbe):
+    """The X server's idle time through xprintidle (XScreenSaverQueryInfo, in ms): a tool
+    on the subprocess seam rather than libXss in-process, since Xlib ends the whole process
+    when its connection breaks, and a tool run is bounded in time."""
+
+    name = "x11"
+    argv = ("xprintidle",)
+
+    def idle_secs(self) -> float:
+        text = self.out(self.argv).strip()
+        if not text.isdigit():
+            raise ProbeError("xprintidle printed no idle time")
+        return int(text) / 1000
+
+
 def put_away(window: str, env: Mapping[str, str] | None = None) -> str:
     """Ask the window manager to iconify the X11 window with this id (and no other)."""
     if not window.isdigit() or int(window) in NO_WINDOW_IDS:
@@ -107,3 +123,4 @@ DESKTOP = Desktop(
     "install xdotool and xprop (Debian/Ubuntu: xdotool x11-utils)",
     put_away,
 )
+IDLE = IdleSource("x11", X11Idle, fits, "xprintidle")  # time since the last input

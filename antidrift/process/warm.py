@@ -144,6 +144,16 @@ class Warm:
             if done(got):
                 return read
 
+    def printed(self) -> list[bytes]:
+        """The lines it printed since last asked, without waiting, for a process that speaks
+        on its own (a watcher): b"" last once its stdout has closed."""
+        found: list[bytes] = []
+        while True:
+            try:
+                found.append(self._lines.get_nowait())
+            except queue.Empty:
+                return found
+
     def stderr(self) -> str:
         """What it wrote to stderr so far (capped; for the log)."""
         return self._err.text()

@@ -117,6 +117,7 @@ def tuning(settings: Settings) -> tuple[Tuning, CoachInfo, DriftInfo]:
         settings.evidence_exclude,
         notifier,
         breaks,
+        away_after=settings.away_after,
     )
     return parts, info, drift_info
 

@@ -23,6 +23,7 @@ from antidrift.drift.rules import StandingRules
 from antidrift.evidence import WindowSampler
 from antidrift.notify import Background
 from antidrift.server.adapters import tuning
+from antidrift.session.away import Away
 from antidrift.session.coaching import Coaching
 from antidrift.session.controller import Controller
 from antidrift.session.corrections import Corrections
@@ -267,6 +268,7 @@ def build_controller(
         enforcer=enforcer,
         busy=calendar.busy if calendar is not None else None,
     )
+    away = Away(work, session, store, guard, parts.away_after)  # time away from the keyboard
     return Controller(
         work,
         session,
@@ -277,7 +279,8 @@ def build_controller(
         reflections=reflections,
         corrections=Corrections(store, work),  # the history corrected after the fact
         rules=StandingRules(store, work, guard),  # the running commitment's guard follows
-        interruptions=Interruptions(work, session, store, guard, reflections),
+        interruptions=Interruptions(work, session, store, guard, reflections, away),
+        away=away,
         calendar=calendar,
     )
 
@@ -307,10 +310,14 @@ def build_runtime(settings: Settings, *, clock: Clock | None = None) -> Runtime:
     def find_sampler() -> WindowSampler | None:
         # The sampler feeds the controller and tells it whether it runs; the controller never
         # calls the sampler, so there is no cycle to break.
-        probe = choose_window_source(live.current()).probe  # the Settings page may change it
+        current = live.current()
+        probe = choose_window_source(current).probe  # the Settings page may change it
         if probe is None:
             return None
-        current = live.current()
+        idle, _ = evidence.choose_idle(
+            current.window_source, env=current.env or os.environ, aw_url=current.aw_url
+        )  # doctor says why; the log names no variable
+        log.info("idle time from %s", idle.name if idle is not None else "nowhere (never away)")
         return WindowSampler(
             evidence.with_tabs(probe, current.env or None, current.aw_url),
             controller.record_window,
@@ -318,6 +325,8 @@ def build_runtime(settings: Settings, *, clock: Clock | None = None) -> Runtime:
             wanted=controller.wants_evidence,
             on_running=controller.set_watcher,
             now=controller.now,  # the controller's steady time, not the jumpy wall clock
+            idle=idle,  # time away: no window is looked at while the user is away
+            on_idle=controller.note_idle,
         )
 
     return Runtime(

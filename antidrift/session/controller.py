@@ -17,6 +17,7 @@ from datetime import datetime
 
 from antidrift.calendar import Agenda, Calendar
 from antidrift.core.domain import (
+    AWAY_MARK,
     MAX_TEXT,
     Commitment,
     IllegalTransitionError,
@@ -39,6 +40,7 @@ from antidrift.drift.guard import DriftGuard
 from antidrift.drift.policy import OFF, parse_choice
 from antidrift.drift.rules import StandingRules
 from antidrift.drift.window_key import is_own_page
+from antidrift.session.away import Away
 from antidrift.session.breaks import Breaks
 from antidrift.session.coaching import Coaching
 from antidrift.session.corrections import Corrections
@@ -56,7 +58,8 @@ Listener = Callable[[], None]
 
 class Controller:
     """Owns the transitions of the runtime state. Pause, resume, finish and its undo are the
-    Interruptions part's; Sharpen is Coaching's, Reflect Reflections', the draft Drafts'."""
+    Interruptions part's, time away Away's; Sharpen is Coaching's, Reflect Reflections', the
+    draft Drafts'."""
 
     def __init__(
         self,
@@ -71,6 +74,7 @@ class Controller:
         corrections: Corrections,
         rules: StandingRules,
         interruptions: Interruptions,
+        away: Away,
         calendar: Calendar | None = None,
     ) -> None:
         self._work, self._s, self._store = work, session, store
@@ -78,6 +82,7 @@ class Controller:
         self.drafts, self.coaching, self.reflections = drafts, coaching, reflections
         self.corrections, self.rules = corrections, rules
         self.interruptions = interruptions
+        self.away = away  # time away from the keyboard (shared with the interruptions)
         self.breaks = Breaks(work, session, store)  # between commitments (session/breaks.py)
         self._calendar = calendar  # planned around: the guard stands down during an event
         self._started = False  # the constructor starts nothing: start() does
@@ -91,6 +96,7 @@ class Controller:
             self.reflections.unavailable = tuning.unavailable
             self._s.notifier, self._s.breaks = tuning.notifier, tuning.breaks
             self._guard.retune(tuning.judge, tuning.drift, tuning.exclude)
+            self.away.after_minutes = tuning.away_after
 
     def start(self) -> None:
         """Take up what the stored state left (once; `Runtime.start` calls it): the guard
@@ -136,6 +142,9 @@ class Controller:
             s = self._s
             now = s.now()
             active, locked = s.state is RuntimeState.ACTIVE, s.state is RuntimeState.LOCKED
+            away = self.away.view(now) if active else None
+            # Away, no window is looked at: the evidence is as fresh as when input stopped.
+            seen_by = away.since if away is not None and away.since is not None else now
             return Snapshot(
                 version=self._work.version,
                 state=s.state,
@@ -143,7 +152,7 @@ class Controller:
                 evidence=EvidenceView.of(
                     s.commitment.started_at if active else None,
                     s.last_sample,
-                    now,
+                    seen_by,
                     s.watcher_running,
                 ),
                 coach=self.coaching.view() if s.state is RuntimeState.PLANNING else None,
@@ -154,6 +163,7 @@ class Controller:
                 if s.state is RuntimeState.REVIEW and s.commitment is not None
                 else None,
                 paused_secs=paused_total(s.commitment, now) if active else 0,
+                away=away,
                 undo_until=self.interruptions.undo_until(),
                 closure=s.rhythm.closure if locked else None,
                 calendar=self.agenda(now),
@@ -346,7 +356,9 @@ class Controller:
         shown = redact_page(app, title, url, exclude)
         with self._work as work:
             s = self._s
-            if s.state is not RuntimeState.ACTIVE or s.commitment.paused:
+            if s.state is not RuntimeState.ACTIVE or s.commitment.paused or self.away.here:
+                return False  # away: no one is at the keyboard, so no window has the focus
+            if (app, title) == AWAY_MARK:
                 return False
             own = is_own_page(title, s.commitment.next_action)  # the guard sees only that
             if self._guard.exclude is not exclude:  # a new commitment took a new pattern up
@@ -361,6 +373,18 @@ class Controller:
                 work.then(self._guard.observe(sample, exact).run)
             work.changed()
         return True
+
+    # -- time away (away.py) -----------------------------------------------------------------
+
+    def note_idle(self, idle_secs: float, at: datetime | None = None) -> bool:
+        """The desktop's seconds since the last input: True while the user is away."""
+        return self.away.idle(idle_secs, at or self.now())
+
+    def credit_away(self) -> int:
+        return self.away.credit()
+
+    def dismiss_away(self) -> None:
+        self.away.dismiss()
 
     def set_watcher(self, running: bool) -> None:
         """A window watcher started, stopped, failed or recovered: evidence health says so."""

@@ -22,6 +22,7 @@ from antidrift.core.domain import (
 from antidrift.core.ports import Store
 from antidrift.core.rhythm import Finished
 from antidrift.drift.guard import DriftGuard
+from antidrift.session.away import Away
 from antidrift.session.reflecting import Reflections
 from antidrift.session.state import Session
 from antidrift.session.unit_of_work import UnitOfWork
@@ -42,9 +43,11 @@ class Interruptions:
         store: Store,
         guard: DriftGuard,
         reflections: Reflections,
+        away: Away,
     ) -> None:
         self._work, self._s, self._store = work, session, store
         self._guard, self._reflections = guard, reflections
+        self._away = away  # an absence ends where the commitment pauses or stops
         self._recorded: str | None = None  # the commitment whose outcome went to a task tool
 
     def pause(self) -> Commitment:
@@ -55,6 +58,7 @@ class Interruptions:
             if s.commitment.paused:
                 raise IllegalTransitionError("You can't pause now: the commitment is paused.")
             now = s.now()
+            self._away.end(now)  # an absence in progress ends (and is counted) here
             paused = timing.paused(s.commitment, now)
             self._store.save(RuntimeState.ACTIVE, paused)
             s.commitment = paused
@@ -84,7 +88,9 @@ class Interruptions:
         with self._work:
             s = self._s
             require(s.state, RuntimeState.ACTIVE, action="finish")
-            before, now = s.commitment, s.now()
+            now = s.now()
+            self._away.end(now)  # first: Undo Finish comes back with the absence counted
+            before = s.commitment
             rhythm = s.write(self._store, s.rhythm.but(finished=Finished.of(before, now)))
             s.commitment = timing.resumed(before, now)  # finished while paused: it ends
             self.stop(now)
@@ -97,6 +103,7 @@ class Interruptions:
             s = self._s
             require(s.state, RuntimeState.ACTIVE, action="discard")
             now = s.now()
+            self._away.end(now)  # an absence under way ends with it
             stopped = timing.resumed(s.commitment, now).stopped(now)
             gone = stopped.ended(stopped.ended_at, Outcome.DISCARDED, "")
             self._store.save(RuntimeState.LOCKED, gone)
@@ -112,6 +119,7 @@ class Interruptions:
     def stop(self, at: datetime) -> None:
         """Under the unit of work: the running commitment stops at `at` and goes to review."""
         s = self._s
+        self._away.end(at)  # away when the time ran out: the review says how much
         stopped = s.commitment.stopped(at)
         self._store.save(RuntimeState.REVIEW, stopped)
         s.state, s.commitment = RuntimeState.REVIEW, stopped

@@ -20,6 +20,7 @@ from antidrift.core.domain import (
 )
 from antidrift.core.rhythm import Break
 from antidrift.drift.policy import OFF, DriftView
+from antidrift.session.away import AwayView
 from antidrift.session.drafts import Draft
 
 
@@ -103,6 +104,7 @@ class Snapshot:
     paused_secs: int = 0  # active only: seconds paused so far, a pause in progress included
     undo_until: datetime | None = None  # review only: Finish can be undone until then
     closure: str | None = None  # locked only: the commitment whose outcome was just recorded
+    away: AwayView | None = None  # active only: away from the keyboard, or just back
     calendar: Agenda = Agenda()  # the event under way and the next (none without a calendar)
     rest: Break | None = None  # locked only: the break under way
     rested: bool = False  # locked only: a break ran its course ("Break over") since the plan

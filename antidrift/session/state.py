@@ -34,6 +34,7 @@ class Tuning:
     exclude: re.Pattern[str] | None = None  # private window titles
     notifier: Notifier | None = None
     breaks: BreakSettings = BreakSettings()
+    away_after: int = 3  # minutes without input until the user is away (0: never)
 
 
 class Session:

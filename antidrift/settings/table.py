@@ -260,6 +260,13 @@ SETTINGS: tuple[Setting, ...] = (
         "Where ActivityWatch's server answers, on this machine.",
     ),
     Setting(
+        "away_after",
+        "ANTIDRIFT_AWAY_AFTER",
+        Number(0, 240, whole=True),
+        "Minutes without keyboard or mouse input before you count as away; 0 turns it off.",
+        page=True,
+    ),
+    Setting(
         "sample_interval",
         "ANTIDRIFT_SAMPLE_INTERVAL",
         Number(0.1, 3600),
@@ -357,6 +364,7 @@ class Settings:
     window_source: str = "auto"
     evidence_exclude: PrivatePattern | None = None
     aw_url: str = DEFAULT_AW_URL
+    away_after: int = 3
     sample_interval: float = 5.0
     break_minutes: int = 5
     long_break_minutes: int = 15

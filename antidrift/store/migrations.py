@@ -212,4 +212,13 @@ MIGRATIONS: list[tuple[int, str, str]] = [
         ALTER TABLE runtime ADD COLUMN rhythm TEXT;
         """,
     ),
+    (
+        13,
+        "away",
+        # Time away from the keyboard during a commitment (whole seconds); the absence itself
+        # is a sample with an empty app and title (domain.AWAY_MARK), which no window has.
+        """
+        ALTER TABLE commitments ADD COLUMN away_secs INTEGER NOT NULL DEFAULT 0;
+        """,
+    ),
 ]

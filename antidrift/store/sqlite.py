@@ -15,12 +15,13 @@ from antidrift.core.domain import (
     Outcome,
     RuntimeState,
     TaskRef,
-    WindowSample,
 )
 from antidrift.core.insights import Ended, WindowTime
 from antidrift.core.ports import Persisted
 from antidrift.store.drift_tables import DriftRecords
 from antidrift.store.opening import connect
+from antidrift.store.samples import WINDOWS_ONLY as _WINDOWS_ONLY
+from antidrift.store.samples import SampleRecords
 
 
 # Time per window, as domain.time_shares defines it: each sample counts until the next one
@@ -44,7 +45,7 @@ def _spans(where: str, until: str) -> str:
 _WINDOW_TIME = f"""
 WITH {_spans("WHERE s.commitment_id = :cid", ":until")},
 per AS MATERIALIZED (SELECT app, title, place, SUM(secs) AS secs, COUNT(*) AS n FROM spans
-    GROUP BY app, title, place)
+    WHERE {_WINDOWS_ONLY} GROUP BY app, title, place)
 SELECT * FROM (SELECT 'window' AS kind, app, title, SUM(secs) AS secs, SUM(n) AS n FROM per
     GROUP BY app, title ORDER BY secs DESC, app, title LIMIT :top)
 UNION ALL
@@ -55,7 +56,8 @@ SELECT 'app', place, '', SUM(secs), SUM(n) FROM per GROUP BY place
 _APP_TIME = f"""
 WITH {_spans("WHERE s.commitment_id = :cid", ":until")}
 INSERT INTO app_time (commitment_id, app, secs)
-SELECT commitment_id, place, SUM(secs) FROM spans GROUP BY commitment_id, place
+SELECT commitment_id, place, SUM(secs) FROM spans WHERE {_WINDOWS_ONLY}
+GROUP BY commitment_id, place
 """
 
 # Every ended commitment's time per app (after a bulk import).
@@ -67,7 +69,8 @@ WITH {
     )
 }
 INSERT INTO app_time (commitment_id, app, secs)
-SELECT commitment_id, place, SUM(secs) FROM spans GROUP BY commitment_id, place
+SELECT commitment_id, place, SUM(secs) FROM spans WHERE {_WINDOWS_ONLY}
+GROUP BY commitment_id, place
 """
 
 _HISTORY_ORDER = " ORDER BY ended_at DESC, rowid DESC"
@@ -117,6 +120,7 @@ def _commitment(row: sqlite3.Row) -> Commitment:
         paused_at=_dt(row["paused_at"]),
         paused_secs=row["paused_secs"],
         written_back=row["written_back"],
+        away_secs=row["away_secs"],
     )
 
 
@@ -124,9 +128,9 @@ def _task_columns(task: TaskRef | None) -> tuple[str | None, ...]:
     return (task.source, task.id, task.title, task.url) if task else (None,) * 4
 
 
-class SQLiteStore(DriftRecords):
+class SQLiteStore(DriftRecords, SampleRecords):
     """The embedded default store: one file, WAL, every write its own transaction (the drift
-    guard's tables: drift_tables.DriftRecords)."""
+    guard's tables: drift_tables.DriftRecords; the samples: samples.SampleRecords)."""
 
     def __init__(self, path: str | Path) -> None:
         self.path = str(path)
@@ -160,12 +164,13 @@ class SQLiteStore(DriftRecords):
                         "INSERT INTO commitments (id, next_action, success_condition,"
                         " timebox_secs, started_at, deadline, ended_at, outcome, note,"
                         " extended_secs, task_source, task_id, task_title, task_url, enforce,"
-                        " paused_at, paused_secs)"
-                        " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+                        " paused_at, paused_secs, away_secs)"
+                        " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
                         " ON CONFLICT(id) DO UPDATE SET ended_at = excluded.ended_at,"
                         " outcome = excluded.outcome, note = excluded.note,"
                         " deadline = excluded.deadline, extended_secs = excluded.extended_secs,"
-                        " paused_at = excluded.paused_at, paused_secs = excluded.paused_secs",
+                        " paused_at = excluded.paused_at, paused_secs = excluded.paused_secs,"
+                        " away_secs = excluded.away_secs",
                         (
                             commitment.id,
                             commitment.next_action,
@@ -181,6 +186,7 @@ class SQLiteStore(DriftRecords):
                             commitment.enforce,
                             _iso(commitment.paused_at),
                             commitment.paused_secs,
+                            commitment.away_secs,
                         ),
                     )
                 if commitment is not None and commitment.outcome is not None:
@@ -214,34 +220,6 @@ class SQLiteStore(DriftRecords):
     def save_rhythm(self, rhythm: str | None) -> None:
         with self._lock:
             self._db.execute("UPDATE runtime SET rhythm = ? WHERE id = 1", (rhythm,))
-
-    def add_sample(self, commitment_id: str, sample: WindowSample) -> None:
-        with self._lock:
-            self._db.execute(
-                "INSERT INTO samples (commitment_id, app, title, at, at_epoch, url, site)"
-                " VALUES (?, ?, ?, ?, ?, ?, ?)",
-                (
-                    commitment_id,
-                    sample.app,
-                    sample.title,
-                    _iso(sample.at),
-                    sample.at.timestamp(),
-                    sample.url,
-                    sample.site,
-                ),
-            )
-
-    def samples(self, commitment_id: str) -> list[WindowSample]:
-        with self._lock:
-            rows = self._db.execute(
-                "SELECT app, title, at, url, site FROM samples WHERE commitment_id = ?"
-                " ORDER BY at, id",
-                (commitment_id,),
-            ).fetchall()
-        return [
-            WindowSample(r["app"], r["title"], _dt(r["at"]), url=r["url"], site=r["site"])
-            for r in rows
-        ]
 
     def _keep_app_time(self, commitment: Commitment) -> None:
         """Inside save's transaction: the ended commitment's actual time and time per app."""
@@ -344,8 +322,7 @@ class SQLiteStore(DriftRecords):
                 " c.ended_at, c.outcome, c.note, c.extended_secs, c.actual_secs,"
                 " COALESCE(d.drift_count, 0),"
                 " ROUND(MIN(MAX(d.on_task_share, 0.0), 1.0), 4), c.task_title, c.paused_secs,"
-                " c.written_back,"
-                f" ({_TOP_SITE})"
+                f" c.away_secs, c.written_back, ({_TOP_SITE})"
                 " FROM commitments c LEFT JOIN drift_summary d ON d.commitment_id = c.id"
                 " WHERE c.outcome IS NOT NULL ORDER BY c.ended_at DESC, c.rowid DESC"
             ).fetchall()

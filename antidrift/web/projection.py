@@ -82,6 +82,11 @@ def state_json(snap: Snapshot, episodes: Sequence[Episode] = ()) -> dict[str, ob
     if snap.state is RuntimeState.ACTIVE and c is not None:
         body["paused"] = c.paused
         body["paused_secs"] = snap.paused_secs  # a pause in progress included
+        away = snap.away
+        body["away"] = bool(away and away.away)  # no input for the away_after minutes
+        body["away_secs"] = away.secs if away else 0  # an absence in progress included
+        # Back from an absence not yet answered (Count it as a pause / Keep counting).
+        body["away_returned_secs"] = away.returned_secs if away else 0
     body["calendar"] = calendar_json(snap)
     rest = snap.rest
     body["break"] = None if rest is None else {"ends_at": iso(rest.ends_at), "long": rest.long}
@@ -150,6 +155,7 @@ def history_json(
             "on_task_share": _share(drift.get(c.id, (0, None))[1]),
             "task": task_json(c.task),
             "paused_secs": c.paused_secs,
+            "away_secs": c.away_secs,  # no input for the away_after minutes
             "written_back": c.written_back,  # "note" | "done" once recorded in its task
             "site": sites.get(c.id),
             "episodes": [episode_json(e) for e in episodes.get(c.id, ())],

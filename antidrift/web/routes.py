@@ -19,6 +19,7 @@ from antidrift.session.drafts import TEXT_LIMITS, Draft
 from antidrift.web import manifest as app_manifest
 from antidrift.web import tasks
 from antidrift.web.projection import state_json
+from antidrift.web.render import duration_text
 from antidrift.web.requests import (
     HTML,
     controller,
@@ -188,6 +189,28 @@ def pause():
 @bp.post("/resume")
 def resume():
     controller().resume()
+    return done()
+
+
+@bp.post("/away/credit")
+def away_credit():
+    moved = controller().credit_away()
+    return _away_answered(f"Counted as a pause: the deadline moved by {duration_text(moved)}.")
+
+
+@bp.post("/away/dismiss")
+def away_dismiss():
+    controller().dismiss_away()
+    return _away_answered("The time away stays on the clock.")
+
+
+def _away_answered(said: str):
+    """The question goes with its answer: what was done in the message slot, and the focus
+    on the card's heading (the button pressed is gone)."""
+    commitment = controller().snapshot().commitment
+    if from_htmx() and commitment is not None:
+        renderer = current_app.extensions["antidrift.renderer"]
+        return renderer.active_heading(commitment, said), 200, HTML
     return done()
 
 

@@ -52,6 +52,7 @@ GROUPS: tuple[tuple[str, tuple[tuple[str, str], ...]], ...] = (
         (
             ("window_source", "Where the focused window is read from"),
             ("evidence_exclude", "Private window titles"),
+            ("away_after", "Minutes without input before you count as away (0: never)"),
         ),
     ),
     (

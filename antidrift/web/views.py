@@ -24,6 +24,7 @@ from antidrift.tasks import Board, Offer
 from antidrift.tasks import Listing as Listing  # the task list's view data, for the renderer
 from antidrift.web.widgets import (
     Announce,
+    AwayReturn,
     BreakLeft,
     CoachElapsed,
     CoachSource,
@@ -269,7 +270,7 @@ class Views:
         if snap.state is RuntimeState.ACTIVE and snap.commitment is not None:
             c, last = snap.commitment, snap.evidence.last
             return (
-                Phase(c.paused),
+                Phase(c.paused, snap.away is not None and snap.away.away),
                 TimeLeft.of(snap.commitment, snap.now),
                 DriftBannerWidget(snap.drift.banner),
                 EvidenceWidget(
@@ -287,6 +288,7 @@ class Views:
                     snap.drift.put_away,
                 ),
                 Controls(c.paused, c.seconds_left(snap.now) if c.paused else 0),
+                AwayReturn.of(snap),
                 EventClash.of(snap),
             )
         if snap.rest is not None:

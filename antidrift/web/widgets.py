@@ -164,6 +164,20 @@ class Controls(Widget):
 
 
 @dataclass(frozen=True)
+class AwayReturn(Widget):
+    """Back from time away (id="away-return"): "You were away 12 min" with Count it as a
+    pause and Keep counting, until one is pressed; empty otherwise."""
+
+    name = "away_return"
+    minutes: int = 0  # 0: nothing to answer
+
+    @classmethod
+    def of(cls, snap: Snapshot) -> AwayReturn:
+        secs = snap.away.returned_secs if snap.away is not None else 0
+        return cls(max(1, round(secs / 60)) if secs else 0)
+
+
+@dataclass(frozen=True)
 class Undo(Widget):
     """The review's Undo button, while a manual Finish can still be taken back; its
     removal is pushed when that time has passed."""
@@ -189,7 +203,8 @@ class UndoLeft(Widget):
 @dataclass(frozen=True)
 class Announce(Widget):
     """A polite live region (role status) outside the view: "5 minutes left." for a minute,
-    "Time's up." once the timebox ran out; its text is swapped in, so it is said once."""
+    "You were away 12 min." back at the keyboard, "Time's up." once the timebox ran out; its
+    text is swapped in, so it is said once."""
 
     name = "announce"
     outside_view = True
@@ -204,6 +219,8 @@ class Announce(Widget):
             soon = snap.calendar.soon(snap.now)
             said = ["5 minutes left."] if _five_minutes_left(snap) else []
             said += [f"{soon_text(soon)}."] if soon is not None else []
+            back = AwayReturn.of(snap).minutes  # the question appears: said once, as it comes
+            said += [f"You were away {back} min."] if back else []
             return cls(" ".join(said))
         if snap.state is RuntimeState.REVIEW and c.ran_out:
             return cls("Time's up.")
@@ -222,10 +239,11 @@ class EvidenceWidget(Widget):
 
 @dataclass(frozen=True)
 class Phase(Widget):
-    """The active card's eyebrow above the clock (id="phase"): Active, or Paused."""
+    """The active card's eyebrow above the clock (id="phase"): Active, Paused, or Away."""
 
     name = "phase"
     paused: bool = False
+    away: bool = False  # no input for the away_after minutes: the clock runs on
 
 
 @dataclass(frozen=True)
@@ -242,7 +260,9 @@ class Title(Widget):
         if snap.state is RuntimeState.ACTIVE and c is not None:
             # One formula with the drift guard's (window_key): it knows this page by it.
             heads = [key.PAUSED] if c.paused else []
-            if _five_minutes_left(snap):
+            if snap.away is not None and snap.away.away:
+                heads = [key.AWAY]
+            elif _five_minutes_left(snap):
                 heads = [key.SOON]
             elif not c.paused and (soon := snap.calendar.soon(snap.now)):
                 heads = [key.event_soon(soon.title)]

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.support import sway
+from tests.support import aw_server, sway
 from tests.support.live import Live
 from tests.support.require import need
 
@@ -36,3 +36,17 @@ def live(tmp_path_factory):
     server = Live(tmp_path_factory.mktemp("live"))
     yield server
     server.stop()
+
+
+@pytest.fixture
+def aw(tmp_path):
+    """A real aw-server (in memory) with the window watcher's bucket; skipped without one."""
+    executable = aw_server.binary()
+    need(executable, f"aw-server is not installed: run {aw_server.INSTALL}")
+    server = aw_server.AwServer(tmp_path / "aw", executable)
+    try:
+        server.wait_ready()
+        server.create_window_bucket()
+        yield server
+    finally:
+        server.stop()

@@ -11,21 +11,6 @@ from antidrift.core.domain import Health, RuntimeState
 from antidrift.evidence import WindowSampler, choose
 from antidrift.evidence.activitywatch import ActivityWatchProbe
 from antidrift.evidence.probe import ProbeError
-from tests.support import aw_server
-from tests.support.require import need
-
-
-@pytest.fixture
-def aw(tmp_path):
-    executable = aw_server.binary()
-    need(executable, f"aw-server is not installed: run {aw_server.INSTALL}")
-    server = aw_server.AwServer(tmp_path / "aw", executable)
-    try:
-        server.wait_ready()
-        server.create_window_bucket()
-        yield server
-    finally:
-        server.stop()
 
 
 def test_the_bridge_follows_window_switches(aw):

@@ -60,6 +60,7 @@ def test_a_page_showing_the_current_active_view_gets_only_its_widgets(srv):
         "evidence",
         "drift-guard",
         "controls",
+        "away-return",
         "event-clash",
     ]
 

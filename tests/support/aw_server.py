@@ -79,6 +79,32 @@ class AwServer:
             "client": "aw-watcher-window", "type": "currentwindow", "hostname": self.host,
         })  # fmt: skip
 
+    @property
+    def afk_bucket(self) -> str:
+        return f"aw-watcher-afk_{self.host}"
+
+    def create_afk_bucket(self) -> None:
+        _call("POST", f"{self.url}/api/0/buckets/{self.afk_bucket}", {
+            "client": "aw-watcher-afk", "type": "afkstatus", "hostname": self.host,
+        })  # fmt: skip
+
+    def reset_afk_bucket(self) -> None:
+        """The afk bucket anew, empty (aw-server in testing mode deletes without asking)."""
+        try:
+            _call("DELETE", f"{self.url}/api/0/buckets/{self.afk_bucket}?force=1")
+        except urllib.error.HTTPError as exc:
+            if exc.code != 404:
+                raise
+        self.create_afk_bucket()
+
+    def afk_ping(self, afk: bool, last_input: datetime, duration: float = 0.0) -> None:
+        """One ping as aw-watcher-afk 0.12 sends it: stamped with the last input (an afk
+        event's duration the seconds since), pulsetime its timeout + poll time (180 + 5)."""
+        event = {"timestamp": last_input.isoformat(), "duration": duration,
+                 "data": {"status": "afk" if afk else "not-afk"}}  # fmt: skip
+        url = f"{self.url}/api/0/buckets/{self.afk_bucket}/heartbeat?pulsetime=185"
+        _call("POST", url, event)
+
     def heartbeat(self, app: str, title: str, pulsetime: float = 10.0) -> None:
         """What aw-watcher-window sends every second for the focused window."""
         event = {"timestamp": datetime.now(UTC).isoformat(), "duration": 0,

@@ -23,10 +23,14 @@ def build_controller(
     reflector=None,
     enforcer=None,
     coach_workers: int = 2,
+    away_after: int = 3,
     calendar=None,
     breaks=None,
 ) -> Controller:
-    parts = Tuning(coach, coach_unavailable, reflector, judge, drift, exclude_titles, notifier)
+    parts = Tuning(
+        coach, coach_unavailable, reflector, judge, drift, exclude_titles, notifier,
+        away_after=away_after,
+    )  # fmt: skip
     if breaks is not None:
         parts = replace(parts, breaks=breaks)
     return bootstrap.build_controller(

@@ -36,6 +36,7 @@ PAGE = (
     "window_source",
     "enforce",
     "enforce_after",
+    "away_after",
     "tasks",
 )
 

@@ -114,3 +114,10 @@ def test_waybar_adds_the_next_event_as_text_never_markup():
     assert "in 5 min" in body["tooltip"]
     none = json.loads(statusline.waybar(state("active")))
     assert "min" not in none["text"]
+
+
+def test_away_is_said_first_as_the_pages_title_says_it_the_class_stays_active():
+    body = state("active", away=True, drift={"status": "away", "since": None, "reason": None})
+    assert statusline.line(body) == "Away · 15:00 · Write the intro"
+    bar = json.loads(statusline.waybar(body))
+    assert bar["text"].startswith("Away 15:00 ") and bar["class"] == "active"

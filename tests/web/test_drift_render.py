@@ -72,10 +72,11 @@ def test_the_banner_is_short_and_comes_in_under_the_clock_above_the_heading(page
     card = next(n for n in doc.find_all("section") if n.get("aria-labelledby") == "active-title")
     # The clock keeps its place when the banner comes: nothing above it but the eyebrow.
     main = card.elements[0]
-    assert [n.id for n in main.elements[:4]] == [
+    assert [n.id for n in main.elements[:5]] == [
         "phase",
         "time-left",
         "drift-banner",
+        "away-return",  # back from time away: under the clock too (empty here)
         "active-title",
     ]
     assert main.by_id("drift") is not None

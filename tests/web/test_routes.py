@@ -43,6 +43,7 @@ HISTORY_KEYS = [
     "on_task_share",
     "task",
     "paused_secs",
+    "away_secs",
     "written_back",
     "site",
     "episodes",

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import contextlib
 import threading
+import time
 
 import pytest
 
@@ -83,3 +84,19 @@ def test_after_an_exchange_the_next_one_is_welcome(kept):
     assert kept.exchange(b"one\n", done=lambda line: True, timeout=10) == [b"one\n"]
     assert kept.ready
     assert kept.exchange(b"two\n", done=lambda line: True, timeout=10) == [b"two\n"]
+
+
+def test_a_process_that_speaks_on_its_own_is_read_without_waiting(write_cli):
+    # A watcher (swayidle) prints when something happens: printed() takes what came, at once.
+    speaker = start([str(write_cli("speaker", "print('idle', flush=True)\ntime.sleep(0.3)\n"
+                                   "print('back', flush=True)\n"))], name="speaker")  # fmt: skip
+    try:
+        seen = speaker.printed()
+        assert seen in ([], [b"idle\n"])  # nothing waits for it
+        deadline = time.monotonic() + 10
+        while b"" not in seen and time.monotonic() < deadline:
+            seen += speaker.printed()
+            time.sleep(0.05)
+        assert seen == [b"idle\n", b"back\n", b""]  # its end, last
+    finally:
+        speaker.stop()
