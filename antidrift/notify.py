@@ -305,22 +305,24 @@ def build_notifier(
     mode = (mode or "auto").strip().lower()
     path = (env or {}).get("PATH")
     if mode == "off":
-        log.info("desktop notifications off (ANTIDRIFT_NOTIFY=off)")
+        log.info("desktop notifications off (the notify setting is off)")
         return NoNotifier()
     if mode == "command":
         try:
             argv = shlex.split(command)
         except ValueError as exc:
-            return _without(f"ANTIDRIFT_NOTIFY_COMMAND cannot be split like a shell would ({exc})")
+            return _without(
+                f"the notify_command setting cannot be split like a shell would ({exc})"
+            )
         if not argv:
-            return _without("ANTIDRIFT_NOTIFY=command needs ANTIDRIFT_NOTIFY_COMMAND")
+            return _without("the notify setting is command, and notify_command is empty")
         if shutil.which(argv[0], path=path) is None:
             # Still used: the command may appear later, and each failure is logged then.
-            log.warning("ANTIDRIFT_NOTIFY_COMMAND: %s was not found", argv[0])
+            log.warning("the notify_command setting: %s was not found", argv[0])
         log.info("desktop notifications: %s", shlex.join(argv))
         return CommandNotifier(argv, timeout=timeout)
     if mode != "auto":
-        return _without(f"ANTIDRIFT_NOTIFY={mode!r} is not one of {', '.join(NOTIFY_MODES)}")
+        return _without(f"the notify setting {mode!r} is not one of {', '.join(NOTIFY_MODES)}")
     if platform == "darwin":
         found = shutil.which("osascript", path=path)
         if found:
@@ -340,7 +342,7 @@ def build_notifier(
         return notify_send(found, timeout=timeout)
     return _without(
         "no D-Bus session bus and notify-send was not found (install libnotify-bin,"
-        " or set ANTIDRIFT_NOTIFY=command)"
+        " or set the notify setting to command)"
     )
 
 

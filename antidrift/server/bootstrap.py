@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import logging
 import os
+import re
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -24,13 +25,23 @@ from antidrift.session.controller import Controller
 from antidrift.session.readmodel import ReadModel
 from antidrift.session.snapshot import CoachInfo, DriftInfo
 from antidrift.session.ticker import Ticker
-from antidrift.settings import LiveSettings, Settings
+from antidrift.settings import SETTINGS, LiveSettings, Settings
 from antidrift.store.backup import Scheduler
 from antidrift.store.datalock import DataDirLock, acquire
 from antidrift.store.sqlite import SQLiteStore
 from antidrift.tasks import Board
 
 log = logging.getLogger("antidrift")
+
+# The log names a setting as the Settings page and settings.json do (issue 33): `doctor`,
+# which reports the environment, keeps the variables.
+_KEYS = {setting.variable: setting.key for setting in SETTINGS}
+_VARIABLE = re.compile(r"\bANTIDRIFT_[A-Z_]+\b")
+
+
+def as_setting(text: str) -> str:
+    """`text` with each ANTIDRIFT_* variable of a setting said as that setting's name."""
+    return _VARIABLE.sub(lambda m: f"the {_KEYS[m[0]]} setting" if m[0] in _KEYS else m[0], text)
 
 
 class Pages(Protocol):
@@ -220,14 +231,14 @@ def build_coach(settings: Settings) -> tuple[ai.Service | None, CoachInfo]:
     try:
         backend = new_backend(settings)
     except ai.UnknownBackend as exc:
-        log.warning("running without a coach: %s", exc)
+        log.warning("running without a coach: %s", as_setting(str(exc)))
         return None, CoachInfo(None, f"{exc}")
     if backend.binary() is None:
         log.warning(
             "the %s CLI was not found on PATH: Sharpen will say so until it is installed"
             " (or set %s)",
             backend.name,
-            backend.env_var,
+            as_setting(backend.env_var),
         )
     return ai.Service(backend, timeout=settings.ai_timeout), CoachInfo(backend.name, None, backend)
 
@@ -252,7 +263,7 @@ def build_drift(
 ) -> tuple[ai.JudgeService | None, DriftSettings | None, DriftInfo]:
     """The drift judge on the coach's backend, or why the guard is off."""
     if settings.drift == "off":
-        log.info("drift guard off (ANTIDRIFT_DRIFT=off)")
+        log.info("drift guard off (the drift setting is off)")
         return None, None, DriftInfo(False, why_off="turned off in Settings")
     if coach is None:
         return None, None, DriftInfo(False, why_off="there is no AI backend to judge with")
@@ -367,7 +378,7 @@ def task_board(live: LiveSettings) -> Board:
 def build_backups(settings: Settings, clock: Clock) -> Scheduler | None:
     """The daily backup of the database, or None when ANTIDRIFT_BACKUPS is 0."""
     if settings.backups == 0:
-        log.info("daily backups off (ANTIDRIFT_BACKUPS=0)")
+        log.info("daily backups off (the backups setting is 0)")
         return None
     return Scheduler(settings.database, settings.backups, now=clock.now)
 
@@ -381,18 +392,18 @@ def choose_window_source(settings: Settings) -> evidence.Choice:
         try_first=True,
     )
     if choice.probe is None and settings.window_source == "off":
-        log.info("built-in window sampler off (ANTIDRIFT_WINDOW_SOURCE=off)")
+        log.info("built-in window sampler off (the window_source setting is off)")
     elif choice.probe is None:
         log.warning(
             "no window source for this session: %s. To get evidence: %s. Evidence shows as"
             " unavailable until then.",
-            choice.reason,
-            choice.advice,
+            as_setting(choice.reason),
+            as_setting(choice.advice),
         )
     else:
-        log.info("window source: %s (%s)", choice.name, choice.reason)
+        log.info("window source: %s (%s)", choice.name, as_setting(choice.reason))
         if choice.advice:
-            log.warning("window source %s: %s", choice.name, choice.advice)
+            log.warning("window source %s: %s", choice.name, as_setting(choice.advice))
     return choice
 
 
