@@ -10,10 +10,12 @@ from antidrift.server.app import create_app
 from antidrift.server.bootstrap import Runtime
 from antidrift.session.controller import Controller
 from antidrift.session.readmodel import ReadModel
-from antidrift.settings import Settings
+from antidrift.session.snapshot import CoachInfo
+from antidrift.settings import Settings, load
 from tests.fakes import FakeClock, FakeCoach, FakeJudge, FakeStore, coach_info_for
 from tests.support.fake_bin import FakeBin
 from tests.support.procs import Procs
+from tests.support.session import build_controller
 
 # Hypothesis's per-example deadline (200 ms) and its too-slow check are wall time: on a busy
 # machine one example that waited for a CPU failed a property that says nothing about speed
@@ -65,7 +67,7 @@ def make_controller(clock, store):
     made: list[Controller] = []
 
     def make(coach=None, *, store_=None, clock_=None, **kwargs) -> Controller:
-        controller = Controller(store_ or store, clock_ or clock, coach=coach, **kwargs)
+        controller = build_controller(store_ or store, clock_ or clock, coach=coach, **kwargs)
         made.append(controller)
         return controller
 
@@ -101,6 +103,21 @@ def make_app(tmp_path, clock, store):
         app = create_app(Settings(data_dir=tmp_path), runtime=runtime)
         app.config.update(TESTING=True)
         return app
+
+    return make
+
+
+@pytest.fixture
+def serve(tmp_path, controller, store, clock):
+    """serve(env): the real app over fakes whose settings come from env and the data dir;
+    its test client and runtime."""
+
+    def make(env=None):
+        settings = load(env or {}, data_dir=tmp_path)
+        runtime = Runtime(controller, store, clock, CoachInfo(None, None))
+        app = create_app(settings, runtime=runtime)
+        app.config.update(TESTING=True)
+        return app.test_client(), runtime
 
     return make
 

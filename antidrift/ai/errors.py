@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+from antidrift.core.errors import Error
 
-class CoachError(Exception):
-    """A coach failure whose message is fit to show on the page."""
 
+class CoachError(Error):
+    """A coach failure whose message is fit to show on the page (503: the coach could not)."""
+
+    status = 503
     default_message = "the coach failed"
 
     def __init__(self, message: str | None = None) -> None:
@@ -128,10 +131,10 @@ class ServiceDown(CoachError):
 
 class ServiceFailed(CoachError):
     """A model server answered with an error status, or with no JSON; the body goes to the
-    log only."""
+    log only. `upstream` is the model server's HTTP status; `status` stays ours (503)."""
 
     def __init__(self, name: str = "server", status: int | None = None) -> None:
-        self.name, self.status = name, status
+        self.name, self.upstream = name, status
         what = f"an error (HTTP {status})" if status is not None else "something that is not JSON"
         super().__init__(f"{name} answered {what}")
 
@@ -142,5 +145,5 @@ class Cancelled(CoachError):
     default_message = "the coach was cancelled"
 
 
-class UnknownBackend(ValueError):
+class UnknownBackend(Error, ValueError):
     """ANTIDRIFT_AI_BACKEND names no backend, or the command backend has no command."""

@@ -8,13 +8,18 @@ import ssl
 import time
 from urllib.parse import urlsplit
 
+from antidrift.core.errors import Error
+
 TIMEOUT = 5.0  # seconds for the whole fetch, redirects included
 MAX_BYTES = 5 * 1024 * 1024
 CHUNK = 64 * 1024
 
 
-class FetchFailed(Exception):
-    """The calendar could not be fetched; the message is a few words for people."""
+class FetchFailed(Error):
+    """The calendar could not be fetched; the message is a few words for people (503: the
+    calendar's server did not give it)."""
+
+    status = 503
 
 
 def host_of(url: str) -> str:

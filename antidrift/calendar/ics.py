@@ -12,6 +12,7 @@ import re
 from datetime import date, datetime, timedelta
 
 from antidrift.calendar.agenda import Event
+from antidrift.core.errors import Error
 
 TITLE_MAX = 200
 UNTITLED = "Busy"
@@ -23,7 +24,7 @@ _SERIES = ("\nRRULE", "\nRDATE", "\nRECURRENCE-ID", "\nDURATION")
 _CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]+")
 
 
-class UnreadableCalendar(ValueError):
+class UnreadableCalendar(Error, ValueError):
     """Not an iCalendar file (or one the libraries refuse); the message says why."""
 
 

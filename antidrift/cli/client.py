@@ -15,6 +15,7 @@ import shlex
 from pathlib import Path
 from urllib.parse import urlencode, urlsplit
 
+from antidrift.core.errors import Error
 from antidrift.core.loopback import is_loopback
 from antidrift.core.timing import LEFT_HEADER  # the time left while active
 from antidrift.store import datalock
@@ -25,14 +26,10 @@ STARTS_ONE = "antidrift serve"
 _ANY = {"0.0.0.0": "127.0.0.1", "::": "::1", "[::]": "[::1]"}
 
 
-class ClientError(Exception):
+class ClientError(Error):
     """A sentence for the person at the keyboard; `exit_code` for the shell."""
 
     exit_code = 1
-
-    def __init__(self, message: str) -> None:
-        super().__init__(message)
-        self.message = message
 
 
 class NotRunning(ClientError):

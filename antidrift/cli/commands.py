@@ -4,6 +4,10 @@ To add a command, add a row to COMMANDS naming `wing.module:function` (under ant
 That function takes the command's argparse parser, adds the command's arguments, and
 returns the function that runs it (`(argparse.Namespace) -> int`, the exit code). Only the
 chosen command's module is imported, so `antidrift status` in a status bar never loads the server.
+
+A refusal (antidrift.core.errors.Error) that leaves a command is mapped here, once: its
+sentence on stderr, and exit 2 when the error is the user's to fix (a 4xx), 3 when AntiDrift
+could not (a 5xx), or the error's own `exit_code` (the client's 1: no server runs).
 """
 
 from __future__ import annotations
@@ -14,6 +18,9 @@ import sys
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from importlib import metadata
+
+from antidrift.cli.terminal import say
+from antidrift.core.errors import Error
 
 Run = Callable[[argparse.Namespace], int]
 Setup = Callable[[argparse.ArgumentParser], Run]
@@ -36,7 +43,7 @@ COMMANDS: tuple[Command, ...] = (
     Command("serve", "server.serve:serve_command", "run the server (the default)"),
     Command("doctor", "server.serve:doctor_command", "check settings, AI CLIs, window source"),
     Command("backup", "store.backup:backup_command", "copy the database into backups/"),
-    Command("restore", "store.backup:restore_command", "put a backup in the database's place"),
+    Command("restore", "store.restore:restore_command", "put a backup in the database's place"),
     Command("service", "server.service:service_command", "start AntiDrift at login (or not)"),
     Command("status", "cli.remote:status_command", "the commitment in one line (or --follow)"),
     Command("start", "cli.remote:start_command", 'commit: start "ACTION" --done … --minutes N'),
@@ -83,4 +90,16 @@ def main(argv: Sequence[str] | None = None) -> int:
     top, run = parser(argv[0] if argv[0] in names else None)
     args = top.parse_args(argv)
     assert run is not None  # parse_args exits for --help, --version and unknown commands
-    return run(args)
+    try:
+        return run(args)
+    except Error as exc:
+        say(f"antidrift: {exc.message}", err=True)  # escaped: a server's sentence may hold text
+        return exit_code(exc)
+
+
+def exit_code(exc: Error) -> int:
+    """The shell's word for a refusal: its own, else 2 (yours to fix) or 3 (ours)."""
+    own = getattr(exc, "exit_code", None)
+    if isinstance(own, int):
+        return own
+    return 3 if exc.status >= 500 else 2

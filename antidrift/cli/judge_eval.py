@@ -29,6 +29,7 @@ from pathlib import Path
 from antidrift.ai import CoachError, Judge
 from antidrift.cli.terminal import say
 from antidrift.core.domain import redact_window
+from antidrift.core.errors import Error
 from antidrift.drift.policy import judge_title, window_of
 
 CORPUS = "judge_corpus.jsonl"  # package data, beside this module in the wheel
@@ -38,7 +39,7 @@ MAX_CASES = 100_000
 MAX_CASES_BYTES = 10 << 20  # the shipped corpus is under 100 KiB
 
 
-class CasesError(ValueError):
+class CasesError(Error, ValueError):
     """A cases file that cannot be used; the message names the file and the line."""
 
 
@@ -305,7 +306,7 @@ def run_command(args: argparse.Namespace) -> int:
     return 0
 
 
-class JudgeUnavailable(Exception):
+class JudgeUnavailable(Error):
     """No judge can be built from the settings; the message says why."""
 
 

@@ -3,7 +3,8 @@
 running server (antidrift/cli/client.py); none starts one.
 
 Exit codes: 0 done; 1 no AntiDrift running (one line, with the command that starts one);
-2 the server refused (its own sentence: 400, 404, 409); 3 the server could not (5xx).
+2 the server refused (its own sentence: 400, 404, 409); 3 the server could not (5xx). A
+ClientError says which; the command line maps it (cli/commands.py), as every refusal.
 
 `status --follow` writes a line at every change and every second while a commitment runs,
 and keeps going across server restarts. Its requests: one `GET /state` held by the server
@@ -64,11 +65,6 @@ def _finder(args: argparse.Namespace) -> Callable[[], Client]:
     return client
 
 
-def _fail(exc: ClientError) -> int:
-    say(f"antidrift: {exc.message}", err=True)
-    return exc.exit_code
-
-
 # -- status ------------------------------------------------------------------------------------
 
 Render = Callable[[dict], str]
@@ -105,10 +101,7 @@ def status(args: argparse.Namespace) -> int:
     finder = _finder(args)
     if args.follow:
         return _guard_pipe(lambda: follow(finder, render, down, _write))
-    try:
-        state, _ = finder().state()
-    except ClientError as exc:
-        return _fail(exc)
+    state, _ = finder().state()
     _write(render(state))
     return 0
 
@@ -213,10 +206,7 @@ def _until_tick(state: dict, fetched: float, now: float) -> float | None:
 
 def _act(path: str, fields: Callable[[argparse.Namespace], dict] = lambda a: {}):
     def run(args: argparse.Namespace) -> int:
-        try:
-            state = _finder(args)().post(path, fields(args))
-        except ClientError as exc:
-            return _fail(exc)
+        state = _finder(args)().post(path, fields(args))
         _write(statusline.line(state))
         return 0
 
@@ -234,25 +224,22 @@ def start_command(parser: argparse.ArgumentParser):
 
 def start(args: argparse.Namespace) -> int:
     """Plan and start in one go; a refused plan leaves the state as it was."""
+    client = _finder(args)()
+    state, _ = client.state()
+    opened = state["runtime_state"] == "locked"
+    if opened:
+        client.post("/planning")
+    fields = {
+        "next_action": args.action,
+        "success_condition": args.done,
+        "timebox_minutes": args.minutes,
+    }
     try:
-        client = _finder(args)()
-        state, _ = client.state()
-        opened = state["runtime_state"] == "locked"
-        if opened:
-            client.post("/planning")
-        fields = {
-            "next_action": args.action,
-            "success_condition": args.done,
-            "timebox_minutes": args.minutes,
-        }
-        try:
-            state = client.post("/commitment", fields)
-        except ClientError:
-            if opened:  # we opened planning for this: close it again
-                client.post("/planning/cancel")
-            raise
-    except ClientError as exc:
-        return _fail(exc)
+        state = client.post("/commitment", fields)
+    except ClientError:
+        if opened:  # we opened planning for this: close it again
+            client.post("/planning/cancel")
+        raise
     _write(statusline.line(state))
     return 0
 

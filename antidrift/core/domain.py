@@ -12,6 +12,14 @@ from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
 from enum import StrEnum
 
+# The domain's refusals live beside the one error base; importable from here as ever.
+from antidrift.core.errors import (  # noqa: F401
+    DomainError,
+    IllegalTransitionError,
+    NotFound,
+    NotPlanning,
+    ValidationError,
+)
 from antidrift.core.plaintext import first_control
 
 MAX_TEXT = 500
@@ -45,29 +53,6 @@ class Health(StrEnum):
     UNAVAILABLE = "unavailable"
 
 
-class DomainError(Exception):
-    """An error whose message is written for the person using the page."""
-
-    def __init__(self, message: str) -> None:
-        super().__init__(message)
-        self.message = message
-
-
-class ValidationError(DomainError):
-    """Bad input: nothing changed. `fields` names every field at fault (the first is `field`)."""
-
-    def __init__(
-        self, message: str, field: str | None = None, fields: tuple[str, ...] = ()
-    ) -> None:
-        super().__init__(message)
-        self.field = field
-        self.fields = fields or ((field,) if field else ())
-
-
-class IllegalTransitionError(DomainError):
-    """The transition does not exist from the current state: nothing changed."""
-
-
 _WHERE_YOU_ARE = {
     RuntimeState.LOCKED: "there is no commitment yet",
     RuntimeState.PLANNING: "you are planning",
@@ -85,17 +70,6 @@ def require(state: RuntimeState, *allowed: RuntimeState, action: str) -> None:
     """IllegalTransitionError (409) unless `state` is one in which `action` exists."""
     if state not in allowed:
         raise IllegalTransitionError(f"You can't {action} now: {describe(state)}.")
-
-
-class NotFound(DomainError):
-    """The request names something that is not there (e.g. a history entry): nothing changed."""
-
-
-class NotPlanning(DomainError):
-    """The coach was asked for outside planning (a client error, not a conflict)."""
-
-    def __init__(self) -> None:
-        super().__init__("The coach only helps while you are planning.")
 
 
 @dataclass(frozen=True)

@@ -1,8 +1,11 @@
 """The persistence port: what the controller, the drift guard and the read model need from a
-store, and the shapes it answers in. `store.SQLiteStore` is the real one; tests have a fake."""
+store, and the shapes it answers in. `store.SQLiteStore` is the real one; tests have a fake.
+And the session's unit of work as the parts below it (the drift guard, the standing rules)
+see it: `Transaction`, which `session.unit_of_work.UnitOfWork` is."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import TYPE_CHECKING, Protocol
@@ -79,3 +82,13 @@ class Store(Protocol):
     def correct(self, commitment_id: str, outcome: Outcome, note: str) -> Commitment | None: ...
     def delete(self, commitment_id: str) -> bool: ...
     def close(self) -> None: ...
+
+
+class Transaction(Protocol):
+    """The one transition routine (session/unit_of_work.py): `with work:` holds the session's
+    lock; `changed()` moves the version, `then(f)` runs f after the lock, before the listeners."""
+
+    def __enter__(self) -> Transaction: ...
+    def __exit__(self, kind, exc, tb) -> None: ...
+    def changed(self) -> None: ...
+    def then(self, work: Callable[[], None]) -> None: ...

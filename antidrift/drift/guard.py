@@ -1,16 +1,16 @@
 """The drift guard's running part: the pure policy fed by the controller, judge calls on an
 executor, episodes and verdicts persisted, nudges sent through the notifier port.
 
-The controller calls every method below (but the judge's worker) with its lock held; each
-returns an `After` that the controller runs once the lock is released, so a judge call or a
-notification never blocks a transition or a push.
+The controller calls every method below (but the judge's worker) inside the session's unit of
+work; each returns an `After` that runs once the lock is released, so a judge call or a
+notification never blocks a transition or a push. The judge's worker and the teeth land their
+results through the same unit of work.
 """
 
 from __future__ import annotations
 
 import logging
 import re
-import threading
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
@@ -19,7 +19,7 @@ from datetime import datetime
 from antidrift.ai import Cancelled, CoachError, Judge
 from antidrift.core.clock import Clock
 from antidrift.core.domain import Commitment, ValidationError, WindowSample
-from antidrift.core.ports import Store
+from antidrift.core.ports import Store, Transaction
 from antidrift.drift.policy import (
     GUARD_OFF,
     OFF,
@@ -106,9 +106,7 @@ class DriftGuard:
         settings: DriftSettings | None,
         store: Store,
         clock: Clock,
-        lock: threading.RLock,
-        changed: Callable[[], None],
-        notify: Callable[[], None],
+        work: Transaction,
         announce: Callable[[str, str], None],
         exclude: re.Pattern[str] | None = None,
         enforcer: Enforcer | None = None,
@@ -122,9 +120,7 @@ class DriftGuard:
         self._settings = settings or DriftSettings()
         self._store = store
         self._clock = clock
-        self._lock = lock
-        self._changed = changed
-        self._notify = notify
+        self._work = work
         self._announce = announce
         self._exclude = exclude
         self._budget = CallBudget(self._settings.max_calls)
@@ -302,7 +298,7 @@ class DriftGuard:
         for window, judgement in effects.judgements:
             self._store.save_judgement(commitment.id, window, judgement)
         if effects.episodes or effects.judgements or effects.judge or effects.nudge:
-            self._changed()
+            self._work.changed()
         after = After(announce=self._announce)
         if effects.nudge is not None:
             after.nudge = nudge_text(commitment, effects.nudge)
@@ -347,17 +343,16 @@ class DriftGuard:
             how = "it failed unexpectedly; see the log"
         if at is None:
             log.warning("could not put the off-task window (%s) away: %s", put.app, how)
-        with self._lock:
+        with self._work as work:
             try:
                 for episode in policy.put_away_done(put.episode, at, how).episodes:
                     self._store.save_episode(commitment.id, episode)
             except Exception as exc:  # e.g. a full disk: the window is away all the same
                 if not getattr(exc, "logged", False):
                     log.exception("could not record putting the window away")
-            self._changed()
-        if at is not None:
-            self._announce(*put_away_text(commitment, put.app, how))
-        self._notify()
+            if at is not None:
+                work.then(lambda: self._announce(*put_away_text(commitment, put.app, how)))
+            work.changed()
 
     # -- the judge, off the lock -------------------------------------------------------------
 
@@ -392,7 +387,7 @@ class DriftGuard:
         except Exception:
             log.exception("judge call failed unexpectedly")
             error = "the judge failed unexpectedly; see the log"
-        with self._lock:
+        with self._work as work:
             if policy is not self._policy or scope is not self._scope:
                 return  # the commitment left active (or restarted): drop it
             self._scope = None
@@ -404,12 +399,11 @@ class DriftGuard:
                 if not getattr(exc, "logged", False):  # the store has said so once already
                     log.exception("could not record the judge's verdict")
                 return
-        after.run()
-        self._notify()
+            work.then(after.run)
 
     def shutdown(self) -> None:
         """Kill a running judge and refuse new ones (server stop)."""
-        with self._lock:
+        with self._work:
             self._closed = True
             self._stop_judge()
         self._executor.shutdown(wait=False, cancel_futures=True)

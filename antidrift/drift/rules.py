@@ -1,19 +1,21 @@
 """Standing rules ("firefox is always on task"): added and removed by the user, kept in the
 store, followed by the drift guard in every commitment — the running one at once.
 
-Built by the controller, whose lock it shares, like Corrections: the store is written, the
+Each change is one unit of work of the session, like Corrections: the store is written, the
 guard told, the version moved under the lock; the guard's work and the listeners after it.
 """
 
 from __future__ import annotations
 
-import threading
-from collections.abc import Callable
 from typing import Protocol
 
-from antidrift.core.domain import NotFound
-from antidrift.core.ports import Store
+from antidrift.core.domain import NotFound, ValidationError
+from antidrift.core.ports import Store, Transaction
 from antidrift.drift.verdicts import Rule, validate_rule
+
+# A rule is one line on the rules page and one check per window: more than this is a list no
+# one reads, and a page that grows without bound.
+MAX_RULES = 500
 
 
 class After(Protocol):
@@ -29,42 +31,45 @@ class Guard(Protocol):
 class StandingRules:
     """Add or remove a rule; ValidationError for bad input, NotFound for an unknown id."""
 
-    def __init__(
-        self,
-        store: Store,
-        lock: threading.RLock,
-        guard: Guard,
-        changed: Callable[[], None],
-        notify: Callable[[], None],
-    ) -> None:
+    def __init__(self, store: Store, work: Transaction, guard: Guard) -> None:
         self._store = store
-        self._lock = lock
+        self._work = work
         self._guard = guard
-        self._changed = changed  # under the lock: bump the version
-        self._notify = notify  # after the lock: the listeners
 
     def add(self, app: object, title_contains: object, verdict: object) -> Rule:
         """A rule for every commitment; one about the same app and text is replaced."""
         fields = validate_rule(app, title_contains, verdict)
-        with self._lock:
+        with self._work:
+            rules = self._store.rules()
+            same = [r for r in rules if _same(r, fields[0], fields[1])]
+            if len(rules) >= MAX_RULES and not same:
+                raise ValidationError(
+                    f"There are {len(rules)} standing rules, the most AntiDrift keeps: remove"
+                    " one first.",
+                    "app",
+                )
             rule = self._store.add_rule(*fields)
-            after = self._followed()
-        after.run()
-        self._notify()
+            self._followed()
         return rule
 
     def remove(self, rule_id: int) -> Rule:
         """Remove one rule (the judge decides its windows again); the rule that was."""
-        with self._lock:
+        with self._work:
             found = next((r for r in self._store.rules() if r.id == rule_id), None)
             if found is None or not self._store.delete_rule(rule_id):
                 raise NotFound("There is no such rule.")
-            after = self._followed()
-        after.run()
-        self._notify()
+            self._followed()
         return found
 
-    def _followed(self) -> After:
-        after = self._guard.rules_changed(tuple(self._store.rules()))
-        self._changed()
-        return after
+    def _followed(self) -> None:
+        """Under the unit of work: the running commitment follows the rules as they are now."""
+        self._work.then(self._guard.rules_changed(tuple(self._store.rules())).run)
+        self._work.changed()
+
+
+def _same(rule: Rule, app: str, title_contains: str) -> bool:
+    """The rule a new one about the same app and text replaces (the store's own test)."""
+    return (
+        rule.app.casefold() == app.casefold()
+        and rule.title_contains.casefold() == title_contains.casefold()
+    )

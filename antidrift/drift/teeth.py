@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 
 from antidrift.core.domain import ValidationError
+from antidrift.core.errors import Error
 
 MINIMIZE = "minimize"
 TEETH_OFF = "off"
@@ -30,7 +31,7 @@ CHOICES = (TEETH_OFF, MINIMIZE)  # ANTIDRIFT_ENFORCE's words, and the commitment
 WindowHandle = Hashable
 
 
-class CouldNotPutAway(Exception):
+class CouldNotPutAway(Error):
     """An adapter failed; the message is a sentence for people (never a window title)."""
 
 

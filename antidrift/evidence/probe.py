@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from typing import Protocol
 
 from antidrift import process
+from antidrift.core.errors import Error
 
 # (app, title) of the focused window.
 Window = tuple[str, str]
@@ -42,7 +43,7 @@ OUTPUT_CAP = 1 << 20  # bytes of stdout; a sway tree of a hundred windows is ~10
 _LOG_PREFIX = re.compile(r"^\d\d:\d\d:\d\d\.\d+ \[\w+\] \[[^\]]*\] ")  # sway's log lines
 
 
-class ProbeError(Exception):
+class ProbeError(Error):
     """The window source failed; the message is a sentence for people (never a title)."""
 
 

@@ -1,47 +1,45 @@
-"""The composition root: builds the real store, coach and evidence source from Settings."""
+"""The composition root: builds the real store, coach and evidence source from Settings, and
+wires the session's parts (`build_controller`, the one place they are put together). The
+settings-dependent parts are built by one function (`adapters.tuning`) and applied by one
+(`Runtime.take_up`)."""
 
 from __future__ import annotations
 
 import logging
 import os
-import re
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from datetime import timedelta
 from typing import Protocol
-from urllib.parse import urlsplit
 
-from antidrift import ai, calendar, evidence, tasks
-from antidrift.ai.reflect import ReflectService
+from antidrift import calendar, evidence, tasks
+from antidrift.calendar import Calendar
 from antidrift.core.clock import Clock, SystemClock
-from antidrift.core.loopback import is_loopback
 from antidrift.core.ports import Store
-from antidrift.drift.policy import DriftSettings
+from antidrift.drift.guard import DriftGuard, Enforcer
 from antidrift.drift.put_away import DesktopEnforcer
+from antidrift.drift.rules import StandingRules
 from antidrift.evidence import WindowSampler
-from antidrift.notify import Background, build_notifier
+from antidrift.notify import Background
+from antidrift.server.adapters import as_setting, tuning
+from antidrift.session.coaching import Coaching
 from antidrift.session.controller import Controller
+from antidrift.session.corrections import Corrections
+from antidrift.session.drafts import Drafts
+from antidrift.session.interruptions import Interruptions
 from antidrift.session.readmodel import ReadModel
+from antidrift.session.reflecting import Reflections
 from antidrift.session.snapshot import CoachInfo, DriftInfo
+from antidrift.session.state import Session, Tuning
 from antidrift.session.ticker import Ticker
-from antidrift.settings import SETTINGS, LiveSettings, Settings
-from antidrift.store.backup import Scheduler
+from antidrift.session.unit_of_work import UnitOfWork
+from antidrift.settings import LiveSettings, Settings
+from antidrift.store.backup import Scheduler, clear_leftovers
 from antidrift.store.datalock import DataDirLock, acquire
 from antidrift.store.sqlite import SQLiteStore
 from antidrift.tasks import Board
 
 log = logging.getLogger("antidrift")
-
-# The log names a setting as the Settings page and settings.json do (issue 33): `doctor`,
-# which reports the environment, keeps the variables.
-_KEYS = {setting.variable: setting.key for setting in SETTINGS}
-_VARIABLE = re.compile(r"\bANTIDRIFT_[A-Z_]+\b")
-
-
-def as_setting(text: str) -> str:
-    """`text` with each ANTIDRIFT_* variable of a setting said as that setting's name."""
-    return _VARIABLE.sub(lambda m: f"the {_KEYS[m[0]]} setting" if m[0] in _KEYS else m[0], text)
 
 
 class Pages(Protocol):
@@ -129,18 +127,12 @@ class Runtime:
             ).start()
 
     def take_up(self, settings: Settings) -> None:
-        """Changed settings, without a restart: a new coach, judge, notifier and private-title
-        pattern (the drift guard from the next commitment), and the window source anew."""
-        coach, info = build_coach(settings)
-        judge, drift, drift_info = build_drift(settings, coach)
-        notifier = Background(
-            build_notifier(settings.notify, settings.notify_command, env=settings.env)
-        )
-        reflector = ReflectService(coach.backend, timeout=settings.ai_timeout) if coach else None
-        self.controller.retune(
-            coach, _unavailable(info), reflector, judge, drift, settings.evidence_exclude, notifier
-        )
-        old, self.notifier = self.notifier, notifier
+        """Changed settings, without a restart: every settings-dependent part anew (`tuning`:
+        the coach and what Sharpen and Reflect say without one, the judge, the notifier, the
+        private-title pattern; the drift guard from the next commitment), the window source."""
+        parts, info, drift_info = tuning(settings)
+        self.controller.retune(parts)
+        old, self.notifier = self.notifier, parts.notifier
         self.coach_info, self.drift_info = info, drift_info
         if self.calendar is not None:  # read again at once: a save is also how to retry
             self.calendar.configure(
@@ -221,74 +213,70 @@ class Runtime:
         log.info("stopped")
 
 
-def new_backend(settings: Settings, name: str | None = None) -> ai.Backend:
-    """The AI backend the settings choose (or the one `name`s, with the same tuning)."""
-    return ai.new_backend(settings.ai_backend if name is None else name, ai.Options.of(settings))
+def build_controller(
+    store: Store,
+    clock: Clock,
+    parts: Tuning | None = None,
+    *,
+    enforcer: Enforcer | None = None,
+    coach_workers: int = 2,
+    calendar: Calendar | None = None,
+) -> Controller:
+    """The session: its parts over one unit of work and one Session, restored from the store.
+    Nothing starts here (`Controller.start` takes the stored state up). The calendar is
+    planned around: the guard stands down during an event, Sharpen hears the free minutes."""
+    parts = parts or Tuning()
+    work, session = UnitOfWork(), Session(store.load(), clock)
+    session.notifier = parts.notifier
+    drafts = Drafts(store, work, session)  # what the user types while planning
+    drafts.resume()
 
+    def free_minutes() -> int | None:  # before the next event; called off the lock
+        if calendar is None:
+            return None
+        with work:
+            now = session.now()
+        return calendar.free_minutes(now)
 
-def build_coach(settings: Settings) -> tuple[ai.Service | None, CoachInfo]:
-    """The configured coach, or None with a reason the page and the log can show."""
-    try:
-        backend = new_backend(settings)
-    except ai.UnknownBackend as exc:
-        log.warning("running without a coach: %s", as_setting(str(exc)))
-        return None, CoachInfo(None, f"{exc}")
-    if backend.binary() is None:
-        log.warning(
-            "the %s CLI was not found on PATH: Sharpen will say so until it is installed"
-            " (or set %s)",
-            backend.name,
-            as_setting(backend.env_var),
-        )
-    return ai.Service(backend, timeout=settings.ai_timeout), CoachInfo(backend.name, None, backend)
-
-
-def remote_address(url: object) -> str | None:
-    """Where an AI server's URL sends what it is given, when that is another machine (the
-    settings refuse it unless ANTIDRIFT_AI_ALLOW_REMOTE=1): its host and port, else None."""
-    if not isinstance(url, str):
-        return None  # a CLI backend: its own service, named on the page already
-    try:
-        parts = urlsplit(url)
-        host = parts.hostname
-    except ValueError:
-        return url
-    if host and is_loopback(host):
-        return None
-    return parts.netloc or url
-
-
-def build_drift(
-    settings: Settings, coach: ai.Service | None
-) -> tuple[ai.JudgeService | None, DriftSettings | None, DriftInfo]:
-    """The drift judge on the coach's backend, or why the guard is off."""
-    if settings.drift == "off":
-        log.info("drift guard off (the drift setting is off)")
-        return None, None, DriftInfo(False, why_off="turned off in Settings")
-    if coach is None:
-        return None, None, DriftInfo(False, why_off="there is no AI backend to judge with")
-    backend = coach.backend
-    cli = backend.name  # named as the planning view names the coach ("command", not "python3")
-    policy = DriftSettings(
-        timedelta(seconds=settings.drift_grace),
-        timedelta(seconds=settings.drift_cooldown),
-        settings.drift_max_calls,
-        settings.enforce,
-        timedelta(seconds=settings.enforce_after),
+    # The planning view's Sharpen; its executor is the review's Reflect's too.
+    coaching = Coaching(
+        parts.coach,
+        store,
+        work,
+        session,
+        parts.unavailable,
+        workers=coach_workers,
+        drafts=drafts,
+        free_minutes=free_minutes,
     )
-    remote = remote_address(getattr(backend, "url", None))
-    log.info("drift guard on: %s judges the focused window's app and title", cli)
-    if remote is not None:
-        log.warning("window titles leave this machine: they go to %s", remote)
-    info = DriftInfo(
-        True,
-        cli,
-        titles_excluded=settings.evidence_exclude is not None,
-        remote=remote,
-        teeth=settings.enforce == "minimize",
-        teeth_after=settings.enforce_after,
+    reflections = Reflections(
+        parts.reflector, store, coaching.executor, work, session, parts.unavailable
     )
-    return ai.JudgeService(backend, timeout=settings.ai_timeout), policy, info
+    # The drift guard: judge calls on its own executor, landing through the unit of work.
+    guard = DriftGuard(
+        judge=parts.judge,
+        settings=parts.drift,
+        store=store,
+        clock=session.clock,
+        work=work,
+        announce=session.announce,
+        exclude=parts.exclude,
+        enforcer=enforcer,
+        busy=calendar.busy if calendar is not None else None,
+    )
+    return Controller(
+        work,
+        session,
+        store,
+        guard=guard,
+        drafts=drafts,
+        coaching=coaching,
+        reflections=reflections,
+        corrections=Corrections(store, work),  # the history corrected after the fact
+        rules=StandingRules(store, work, guard),  # the running commitment's guard follows
+        interruptions=Interruptions(work, session, store, guard, reflections),
+        calendar=calendar,
+    )
 
 
 def build_runtime(settings: Settings, *, clock: Clock | None = None) -> Runtime:
@@ -296,31 +284,22 @@ def build_runtime(settings: Settings, *, clock: Clock | None = None) -> Runtime:
     clock = clock or SystemClock()
     lock = acquire(settings.data_dir)  # before the database is even opened
     try:
+        clear_leftovers(settings.data_dir)  # held: what a killed backup or restore left
         store = SQLiteStore(settings.database)
     except BaseException:
         lock.abandon()  # a refused start leaves the data directory as it found it
         raise
-    live = LiveSettings(settings)
+    parts, info, drift_info = tuning(settings)
     plans_around = build_calendar(settings, clock)
-    coach, info = build_coach(settings)
-    judge, drift, drift_info = build_drift(settings, coach)
-    # In the background: a notification daemon that hangs must never hold a transition.
-    notifier = Background(
-        build_notifier(settings.notify, settings.notify_command, env=settings.env)
-    )
-    controller = Controller(
+    # The teeth act in the session the probe samples.
+    controller = build_controller(
         store,
         clock,
-        coach=coach,
-        notifier=notifier,
-        judge=judge,
-        drift=drift,
-        coach_unavailable=_unavailable(info),
-        exclude_titles=settings.evidence_exclude,
-        reflector=ReflectService(coach.backend, timeout=settings.ai_timeout) if coach else None,
-        enforcer=DesktopEnforcer(settings.env or None),  # in the session the probe samples
+        parts,
+        enforcer=DesktopEnforcer(settings.env or None),
         calendar=plans_around,
     )
+    live = LiveSettings(settings)  # the settings in force; the Settings page changes them
 
     def find_sampler() -> WindowSampler | None:
         # The sampler feeds the controller and tells it whether it runs; the controller never
@@ -337,14 +316,13 @@ def build_runtime(settings: Settings, *, clock: Clock | None = None) -> Runtime:
             now=controller.now,  # the controller's steady time, not the jumpy wall clock
         )
 
-    live = LiveSettings(settings)
     return Runtime(
         controller,
         store,
         clock,
         info,
         find_sampler=find_sampler,
-        notifier=notifier,
+        notifier=parts.notifier,
         lock=lock,
         drift_info=drift_info,
         settings=live,
@@ -405,7 +383,3 @@ def choose_window_source(settings: Settings) -> evidence.Choice:
         if choice.advice:
             log.warning("window source %s: %s", choice.name, as_setting(choice.advice))
     return choice
-
-
-def _unavailable(info: CoachInfo) -> str:
-    return f"coach unavailable — {info.problem}" if info.problem else "coach unavailable"

@@ -207,14 +207,8 @@ class Server(BaseApplication):
 
 
 def serve(args: argparse.Namespace) -> int:
-    try:
-        # Every setting first: a refused one is a line before anything is bound or opened.
-        chosen = settings.load(
-            data_dir=args.data_dir, overrides={"host": args.host, "port": args.port}
-        )
-    except SettingsError as exc:
-        say(f"antidrift: {exc}", err=True)
-        return 2
+    # Every setting first: a refused one is a line (exit 2) before anything is bound or opened.
+    chosen = settings.load(data_dir=args.data_dir, overrides={"host": args.host, "port": args.port})
     host, port = chosen.host, chosen.port
     if not is_loopback(host):
         if not args.allow_remote:
@@ -242,7 +236,8 @@ def doctor(args: argparse.Namespace) -> int:
     window source works, the calendar and the database. Exit 1 when a setting or the
     database would refuse the start. Changes nothing: the database is only read."""
     from antidrift.core.clock import SystemClock
-    from antidrift.server.bootstrap import build_calendar, new_backend  # settings to adapters
+    from antidrift.server.adapters import new_backend  # settings to adapters
+    from antidrift.server.bootstrap import build_calendar
 
     data_dir = getattr(args, "data_dir", None)
     reading = settings.read(data_dir=data_dir)

@@ -22,6 +22,7 @@ from pathlib import Path
 from antidrift import process
 from antidrift.cli.client import ClientError, server_data_dir
 from antidrift.cli.terminal import say
+from antidrift.core.errors import Error
 from antidrift.store import datalock
 
 UNIT = "antidrift.service"
@@ -31,7 +32,7 @@ TIMEOUT = 15.0  # seconds for one systemctl or launchctl call
 RUNNING, STOPPED, ABSENT = 0, 3, 4
 
 
-class ServiceError(Exception):
+class ServiceError(Error):
     """A sentence for the person installing."""
 
 

@@ -1,15 +1,14 @@
 """The planning view's Sharpen button: one coach call at a time, off the request thread, its
 proposal validated like a typed plan; the coach's CLI kept warm while the user plans.
 
-Shaped like `Reflections`: the controller builds it and shares its lock, its state and its
-time with it; methods marked "under the lock" are called with that lock held.
+Shaped like `Reflections`: the composition root builds it over the session's unit of work and
+Session; methods marked "under the lock" are called inside that unit of work.
 """
 
 from __future__ import annotations
 
 import logging
 import secrets
-import threading
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
@@ -28,8 +27,10 @@ from antidrift.core.domain import (
 )
 from antidrift.core.plaintext import without_controls
 from antidrift.core.ports import Store
-from antidrift.session.drafts import Drafts
+from antidrift.session.drafts import Draft, Drafts
 from antidrift.session.snapshot import CoachStatus, CoachView
+from antidrift.session.state import Session
+from antidrift.session.unit_of_work import UnitOfWork
 
 log = logging.getLogger("antidrift.coaching")
 
@@ -49,26 +50,20 @@ class Coaching:
         self,
         coach: Coach | None,
         store: Store,
-        lock: threading.RLock,
+        work: UnitOfWork,
+        session: Session,
         unavailable: str,
         *,
-        state: Callable[[], RuntimeState],
-        now: Callable[[], datetime],
-        changed: Callable[[], None],
-        notify: Callable[[], None],
         workers: int = 2,
-        drafts: Drafts | None = None,
+        drafts: Drafts,
         free_minutes: Callable[[], int | None] = lambda: None,
     ) -> None:
         self.coach = coach
         self._free_minutes = free_minutes  # before the next calendar event, off the lock
         self._drafts = drafts  # the plan fields a proposal fills, or leaves to the user
         self._store = store
-        self._lock = lock
+        self._work, self._s = work, session
         self.unavailable = unavailable  # settings may change it (Controller.retune)
-        self._state, self._now = state, now  # the controller's, read under the lock
-        self._changed = changed  # under the lock: bump the version
-        self._notify = notify  # after the lock: the listeners
         self._view = CoachView()
         self._call: CoachCall | None = None
         self._generation = 0
@@ -88,39 +83,41 @@ class Coaching:
     def request(self, intent: object) -> None:
         """Sharpen: start a coach call for the intent; its result arrives through the
         listeners. Only while planning (NotPlanning: 400)."""
-        with self._lock:
-            if self._state() is not RuntimeState.PLANNING:
+        with self._work:
+            if self._s.state is not RuntimeState.PLANNING:
                 raise NotPlanning()
             text = validate_intent(intent)
-            call = self._start(self._now(), text)
-        self._notify()
-        if call is not None:
+            call = self._start(self._s.now(), text)
+        if call is not None:  # after the listeners: the pages show it pending first
             self._submit(call, text)
 
     def cancel(self) -> None:
         """Stop a running Sharpen: its CLI is killed and the coach goes back to idle."""
-        with self._lock:
-            require(self._state(), RuntimeState.PLANNING, action="cancel the coach")
+        with self._work as work:
+            require(self._s.state, RuntimeState.PLANNING, action="cancel the coach")
             self.reset()
-            self._changed()
-        self._notify()
+            work.changed()
+
+    def use(self, name: object) -> Draft:
+        """POST /coach/use: the ready proposal's value goes into one field the user edited."""
+        with self._work:
+            return self._drafts.use(name, self._view.proposal)
 
     def _start(self, now: datetime, intent: str = "") -> CoachCall | None:
         """Under the lock: mark a call pending (a running one is cancelled); None when there
         is no coach to ask (the view then says so). From here every plan field is open to the
         proposal again, unless the user edits it before it lands."""
         self._cancel_call()
-        if self._drafts is not None:
-            self._drafts.sharpened(intent)
+        self._drafts.sharpened(intent)
         if self.coach is None or self._closed:
             self._view = CoachView(CoachStatus.ERROR, error=self.unavailable)
-            self._changed()
+            self._work.changed()
             return None
         self._generation += 1
         call = CoachCall(self._generation, CancelScope())
         self._call = call
         self._view = CoachView(CoachStatus.PENDING, pending_since=now)
-        self._changed()
+        self._work.changed()
         return call
 
     def _submit(self, call: CoachCall, intent: str) -> None:
@@ -154,16 +151,15 @@ class Coaching:
         except Exception:
             log.exception("coach call failed unexpectedly")
             view = CoachView(CoachStatus.ERROR, error="The coach failed unexpectedly; see the log.")
-        with self._lock:
-            if call is not self._call or self._state() is not RuntimeState.PLANNING:
+        with self._work as work:
+            if call is not self._call or self._s.state is not RuntimeState.PLANNING:
                 return  # superseded, cancelled, or the user left planning: discard silently
-            if view.proposal is not None and self._drafts is not None:
+            if view.proposal is not None:
                 kept = self._drafts.proposed(view.proposal)
                 view = CoachView(view.status, view.proposal, view.proposal_id, kept=kept)
             self._view = view
             self._call = None
-            self._changed()
-        self._notify()
+            work.changed()
 
     def _track_record(self) -> list[insights.TrackRecordLine]:
         """The user's recent plans for the coach (none before three have ended); a store that
@@ -197,7 +193,7 @@ class Coaching:
 
     def shutdown(self) -> None:
         """Kill a running coach CLI and the warm one, and refuse new calls (server stop)."""
-        with self._lock:
+        with self._work:
             self._closed = True
             self.keep_warm(False)
             self._cancel_call()

@@ -1,21 +1,19 @@
-"""The session controller: the state machine. Every transition, under one lock, is persisted,
-then applied, then announced: `require` the state, validate the input, `store.save` first (a
-failed save changes nothing), mutate, tell the parts that share the lock (coaching, guard,
-reflections), `_changed()`; after the lock run the guard's `After` and `_notify()`."""
+"""The session controller: the state machine. Every transition is one unit of work
+(unit_of_work.py): `require` the state, validate the input, `store.save` first (a failed save
+changes nothing), mutate the Session, tell the parts that share it (coaching, guard,
+reflections), `work.changed()`; the guard's `After` goes to `work.then`, and the listeners
+hear of it once the lock is released. The composition root (server/bootstrap.py) builds the
+parts; the controller starts nothing until `start()`."""
 
 from __future__ import annotations
 
 import logging
-import re
-import threading
 import uuid
 from collections.abc import Callable
-from datetime import datetime, timedelta
+from contextlib import AbstractContextManager
+from datetime import datetime
 
-from antidrift.ai import Coach, Judge
-from antidrift.ai.reflect import Reflector
 from antidrift.calendar import Agenda, Calendar
-from antidrift.core.clock import Clock, SteadyClock
 from antidrift.core.domain import (
     MAX_TEXT,
     Commitment,
@@ -34,178 +32,93 @@ from antidrift.core.domain import (
 from antidrift.core.errors import WriteFailed
 from antidrift.core.ports import Store
 from antidrift.core.timing import paused_total
-from antidrift.drift.guard import DriftGuard, Enforcer
-from antidrift.drift.policy import OFF, DriftSettings, parse_choice
+from antidrift.drift.guard import DriftGuard
+from antidrift.drift.policy import OFF, parse_choice
 from antidrift.drift.rules import StandingRules
 from antidrift.drift.window_key import is_own_page
-from antidrift.notify import Notifier
 from antidrift.session.coaching import Coaching
 from antidrift.session.corrections import Corrections
 from antidrift.session.drafts import Draft, Drafts
 from antidrift.session.interruptions import Interruptions
 from antidrift.session.reflecting import Reflections
 from antidrift.session.snapshot import EvidenceView, Snapshot
+from antidrift.session.state import Session, Tuning
+from antidrift.session.unit_of_work import UnitOfWork
 
 log = logging.getLogger("antidrift.session")
 
 Listener = Callable[[], None]
 
 
-class Controller(Interruptions):
-    """Owns the runtime state. Listeners run after the lock is released. Pause, resume, finish
-    and its undo are in interruptions.py."""
+class Controller:
+    """Owns the transitions of the runtime state. Pause, resume, finish and its undo are the
+    Interruptions part's; Sharpen is Coaching's, Reflect Reflections', the draft Drafts'."""
 
     def __init__(
         self,
+        work: UnitOfWork,
+        session: Session,
         store: Store,
-        clock: Clock,
         *,
-        coach: Coach | None = None,
-        coach_unavailable: str = "coach unavailable",
-        exclude_titles: re.Pattern[str] | None = None,
-        coach_workers: int = 2,
-        notifier: Notifier | None = None,
-        judge: Judge | None = None,
-        drift: DriftSettings | None = None,
-        reflector: Reflector | None = None,
-        enforcer: Enforcer | None = None,
+        guard: DriftGuard,
+        drafts: Drafts,
+        coaching: Coaching,
+        reflections: Reflections,
+        corrections: Corrections,
+        rules: StandingRules,
+        interruptions: Interruptions,
         calendar: Calendar | None = None,
     ) -> None:
-        self._store = store
+        self._work, self._s, self._store = work, session, store
+        self._guard = guard
+        self.drafts, self.coaching, self.reflections = drafts, coaching, reflections
+        self.corrections, self.rules = corrections, rules
+        self.interruptions = interruptions
         self._calendar = calendar  # planned around: the guard stands down during an event
-        # Within a run time comes from the monotonic clock: a wall-clock jump can neither
-        # end a timebox early nor stretch it, nor make a duration negative.
-        self._clock = SteadyClock(clock)
-        self._lock = threading.RLock()
-        self._listeners: list[Listener] = []
-        self._watcher_running = False  # told by the window sampler (set_watcher)
-        self._version = 0
-        self._notifier = notifier
-        persisted = store.load()
-        self._state = persisted.state
-        self._commitment = persisted.commitment
-        if self._state is RuntimeState.ACTIVE and self._commitment is not None:
-            # The time left is derived once from the stored wall-clock deadline, and never
-            # more than the timebox (the wall clock may have gone back while we were down).
-            c = self._commitment
-            self._clock.resync(not_before=c.deadline - timedelta(seconds=c.total_secs))
-        self._last_sample = persisted.samples[-1] if persisted.samples else None
-        self._closure: str | None = None  # the commitment whose outcome was just recorded
-        # What the user types while planning, kept as they type; guarded by this lock.
-        self.drafts = Drafts(
-            store,
-            self._lock,
-            self._changed,
-            self._notify,
-            planning=lambda: self._state is RuntimeState.PLANNING,
-            proposal=lambda: self.coaching.view().proposal,
-        )
-        self.drafts.resume(self._state is RuntimeState.PLANNING)
-        # The planning view's Sharpen button (the web calls it), guarded by this lock.
-        self.coaching = Coaching(
-            coach,
-            store,
-            self._lock,
-            coach_unavailable,
-            state=lambda: self._state,
-            now=self._now,
-            changed=self._changed,
-            notify=self._notify,
-            workers=coach_workers,
-            drafts=self.drafts,
-            free_minutes=lambda: calendar.free_minutes(self.now()) if calendar else None,
-        )
-        # The review's Reflect button (the web calls it): on the coach's executor, this lock.
-        self.reflections = Reflections(
-            reflector,
-            store,
-            self.coaching.executor,
-            self._lock,
-            coach_unavailable,
-            state=lambda: self._state,
-            current=lambda: self._commitment,
-            now=self._now,
-            changed=self._changed,
-            notify=self._notify,
-        )
-        # Corrections to the history after the fact, guarded by this lock.
-        self.corrections = Corrections(store, self._lock, self._changed, self._notify)
-        # The drift guard: judge calls on its own executor, under this controller's lock.
-        self._guard = DriftGuard(
-            judge=judge,
-            settings=drift,
-            store=store,
-            clock=self._clock,
-            lock=self._lock,
-            changed=self._changed,
-            notify=self._notify,
-            announce=self._announce,
-            exclude=exclude_titles,
-            enforcer=enforcer,
-            busy=calendar.busy if calendar is not None else None,
-        )
-        # Standing rules: written under this lock; the running commitment's guard follows.
-        self.rules = StandingRules(store, self._lock, self._guard, self._changed, self._notify)
         self._started = False  # the constructor starts nothing: start() does
 
-    def retune(self, coach, unavailable: str, reflect, judge, drift, exclude, notifier) -> None:
-        """Changed settings: at once, but the guard from the next commitment (guard.retune)."""
-        with self._lock:
-            self.coaching.coach, self.coaching.unavailable = coach, unavailable
-            self.reflections.reflector, self._notifier = reflect, notifier
-            self._guard.retune(judge, drift, exclude)
+    def retune(self, tuning: Tuning) -> None:
+        """Changed settings, into every part that uses one: at once, but the guard from the
+        next commitment (guard.retune)."""
+        with self._work:
+            self.coaching.coach, self.coaching.unavailable = tuning.coach, tuning.unavailable
+            self.reflections.reflector = tuning.reflector
+            self.reflections.unavailable = tuning.unavailable
+            self._s.notifier = tuning.notifier
+            self._guard.retune(tuning.judge, tuning.drift, tuning.exclude)
 
     def start(self) -> None:
         """Take up what the stored state left (once; `Runtime.start` calls it): the guard
         watches a resumed commitment again with its verdicts, one whose deadline passed while
         the server was down goes to review and says so, a resumed planning warms the coach."""
-        with self._lock:
+        with self._work:
             if self._started:
                 return
             self._started = True
             after = None
-            if self._state is RuntimeState.ACTIVE:  # resumed after a restart: verdicts are kept
-                after = self._guard.begin(self._commitment, self._last_sample)
+            if self._s.state is RuntimeState.ACTIVE:  # resumed after a restart: verdicts kept
+                after = self._guard.begin(self._s.commitment, self._s.last_sample)
         try:
             expired = self.expire_if_due()
         except WriteFailed:  # the disk is full: logged once; the ticker retries every second
             expired = False
         if not expired and after is not None:
             after.run()
-        with self._lock:
-            if self._state is RuntimeState.PLANNING:  # resumed in planning: the coach gets ready
+        with self._work:
+            if self._s.state is RuntimeState.PLANNING:  # resumed in planning: the coach warms
                 self.coaching.keep_warm(True)
 
     # -- listeners ---------------------------------------------------------------------------
 
     def subscribe(self, listener: Listener) -> None:
-        self._listeners.append(listener)
-
-    def _notify(self) -> None:
-        for listener in list(self._listeners):
-            try:
-                listener()
-            except Exception:  # a broken listener must not undo a committed transition
-                log.exception("listener failed")
-
-    def _changed(self) -> None:
-        """Called under the lock after a mutation."""
-        self._version += 1
+        self._work.subscribe(listener)
 
     # -- time --------------------------------------------------------------------------------
 
     def now(self) -> datetime:
         """The controller's time: steady while a timebox runs, the wall clock otherwise."""
-        with self._lock:
-            return self._now()
-
-    def _now(self) -> datetime:
-        if self._state is not RuntimeState.ACTIVE:
-            # Nothing is being timed: follow a corrected wall clock, but never to before the
-            # commitment under review ended (an extension restarts from there at the earliest).
-            c = self._commitment
-            self._clock.resync(not_before=(c.ended_at or c.started_at) if c else None)
-        return self._clock.now()
+        with self._work:
+            return self._s.now()
 
     def agenda(self, now: datetime) -> Agenda:
         """What the calendar says at `now` (nothing without one)."""
@@ -214,29 +127,30 @@ class Controller(Interruptions):
     # -- projection --------------------------------------------------------------------------
 
     def snapshot(self) -> Snapshot:
-        with self._lock:
-            now = self._now()
-            active = self._state is RuntimeState.ACTIVE
+        with self._work:
+            s = self._s
+            now = s.now()
+            active = s.state is RuntimeState.ACTIVE
             return Snapshot(
-                version=self._version,
-                state=self._state,
-                commitment=self._commitment,
+                version=self._work.version,
+                state=s.state,
+                commitment=s.commitment,
                 evidence=EvidenceView.of(
-                    self._commitment.started_at if self._state is RuntimeState.ACTIVE else None,
-                    self._last_sample,
+                    s.commitment.started_at if active else None,
+                    s.last_sample,
                     now,
-                    self._watcher_running,
+                    s.watcher_running,
                 ),
-                coach=self.coaching.view() if self._state is RuntimeState.PLANNING else None,
-                draft=self.drafts.draft if self._state is RuntimeState.PLANNING else None,
+                coach=self.coaching.view() if s.state is RuntimeState.PLANNING else None,
+                draft=self.drafts.draft if s.state is RuntimeState.PLANNING else None,
                 now=now,
-                drift=self._guard.view(now) if self._state is RuntimeState.ACTIVE else OFF,
-                reflection=self.reflections.view(self._commitment.id)
-                if self._state is RuntimeState.REVIEW and self._commitment is not None
+                drift=self._guard.view(now) if active else OFF,
+                reflection=self.reflections.view(s.commitment.id)
+                if s.state is RuntimeState.REVIEW and s.commitment is not None
                 else None,
-                paused_secs=paused_total(self._commitment, now) if active else 0,
-                undo_until=self.undo_until(),
-                closure=self._closure if self._state is RuntimeState.LOCKED else None,
+                paused_secs=paused_total(s.commitment, now) if active else 0,
+                undo_until=self.interruptions.undo_until(),
+                closure=s.closure if s.state is RuntimeState.LOCKED else None,
                 calendar=self.agenda(now),
             )
 
@@ -244,27 +158,27 @@ class Controller(Interruptions):
 
     def enter_planning(self, draft: Draft | None = None) -> None:
         """draft: what the planning form opens with (Again: an earlier commitment's plan)."""
-        with self._lock:
-            require(self._state, RuntimeState.LOCKED, action="plan")
+        with self._work as work:
+            s = self._s
+            require(s.state, RuntimeState.LOCKED, action="plan")
             # Persist first, as every transition does: a failed save changes nothing.
             self.drafts.begin(draft)
             self._store.save(RuntimeState.PLANNING, None)
-            self._state, self._closure = RuntimeState.PLANNING, None
+            s.state, s.closure = RuntimeState.PLANNING, None
             self.coaching.reset()
             self.coaching.keep_warm(True)
-            self._changed()
-        self._notify()
+            work.changed()
 
     def cancel_planning(self) -> None:
-        with self._lock:
-            require(self._state, RuntimeState.PLANNING, action="cancel planning")
+        with self._work as work:
+            s = self._s
+            require(s.state, RuntimeState.PLANNING, action="cancel planning")
             self._store.save(RuntimeState.LOCKED, None)
-            self._state = RuntimeState.LOCKED
+            s.state = RuntimeState.LOCKED
             self.drafts.clear()
             self.coaching.reset()
             self.coaching.keep_warm(False)
-            self._changed()
-        self._notify()
+            work.changed()
 
     def start_manual_commitment(
         self,
@@ -292,158 +206,145 @@ class Controller(Interruptions):
         """As start_manual_commitment; the snapshot is taken as it started, under the same
         lock: the answer to POST /commitment, which another request's Finish or End a moment
         later must not turn into `commitment: null`."""
-        with self._lock:
+        with self._work as work:
+            s = self._s
             # The state first: a client in the wrong state must hear 409, not "fix your body".
-            require(self._state, RuntimeState.PLANNING, action="start a commitment")
+            require(s.state, RuntimeState.PLANNING, action="start a commitment")
             plan = validate_plan(next_action, success_condition, timebox_minutes)
             watch, teeth = parse_choice(drift), self._guard.parse_enforce(enforce)
-            now = self._now()
+            now = s.now()
             # The task the user picked while planning (the draft kept it) goes with it.
             task = self.drafts.draft.task
             commitment = Commitment.begin(str(uuid.uuid4()), plan, now, task, enforce=teeth)
             self._store.save(RuntimeState.ACTIVE, commitment)
-            self._state, self._commitment, self._last_sample = RuntimeState.ACTIVE, commitment, None
+            s.state, s.commitment, s.last_sample = RuntimeState.ACTIVE, commitment, None
             self.drafts.clear()
             self.coaching.reset()
             self.coaching.keep_warm(False)
-            after = self._guard.begin(commitment, watch=watch)
-            self._changed()
-            started = self.snapshot()
-        after.run()
-        self._notify()
+            work.then(self._guard.begin(commitment, watch=watch).run)
+            work.changed()
+            started = self.snapshot()  # joins this unit of work: the lock is still held
         return started
 
     def extend(self, minutes: object) -> Commitment:
         """Add minutes while active, or reopen a commitment whose timebox ran out."""
-        with self._lock:
-            current = self._commitment
+        with self._work as work:
+            s = self._s
+            current = s.commitment
             if not (
-                self._state is RuntimeState.ACTIVE
-                or (self._state is RuntimeState.REVIEW and current.ran_out)
+                s.state is RuntimeState.ACTIVE
+                or (s.state is RuntimeState.REVIEW and current.ran_out)
             ):
                 raise IllegalTransitionError(
                     "You can add time only while a commitment runs, or when its time ran out"
-                    f" (not after Finish): {describe(self._state)}."
+                    f" (not after Finish): {describe(s.state)}."
                 )
-            extended = current.extend(parse_extend_minutes(minutes), self._now())
+            extended = current.extend(parse_extend_minutes(minutes), s.now())
             self._store.save(RuntimeState.ACTIVE, extended)
-            resumed = self._state is RuntimeState.REVIEW
-            self._state, self._commitment = RuntimeState.ACTIVE, extended
-            after = None
+            resumed = s.state is RuntimeState.REVIEW
+            s.state, s.commitment = RuntimeState.ACTIVE, extended
             if resumed:  # the time's-up review was neither work nor drift
-                after = self._guard.begin(extended, self._last_sample, since=self._now())
-            self._changed()
-        if after is not None:
-            after.run()
-        self._notify()
+                work.then(self._guard.begin(extended, s.last_sample, since=s.now()).run)
+            work.changed()
         return extended
 
     def expire_if_due(self) -> bool:
         """Move an active commitment whose deadline has passed to review."""
-        with self._lock:
-            c = self._commitment
-            if self._state is not RuntimeState.ACTIVE or c.paused or self._now() < c.deadline:
+        with self._work as work:
+            s = self._s
+            c = s.commitment
+            if s.state is not RuntimeState.ACTIVE or c.paused or s.now() < c.deadline:
                 return False
-            self._to_review(self._commitment.deadline)
-            ended = self._commitment
-        self._announce(*times_up(ended))
-        self._notify()
+            self.interruptions.stop(c.deadline)
+            ended = s.commitment
+            work.then(lambda: s.announce(*times_up(ended)))
         return True
 
-    def _announce(self, title: str, body: str) -> None:
-        """A desktop notification, after the lock (the notifier runs off this thread)."""
-        if self._notifier is not None:
-            try:
-                self._notifier.notify(title, body)
-            except Exception:  # a notifier must never undo or stall a transition
-                log.exception("notifier failed")
-
-    def _to_review(self, at: datetime) -> None:
-        stopped = self._commitment.stopped(at)
-        self._store.save(RuntimeState.REVIEW, stopped)
-        self._state, self._commitment = RuntimeState.REVIEW, stopped
-        try:
-            self._guard.stop(stopped.ended_at)
-        except Exception:  # the transition has happened; drift figures are evidence, not state
-            log.exception("could not record the drift guard's figures")
-        self._changed()
-
     def end(self, outcome: object, note: object = "") -> Commitment:
-        with self._lock:
-            require(self._state, RuntimeState.REVIEW, action="record an outcome")
+        with self._work as work:
+            s = self._s
+            require(s.state, RuntimeState.REVIEW, action="record an outcome")
             result, text = validate_review(outcome, note)
-            ended = self._commitment.ended(self._commitment.ended_at, result, text)
+            ended = s.commitment.ended(s.commitment.ended_at, result, text)
             self._store.save(RuntimeState.LOCKED, ended)
             self.reflections.cancel()
-            self._state, self._commitment, self._last_sample = RuntimeState.LOCKED, None, None
-            self._closure = ended.id  # the locked view acknowledges it until the next plan
-            self._changed()
-        self._notify()
+            s.state, s.commitment, s.last_sample = RuntimeState.LOCKED, None, None
+            s.closure = ended.id  # the locked view acknowledges it until the next plan
+            work.changed()
         return ended
+
+    # -- the interruptions (interruptions.py) ------------------------------------------------
+
+    def pause(self) -> Commitment:
+        return self.interruptions.pause()
+
+    def resume(self) -> Commitment:
+        return self.interruptions.resume()
+
+    def finish(self) -> None:
+        self.interruptions.finish()
+
+    def undo_finish(self) -> Commitment:
+        return self.interruptions.undo_finish()
+
+    def finish_standing(self, commitment_id: str) -> AbstractContextManager[None]:
+        return self.interruptions.finish_standing(commitment_id)
+
+    # -- evidence ----------------------------------------------------------------------------
 
     def record_window(self, app: str, title: str, at: datetime | None = None, exact=None) -> bool:
         """Record a focus sample (`exact`: which window, for the teeth); outside active, or paused,
         it is accepted and dropped."""
-        with self._lock:
-            if self._state is not RuntimeState.ACTIVE or self._commitment.paused:
+        # Redacted on the whole title, then cut; searched outside the lock (bounded, not free).
+        app, title, exclude = valid_text(app), valid_text(title), self._guard.exclude
+        shown = redact_window(app, title, exclude)
+        with self._work as work:
+            s = self._s
+            if s.state is not RuntimeState.ACTIVE or s.commitment.paused:
                 return False
-            # Redacted, then bounded, here: whatever the source, the pattern sees the whole title.
-            app, title = valid_text(app), valid_text(title)
-            own = is_own_page(title, self._commitment.next_action)  # the guard sees only that
-            app, title = redact_window(app, title, self._guard.exclude)
-            app, title = app[:MAX_TEXT], title[:MAX_TEXT]
-            sample = WindowSample(app, title, at or self._now(), own)
-            self._store.add_sample(self._commitment.id, sample)
-            after = None
-            if self._last_sample is None or sample.at >= self._last_sample.at:
-                self._last_sample = sample
-                after = self._guard.observe(sample, exact)
-            self._changed()
-        if after is not None:
-            after.run()
-        self._notify()
+            own = is_own_page(title, s.commitment.next_action)  # the guard sees only that
+            if self._guard.exclude is not exclude:  # a new commitment took a new pattern up
+                shown = redact_window(app, title, self._guard.exclude)
+            sample = WindowSample(shown[0][:MAX_TEXT], shown[1][:MAX_TEXT], at or s.now(), own)
+            self._store.add_sample(s.commitment.id, sample)
+            if s.last_sample is None or sample.at >= s.last_sample.at:
+                s.last_sample = sample
+                work.then(self._guard.observe(sample, exact).run)
+            work.changed()
         return True
 
     def set_watcher(self, running: bool) -> None:
         """A window watcher started, stopped, failed or recovered: evidence health says so."""
-        with self._lock:
-            if running == self._watcher_running:
+        with self._work as work:
+            if running == self._s.watcher_running:
                 return
-            self._watcher_running = running
-            self._changed()
-        self._notify()
+            self._s.watcher_running = running
+            work.changed()
 
     def wants_evidence(self) -> bool:
         """Whether a window sample would be kept now (only while a commitment runs)."""
-        with self._lock:
-            return self._state is RuntimeState.ACTIVE and not self._commitment.paused
+        with self._work:
+            return self._s.state is RuntimeState.ACTIVE and not self._s.commitment.paused
 
     # -- the drift guard ---------------------------------------------------------------------
 
     def acknowledge_drift(self, answer: object) -> None:
         """The user's answer to the drift banner: `back` or `on_task`."""
-        with self._lock:
-            require(self._state, RuntimeState.ACTIVE, action="answer the drift guard")
-            after = self._guard.acknowledge(answer, self._now())
-            self._changed()
-        after.run()
-        self._notify()
+        with self._work as work:
+            require(self._s.state, RuntimeState.ACTIVE, action="answer the drift guard")
+            work.then(self._guard.acknowledge(answer, self._s.now()).run)
+            work.changed()
 
     def drift_tick(self) -> None:
-        """Once a second: a drift that outlasted its grace becomes an episode and a nudge."""
-        with self._lock:
-            if self._state is not RuntimeState.ACTIVE:
-                return
-            version = self._version
-            after = self._guard.tick(self._now())
-            changed = self._version != version
-        after.run()
-        if changed:
-            self._notify()
+        """Once a second: a drift that outlasted its grace becomes an episode and a nudge
+        (the listeners hear of it only when the guard changed something)."""
+        with self._work as work:
+            if self._s.state is RuntimeState.ACTIVE:
+                work.then(self._guard.tick(self._s.now()).run)
 
     def shutdown(self) -> None:
         """Kill running coach CLIs and refuse new ones (server stop)."""
-        with self._lock:
+        with self._work:
             self.reflections.cancel()
             self.coaching.shutdown()
         self._guard.shutdown()

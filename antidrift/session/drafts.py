@@ -3,15 +3,14 @@ a coach's proposal never loses it.
 
 A plan field the user changed since the last Sharpen is theirs: a proposal that lands then
 leaves it as it is and offers its own text beside it (the page's Use button). Shaped like
-`Corrections`: the controller builds it, its lock guards the draft, methods marked "under the
-lock" are called with that lock held.
+`Corrections`: each change is one unit of work of the session; methods marked "under the
+lock" are called inside one.
 """
 
 from __future__ import annotations
 
 import json
-import threading
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 
 from antidrift.core.domain import (
@@ -21,10 +20,13 @@ from antidrift.core.domain import (
     MIN_MINUTES,
     IllegalTransitionError,
     Plan,
+    RuntimeState,
     TaskRef,
     ValidationError,
     whole_number,
 )
+from antidrift.session.state import Session
+from antidrift.session.unit_of_work import UnitOfWork
 
 PLAN_FIELDS = ("next_action", "success_condition", "timebox_minutes")
 DRAFT_FIELDS = ("intent", *PLAN_FIELDS)
@@ -144,27 +146,19 @@ def validate_draft(data: Mapping[str, object]) -> dict[str, str]:
 class Drafts:
     """The one draft, persisted with every change; exists while planning."""
 
-    def __init__(
-        self,
-        store,
-        lock: threading.RLock,
-        changed: Callable[[], None],
-        notify: Callable[[], None],
-        *,
-        planning: Callable[[], bool],
-        proposal: Callable[[], Plan | None],
-    ) -> None:
+    def __init__(self, store, work: UnitOfWork, session: Session) -> None:
         self._store = store
-        self._lock = lock
-        self._changed = changed  # under the lock: bump the version; the caller notifies
-        self._notify = notify
-        self._planning = planning
-        self._proposal = proposal  # under the lock: the ready proposal, if any
+        self._work, self._s = work, session
         self.draft = Draft()
 
-    def resume(self, planning: bool) -> None:
-        """Under the lock, at construction: a restart in planning takes up the saved draft."""
-        self.draft = Draft.from_json(self._store.load_draft()) if planning else Draft()
+    def _planning(self) -> bool:
+        return self._s.state is RuntimeState.PLANNING
+
+    def resume(self) -> None:
+        """At construction: a restart in planning takes up the saved draft."""
+        with self._work:
+            planning = self._planning()
+            self.draft = Draft.from_json(self._store.load_draft()) if planning else Draft()
 
     def begin(self, draft: Draft | None = None) -> None:
         """Under the lock: planning opens with this draft (an empty one by default)."""
@@ -182,19 +176,17 @@ class Drafts:
     def pick(self, task: TaskRef | None) -> Draft:
         """POST /planning task=…: the draft serves this task (None: no task) and its title
         becomes the rough intent; the plan fields the user typed stay as they are."""
-        with self._lock:
+        with self._work as work:
             if not self._planning():
                 raise IllegalTransitionError("You can pick a task only while planning.")
             intent = task.title if task is not None else self.draft.intent
             self._put(replace(self.draft, intent=intent, task=task))
-            self._changed()
-            draft = self.draft
-        self._notify()
-        return draft
+            work.changed()
+            return self.draft
 
     def save(self, data: Mapping[str, object]) -> Draft:
         """POST /planning/draft: keep what was typed; a changed plan field becomes the user's."""
-        with self._lock:
+        with self._work as work:
             if not self._planning():
                 raise IllegalTransitionError("You can save a draft only while planning.")
             values = validate_draft(data)
@@ -203,26 +195,22 @@ class Drafts:
                 return self.draft
             edited = self.draft.edited | (changed & set(PLAN_FIELDS))
             self._put(replace(self.draft, **values, edited=edited))
-            self._changed()
-            draft = self.draft
-        self._notify()
-        return draft
+            work.changed()
+            return self.draft
 
-    def use(self, name: object) -> Draft:
-        """POST /coach/use: the proposal's value goes into one field the user had edited."""
-        with self._lock:
+    def use(self, name: object, plan: Plan | None) -> Draft:
+        """Coaching.use (POST /coach/use): the ready proposal's (`plan`) value goes into one
+        field the user had edited."""
+        with self._work as work:
             if not self._planning():
                 raise IllegalTransitionError("You can use a proposal only while planning.")
             if name not in PLAN_FIELDS:
                 raise ValidationError("Say which field: " + ", ".join(PLAN_FIELDS) + ".", "field")
-            plan = self._proposal()
             if plan is None:
                 raise IllegalTransitionError("There is no proposal to use.")
             self._put(replace(self.draft, **{name: proposed_value(plan, name)}))
-            self._changed()
-            draft = self.draft
-        self._notify()
-        return draft
+            work.changed()
+            return self.draft
 
     def sharpened(self, intent: str) -> None:
         """Under the lock (POST /coach): every plan field is open to the next proposal."""

@@ -1,9 +1,11 @@
-"""Pause, resume, finish and its undo: the moves that interrupt a running commitment. Part of
-the controller's state machine (session.Controller inherits them): each runs under its lock
-and persists first, as every transition does; the timing itself is pure (timing.py)."""
+"""Pause, resume, finish and its undo: the moves that interrupt a running commitment, and the
+stop into review that Finish and a timebox's end share. A part of the session like Coaching:
+each move is one unit of work over the shared Session; the timing itself is pure
+(timing.py)."""
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Iterator
 from contextlib import contextmanager
 from datetime import datetime, timedelta
@@ -16,65 +18,94 @@ from antidrift.core.domain import (
     describe,
     require,
 )
+from antidrift.core.ports import Store
+from antidrift.drift.guard import DriftGuard
+from antidrift.session.reflecting import Reflections
+from antidrift.session.state import Session
+from antidrift.session.unit_of_work import UnitOfWork
+
+log = logging.getLogger("antidrift.session")
 
 UNDO_FINISH = timedelta(seconds=30)  # how long a manual Finish can be taken back
 
 
 class Interruptions:
-    """Mixin of session.Controller: uses its lock, store, state, commitment and guard."""
+    """Owns what a Finish can be undone to; moves the shared Session's commitment."""
 
-    _finished: tuple[Commitment, datetime] | None = None  # before Finish, and when
-    _recorded: str | None = None  # the commitment whose outcome went to a task tool
+    def __init__(
+        self,
+        work: UnitOfWork,
+        session: Session,
+        store: Store,
+        guard: DriftGuard,
+        reflections: Reflections,
+    ) -> None:
+        self._work, self._s, self._store = work, session, store
+        self._guard, self._reflections = guard, reflections
+        self._finished: tuple[Commitment, datetime] | None = None  # before Finish, and when
+        self._recorded: str | None = None  # the commitment whose outcome went to a task tool
 
     def pause(self) -> Commitment:
         """The clock stops, the guard waits, no window is recorded (409 unless running)."""
-        with self._lock:
-            require(self._state, RuntimeState.ACTIVE, action="pause")
-            if self._commitment.paused:
+        with self._work as work:
+            s = self._s
+            require(s.state, RuntimeState.ACTIVE, action="pause")
+            if s.commitment.paused:
                 raise IllegalTransitionError("You can't pause now: the commitment is paused.")
-            now = self._now()
-            paused = timing.paused(self._commitment, now)
+            now = s.now()
+            paused = timing.paused(s.commitment, now)
             self._store.save(RuntimeState.ACTIVE, paused)
-            self._commitment = paused
+            s.commitment = paused
             self._guard.pause(now)
-            self._changed()
-        self._notify()
+            work.changed()
         return paused
 
     def resume(self) -> Commitment:
         """The clock runs again from where it stood: the deadline moves by the pause."""
-        with self._lock:
-            if self._state is not RuntimeState.ACTIVE or not self._commitment.paused:
-                where = describe(self._state)
-                if self._state is RuntimeState.ACTIVE:
+        with self._work as work:
+            s = self._s
+            if s.state is not RuntimeState.ACTIVE or not s.commitment.paused:
+                where = describe(s.state)
+                if s.state is RuntimeState.ACTIVE:
                     where = "the commitment is not paused"
                 raise IllegalTransitionError(f"You can't resume now: {where}.")
-            now = self._now()
-            resumed = timing.resumed(self._commitment, now)
+            now = s.now()
+            resumed = timing.resumed(s.commitment, now)
             self._store.save(RuntimeState.ACTIVE, resumed)
-            self._commitment = resumed
-            after = self._guard.resume(self._last_sample, now)
-            self._changed()
-        after.run()
-        self._notify()
+            s.commitment = resumed
+            work.then(self._guard.resume(s.last_sample, now).run)
+            work.changed()
         return resumed
 
     def finish(self) -> None:
         """To review by hand (paused or not); it can be undone for UNDO_FINISH."""
-        with self._lock:
-            require(self._state, RuntimeState.ACTIVE, action="finish")
-            before, now = self._commitment, self._now()
-            self._commitment = timing.resumed(before, now)  # finished while paused: it ends
-            self._to_review(now)
+        with self._work:
+            s = self._s
+            require(s.state, RuntimeState.ACTIVE, action="finish")
+            before, now = s.commitment, s.now()
+            s.commitment = timing.resumed(before, now)  # finished while paused: it ends
+            self.stop(now)
             self._finished = (before, now)
-        self._notify()
+
+    def stop(self, at: datetime) -> None:
+        """Under the unit of work: the running commitment stops at `at` and goes to review."""
+        s = self._s
+        stopped = s.commitment.stopped(at)
+        self._store.save(RuntimeState.REVIEW, stopped)
+        s.state, s.commitment = RuntimeState.REVIEW, stopped
+        try:
+            self._guard.stop(stopped.ended_at)
+        except Exception:  # the transition has happened; drift figures are evidence, not state
+            log.exception("could not record the drift guard's figures")
+        self._work.changed()
 
     def undo_until(self) -> datetime | None:
-        """Under the lock: until when the last Finish can be undone (None: it cannot)."""
-        if self._finished is None or self._state is not RuntimeState.REVIEW:
+        """Under the unit of work: until when the last Finish can be undone (None: it cannot)."""
+        s = self._s
+        if self._finished is None or s.state is not RuntimeState.REVIEW:
             return None
         before, at = self._finished
-        if before.id != self._commitment.id or self._now() > at + UNDO_FINISH:
+        if before.id != s.commitment.id or s.now() > at + UNDO_FINISH:
             return None
         return at + UNDO_FINISH
 
@@ -84,8 +115,9 @@ class Interruptions:
         which an Undo here could not take back: Finish stands — for good once the block ends
         well; the Undo comes back if it fails (nothing was written). Refused (409) when Undo
         Finish has already set that commitment running again."""
-        with self._lock:
-            if self._state is RuntimeState.ACTIVE and self._commitment.id == commitment_id:
+        with self._work as work:
+            s = self._s
+            if s.state is RuntimeState.ACTIVE and s.commitment.id == commitment_id:
                 raise IllegalTransitionError(
                     "That commitment is running again (Finish was undone): nothing was"
                     " recorded in your task list. Finish it, then record it."
@@ -95,26 +127,24 @@ class Interruptions:
                 held = None
             else:
                 self._finished, self._recorded = None, commitment_id
-                self._changed()
-        if held is not None:
-            self._notify()  # the pages lose their Undo button
+                work.changed()  # the pages lose their Undo button
         try:
             yield
         except BaseException:
             if held is not None:
-                with self._lock:
-                    if self._finished is None and self._state is RuntimeState.REVIEW:
+                with self._work as work:
+                    if self._finished is None and self._s.state is RuntimeState.REVIEW:
                         self._finished, self._recorded = held, None
-                        self._changed()
-                self._notify()
+                        work.changed()
             raise
 
     def undo_finish(self) -> Commitment:
         """Back to the running commitment as it was before Finish: the same deadline (and a
         pause in progress still paused), the guard watching again with its verdicts."""
-        with self._lock:
+        with self._work as work:
+            s = self._s
             if self.undo_until() is None:
-                if self._state is RuntimeState.REVIEW and self._recorded == self._commitment.id:
+                if s.state is RuntimeState.REVIEW and self._recorded == s.commitment.id:
                     raise IllegalTransitionError(
                         "You can't undo Finish now: its outcome is in your task list already"
                         " (ticked or noted there), and AntiDrift can't take that back."
@@ -122,15 +152,13 @@ class Interruptions:
                 raise IllegalTransitionError(
                     "You can't undo Finish now: it can be undone for"
                     f" {int(UNDO_FINISH.total_seconds())} seconds after you press it,"
-                    f" once ({describe(self._state)})."
+                    f" once ({describe(s.state)})."
                 )
             before = self._finished[0]
             self._store.save(RuntimeState.ACTIVE, before)
             self._finished = None
-            self.reflections.cancel()
-            self._state, self._commitment = RuntimeState.ACTIVE, before
-            after = self._guard.begin(before, self._last_sample, since=self._now())
-            self._changed()
-        after.run()
-        self._notify()
+            self._reflections.cancel()
+            s.state, s.commitment = RuntimeState.ACTIVE, before
+            work.then(self._guard.begin(before, s.last_sample, since=s.now()).run)
+            work.changed()
         return before

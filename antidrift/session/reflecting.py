@@ -4,10 +4,7 @@ commitment under review; its result is discarded once that commitment has left r
 from __future__ import annotations
 
 import logging
-import threading
-from collections.abc import Callable
 from concurrent.futures import Executor
-from datetime import datetime
 
 from antidrift.ai import Cancelled, CoachError
 from antidrift.ai.reflect import Reflector, ReviewFacts
@@ -16,37 +13,30 @@ from antidrift.core.insights import WindowTime
 from antidrift.core.ports import Store
 from antidrift.process import CancelScope
 from antidrift.session.snapshot import ReflectionStatus, ReflectionView
+from antidrift.session.state import Session
+from antidrift.session.unit_of_work import UnitOfWork
 
 log = logging.getLogger("antidrift.reflecting")
 
 
 class Reflections:
-    """Owns the reflection state; the controller builds it and shares its lock, its state
-    and its time with it; methods marked "under the lock" are called with that lock held."""
+    """Owns the reflection state, over the session's unit of work and Session; methods
+    marked "under the lock" are called inside that unit of work."""
 
     def __init__(
         self,
         reflector: Reflector | None,
         store: Store,
         executor: Executor,
-        lock: threading.RLock,
+        work: UnitOfWork,
+        session: Session,
         unavailable: str,
-        *,
-        state: Callable[[], RuntimeState],
-        current: Callable[[], Commitment | None],
-        now: Callable[[], datetime],
-        changed: Callable[[], None],
-        notify: Callable[[], None],
     ) -> None:
-        self.reflector = reflector  # settings may change it (Controller.retune)
+        self.reflector = reflector  # settings change both (Controller.retune)
+        self.unavailable = unavailable
         self._store = store
         self._executor = executor
-        self._lock = lock
-        self._unavailable = unavailable
-        # The controller's, read under the lock: its state, its commitment, its time.
-        self._state, self._current, self._now = state, current, now
-        self._announce = changed  # under the lock: bump the version
-        self._notify = notify  # after the lock: the listeners
+        self._work, self._s = work, session
         self._view = ReflectionView()
         self._scope: CancelScope | None = None
 
@@ -62,11 +52,10 @@ class Reflections:
 
     def request(self) -> None:
         """Two sentences from the coach on the commitment under review (the Reflect button)."""
-        with self._lock:
-            require(self._state(), RuntimeState.REVIEW, action="ask for a reflection")
-            commitment, now = self._current(), self._now()
+        with self._work:
+            require(self._s.state, RuntimeState.REVIEW, action="ask for a reflection")
+            commitment, now = self._s.commitment, self._s.now()
             scope = self._start(commitment.id)
-        self._notify()
         if scope is None:
             return
         focus = self._store.window_time(commitment.id, commitment.ended_at or now, 12)
@@ -79,13 +68,13 @@ class Reflections:
         self.cancel()
         if self.reflector is None:
             self._view = ReflectionView(
-                commitment_id, ReflectionStatus.ERROR, error=self._unavailable
+                commitment_id, ReflectionStatus.ERROR, error=self.unavailable
             )
-            self._announce()
+            self._work.changed()
             return None
         self._scope = CancelScope()
         self._view = ReflectionView(commitment_id, ReflectionStatus.PENDING)
-        self._announce()
+        self._work.changed()
         return self._scope
 
     def _run(self, commitment_id: str, facts: ReviewFacts, scope: CancelScope) -> None:
@@ -114,12 +103,11 @@ class Reflections:
                     ReflectionStatus.ERROR,
                     error="The reflection failed; see the log.",
                 )
-            with self._lock:
+            with self._work as work:
                 if scope is not self._scope or scope.cancelled:
                     return  # superseded, or the commitment left review
                 self._view, self._scope = view, None
-                self._announce()
-            self._notify()
+                work.changed()
 
         try:
             self._executor.submit(call)

@@ -6,6 +6,7 @@ ValueError) and `show(value)` (the JSON the Settings page and the saved file hol
 
 from __future__ import annotations
 
+import logging
 import math
 import re
 import shlex
@@ -16,7 +17,9 @@ from urllib.parse import urlsplit
 from antidrift import calendar, tasks
 from antidrift.core.loopback import is_loopback
 
+log = logging.getLogger("antidrift")
 ON = ("1", "on", "yes", "true")
+_DECIMAL = re.compile(r"(?:[0-9]{1,30}(?:\.[0-9]{0,30})?|\.[0-9]{1,30})(?:[eE][+-]?[0-9]{1,3})?")
 OFF = ("0", "off", "no", "false")
 
 
@@ -65,10 +68,11 @@ class Number:
                 raise ValueError(self.accepted)
             value: float = int(text)
         else:
-            try:
-                value = float(text)
-            except ValueError:
-                raise ValueError(self.accepted) from None
+            # ASCII too: float() takes "١٢" and "1_0"; what the page and the log show must be
+            # the number that runs.
+            if not _DECIMAL.fullmatch(text):
+                raise ValueError(self.accepted)
+            value = float(text)
         if not math.isfinite(value) or not self.low <= value <= self.high:
             raise ValueError(self.accepted)
         if self.above and value <= self.low:
@@ -141,6 +145,10 @@ class Command:
         return f"a command line whose quotes are balanced, e.g. {self.example}"
 
     def parse(self, text: str) -> str:
+        # A NUL cannot be in an argument (exec refuses it: a failed notification, not a
+        # sentence); other control characters only hide what runs.
+        if any(c != "\t" and (c < " " or c == "\x7f") for c in text.strip()):
+            raise ValueError(f"{self.accepted}, and no control characters")
         try:
             shlex.split(text)
         except ValueError:
@@ -151,21 +159,71 @@ class Command:
         return value
 
 
+# One search of the private-title pattern may take this long; a title it has not decided by
+# then is taken as private. A sample is searched at most three times (app, title, the judge's
+# key): the controller's lock waits 0.15 s at worst, not the 4.7 s `(a+)+$` took.
+MATCH_SECONDS = 0.05
+MAX_ALTERNATIVES = 500
+
+
+class PrivatePattern:
+    """The private-title pattern, compiled by `regex` so that every search is bounded in
+    time: a pattern that backtracks (`(a+)+$`) on a crafted title cannot freeze the app.
+    `search(text)` is true when the text is private (it matched, or could not be decided)."""
+
+    __slots__ = ("_compiled", "_said", "pattern")
+
+    def __init__(self, pattern: str) -> None:
+        import regex  # here, not at every start: most users set no pattern (issue 33: memory)
+
+        self.pattern = pattern
+        self._compiled = regex.compile(pattern, regex.IGNORECASE | regex.VERSION0)
+        self._said = False
+
+    def search(self, text: str) -> bool:
+        try:
+            # concurrent: the search lets go of the GIL, so the server's other threads run on.
+            found = self._compiled.search(text, timeout=MATCH_SECONDS, concurrent=True)
+            return found is not None
+        except TimeoutError:
+            if not self._said:  # said once: the same title comes back every few seconds
+                self._said = True
+                log.warning(
+                    "the private-title pattern took over %.2f s on a window title, which was"
+                    " taken as private; a simpler pattern decides every title",
+                    MATCH_SECONDS,
+                )
+            return True
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, PrivatePattern) and other.pattern == self.pattern
+
+    def __hash__(self) -> int:
+        return hash(self.pattern)
+
+    def __repr__(self) -> str:
+        return f"PrivatePattern({self.pattern!r})"
+
+
 @dataclass(frozen=True)
 class Pattern:
-    """A regular expression (case-insensitive); empty means none."""
+    """A regular expression (case-insensitive), at most MAX_ALTERNATIVES; empty means none."""
 
     accepted = "a valid regular expression, e.g. bank|private"
 
-    def parse(self, text: str) -> re.Pattern[str] | None:
+    def parse(self, text: str) -> PrivatePattern | None:
         if not text.strip():
             return None
+        if text.count("|") >= MAX_ALTERNATIVES:
+            raise ValueError(f"{self.accepted} (at most {MAX_ALTERNATIVES} alternatives)")
+        import regex
+
         try:
-            return re.compile(text, re.IGNORECASE)
-        except (re.error, RecursionError, OverflowError) as exc:
+            return PrivatePattern(text)
+        except (regex.error, RecursionError, OverflowError, ValueError) as exc:
             raise ValueError(f"{self.accepted} ({exc})") from None
 
-    def show(self, value: re.Pattern[str] | None) -> str:
+    def show(self, value: PrivatePattern | None) -> str:
         return value.pattern if value is not None else ""
 
 
@@ -179,7 +237,7 @@ class Url:
     @property
     def accepted(self) -> str:
         where = "on this machine (localhost or 127.0.0.1) " if self.loopback else ""
-        return f"an http URL {where}with no user, password or query, e.g. {self.example}"
+        return f"an http URL {where}with no user, password, query or fragment, e.g. {self.example}"
 
     def parse(self, text: str) -> str:
         url = text.strip().rstrip("/")
@@ -198,6 +256,8 @@ class Url:
         if parts.username is not None or parts.password is not None:
             raise ValueError(self.accepted)
         if parts.scheme not in ("http", "https") or not parts.hostname or parts.query:
+            raise ValueError(self.accepted)
+        if "#" in url:  # a fragment is never sent: the URL in force would not be the one shown
             raise ValueError(self.accepted)
         if self.loopback and not is_loopback(parts.hostname):
             raise ValueError(self.accepted)

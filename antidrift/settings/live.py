@@ -21,9 +21,11 @@ from antidrift.settings.reader import (
     InvalidSetting,
     SetByEnvironment,
     SettingsNotSaved,
+    SettingsUnreadable,
     conflicts,
     read_saved,
     saved_path,
+    shown,
 )
 from antidrift.settings.table import BY_KEY, PAGE_KEYS, SETTINGS, Settings, default_of
 
@@ -114,27 +116,37 @@ class LiveSettings:
                 forgotten.add(key)
                 continue
             try:
-                values[key] = setting.kind.parse(as_text(raw, setting.kind))
+                values[key] = setting.parse(as_text(raw, setting.kind))
             except (ValueError, TypeError) as exc:
-                raise InvalidSetting(f"{key}: {raw!r} is not accepted; use {exc}.", key) from None
+                message = f"{key}: {shown(raw)} is not accepted; use {exc}."
+                raise InvalidSetting(message, key) from None
         return values, forgotten
 
     def _save(self, after: Settings, *, changed: set[str], forgotten: set[str]) -> None:
-        """Write the file atomically: a crash leaves the old file or the new, never half."""
+        """Write the file atomically: a crash leaves the old file or the new, never half.
+
+        A file that cannot be read as settings is the user's to fix: refused (409), left
+        byte for byte. A link is written through (the file it names is replaced), never
+        replaced by a file of its own."""
+        target = Path(os.path.realpath(self.path)) if self.path.is_symlink() else self.path
         try:
             data = read_saved(self.path)
-        except InvalidSetting:
-            data = {}  # unreadable (and refused at the last start unless the environment won)
+            if target.exists() and not target.is_file():  # changed since it was read
+                raise InvalidSetting(f"{target} is not a regular file: remove it.")
+        except InvalidSetting as exc:
+            raise SettingsUnreadable(
+                f"Nothing was saved: {exc.message[0].lower()}{exc.message[1:]}"
+            ) from None
         for key in changed:
             data[key] = after.shown(key)
         for key in forgotten:
             data.pop(key, None)
         text = json.dumps(data, indent=2, ensure_ascii=False, sort_keys=True) + "\n"
         try:
-            write_atomically(self.path, text)
+            write_atomically(target, text)
         except OSError as exc:
             raise SettingsNotSaved(
-                f"The settings could not be saved in {self.path.parent} ({exc.strerror or exc});"
+                f"The settings could not be saved in {target.parent} ({exc.strerror or exc});"
                 " nothing changed."
             ) from None
 

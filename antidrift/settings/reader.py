@@ -10,11 +10,13 @@ from __future__ import annotations
 import json
 import logging
 import os
+import stat
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from urllib.parse import urlsplit
 
+from antidrift.core.errors import Error
 from antidrift.core.loopback import is_loopback
 from antidrift.settings.kinds import as_text
 from antidrift.settings.table import (
@@ -29,9 +31,10 @@ from antidrift.settings.table import (
 
 log = logging.getLogger("antidrift")
 SAVED_NAME = "settings.json"
+MAX_SAVED_BYTES = 64 * 1024  # the page's keys at their longest fill a few KiB
 
 
-class SettingsError(ValueError):
+class SettingsError(Error, ValueError):
     """A setting refused; the message is one sentence that names it and what is accepted.
 
     `status` is the HTTP status the web layer answers with; `key` the setting, when one.
@@ -41,7 +44,7 @@ class SettingsError(ValueError):
 
     def __init__(self, message: str, key: str | None = None) -> None:
         super().__init__(message)
-        self.message, self.key = message, key
+        self.key = key
 
 
 class InvalidSetting(SettingsError):
@@ -58,6 +61,13 @@ class SettingsNotSaved(SettingsError):
     """The saved file could not be written; nothing changed."""
 
     status = 503
+
+
+class SettingsUnreadable(SettingsError):
+    """The saved file is there but cannot be read as settings: a Save would write over what
+    the user has there, so nothing is saved until they fix or remove it."""
+
+    status = 409
 
 
 @dataclass
@@ -104,18 +114,18 @@ def read(
         if text:
             # Checked even when a flag overrides it: one rule for every value given.
             try:
-                values[key], sources[key] = setting.kind.parse(text), "environment"
+                values[key], sources[key] = setting.parse(text), "environment"
             except ValueError as exc:
                 problems.append(InvalidSetting(_env_refusal(setting, text, exc), key))
         if key in overrides:
             values[key], sources[key] = overrides[key], "command line"
         elif key in saved and not text and setting.page:
             try:
-                values[key] = setting.kind.parse(as_text(saved[key], setting.kind))
+                values[key] = setting.parse(as_text(saved[key], setting.kind))
                 sources[key] = "saved"
             except (ValueError, TypeError) as exc:
                 message = (
-                    f"{path} says {key}={saved[key]!r}, which is not accepted: use {exc}."
+                    f"{path} says {key}={shown(saved[key])}, which is not accepted: use {exc}."
                     f" Fix or remove it there, or set {setting.variable}."
                 )
                 problems.append(InvalidSetting(message, key))
@@ -153,18 +163,20 @@ def load(
 
 
 def read_saved(path: Path) -> dict[str, object]:
-    """The saved file's settings (none when it does not exist); SettingsError if unreadable."""
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (FileNotFoundError, NotADirectoryError):
+    """The saved file's settings (none when it does not exist); SettingsError if unreadable.
+
+    Never waits and never reads without bound: opened non-blocking (a FIFO answers at once),
+    a regular file only (not /dev/zero behind a link), at most MAX_SAVED_BYTES, and JSON
+    nested too deep for the parser is a refusal, not a crash."""
+    text = _read_regular(path)
+    if text is None:
         return {}
-    except PermissionError:
-        if not os.access(path.parent, os.X_OK):
-            return {}  # the data directory itself is unusable: the store's check says how
-        raise InvalidSetting(f"{path} cannot be read: fix its permissions or remove it.") from None
-    except (OSError, UnicodeDecodeError, ValueError) as exc:
+    try:
+        data = json.loads(text)
+    except (ValueError, RecursionError) as exc:
+        why = "nested too deep" if isinstance(exc, RecursionError) else str(exc)
         raise InvalidSetting(
-            f"{path} cannot be read as saved settings ({exc}): fix it or remove it."
+            f"{path} cannot be read as saved settings ({why}): fix it or remove it."
         ) from None
     if not isinstance(data, dict):
         raise InvalidSetting(f"{path} is not a JSON object of settings: fix it or remove it.")
@@ -173,6 +185,79 @@ def read_saved(path: Path) -> dict[str, object]:
             # A newer version's setting, or a hand edit: kept in the file, not used.
             log.warning("%s: %r is not a setting saved from the Settings page; ignored", path, key)
     return data
+
+
+def _read_regular(path: Path) -> str | None:
+    """The text of a regular file of at most MAX_SAVED_BYTES (None: no file); else refused."""
+    flags = os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_NOCTTY", 0) | getattr(os, "O_CLOEXEC", 0)
+    try:
+        mode = os.stat(path).st_mode
+        if not stat.S_ISREG(mode):  # a device or a FIFO is never even opened
+            raise _not_regular(path, mode)
+        fd = os.open(path, flags)
+    except (FileNotFoundError, NotADirectoryError):
+        if os.path.islink(path):
+            raise InvalidSetting(
+                f"{path} is a link to {os.readlink(path)}, which is not there: fix the link or"
+                " remove it."
+            ) from None
+        return None
+    except PermissionError:
+        if not os.access(path.parent, os.X_OK):
+            return None  # the data directory itself is unusable: the store's check says how
+        raise InvalidSetting(f"{path} cannot be read: fix its permissions or remove it.") from None
+    except OSError as exc:  # a socket, a device that will not open
+        raise InvalidSetting(f"{path} cannot be read ({exc.strerror}): remove it.") from None
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):  # replaced between the look and the open
+            raise _not_regular(path, info.st_mode)
+        raw = b""
+        while len(raw) <= MAX_SAVED_BYTES:
+            chunk = os.read(fd, MAX_SAVED_BYTES + 1 - len(raw))
+            if not chunk:
+                break
+            raw += chunk
+    except OSError as exc:
+        why = exc.strerror or str(exc)
+        raise InvalidSetting(f"{path} cannot be read ({why}): fix it or remove it.") from None
+    finally:
+        os.close(fd)
+    if len(raw) > MAX_SAVED_BYTES:
+        raise InvalidSetting(
+            f"{path} is larger than {MAX_SAVED_BYTES // 1024} KiB, more than saved settings"
+            " ever are: fix it or remove it."
+        )
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError:
+        raise InvalidSetting(f"{path} is not UTF-8 text: fix it or remove it.") from None
+
+
+def _not_regular(path: Path, mode: int) -> InvalidSetting:
+    return InvalidSetting(
+        f"{path} is not a regular file ({_kind_of(mode)}): settings are read only from a file;"
+        " remove it."
+    )
+
+
+def _kind_of(mode: int) -> str:
+    for test, name in (
+        (stat.S_ISFIFO, "a named pipe"),
+        (stat.S_ISCHR, "a device"),
+        (stat.S_ISBLK, "a device"),
+        (stat.S_ISDIR, "a folder"),
+        (stat.S_ISSOCK, "a socket"),
+    ):
+        if test(mode):
+            return name
+    return "not a file"
+
+
+def shown(value: object, limit: int = 60) -> str:
+    """A refused value as a message quotes it: its repr, cut short."""
+    text = repr(value)
+    return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
 def conflicts(values: Mapping[str, object], label: Callable[[str], str]) -> list[InvalidSetting]:
@@ -211,5 +296,5 @@ def conflicts(values: Mapping[str, object], label: Callable[[str], str]) -> list
 
 
 def _env_refusal(setting: Setting, text: str, exc: Exception) -> str:
-    shown = "(hidden)" if setting.secret else repr(text)
-    return f"{setting.variable}={shown} is not accepted: use {exc}."
+    quoted = "(hidden)" if setting.secret else shown(text)
+    return f"{setting.variable}={quoted} is not accepted: use {exc}."

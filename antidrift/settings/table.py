@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import dataclasses
 import os
-import re
 import sys
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -34,6 +33,7 @@ from antidrift.settings.kinds import (
     Names,
     Number,
     Pattern,
+    PrivatePattern,
     Tasks,
     Text,
     Url,
@@ -45,6 +45,9 @@ DEFAULT_PORT = 7717
 BACKENDS = backend_names()
 EFFORTS = ("low", "medium", "high", "default")
 SOURCES = ("default", "saved", "environment", "command line")
+# No setting needs more (a path, a pattern, a command line); a longer one is a paste gone
+# wrong, or an attempt to fill the log and the page.
+MAX_VALUE = 2000
 
 
 @dataclass(frozen=True)
@@ -61,6 +64,13 @@ class Setting:
     @property
     def accepted(self) -> str:
         return self.kind.accepted
+
+    def parse(self, text: str) -> object:
+        """The typed value of a text (an environment value, a form field, the saved file's);
+        ValueError with what is accepted."""
+        if len(text) > MAX_VALUE:
+            raise ValueError(f"{self.accepted} (at most {MAX_VALUE:,} characters)")
+        return self.kind.parse(text)
 
     def given(self, env: Mapping[str, str]) -> str:
         """What the environment sets it to: its variable's text, stripped ("" when unset)."""
@@ -316,7 +326,7 @@ class Settings:
     notify: str = "auto"
     notify_command: str = ""
     window_source: str = "auto"
-    evidence_exclude: re.Pattern[str] | None = None
+    evidence_exclude: PrivatePattern | None = None
     aw_url: str = DEFAULT_AW_URL
     sample_interval: float = 5.0
     tasks: tuple[str, ...] = ()

@@ -10,18 +10,19 @@ a half-written or damaged copy is never a backup, and never rotates a good one o
 
 `antidrift backup` does it on the file directly (server running or not); the server does
 it at start when the newest backup is over a day old and every day after (Scheduler), and
-keeps the newest `ANTIDRIFT_BACKUPS`. `antidrift restore FILE` refuses while a server
-holds the data directory, checks FILE as start-up checks a database, keeps the current
-database as `antidrift.sqlite3.before-restore-<timestamp>`, then puts the copy in place.
+keeps the newest `ANTIDRIFT_BACKUPS` (0: all of them, `antidrift backup` included). A
+backup named for a time after now (a clock that was wrong) is never the newest and never one
+of those kept: it neither stops the daily backup nor rotates a real one out, and it is left
+alone. `antidrift restore` is in restore.py.
 """
 
 from __future__ import annotations
 
 import contextlib
+import errno
 import logging
 import os
 import re
-import shutil
 import sqlite3
 import sys
 import threading
@@ -31,6 +32,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
+from antidrift.core.errors import Error
 from antidrift.store import check as dbcheck
 from antidrift.store import datalock
 
@@ -43,11 +45,14 @@ DEFAULT_KEEP = 7
 _STAMP = "%Y%m%dT%H%M%SZ"
 _NAME = re.compile(r"^antidrift-(\d{8}T\d{6}Z)(?:-(\d+))?\.sqlite3$")
 _PARTIAL = ".partial"
+# What a copy cut short (a kill) leaves: the half copy, and SQLite's files beside it.
+_LEFTOVER = re.compile(r"^antidrift-[\dTZ-]+\.sqlite3\.partial(?:-journal|-wal|-shm)?$")
+RESTORING = ".restoring"  # restore.py's copy before it takes the database's name
 # A backup that failed (a full disk) is tried again this much later, not in a loop.
 RETRY = timedelta(hours=1)
 
 
-class BackupError(Exception):
+class BackupError(Error):
     """A backup or a restore could not be made; the message says why, for people."""
 
 
@@ -69,17 +74,58 @@ def stamp(when: datetime) -> str:
     return when.astimezone(UTC).strftime(_STAMP)
 
 
-def backups(where: Path) -> list[Backup]:
-    """The backups in a folder, newest first; other files there are not ours and ignored."""
+def backups(where: Path, now: datetime | None = None) -> list[Backup]:
+    """The backups in a folder, newest first; other files there are not ours and ignored.
+    Given `now`, those named for a later time are left out (see dated_after)."""
+    return [b for b in _listed(where) if now is None or b.made <= now]
+
+
+def dated_after(where: Path, now: datetime) -> list[Backup]:
+    """Backups named for a time after `now`: a wrong clock made them, or a hand. They are
+    never the newest (the daily backup still runs) and never rotated out, nor in."""
+    return [b for b in _listed(where) if b.made > now]
+
+
+def _listed(where: Path) -> list[Backup]:
     found = []
-    with contextlib.suppress(FileNotFoundError):
+    # A folder that cannot be listed (a file, no permission) has no backups to count; the
+    # next backup's attempt says what is wrong with it.
+    with contextlib.suppress(OSError):
         for path in where.iterdir():
             match = _NAME.match(path.name)
             if match and path.is_file():
-                made = datetime.strptime(match[1], _STAMP).replace(tzinfo=UTC)
+                try:
+                    made = datetime.strptime(match[1], _STAMP).replace(tzinfo=UTC)
+                except ValueError:  # month 13: not a time, not a backup's name
+                    continue
                 found.append((made, int(match[2] or 0), path))
     found.sort(reverse=True)
     return [Backup(path, made) for made, _, path in found]
+
+
+def clear_leftovers(data_dir: Path) -> list[Path]:
+    """Remove what a backup or a restore that was killed left: a half copy (and SQLite's
+    journal beside it) never took a backup's or the database's name, so nothing is lost.
+    Only while holding the data directory (a server's start, a restore)."""
+    data_dir = Path(data_dir)
+    found = [
+        *(data_dir / f"{DATABASE}{RESTORING}{s}" for s in ("", "-journal", "-wal", "-shm")),
+    ]
+    with contextlib.suppress(OSError):
+        found += [p for p in folder(data_dir).iterdir() if _LEFTOVER.match(p.name)]
+    gone = []
+    for path in found:
+        try:
+            path.unlink()
+        except FileNotFoundError:
+            continue
+        except OSError as exc:
+            log.info("could not remove %s, left by a backup or restore cut short: %s", path, exc)
+            continue
+        gone.append(path)
+    if gone:
+        log.info("removed %d file(s) left by a backup or restore cut short", len(gone))
+    return gone
 
 
 def back_up(database: Path, where: Path, now: datetime) -> Path:
@@ -88,27 +134,62 @@ def back_up(database: Path, where: Path, now: datetime) -> Path:
         raise BackupError(f"There is no database at {database} yet: nothing to back up.")
     try:
         where.mkdir(parents=True, exist_ok=True)
+    except (FileExistsError, NotADirectoryError):
+        raise BackupError(
+            f"{where} is a file, not a folder: no backup was made. Move it aside, and backups"
+            " are made there again."
+        ) from None
     except OSError as exc:
-        raise BackupError(f"Cannot create the backup folder {where}: {exc.strerror}.") from exc
+        raise BackupError(_os_failed(database, where, exc)) from None
+    if not os.access(where, os.W_OK):  # a read-only file system says so even to root
+        raise BackupError(_os_failed(database, where, OSError(errno.EACCES, "")))
     target = _free_name(where, now)
     partial = target.with_name(target.name + _PARTIAL)
     try:
-        _copy(database, partial)
+        copy_checked(database, partial)
         os.replace(partial, target)  # only a whole, checked copy takes a backup's name
-        _sync_folder(where)
+        sync_folder(where)
+    except OSError as exc:
+        _remove_partial(partial)
+        raise BackupError(_os_failed(database, where, exc)) from None
     except BaseException:
-        partial.unlink(missing_ok=True)
+        _remove_partial(partial)
         raise
     return target
 
 
-def rotate(where: Path, keep: int) -> list[Path]:
-    """Remove all but the newest `keep` backups (0 keeps them all); return what went."""
+def _remove_partial(partial: Path) -> None:
+    for suffix in ("", "-journal", "-wal", "-shm"):
+        with contextlib.suppress(OSError):
+            Path(f"{partial}{suffix}").unlink()
+
+
+def _os_failed(database: Path, where: Path, exc: OSError) -> str:
+    if exc.errno in (errno.ENOSPC, errno.EDQUOT):
+        return f"The disk is full: no backup of {database} was made in {where}."
+    if exc.errno in (errno.EACCES, errno.EPERM, errno.EROFS):
+        return (
+            f"The backup folder {where} is not writable: no backup was made. Fix its"
+            " permissions, or move it aside."
+        )
+    return f"Cannot write a backup in {where} ({exc.strerror or exc}): no backup was made."
+
+
+def rotate(where: Path, keep: int, *, now: datetime) -> list[Path]:
+    """Remove all but the newest `keep` backups dated up to `now` (0 keeps them all);
+    return what went. BackupError when one cannot be removed (the rest are)."""
     if keep <= 0:
         return []
-    gone = [backup.path for backup in backups(where)[keep:]]
-    for path in gone:
-        path.unlink(missing_ok=True)
+    gone, failed = [], None
+    for backup in backups(where, now)[keep:]:
+        try:
+            backup.path.unlink(missing_ok=True)
+        except OSError as exc:
+            failed = f"Cannot remove the old backup {backup.path} ({exc.strerror}): it is kept."
+            continue
+        gone.append(backup.path)
+    if failed:
+        raise BackupError(failed)
     return gone
 
 
@@ -121,13 +202,13 @@ def _free_name(where: Path, now: datetime) -> Path:
     return path
 
 
-def _copy(source: Path, target: Path) -> None:
+def copy_checked(source: Path, target: Path) -> None:
     """Copy a database page by page (one backup step: one consistent snapshot), make the
     copy a single file, check it, and flush it to disk."""
     target.unlink(missing_ok=True)
     try:
         src = dbcheck.open_read_only(source, timeout=10.0)
-    except sqlite3.Error as exc:
+    except (sqlite3.Error, OSError) as exc:
         raise BackupError(f"Cannot read the database {source}: {exc}.") from exc
     try:
         dst = sqlite3.connect(target)
@@ -150,11 +231,11 @@ def _copy(source: Path, target: Path) -> None:
 
 def _failed(source: Path, target: Path, reason: str) -> str:
     if "full" in reason:
-        return f"The disk is full: no backup of {source} was made in {target.parent}."
+        return f"The disk is full: no copy of {source} was made in {target.parent}."
     return f"Cannot copy {source} to {target.parent}: {reason}."
 
 
-def _sync_folder(where: Path) -> None:
+def sync_folder(where: Path) -> None:
     with contextlib.suppress(OSError):  # not every file system lets a folder be synced
         fd = os.open(where, os.O_RDONLY)
         try:
@@ -185,47 +266,67 @@ class Scheduler:
         self._thread: threading.Thread | None = None
         self._retry_at: datetime | None = None
         self._logged: str | None = None
+        self._said_after: set[str] = set()  # backups dated after now, each said once
 
     def due_in(self) -> timedelta:
         """How long until the next backup is due (zero or less: now)."""
         now = self._now()
         if self._retry_at is not None:
             return self._retry_at - now
-        newest = next(iter(backups(self.where)), None)
-        if newest is None or newest.made > now + self.every:  # none, or the clock went back
+        newest = next(iter(backups(self.where, now)), None)  # one dated after now is none
+        if newest is None:
             return timedelta(0)
         return newest.made + self.every - now
 
     def tick(self) -> Path | None:
         """Make a backup if one is due (and rotate); return it. Never raises."""
+        self._say_dated_after()
         if self.due_in() > timedelta(0):
             return None
         began = time.monotonic()
         try:
             made = back_up(self.database, self.where, self._now())
+            size = made.stat().st_size
         except (BackupError, OSError, sqlite3.Error) as exc:
             self._retry_at = self._now() + RETRY
-            if str(exc) != self._logged:  # a full disk is said once, not every hour
-                self._logged = str(exc)
-                log.warning("backup failed (tried again in an hour): %s", exc)
+            self._say_once(f"backup failed (tried again in an hour): {exc}")
             return None
         self._retry_at, self._logged = None, None
-        gone = rotate(self.where, self.keep)
+        try:
+            gone = rotate(self.where, self.keep, now=self._now())
+        except BackupError as exc:
+            gone = []
+            self._say_once(str(exc))
         log.info(
             "backup written: %s (%.1f MB in %.1f s%s)",
             made,
-            made.stat().st_size / 1e6,
+            size / 1e6,
             time.monotonic() - began,
             f"; {len(gone)} older removed" if gone else "",
         )
         return made
 
+    def _say_once(self, text: str) -> None:
+        if text != self._logged:  # a full disk is said once, not every hour
+            self._logged = text
+            log.warning("%s", text)
+
+    def _say_dated_after(self) -> None:
+        for backup in dated_after(self.where, self._now()):
+            if backup.path.name not in self._said_after:
+                self._said_after.add(backup.path.name)
+                log.warning(
+                    "%s is named for a time after now (was the clock wrong?): it is not"
+                    " counted as the newest backup and never rotated out; remove it if you"
+                    " do not need it",
+                    backup.path,
+                )
+
     def start(self) -> None:
         """Start the thread (its first tick runs at once)."""
         if self._thread is not None:
             return
-        for stale in self.where.glob("*" + _PARTIAL):  # a copy cut short by a stop
-            stale.unlink(missing_ok=True)
+        clear_leftovers(self.database.parent)  # a copy cut short by a stop (a no-op after one)
         self._thread = threading.Thread(target=self._run, name="antidrift-backup", daemon=True)
         self._thread.start()
 
@@ -253,61 +354,6 @@ def _background_priority() -> None:
         os.setpriority(os.PRIO_PROCESS, tid, max(os.getpriority(os.PRIO_PROCESS, tid), 10))
 
 
-# -- restore --------------------------------------------------------------------------------------
-
-
-def restore(file: Path, data_dir: Path, now: datetime) -> Path | None:
-    """Put a copy of `file` in place of the data directory's database; return where the
-    database it replaced is kept (None: there was none). Refuses while a server runs."""
-    try:
-        lock = datalock.acquire(data_dir)
-    except datalock.AlreadyRunning as exc:
-        running = str(exc).partition(" Use that one")[0]  # its advice is for a server
-        raise BackupError(f"{running} Stop it first: nothing was restored.") from None
-    try:
-        return _restore(Path(file), Path(data_dir), now)
-    finally:
-        lock.release()
-
-
-def _restore(file: Path, data_dir: Path, now: datetime) -> Path | None:
-    from antidrift.store.migrations import MIGRATIONS
-
-    database = data_dir / DATABASE
-    if not file.is_file():
-        raise BackupError(f"{file} is not a file: nothing was restored.")
-    if file.stat().st_size == 0:
-        raise BackupError(f"{file} is empty: nothing was restored.")
-    if database.exists() and file.samefile(database):
-        raise BackupError(f"{file} is the database itself: nothing was restored.")
-    try:
-        dbcheck.inspect(file, [version for version, _, _ in MIGRATIONS], writable=False)
-    except dbcheck.UnusableDatabase as exc:
-        raise BackupError(f"Nothing was restored. {exc}") from None
-    copy = data_dir / f"{DATABASE}.restoring"
-    try:
-        _copy(file, copy)
-    except BaseException:
-        copy.unlink(missing_ok=True)
-        raise
-    kept = data_dir / f"{DATABASE}.before-restore-{stamp(now)}"
-    # A WAL or journal left by a killed server belongs to the old database: it goes aside
-    # with it, never to be applied to the restored one.
-    for suffix in ("-wal", "-journal"):
-        with contextlib.suppress(FileNotFoundError):
-            os.replace(f"{database}{suffix}", f"{kept}{suffix}")
-    Path(f"{database}-shm").unlink(missing_ok=True)
-    had = database.exists()
-    if had:
-        try:
-            os.link(database, kept)  # the old file stays in place until the new one replaces it
-        except OSError:
-            shutil.copy2(database, kept)
-    os.replace(copy, database)
-    _sync_folder(data_dir)
-    return kept if had else None
-
-
 # -- the command line -----------------------------------------------------------------------------
 
 
@@ -317,14 +363,7 @@ def backup_command(parser):  # noqa: ANN001, ANN201 — argparse in, a runner ou
     return _backup_now
 
 
-def restore_command(parser):  # noqa: ANN001, ANN201
-    """`antidrift restore FILE [--data-dir DIR]`."""
-    parser.add_argument("file", help="the backup to restore (e.g. from <data dir>/backups/)")
-    parser.add_argument("--data-dir", help="where the database lives (ANTIDRIFT_DATA_DIR)")
-    return _restore_now
-
-
-def _where(args) -> tuple[Path, int]:  # noqa: ANN001
+def data_settings(args) -> tuple[Path, int]:  # noqa: ANN001
     """The data directory and ANTIDRIFT_BACKUPS, from the one settings reader. Only their
     own refusals stop a backup or a restore: a bad AI setting must not keep a user from
     their history."""
@@ -342,18 +381,40 @@ def _where(args) -> tuple[Path, int]:  # noqa: ANN001
 
 def _backup_now(args) -> int:  # noqa: ANN001
     _background_priority()  # a server on the same machine goes first
+    stop_on_sigterm()
     try:
-        data_dir, keep = _where(args)
+        data_dir, keep = data_settings(args)
         database = data_dir / DATABASE
         made = _back_up_held(database)
+        print(f"Backed up {database} to {made} ({made.stat().st_size / 1e6:.1f} MB).")
+        now = datetime.now(UTC)
+        for later in dated_after(made.parent, now):
+            print(f"Not counted, never rotated out: {later.path} is named for a later time.")
+        gone = rotate(made.parent, keep, now=now)
     except (BackupError, datalock.StoreError) as exc:
         print(f"antidrift: {exc}", file=sys.stderr)
         return 1
-    gone = rotate(made.parent, keep)
-    print(f"Backed up {database} to {made} ({made.stat().st_size / 1e6:.1f} MB).")
+    except KeyboardInterrupt:
+        print("antidrift: stopped; no half copy is left.", file=sys.stderr)
+        return 130
+    except OSError as exc:
+        print(f"antidrift: {exc.strerror or exc}: {exc.filename or 'the backup'}.", file=sys.stderr)
+        return 1
     if gone:
         print(f"Removed {len(gone)} older backup(s): the newest {keep} are kept.")
     return 0
+
+
+def stop_on_sigterm() -> None:
+    """A command that copies a database stops on SIGTERM as on Ctrl-C: its half copy is
+    removed on the way out (Python's default SIGTERM leaves it)."""
+    import signal
+
+    def stop(_signum, _frame) -> None:  # noqa: ANN001
+        raise KeyboardInterrupt
+
+    with contextlib.suppress(ValueError):  # not the main thread: nothing to set
+        signal.signal(signal.SIGTERM, stop)
 
 
 def _back_up_held(database: Path) -> Path:
@@ -364,20 +425,7 @@ def _back_up_held(database: Path) -> Path:
     except datalock.AlreadyRunning:
         return back_up(database, folder(database.parent), datetime.now(UTC))
     try:
+        clear_leftovers(database.parent)  # held: no other copy is under way
         return back_up(database, folder(database.parent), datetime.now(UTC))
     finally:
         lock.release()
-
-
-def _restore_now(args) -> int:  # noqa: ANN001
-    try:
-        data_dir, _ = _where(args)
-        kept = restore(Path(args.file), data_dir, datetime.now(UTC))
-    except (BackupError, datalock.StoreError) as exc:
-        print(f"antidrift: {exc}", file=sys.stderr)
-        return 2
-    print(f"Restored {args.file} into {data_dir / DATABASE}.")
-    print(
-        f"The database it replaced is kept as {kept}." if kept else "There was no database before."
-    )
-    return 0

@@ -10,15 +10,17 @@ from __future__ import annotations
 
 import os
 import sqlite3
-from collections.abc import Collection
+from collections.abc import Collection, Sequence
 from pathlib import Path
 from urllib.parse import quote
+
+from antidrift.core.errors import Error
 
 APPLICATION_ID = 0x41447269  # "ADri"
 MOVE_ASIDE = "move it aside (rename it) to start afresh, or choose another --data-dir"
 
 
-class UnusableDatabase(Exception):
+class UnusableDatabase(Error):
     """The file must not be opened for writing; the message says what to do."""
 
 
@@ -41,6 +43,57 @@ def inspect(path: Path, known_versions: Collection[int], *, writable: bool = Tru
         raise
     if writable:
         _require_writable(path)
+
+
+def inspect_restorable(path: Path, migrations: Sequence[tuple[int, str, str]]) -> None:
+    """Refuse (UnusableDatabase) a file to restore from unless start-up would open it and it
+    holds all its schema has: AntiDrift's mark (or 0.2's signature), versions 1..n that this
+    AntiDrift knows, every table those migrations made, no trigger or view they did not."""
+    inspect(path, [version for version, _, _ in migrations], writable=False)
+    try:
+        db = open_read_only(path)
+    except (OSError, sqlite3.Error) as exc:
+        raise UnusableDatabase(f"Cannot read {path}: {exc}.") from None
+    try:
+        found = set(db.execute("SELECT type, name FROM sqlite_master"))
+        versions = (
+            {r[0] for r in db.execute("SELECT version FROM schema_migrations")}
+            if ("table", "schema_migrations") in found
+            else set()
+        )
+    except sqlite3.DatabaseError as exc:
+        raise UnusableDatabase(_unrestorable(path, str(exc))) from None
+    finally:
+        db.close()
+    if not versions:  # an empty SQLite file (inspect lets a new one through): no history
+        raise UnusableDatabase(_unrestorable(path, "it holds no AntiDrift history at all"))
+    if versions != set(range(1, max(versions) + 1)):
+        raise UnusableDatabase(_unrestorable(path, "its schema versions have a gap"))
+    made = _made_by([m for m in migrations if m[0] in versions])
+    missing = sorted(name for kind, name in made - found if kind == "table")
+    if missing:
+        raise UnusableDatabase(_unrestorable(path, f"its table {missing[0]} is missing"))
+    alien = sorted(f"{kind} {name}" for kind, name in found - made if kind in ("trigger", "view"))
+    if alien:
+        # A trigger runs on our own writes: one we did not make is never let in.
+        raise UnusableDatabase(_unrestorable(path, f"it has a {alien[0]} AntiDrift did not make"))
+
+
+def _made_by(migrations: Sequence[tuple[int, str, str]]) -> set[tuple[str, str]]:
+    """What these migrations create, (type, name), made in memory the way opening.py does."""
+    db = sqlite3.connect(":memory:")
+    try:
+        db.execute("CREATE TABLE schema_migrations (version INTEGER PRIMARY KEY)")
+        for _, _, sql in migrations:
+            for statement in filter(str.strip, sql.split(";")):
+                db.execute(statement)
+        return {(kind, name) for kind, name in db.execute("SELECT type, name FROM sqlite_master")}
+    finally:
+        db.close()
+
+
+def _unrestorable(path: Path, why: str) -> str:
+    return f"{path} is not a backup AntiDrift can restore: {why}."
 
 
 def _beside(path: Path) -> list[Path]:

@@ -13,6 +13,7 @@ from typing import Protocol
 
 from antidrift import process
 from antidrift.core.domain import TaskRef as Task  # one shape for a task, listed or remembered
+from antidrift.core.errors import Error
 
 MAX_TITLE = 500  # a title becomes the rough intent and may become the next action (500)
 CLI_TIMEOUT = 5.0  # seconds per CLI run; the listing's overall deadline is a little longer
@@ -22,8 +23,11 @@ DONE = "done"
 _SPACES = re.compile(r"\s+")
 
 
-class SourceError(Exception):
-    """The source failed; the message is one sentence for people (never a task's title)."""
+class SourceError(Error):
+    """The source failed; the message is one sentence for people (never a task's title);
+    409: the task cannot take it now."""
+
+    status = 409
 
 
 class Gone(SourceError):

@@ -1,4 +1,5 @@
-"""Errors carry their HTTP status; one handler renders them for htmx or for JSON clients."""
+"""Errors carry their HTTP status (antidrift.core.errors.Error); one handler renders them for
+htmx or for JSON clients, and no route picks a status for one itself."""
 
 from __future__ import annotations
 
@@ -7,34 +8,19 @@ import logging
 from flask import Flask, current_app, jsonify, request
 from werkzeug.exceptions import HTTPException
 
-from antidrift.core.domain import (
-    DomainError,
-    IllegalTransitionError,
-    NotFound,
-    NotPlanning,
-    ValidationError,
-)
-from antidrift.core.errors import WriteFailed
-from antidrift.settings import SettingsError
+from antidrift.core.errors import Error
 from antidrift.web.requests import HTML, from_htmx
 
 log = logging.getLogger("antidrift.web")
 
 
-class Refused(Exception):
+class Refused(Error):
     """A request the security checks turned away before any handler ran."""
 
     def __init__(self, status: int, message: str) -> None:
         super().__init__(message)
-        self.status, self.message = status, message
+        self.status = status
 
-
-STATUS: dict[type[DomainError], int] = {
-    ValidationError: 400,
-    NotPlanning: 400,
-    IllegalTransitionError: 409,
-    NotFound: 404,
-}
 
 # Plain words for the HTTP errors werkzeug raises on its own.
 HTTP_MESSAGES = {
@@ -55,29 +41,11 @@ def respond_error(status: int, message: str):
 
 
 def register(app: Flask) -> None:
-    @app.errorhandler(DomainError)
-    def domain_error(exc: DomainError):
-        # By class hierarchy: a subclass (e.g. "nothing to acknowledge") keeps its parent's code.
-        status = next((STATUS[t] for t in type(exc).__mro__ if t in STATUS), 400)
-        return respond_error(status, exc.message)
-
-    @app.errorhandler(Refused)
-    def refused(exc: Refused):
-        return respond_error(exc.status, exc.message)
-
-    @app.errorhandler(SettingsError)
-    def settings_refused(exc: SettingsError):
-        # 400 a value not accepted, 409 a key the environment sets, 503 not saved.
-        return respond_error(exc.status, exc.message)
-
-    @app.errorhandler(WriteFailed)
-    def write_failed(exc: WriteFailed):
-        # The store logged the cause once; the state is as it was before the request. JSON
-        # clients get the cause first ("the disk is full: …"); the page, a sentence.
-        text = exc.message
-        if from_htmx():
-            text = text[:1].upper() + text[1:]
-        return respond_error(503, text)
+    @app.errorhandler(Error)
+    def error(exc: Error):
+        # The one mapping: the error says its status (a subclass keeps its parent's) and its
+        # sentence; nothing changed. A failed write was logged where it failed, once.
+        return respond_error(exc.status, exc.for_page if from_htmx() else exc.message)
 
     @app.errorhandler(HTTPException)
     def http_error(exc: HTTPException):

@@ -152,7 +152,7 @@ def _page(render: Callable[[], str]):
     except NotFound as exc:
         if not wants_html():
             raise
-        return _render("missing.html", message=exc.message), 404
+        return _render("missing.html", message=exc.message), exc.status
 
 
 def _rows(items: list[Commitment]) -> list[dict[str, object]]:

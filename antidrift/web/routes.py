@@ -92,7 +92,7 @@ def save_draft():
 @bp.post("/coach/use")
 def use_proposal():
     name = payload().get("field")
-    draft = controller().drafts.use(name)
+    draft = controller().coaching.use(name)
     if not from_htmx():
         return jsonify(state_json(controller().snapshot()))
     # The field takes the proposal (out of band, focused); its suggestion goes by push.
@@ -123,7 +123,7 @@ def start_commitment():
         # The page gets its fields marked (aria-invalid) beside the message; others get JSON.
         renderer = current_app.extensions["antidrift.renderer"]
         html = renderer.plan_errors(exc.message, exc.fields, data)
-        return html, 400, HTML
+        return html, exc.status, HTML
     return done(started)
 
 

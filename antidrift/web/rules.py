@@ -56,7 +56,7 @@ def add_rule():
         )
     except ValidationError as exc:
         form = RulesForm.typed(exc.message, data, exc.fields)
-        return _answer(form, 400) or _raise(exc)
+        return _answer(form, exc.status) or _raise(exc)
     said = f"From now on, {rule.describe()}."
     if from_htmx() and not _swaps_rules():  # the banner's button: it goes away with the answer
         commitment = controller().snapshot().commitment
@@ -74,7 +74,8 @@ def delete_rule(rule_id: str):
             raise NotFound("There is no such rule.")
         gone = standing_rules().remove(number)
     except NotFound as exc:
-        return _answer(RulesForm(exc.message, focus="title", error=True), 404) or _raise(exc)
+        form = RulesForm(exc.message, focus="title", error=True)
+        return _answer(form, exc.status) or _raise(exc)
     said = f"Removed: {gone.describe()}."
     return _answer(RulesForm(said, focus="title"), 200) or jsonify(deleted=number)
 

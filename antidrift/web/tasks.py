@@ -74,13 +74,11 @@ def write_back():
     text = task_sources.outcome_text(
         outcome, commitment.next_action, minutes, note, f"{commitment.started_at:%Y-%m-%d}"
     )
-    try:
-        # Finish stands before the task tool hears of it: an Undo from another tab cannot set
-        # it running while the task is being ticked (and refuses this if it came first).
-        with controller().finish_standing(commitment.id):
-            said = board().write_back(commitment.task, action, text)
-    except task_sources.SourceError as exc:
-        raise TaskConflict(str(exc)) from None
+    # Finish stands before the task tool hears of it: an Undo from another tab cannot set it
+    # running while the task is being ticked (and refuses this if it came first). A source
+    # that fails says so (SourceError: 409).
+    with controller().finish_standing(commitment.id):
+        said = board().write_back(commitment.task, action, text)
     if from_htmx():
         return _renderer().writeback_result(said), 200, HTML
     return jsonify(result=said)

@@ -10,8 +10,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from tests.support.browser import App
-from tests.support.fake_judge import drift_server
+from tests.support.browser import App, drift_app
 
 ACTION = "Write the intro paragraph of the quarterly report"
 
@@ -20,17 +19,8 @@ ACTION = "Write the intro paragraph of the quarterly report"
 def app(tmp_path_factory, _chromium_available) -> Iterator[App]:
     """This module's server: a fake claude that also judges, a fake notify-send, short grace,
     the test clock."""
-    tmp = tmp_path_factory.mktemp("browser-drift")
-    server, fake, notifier = drift_server(
-        tmp, test_clock=True, ANTIDRIFT_DRIFT_GRACE="1", ANTIDRIFT_DRIFT_COOLDOWN="1"
-    )
-    server.start()
-    app = App(server, fake, tmp)
-    app.notifier = notifier
-    try:
+    with drift_app(tmp_path_factory.mktemp("browser-drift")) as app:
         yield app
-    finally:
-        server.stop()
 
 
 def _start(app: App) -> None:

@@ -12,8 +12,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from tests.support.browser import App
-from tests.support.fake_judge import drift_server
+from tests.support.browser import App, drift_app
 
 pytestmark = pytest.mark.browser
 
@@ -42,15 +41,8 @@ ACTION = "Write the intro paragraph of the quarterly report"
 def app(tmp_path_factory, _chromium_available) -> Iterator[App]:
     """A fake claude that also judges (titles with "youtube" are off task), short grace, on
     the test clock: a window's time on the review is the clock moved on, not a sleep."""
-    tmp = tmp_path_factory.mktemp("browser-finish")
-    server, fake, notifier = drift_server(
-        tmp, test_clock=True, ANTIDRIFT_DRIFT_GRACE="1", ANTIDRIFT_DRIFT_COOLDOWN="1"
-    )
-    server.start()
-    try:
-        yield App(server, fake, tmp, notifier)
-    finally:
-        server.stop()
+    with drift_app(tmp_path_factory.mktemp("browser-finish")) as app:
+        yield app
 
 
 def _ended(app: App) -> None:

@@ -7,10 +7,8 @@ from collections.abc import Iterator
 
 import pytest
 
-from tests.support.browser import App
-from tests.support.fake_cli import FakeCLI, path_with
+from tests.support.browser import App, history_app
 from tests.support.history import seed_history
-from tests.support.server import RunningServer
 
 pytestmark = pytest.mark.browser
 
@@ -23,13 +21,8 @@ def app(tmp_path_factory, _chromium_available) -> Iterator[App]:
     """A real server over a database that already holds a history of ENTRIES commitments."""
     tmp = tmp_path_factory.mktemp("insights")
     seed_history(tmp / "data" / "antidrift.sqlite3", ENTRIES)
-    fake = FakeCLI(tmp / "bin")
-    server = RunningServer(tmp / "data", env={"PATH": path_with(tmp / "bin")})
-    server.start()
-    try:
-        yield App(server, fake, tmp)
-    finally:
-        server.stop()
+    with history_app(tmp) as app:
+        yield app
 
 
 def no_sideways_scroll(page) -> bool:

@@ -15,8 +15,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from tests.support.browser import App
-from tests.support.fake_judge import drift_server
+from tests.support.browser import App, drift_app
 from tests.support.timing import assert_within
 
 ACTION = "Write the intro paragraph of the quarterly report"
@@ -25,17 +24,8 @@ GRACE = 2  # seconds: longer than a pause between two titles of the churn (0.4 s
 
 @pytest.fixture(scope="module")
 def app(tmp_path_factory, _chromium_available) -> Iterator[App]:
-    tmp = tmp_path_factory.mktemp("browser-judge")
-    server, fake, notifier = drift_server(
-        tmp, test_clock=True, ANTIDRIFT_DRIFT_GRACE=str(GRACE), ANTIDRIFT_DRIFT_COOLDOWN="1"
-    )
-    server.start()
-    app = App(server, fake, tmp)
-    app.notifier = notifier
-    try:
+    with drift_app(tmp_path_factory.mktemp("browser-judge"), grace=GRACE) as app:
         yield app
-    finally:
-        server.stop()
 
 
 def _open_verdicts(page) -> None:

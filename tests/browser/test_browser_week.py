@@ -14,9 +14,7 @@ from antidrift.core.domain import Commitment, Outcome, RuntimeState, WindowSampl
 from antidrift.drift.verdicts import Judgement, Source, Verdict
 from antidrift.drift.window_key import Window
 from antidrift.store.sqlite import SQLiteStore
-from tests.support.browser import App
-from tests.support.fake_cli import FakeCLI, path_with
-from tests.support.server import RunningServer
+from tests.support.browser import App, history_app
 
 pytestmark = pytest.mark.browser
 
@@ -64,13 +62,8 @@ def seed_week(path: Path, now: datetime) -> None:
 def app(tmp_path_factory, _chromium_available) -> Iterator[App]:
     tmp = tmp_path_factory.mktemp("week")
     seed_week(tmp / "data" / "antidrift.sqlite3", datetime.now(UTC))
-    fake = FakeCLI(tmp / "bin")
-    server = RunningServer(tmp / "data", env={"PATH": path_with(tmp / "bin")})
-    server.start()
-    try:
-        yield App(server, fake, tmp)
-    finally:
-        server.stop()
+    with history_app(tmp) as app:
+        yield app
 
 
 def test_the_week_looks_right_everywhere_and_says_its_figures(browser, app, ui):

@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from tests.support import sway
+from tests.support.live import Live
 from tests.support.require import need
 
 
@@ -26,3 +27,12 @@ def sway_desktop(sway_session):
     """The module's headless sway; skipped without one (a failure in CI)."""
     need(sway_session, sway.missing() or "headless sway could not start")
     return sway_session
+
+
+@pytest.fixture(scope="module")
+def live(tmp_path_factory):
+    """The app over fakes on a real werkzeug server (tests/support/live.py), one per module:
+    the push tests' rig (a module that needs another server defines its own `live`)."""
+    server = Live(tmp_path_factory.mktemp("live"))
+    yield server
+    server.stop()

@@ -4,10 +4,7 @@ and `antidrift restore` commands, real SQLite files damaged on purpose."""
 from __future__ import annotations
 
 import hashlib
-import os
 import sqlite3
-import subprocess
-import sys
 import threading
 from pathlib import Path
 
@@ -15,22 +12,10 @@ import pytest
 
 from antidrift.store import backup
 from tests.fakes import wait_until
+from tests.support.command import on_data as antidrift
 from tests.support.history import seed_history
-from tests.support.server import REPO, RunningServer
-
-PLAN = {"next_action": "Write the intro", "success_condition": "Intro done", "timebox_minutes": 30}
-
-
-def antidrift(*args: str, data: Path, env: dict[str, str] | None = None) -> tuple[int, str]:
-    done = subprocess.run(
-        [sys.executable, "-m", "antidrift", *args, "--data-dir", str(data)],
-        cwd=REPO,
-        capture_output=True,
-        text=True,
-        timeout=60,
-        env={**os.environ, **(env or {})},
-    )
-    return done.returncode, done.stdout + done.stderr
+from tests.support.plans import PLAN
+from tests.support.server import RunningServer
 
 
 def _live_history(server: RunningServer, count: int) -> list[str]:

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import io
 import json
-import os
 import queue
 import shlex
 import subprocess
@@ -24,6 +23,7 @@ from antidrift.cli import commands
 from antidrift.cli.client import Client, Refused
 from antidrift.drift.policy import DriftSettings
 from tests.fakes import RecordingNotifier, wait_until
+from tests.support.command import antidrift
 from tests.support.server import REPO, RunningServer, free_port
 
 NOW = DriftSettings(timedelta(0), timedelta(0), 30)  # a nudge as soon as focus is off task
@@ -79,18 +79,6 @@ def run(capsys, *argv: str) -> tuple[int, str, str]:
     code = commands.main(list(argv))
     out, err = capsys.readouterr()
     return code, out, err
-
-
-def antidrift(*argv: str, env: dict | None = None) -> subprocess.CompletedProcess:
-    """The command as its own process, as a hotkey or a bar runs it."""
-    return subprocess.run(
-        [sys.executable, "-m", "antidrift", *argv],
-        capture_output=True,
-        text=True,
-        timeout=60,
-        cwd=REPO,
-        env={**os.environ, **(env or {})},
-    )
 
 
 # -- one-shot commands against the app --------------------------------------------------------

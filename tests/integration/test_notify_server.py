@@ -7,13 +7,10 @@ from datetime import UTC, datetime, timedelta
 
 from tests.fakes import wait_until
 from tests.support.fake_notify import FakeNotifier
+from tests.support.plans import plan
 from tests.support.server import RunningServer
 
-PLAN = {
-    "next_action": "Write the intro; $(rm -rf ~)",
-    "success_condition": "Intro done",
-    "timebox_minutes": 30,
-}
+PLAN = plan(next_action="Write the intro; $(rm -rf ~)")  # said as text, never run
 
 
 def test_a_timebox_that_ran_out_is_one_notification_through_the_command(tmp_path):

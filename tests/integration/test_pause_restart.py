@@ -4,27 +4,14 @@ instead of waiting) and the real `antidrift pause / status / resume` command lin
 from __future__ import annotations
 
 import json
-import os
 import re
-import subprocess
-import sys
 from datetime import datetime
 
-from tests.support.server import REPO, RunningServer
+from tests.support.command import antidrift
+from tests.support.plans import plan
+from tests.support.server import RunningServer
 
-PLAN = {"next_action": "Write the intro", "success_condition": "Intro done", "timebox_minutes": 30}
-
-
-def antidrift(*argv: str) -> subprocess.CompletedProcess:
-    """The command as its own process, as a hotkey or a bar runs it."""
-    return subprocess.run(
-        [sys.executable, "-m", "antidrift", *argv],
-        capture_output=True,
-        text=True,
-        timeout=60,
-        cwd=REPO,
-        env=dict(os.environ),
-    )
+PLAN = plan(timebox_minutes=30)  # "Paused · 29:59" below
 
 
 def test_a_paused_commitment_stays_paused_across_a_restart_and_resumes_where_it_stood(tmp_path):

@@ -12,9 +12,10 @@ from pathlib import Path
 import pytest
 
 from antidrift.store.migrations import MIGRATIONS
+from tests.support.plans import plan
 from tests.support.server import RunningServer
 
-PLAN = {"next_action": "Write the intro", "success_condition": "Intro done", "timebox_minutes": 30}
+PLAN = plan(timebox_minutes=30)  # the deadline below counts 30 minutes
 
 
 def database(data_dir: Path) -> Path:

@@ -9,7 +9,7 @@ import pytest
 import websocket
 
 from tests.support.html import parse, top_level
-from tests.support.live import PLAN, Live
+from tests.support.plans import PLAN
 
 
 class RawPage:
@@ -58,13 +58,6 @@ def titles(messages: list[str]) -> list[str]:
 
 def count(messages: list[str], wanted: str) -> int:
     return sum(1 for m in messages for n in top_level(m) if n.id == wanted)
-
-
-@pytest.fixture(scope="module")
-def live(tmp_path_factory):
-    server = Live(tmp_path_factory.mktemp("live-page"))
-    yield server
-    server.stop()
 
 
 @pytest.fixture

@@ -9,7 +9,7 @@ import pytest
 import websocket
 
 from tests.support.html import top_level
-from tests.support.live import PLAN, Live
+from tests.support.plans import PLAN
 
 
 class RawPage:
@@ -34,13 +34,6 @@ class RawPage:
 
     def close(self) -> None:
         self.ws.close()
-
-
-@pytest.fixture(scope="module")
-def live(tmp_path_factory):
-    server = Live(tmp_path_factory.mktemp("live-pause"))
-    yield server
-    server.stop()
 
 
 @pytest.fixture

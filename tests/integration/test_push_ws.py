@@ -15,18 +15,12 @@ from antidrift.ai import CLITimeout, Proposal
 from tests.fakes import wait_until
 from tests.support.fake_cli import FakeCLI, path_with
 from tests.support.html import parse, top_level
-from tests.support.live import PLAN, Live, Page, ids, inputs, is_view, roots, ws_params
+from tests.support.live import Live, Page, ids, inputs, is_view, roots, ws_params
+from tests.support.plans import PLAN
 from tests.support.server import RunningServer
 
 PLAN_INPUTS = ["next_action", "success_condition", "timebox_minutes"]
 PROPOSAL = Proposal("Outline the report", "Five headings in the doc", 35)
-
-
-@pytest.fixture(scope="module")
-def live(tmp_path_factory):
-    server = Live(tmp_path_factory.mktemp("live"))
-    yield server
-    server.stop()
 
 
 @pytest.fixture
@@ -48,7 +42,7 @@ def test_a_page_showing_the_current_planning_view_gets_only_its_widgets(srv):
     page = srv.open(**planning_view(srv))
     message = page.recv()
     suggestions = ["suggest-next_action", "suggest-success_condition", "suggest-timebox_minutes"]
-    assert ids(message) == ["coach", "task-pick", *suggestions]
+    assert ids(message) == ["coach", "task-pick", *suggestions, "next-event"]
     assert roots(message)["coach"].get("data-status") == "idle"
     assert all("hidden" in roots(message)[s].attrs for s in suggestions)
     assert inputs(message) == []
@@ -59,7 +53,14 @@ def test_a_page_showing_the_current_active_view_gets_only_its_widgets(srv):
     srv.to("active")
     cid = srv.state()["commitment"]["id"]
     page = srv.open(view="active", c=cid, p="")
-    assert ids(page.recv()) == ["time-left", "drift-banner", "evidence", "drift-guard", "controls"]
+    assert ids(page.recv()) == [
+        "time-left",
+        "drift-banner",
+        "evidence",
+        "drift-guard",
+        "controls",
+        "event-clash",
+    ]
 
 
 def test_a_page_showing_the_current_locked_view_gets_nothing(srv):
@@ -149,7 +150,8 @@ def test_a_connection_that_already_applied_the_proposal_gets_no_inputs(srv):
     page = srv.open(**planning_view(srv, p=proposal_id))
     message = page.recv()
     assert ids(message)[:2] == ["coach", "task-pick"] and inputs(message) == []
-    assert all(i.startswith("suggest-") for i in ids(message)[2:])
+    assert all(i.startswith("suggest-") for i in ids(message)[2:-1])
+    assert ids(message)[-1] == "next-event"  # empty: no calendar is set
     assert page.quiet() == []
 
 

@@ -16,13 +16,13 @@ from antidrift.evidence import WindowSampler
 from antidrift.server.app import create_app, runtime_of
 from antidrift.server.bootstrap import Runtime
 from antidrift.server.serve import worker_exit
-from antidrift.session.controller import Controller
 from antidrift.session.snapshot import CoachInfo, CoachStatus
 from antidrift.settings import Settings
 from antidrift.store.sqlite import SQLiteStore
 from tests.fakes import FakeClock, FakeStore, wait_until
 from tests.support.fake_cli import FakeCLI
 from tests.support.procs import alive, wait_dead
+from tests.support.session import build_controller
 from tests.support.timing import assert_within
 
 BACKGROUND = ("antidrift-ticker", "antidrift-sampler")
@@ -56,7 +56,7 @@ def background() -> list[str]:
 @pytest.fixture
 def parts():
     clock, store = FakeClock(), FakeStore()
-    controller = Controller(store, clock)
+    controller = build_controller(store, clock)
     sampler = WindowSampler(
         Probe(),
         controller.record_window,
@@ -147,7 +147,7 @@ def test_stop_kills_a_running_coach_cli_and_its_group_at_once(tmp_path, monkeypa
     monkeypatch.setenv("PATH", str(cli.folder))
     backend = ai.CommandBackend("slowcoach")
     clock, store = FakeClock(), FakeStore()
-    controller = Controller(store, clock, coach=ai.Service(backend, timeout=60))
+    controller = build_controller(store, clock, coach=ai.Service(backend, timeout=60))
     runtime = Runtime(controller, store, clock, CoachInfo("command", None, backend))
     runtime.start()
     controller.enter_planning()
@@ -204,7 +204,7 @@ def test_create_app_from_the_settings_starts_nothing_until_it_serves(tmp_path):
     data = tmp_path / "data"
     clock = FakeClock(datetime.now(UTC) - timedelta(hours=2))
     store = SQLiteStore(data / "antidrift.sqlite3")
-    first = Controller(store, clock)
+    first = build_controller(store, clock)
     first.enter_planning()
     first.start_manual_commitment("Write", "Done", 5)  # its deadline passed long ago
     first.shutdown()

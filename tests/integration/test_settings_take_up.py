@@ -6,9 +6,9 @@ from __future__ import annotations
 from antidrift.server import bootstrap
 from antidrift.server.app import create_app
 from antidrift.settings import load
+from tests.support.plans import PLAN
 
 HOST = {"Host": "127.0.0.1:7717", "Origin": "http://127.0.0.1:7717"}
-PLAN = {"next_action": "Write the intro", "success_condition": "Two pages", "timebox_minutes": 25}
 
 
 def serve(tmp_path, fake_bin, env):
@@ -80,5 +80,26 @@ def test_teeth_turned_on_in_settings_are_the_next_commitment_s_default(tmp_path,
         assert 'value="minimize" checked>' in page and "after 12 more seconds" in page
         client.post("/commitment", json=PLAN, headers=HOST)
         assert client.get("/state").get_json()["commitment"]["enforce"] == "minimize"
+    finally:
+        runtime.stop()
+
+
+def test_reflect_says_why_the_coach_of_the_new_settings_is_unavailable(tmp_path, fake_bin):
+    # A command of empty quotes: the command backend has nothing to run, and says why.
+    env = {"ANTIDRIFT_WINDOW_SOURCE": "off", "ANTIDRIFT_AI_COMMAND": '""'}
+    app, runtime = serve(tmp_path, fake_bin, env)
+    try:
+        client = app.test_client()
+        client.post("/planning", headers=HOST)
+        client.post("/commitment", json=PLAN, headers=HOST)
+        client.post("/finish", headers=HOST)
+        answer = client.post("/settings", json={"ai_backend": "command"}, headers=HOST)
+        assert answer.status_code == 200, answer.get_data(as_text=True)
+        reason = runtime.coach_info.problem
+        assert "ANTIDRIFT_AI_COMMAND is empty" in reason
+        assert client.post("/reflect", headers=HOST).status_code == 200
+        page = client.get("/", headers=HOST).get_data(as_text=True)
+        assert 'data-status="error"' in page
+        assert f"coach unavailable — {reason}" in page
     finally:
         runtime.stop()

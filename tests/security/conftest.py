@@ -303,3 +303,9 @@ def module_lab(tmp_path_factory, sec) -> Iterator[Lab]:
     box = Lab(tmp_path_factory.mktemp("lab"), sec)
     yield box
     box.cleanup()
+
+
+@pytest.fixture(scope="module")
+def server(module_lab) -> RunningServer:
+    """The module's one server, from its lab (a module that needs its own env defines its own)."""
+    return module_lab.start()

@@ -9,15 +9,9 @@ import time
 
 import pytest
 
-from tests.support.server import RunningServer
 from tests.support.timing import assert_within
 
 NEW_ROUTES = ["/manifest.webmanifest", "/static/icons/icon-192.png", "/state?wait=5"]
-
-
-@pytest.fixture(scope="module")
-def server(module_lab) -> RunningServer:
-    return module_lab.start()
 
 
 @pytest.mark.parametrize("path", NEW_ROUTES)

@@ -15,11 +15,6 @@ import pytest
 from antidrift.server.app import MAX_BODY
 
 
-@pytest.fixture(scope="module")
-def server(module_lab):
-    return module_lab.start()
-
-
 def _post_json(sec, server, path, payload, **headers):
     return sec.http(
         server.port,

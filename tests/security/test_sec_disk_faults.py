@@ -8,11 +8,11 @@ import resource
 import time
 
 from tests.support import procs
+from tests.support.plans import PLAN
 from tests.support.server import RunningServer
 from tests.support.tmpfs import fill, small_tmpfs
 from tests.support.walk import server_post, walk_http
 
-PLAN = {"next_action": "Write the intro", "success_condition": "Intro done", "timebox_minutes": 30}
 HTMX = {"HX-Request": "true", "Content-Type": "application/x-www-form-urlencoded"}
 
 

@@ -61,11 +61,6 @@ def _recv_until(ws, marker: str, seen: list[str], within: float = 8.0) -> str:
     raise AssertionError(f"no push with {marker!r}; got {len(seen)} messages")
 
 
-@pytest.fixture(scope="module")
-def server(module_lab):
-    return module_lab.start()
-
-
 def test_ai_answer_renders_as_text_in_page_and_pushes(server, sec, module_lab):
     module_lab.fake.configure(
         answer={"next_action": SCRIPT, "success_condition": ATTR, "timebox_minutes": 25}

@@ -26,6 +26,7 @@ from antidrift.settings import Settings
 from antidrift.store.sqlite import SQLiteStore
 from antidrift.web.projection import state_json
 from tests.fakes import FakeClock, FakeJudge, wait_until
+from tests.support.session import build_controller
 
 POSTS = [
     "/planning",
@@ -109,7 +110,7 @@ def app_and_controller(tmp_path_factory):
     data = tmp_path_factory.mktemp("fuzz")
     store, clock = SQLiteStore(data / "antidrift.sqlite3"), FakeClock()
     judge = FakeJudge({"Editor"})
-    controller = Controller(
+    controller = build_controller(
         store,
         clock,
         coach=None,

@@ -9,11 +9,6 @@ from urllib.parse import urlencode
 import pytest
 
 
-@pytest.fixture(scope="module")
-def server(module_lab):
-    return module_lab.start()
-
-
 def _ended(server, sec) -> str:
     cid = sec.to_active(server)
     server.post("/finish")

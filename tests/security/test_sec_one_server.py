@@ -16,11 +16,11 @@ from pathlib import Path
 import pytest
 
 from tests.support import procs
+from tests.support.plans import PLAN
 from tests.support.server import REPO, RunningServer, free_port
 from tests.support.timing import assert_within
 
 BIN = Path(sys.executable).parent
-PLAN = {"next_action": "Write the intro", "success_condition": "Intro done", "timebox_minutes": 30}
 
 
 def _env(**extra: str) -> dict[str, str]:

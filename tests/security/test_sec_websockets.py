@@ -9,13 +9,7 @@ import socket
 import threading
 import time
 
-import pytest
 import websocket
-
-
-@pytest.fixture(scope="module")
-def server(module_lab):
-    return module_lab.start()
 
 
 def test_100_connect_close_cycles_leave_the_thread_count_where_it_was(server, sec):

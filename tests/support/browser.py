@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import contextlib
 import shutil
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from tests.support.fake_cli import FakeCLI
+from tests.support.fake_cli import FakeCLI, path_with
+from tests.support.fake_judge import drift_server
 from tests.support.fake_notify import FakeNotifier
 from tests.support.server import RunningServer
 
@@ -43,3 +46,24 @@ class App:
         """The watcher reports `app` focused with `title` (as a sampler would)."""
         status, _ = self.server.post("/evidence/window", {"app": app, "title": title})
         assert status == 202
+
+
+@contextlib.contextmanager
+def drift_app(tmp: Path, grace: object = 1) -> Iterator[App]:
+    """A module's server on the test clock, its fake claude also the judge (titles with
+    "youtube" are off task), a fake notify-send, a grace of `grace` s and a cooldown of 1 s;
+    started, and stopped after."""
+    server, fake, notifier = drift_server(
+        tmp, test_clock=True, ANTIDRIFT_DRIFT_GRACE=str(grace), ANTIDRIFT_DRIFT_COOLDOWN="1"
+    )
+    with server:
+        yield App(server, fake, tmp, notifier)
+
+
+@contextlib.contextmanager
+def history_app(tmp: Path) -> Iterator[App]:
+    """A module's server over the history already written in tmp/data, a fake claude first on
+    its PATH; started, and stopped after."""
+    fake = FakeCLI(tmp / "bin")
+    with RunningServer(tmp / "data", env={"PATH": path_with(tmp / "bin")}) as server:
+        yield App(server, fake, tmp)

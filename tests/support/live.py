@@ -16,14 +16,14 @@ from werkzeug.serving import make_server
 
 from antidrift.server.app import create_app
 from antidrift.server.bootstrap import Runtime
-from antidrift.session.controller import Controller
 from antidrift.session.snapshot import CoachInfo
 from antidrift.settings import Settings
 from tests.fakes import FakeClock, FakeCoach, FakeStore, wait_until
 from tests.support.html import Node, parse, top_ids, top_level
+from tests.support.plans import PLAN
+from tests.support.session import build_controller
 from tests.support.walk import walk_http
 
-PLAN = {"next_action": "Write the intro", "success_condition": "Intro done", "timebox_minutes": 20}
 # Widgets outside the view (title, icon, offline notice, chime, live region) ride along with
 # pushes; the tests here are about the view's widgets, so they look past those
 # (test_push_page_widgets.py and test_push_pause.py check them).
@@ -110,7 +110,7 @@ class Live:
         self.clock = FakeClock()
         self.store = FakeStore()
         self.coach = FakeCoach()
-        self.controller = Controller(self.store, self.clock, coach=self.coach)
+        self.controller = build_controller(self.store, self.clock, coach=self.coach)
         runtime = Runtime(
             self.controller, self.store, self.clock, CoachInfo("fake", None, self.coach)
         )

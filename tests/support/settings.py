@@ -7,7 +7,7 @@ from collections.abc import Mapping
 from pathlib import Path
 
 from antidrift import ai, settings
-from antidrift.server import bootstrap
+from antidrift.server import adapters
 
 
 def settings_from_env(env: Mapping[str, str], data_dir: Path | None = None) -> settings.Settings:
@@ -18,4 +18,4 @@ def settings_from_env(env: Mapping[str, str], data_dir: Path | None = None) -> s
 
 def backend_from_env(name: str, env: Mapping[str, str]) -> ai.Backend:
     """The backend `name` with the tuning and binaries `env` sets (ANTIDRIFT_* variables)."""
-    return bootstrap.new_backend(settings_from_env(env), name)
+    return adapters.new_backend(settings_from_env(env), name)

@@ -10,12 +10,10 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from antidrift.core.domain import RuntimeState
+from tests.support import plans
 
-PLAN = {
-    "next_action": "Write the intro",
-    "success_condition": "Intro in the doc",
-    "timebox_minutes": "10",
-}
+# Ten minutes: the tests that walk a controller or a server count their deadlines from it.
+TEN_MINUTES = plans.plan(timebox_minutes="10")
 
 # The user's steps from locked to each state.
 STEPS: dict[str, tuple[str, ...]] = {
@@ -30,7 +28,7 @@ def walk(controller, state: str | RuntimeState, *, clock=None, **plan) -> object
     """Drive a Controller from locked to `state`; returns the commitment started (if any).
 
     state "expired" is review by the deadline: it needs the FakeClock (`clock=`)."""
-    fields = {**PLAN, **{k: str(v) for k, v in plan.items()}}
+    fields = {**TEN_MINUTES, **{k: str(v) for k, v in plan.items()}}
     started = None
     for step in _steps(state):
         if step == "plan":
@@ -50,7 +48,7 @@ def walk(controller, state: str | RuntimeState, *, clock=None, **plan) -> object
 def walk_http(post: Callable[[str, dict], int], state: str | RuntimeState, **plan) -> None:
     """Drive a server from locked to `state` through its routes; `post(path, form)` returns
     the status (see `client_post` and `server_post`)."""
-    fields = {**PLAN, **{k: str(v) for k, v in plan.items()}}
+    fields = {**TEN_MINUTES, **{k: str(v) for k, v in plan.items()}}
     routes = {
         "plan": ("/planning", {}),
         "start": ("/commitment", fields),

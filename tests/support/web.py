@@ -2,12 +2,9 @@
 
 from __future__ import annotations
 
+from tests.support.plans import PLAN
+
 HX = {"HX-Request": "true"}  # what the page's htmx sends with every request
-PLAN = {
-    "next_action": "Write the intro",
-    "success_condition": "Intro in the doc",
-    "timebox_minutes": "20",
-}
 
 
 def state(client) -> dict:

@@ -6,7 +6,7 @@ import logging
 
 import pytest
 
-from antidrift.server.bootstrap import build_coach
+from antidrift.server.adapters import build_coach
 from antidrift.settings import SettingsError, load
 
 

@@ -9,7 +9,7 @@ import pytest
 
 from antidrift import ai
 from antidrift.drift.policy import DriftSettings
-from antidrift.server.bootstrap import build_coach, build_drift
+from antidrift.server.adapters import build_coach, build_drift
 from antidrift.settings import SettingsError, load
 
 

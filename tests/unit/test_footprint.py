@@ -22,6 +22,7 @@ NOT_AT_START = {
     "simple_websocket": "antidrift/web/sockets.py",
     "wsproto": "antidrift/web/sockets.py (under simple-websocket)",
     "asyncio": "antidrift/web/sockets.py (simple-websocket's asyncio half)",
+    "regex": "antidrift/settings/kinds.py, when a private-title pattern is set",
 }
 BUILD = """
 import json, sys

@@ -94,17 +94,6 @@ def test_five_minutes_left_counts_added_time_and_is_never_said_while_paused():
 # -- the controller ---------------------------------------------------------------------------
 
 
-@pytest.fixture
-def running(make_controller, clock):
-    def make(**kwargs):
-        controller = make_controller(**kwargs)
-        controller.enter_planning()
-        controller.start_manual_commitment("Write the intro", "Intro in the doc", 20)
-        return controller
-
-    return make
-
-
 def test_pause_and_resume_refuse_where_they_do_not_apply_and_change_nothing(make_controller, store):
     controller = make_controller()
     for move in (controller.pause, controller.resume):

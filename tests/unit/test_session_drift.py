@@ -16,15 +16,10 @@ from antidrift.core.domain import (
     ValidationError,
 )
 from antidrift.drift.policy import DriftSettings, DriftStatus
-from tests.fakes import RecordingNotifier, wait_until
+from tests.fakes import wait_until
 
 SETTINGS = DriftSettings(timedelta(seconds=60), timedelta(seconds=300), 30)
 ACTION = "Write the intro paragraph"
-
-
-@pytest.fixture
-def notifier() -> RecordingNotifier:
-    return RecordingNotifier()
 
 
 @pytest.fixture

@@ -14,7 +14,7 @@ from antidrift.core.domain import ValidationError
 from antidrift.drift.policy import DriftSettings, DriftStatus
 from antidrift.drift.teeth import CouldNotPutAway
 from antidrift.evidence.probe import WindowHandle
-from tests.fakes import RecordingNotifier, wait_until
+from tests.fakes import wait_until
 
 ACTION = "Write the intro paragraph"
 BROWSER = WindowHandle("sway", "7")
@@ -54,17 +54,12 @@ def enforcer() -> FakeEnforcer:
 
 
 @pytest.fixture
-def notifier() -> RecordingNotifier:
-    return RecordingNotifier()
-
-
-@pytest.fixture
 def start(make_controller, judge, notifier, enforcer):
     def make(enforce_setting="off", enforce=None):
         controller = make_controller(
             judge=judge, notifier=notifier, drift=settings(enforce_setting), enforcer=enforcer
         )
-        enforcer.lock = controller._lock
+        enforcer.lock = controller._work._lock
         controller.enter_planning()
         controller.start_manual_commitment(ACTION, "The intro is in the doc", 60, None, enforce)
         return controller

@@ -13,11 +13,11 @@ import pytest
 
 from antidrift.core.domain import Commitment, Outcome, RuntimeState, WindowSample
 from antidrift.core.errors import StoreError
-from antidrift.session.controller import Controller
 from antidrift.store import opening as database
 from antidrift.store.migrations import MIGRATIONS
 from antidrift.store.sqlite import SQLiteStore
 from tests.fakes import START, FakeClock, FakeCoach, wait_until
+from tests.support.session import build_controller
 
 ACTIVE, REVIEW, LOCKED = RuntimeState.ACTIVE, RuntimeState.REVIEW, RuntimeState.LOCKED
 
@@ -258,7 +258,7 @@ def test_a_proposal_is_kept_only_as_the_draft_and_the_draft_goes_with_planning(d
     # 0.4: what the user types (and the proposal that filled their fields) is the draft,
     # kept through a restart while planning; nothing of it stays once planning ends.
     store = SQLiteStore(db_path)
-    controller = Controller(store, FakeClock(), coach=FakeCoach())
+    controller = build_controller(store, FakeClock(), coach=FakeCoach())
     try:
         controller.enter_planning()
         controller.coaching.request("a very particular intent xyzzy")
@@ -299,14 +299,14 @@ def test_an_unwritable_data_directory_is_a_store_error_naming_the_fix(tmp_path):
 def test_the_controller_over_sqlite_restarts_into_the_same_commitment(db_path):
     clock = FakeClock()
     first_store = SQLiteStore(db_path)
-    first = Controller(first_store, clock)
+    first = build_controller(first_store, clock)
     first.enter_planning()
     c = first.start_manual_commitment("Write", "Done", 20)
     first.record_window("code", "main.py")
     first.shutdown()  # no store.close(): a crash does not close anything
     clock.advance(60)
     second_store = SQLiteStore(db_path)
-    second = Controller(second_store, clock)
+    second = build_controller(second_store, clock)
     second.start()
     try:
         snap = second.snapshot()
@@ -330,7 +330,7 @@ def test_the_controller_over_sqlite_restarts_into_the_same_commitment(db_path):
 def test_the_controller_over_sqlite_sends_an_overdue_commitment_to_review_on_startup(db_path):
     clock = FakeClock(datetime(2026, 3, 2, 9, tzinfo=UTC))
     s = SQLiteStore(db_path)
-    first = Controller(s, clock)
+    first = build_controller(s, clock)
     first.enter_planning()
     c = first.start_manual_commitment("Write", "Done", 5)
     first.shutdown()
@@ -338,7 +338,7 @@ def test_the_controller_over_sqlite_sends_an_overdue_commitment_to_review_on_sta
     clock.advance(timedelta(days=1))
     s = SQLiteStore(db_path)
     try:
-        again = Controller(s, clock)
+        again = build_controller(s, clock)
         again.start()
         again.shutdown()
         snap = again.snapshot()

@@ -11,10 +11,10 @@ import pytest
 
 from antidrift.core.domain import RuntimeState
 from antidrift.core.errors import WriteFailed
-from antidrift.session.controller import Controller
 from antidrift.session.ticker import Ticker
 from antidrift.store.sqlite import SQLiteStore
 from tests.fakes import FakeClock, wait_until
+from tests.support.session import build_controller
 from tests.support.tmpfs import fill, small_tmpfs
 
 ACTIVE, REVIEW = RuntimeState.ACTIVE, RuntimeState.REVIEW
@@ -34,7 +34,7 @@ def _free(store: SQLiteStore) -> None:
 def running(tmp_path):
     clock = FakeClock()
     store = SQLiteStore(tmp_path / "antidrift.sqlite3")
-    controller = Controller(store, clock)
+    controller = build_controller(store, clock)
     controller.enter_planning()
     c = controller.start_manual_commitment("Write the intro", "Intro done", 5)
     yield store, controller, clock, c
@@ -71,7 +71,7 @@ def test_past_the_deadline_the_ticker_retries_quietly_until_it_can_save(tmp_path
     with small_tmpfs(tmp_path / "disk") as disk:
         clock = FakeClock()
         store = SQLiteStore(disk / "antidrift.sqlite3")
-        controller = Controller(store, clock)
+        controller = build_controller(store, clock)
         ticks, many = [], threading.Event()
 
         def tick() -> bool:  # the ticker's call, counted
@@ -109,7 +109,7 @@ def test_a_server_starting_on_a_full_disk_past_a_deadline_starts_and_saves_later
     with small_tmpfs(tmp_path / "disk") as disk:
         clock = FakeClock()
         store = SQLiteStore(disk / "antidrift.sqlite3")
-        first = Controller(store, clock)
+        first = build_controller(store, clock)
         first.enter_planning()
         c = first.start_manual_commitment("Write the intro", "Intro done", 5)
         first.shutdown()
@@ -117,7 +117,7 @@ def test_a_server_starting_on_a_full_disk_past_a_deadline_starts_and_saves_later
         clock.set(c.deadline)  # down past the deadline
         store = SQLiteStore(disk / "antidrift.sqlite3")
         filler = fill(disk)
-        second = Controller(store, clock)
+        second = build_controller(store, clock)
         second.start()  # the move to review cannot be saved: no crash
         try:
             assert second.snapshot().state is ACTIVE

@@ -13,17 +13,6 @@ from antidrift.web.words import Closure
 from tests.fakes import START, RecordingNotifier, wait_until
 
 
-@pytest.fixture
-def running(make_controller):
-    def make(**kwargs):
-        controller = make_controller(**kwargs)
-        controller.enter_planning()
-        controller.start_manual_commitment("Write the intro", "Intro in the doc", 20)
-        return controller
-
-    return make
-
-
 def test_undo_within_30_seconds_returns_to_the_same_commitment_and_deadline(running, clock, store):
     controller = running()
     controller.record_window("code", "intro.md")

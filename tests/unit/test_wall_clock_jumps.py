@@ -9,6 +9,7 @@ from datetime import timedelta
 from antidrift.core.domain import RuntimeState
 from antidrift.session.controller import Controller
 from tests.fakes import FakeClock
+from tests.support.session import build_controller
 from tests.support.walk import walk
 
 HOUR = 3600
@@ -46,11 +47,11 @@ def test_forward_one_hour_does_not_end_the_timebox_early(make_controller, clock)
 
 
 def test_a_restart_derives_the_time_left_once_from_the_stored_deadline(store, clock):
-    first = Controller(store, clock)
+    first = build_controller(store, clock)
     c = walk(first, "active", timebox_minutes=30)
     first.shutdown()
     clock.advance(10 * 60)  # down for ten minutes
-    second = Controller(store, clock)
+    second = build_controller(store, clock)
     try:
         assert _left(second) == 20 * 60
         clock.jump_wall(+HOUR)  # after start-up the wall clock no longer counts
@@ -64,11 +65,11 @@ def test_a_restart_derives_the_time_left_once_from_the_stored_deadline(store, cl
 
 def test_a_restart_after_the_wall_clock_went_back_caps_the_time_left(store):
     clock = FakeClock()
-    first = Controller(store, clock)
+    first = build_controller(store, clock)
     walk(first, "active", timebox_minutes=2)
     first.shutdown()
     clock.jump_wall(-HOUR)  # the machine came back with its clock an hour behind
-    second = Controller(store, clock)
+    second = build_controller(store, clock)
     try:
         assert _left(second) == 120  # the timebox, not 1:02:00
         clock.advance(5)
@@ -82,11 +83,11 @@ def test_a_restart_after_the_wall_clock_went_back_caps_the_time_left(store):
 
 def test_a_wall_clock_that_went_back_across_a_restart_still_ends_the_timebox_on_time(store):
     clock = FakeClock()
-    first = Controller(store, clock)
+    first = build_controller(store, clock)
     walk(first, "active", timebox_minutes=2)
     first.shutdown()
     clock.jump_wall(-HOUR)
-    second = Controller(store, clock)
+    second = build_controller(store, clock)
     try:
         clock.advance(119)
         assert not second.expire_if_due()

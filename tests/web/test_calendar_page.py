@@ -12,7 +12,8 @@ from antidrift.drift.window_key import is_own_page
 from tests.fakes import START
 from tests.support.html import parse as html
 from tests.support.ics import event, write
-from tests.support.web import HX, PLAN, state, to
+from tests.support.plans import PLAN
+from tests.support.web import HX, state, to
 
 STANDUP_AT = START + timedelta(minutes=40)
 HHMM = STANDUP_AT.astimezone().strftime("%H:%M")

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import threading
 
-from tests.support.web import PLAN
+from tests.support.plans import PLAN
 
 
 def test_a_started_commitment_is_never_answered_as_null_under_concurrent_requests(app):

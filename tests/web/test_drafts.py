@@ -8,10 +8,11 @@ import pytest
 
 from antidrift.ai import Proposal
 from antidrift.core.domain import RuntimeState
-from antidrift.session.controller import Controller
 from tests.fakes import FakeCoach, wait_until
 from tests.support.html import parse, top_level
-from tests.support.web import HX, PLAN, state, to
+from tests.support.plans import PLAN
+from tests.support.session import build_controller
+from tests.support.web import HX, state, to
 
 PROPOSAL = Proposal("Outline the report", "Five headings agreed", 40)
 
@@ -90,7 +91,7 @@ def test_an_empty_minutes_field_is_a_draft_in_progress(client):
 def test_a_restart_keeps_the_draft(client, store, clock):
     to(client, "planning")
     client.post("/planning/draft", data={"intent": "the quarterly", "next_action": "Plan it"})
-    again = Controller(store, clock)  # a new process over the same store
+    again = build_controller(store, clock)  # a new process over the same store
     try:
         draft = again.snapshot().draft
         assert (draft.intent, draft.next_action) == ("the quarterly", "Plan it")

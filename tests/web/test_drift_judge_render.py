@@ -16,13 +16,9 @@ from antidrift.session.snapshot import DriftInfo
 from antidrift.settings import Settings
 from tests.fakes import FakeJudge, RecordingNotifier, coach_info_for, wait_until
 from tests.support.html import parse
+from tests.support.plans import PLAN
 
 NOW = DriftSettings(timedelta(0), timedelta(0), 30)
-PLAN = {
-    "next_action": "Write the intro",
-    "success_condition": "In the doc",
-    "timebox_minutes": "20",
-}
 HTMX = {"HX-Request": "true"}
 
 

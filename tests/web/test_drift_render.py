@@ -14,13 +14,10 @@ from antidrift.session.snapshot import DriftInfo
 from antidrift.settings import Settings
 from tests.fakes import RecordingNotifier, coach_info_for, wait_until
 from tests.support.html import parse
+from tests.support.plans import plan
 
 NOW = DriftSettings(timedelta(0), timedelta(0), 30)
-PLAN = {
-    "next_action": "Write the <b>intro</b>",
-    "success_condition": "Intro in the doc",
-    "timebox_minutes": "20",
-}
+PLAN = plan(next_action="Write the <b>intro</b>")  # shown as text, never markup
 
 
 @pytest.fixture

@@ -8,14 +8,10 @@ import pytest
 
 from antidrift.drift.policy import DriftSettings
 from tests.fakes import RecordingNotifier, wait_until
+from tests.support.plans import PLAN
 from tests.support.walk import client_post, walk_http
 
 NOW = DriftSettings(timedelta(0), timedelta(0), 30)
-PLAN = {
-    "next_action": "Write the intro",
-    "success_condition": "Intro in the doc",
-    "timebox_minutes": "20",
-}
 
 
 @pytest.fixture

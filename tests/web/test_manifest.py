@@ -8,7 +8,7 @@ import zlib
 from pathlib import Path
 
 from antidrift.web import manifest as app_manifest
-from tests.support.web import PLAN
+from tests.support.plans import PLAN
 
 REPO = Path(__file__).resolve().parents[2]
 CSS = (REPO / "static" / "style.css").read_text()

@@ -11,7 +11,8 @@ from antidrift.ai import CLITimeout, Proposal
 from antidrift.core.domain import Commitment, Outcome, RuntimeState
 from tests.fakes import START, FakeCoach, wait_until
 from tests.support.html import parse, top_level
-from tests.support.web import HX, PLAN, state, to
+from tests.support.plans import PLAN
+from tests.support.web import HX, state, to
 
 ISO_WITH_OFFSET = re.compile(r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?[+-]\d\d:\d\d$")
 COMMITMENT_KEYS = [

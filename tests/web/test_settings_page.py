@@ -5,27 +5,7 @@ from __future__ import annotations
 
 import json
 
-import pytest
-
-from antidrift.server import bootstrap
-from antidrift.server.app import create_app
-from antidrift.settings import load
-
 HOST = {"Host": "127.0.0.1:7717", "Origin": "http://127.0.0.1:7717"}
-
-
-@pytest.fixture
-def serve(tmp_path, controller, store, clock):
-    """serve(env): the real app over fakes whose settings come from env and the data dir."""
-
-    def make(env=None):
-        settings = load(env or {}, data_dir=tmp_path)
-        runtime = bootstrap.Runtime(controller, store, clock, bootstrap.CoachInfo(None, None))
-        app = create_app(settings, runtime=runtime)
-        app.config.update(TESTING=True)
-        return app.test_client(), runtime
-
-    return make
 
 
 def test_json_round_trip_saves_in_the_data_dir_and_survives_a_restart(serve, tmp_path):

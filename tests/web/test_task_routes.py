@@ -10,14 +10,15 @@ import pytest
 
 from antidrift.server.app import create_app
 from antidrift.server.bootstrap import Runtime
-from antidrift.session.controller import Controller
 from antidrift.session.snapshot import CoachInfo
 from antidrift.settings import Settings
 from antidrift.tasks import Board, SourceError, Task
 from antidrift.tasks.markdown import MarkdownSource
 from antidrift.tasks.todotxt import TodoTxtSource
 from tests.support.html import parse
-from tests.support.web import HX, PLAN, state
+from tests.support.plans import PLAN
+from tests.support.session import build_controller
+from tests.support.web import HX, state
 
 NOTES = (
     "# This week\n- [ ] Draft the <b>intro</b> & outline\n- [ ] Call the bank\n- [x] Already done\n"
@@ -289,7 +290,7 @@ def test_a_restart_keeps_the_pick(client, store, clock, controller):
     client.post("/planning", data={"task": key_of(client, "Fix login")})
     client.post("/planning/draft", data={"next_action": "Reproduce it"})
     controller.shutdown()
-    again = Controller(store, clock)  # a new process over the same store
+    again = build_controller(store, clock)  # a new process over the same store
     try:
         draft = again.snapshot().draft
         assert again.snapshot().task == draft.task

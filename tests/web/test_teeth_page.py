@@ -16,12 +16,7 @@ from antidrift.session.snapshot import DriftInfo
 from antidrift.settings import Settings
 from tests.fakes import RecordingNotifier, coach_info_for, wait_until
 from tests.support.html import parse
-
-PLAN = {
-    "next_action": "Write the intro",
-    "success_condition": "In the doc",
-    "timebox_minutes": "20",
-}
+from tests.support.plans import PLAN
 
 
 @pytest.fixture

@@ -6,8 +6,9 @@ from __future__ import annotations
 from datetime import timedelta
 
 from tests.support.html import parse
+from tests.support.plans import plan
 
-PLAN = {"next_action": "Write", "success_condition": "Done", "timebox_minutes": 30}
+PLAN = plan(timebox_minutes=30)  # longer than any commit() below: each one is finished
 
 
 def commit(client, clock, minutes: int, outcome: str) -> None:

@@ -5,11 +5,10 @@ from __future__ import annotations
 
 from tests.support.history import seed_ended as seed
 from tests.support.html import parse
+from tests.support.plans import PLAN
 
 HOST = {"Host": "127.0.0.1:5000"}
 SAME_ORIGIN = {**HOST, "Origin": "http://127.0.0.1:5000"}
-
-PLAN = {"next_action": "Write the intro", "success_condition": "In the doc", "timebox_minutes": 5}
 
 
 def test_the_time_taken_figure_is_a_time_with_its_share_of_the_plan_in_words(client, store):

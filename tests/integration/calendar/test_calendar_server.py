@@ -17,12 +17,12 @@ from antidrift.calendar import Calendar, parse
 from antidrift.notify import Background
 from antidrift.server import bootstrap
 from antidrift.server.app import create_app
-from antidrift.session.controller import Controller
 from antidrift.session.snapshot import CoachInfo
 from antidrift.settings import load
 from tests.fakes import FakeClock, FakeStore, RecordingNotifier, wait_until
 from tests.support.html import parse as html
 from tests.support.ics import calendar, event, write
+from tests.support.session import build_controller
 
 HOST = {"Host": "127.0.0.1:7717", "Origin": "http://127.0.0.1:7717"}
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(__file__))))
@@ -138,7 +138,7 @@ def test_five_minutes_before_an_event_one_notification_while_a_commitment_runs(t
     kept.configure(parse(str(path)))
     kept.refresh()
     recorder = RecordingNotifier()
-    controller = Controller(store, clock, calendar=kept)
+    controller = build_controller(store, clock, calendar=kept)
     runtime = bootstrap.Runtime(
         controller, store, clock, CoachInfo(None), notifier=Background(recorder), calendar=kept
     )

@@ -1,6 +1,6 @@
 """The evidence package's shape, checked: probes never import the sampler, and the package
-needs nothing of the app but the one subprocess seam (and two stdlib-only leaves of core:
-the loopback test and the ISO time reader)."""
+needs nothing of the app but the one subprocess seam (and three stdlib-only leaves of core:
+the loopback test, the ISO time reader and the one error base)."""
 
 from __future__ import annotations
 
@@ -37,14 +37,15 @@ def test_the_package_uses_nothing_of_the_app_but_the_subprocess_seam():
             n
             for n in imported(p)
             if n.startswith("antidrift")
-            # loopback and isotime: stdlib-only leaves, the one test of "this machine" and
-            # the one reader of a time's ISO text
+            # loopback, isotime and errors: stdlib-only leaves, the one test of "this
+            # machine", the one reader of a time's ISO text and the one error base
             and not n.startswith(
                 (
                     "antidrift.evidence",
                     "antidrift.process",
                     "antidrift.core.loopback",
                     "antidrift.core.isotime",
+                    "antidrift.core.errors",
                 )
             )
             and n != "antidrift"

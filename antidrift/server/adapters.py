@@ -1,0 +1,122 @@
+"""What the settings choose, built anew at the start and after each change on the Settings
+page: the AI backend, the coach (or why there is none), the drift judge and its policy (or
+why the guard is off), the notifier — gathered into one Tuning (`tuning`) that
+`Controller.retune` hands to every part. The composition root (bootstrap.py) wires them."""
+
+from __future__ import annotations
+
+import logging
+import re
+from datetime import timedelta
+from urllib.parse import urlsplit
+
+from antidrift import ai
+from antidrift.ai.reflect import ReflectService
+from antidrift.core.loopback import is_loopback
+from antidrift.drift.policy import DriftSettings
+from antidrift.notify import Background, build_notifier
+from antidrift.session.snapshot import CoachInfo, DriftInfo
+from antidrift.session.state import Tuning
+from antidrift.settings import SETTINGS, Settings
+
+log = logging.getLogger("antidrift")
+
+# The log names a setting as the Settings page and settings.json do (issue 33): `doctor`,
+# which reports the environment, keeps the variables.
+_KEYS = {setting.variable: setting.key for setting in SETTINGS}
+_VARIABLE = re.compile(r"\bANTIDRIFT_[A-Z_]+\b")
+
+
+def as_setting(text: str) -> str:
+    """`text` with each ANTIDRIFT_* variable of a setting said as that setting's name."""
+    return _VARIABLE.sub(lambda m: f"the {_KEYS[m[0]]} setting" if m[0] in _KEYS else m[0], text)
+
+
+def new_backend(settings: Settings, name: str | None = None) -> ai.Backend:
+    """The AI backend the settings choose (or the one `name`s, with the same tuning)."""
+    return ai.new_backend(settings.ai_backend if name is None else name, ai.Options.of(settings))
+
+
+def build_coach(settings: Settings) -> tuple[ai.Service | None, CoachInfo]:
+    """The configured coach, or None with a reason the page and the log can show."""
+    try:
+        backend = new_backend(settings)
+    except ai.UnknownBackend as exc:
+        log.warning("running without a coach: %s", as_setting(str(exc)))
+        return None, CoachInfo(None, f"{exc}")
+    if backend.binary() is None:
+        log.warning(
+            "the %s CLI was not found on PATH: Sharpen will say so until it is installed"
+            " (or set %s)",
+            backend.name,
+            as_setting(backend.env_var),
+        )
+    return ai.Service(backend, timeout=settings.ai_timeout), CoachInfo(backend.name, None, backend)
+
+
+def remote_address(url: object) -> str | None:
+    """Where an AI server's URL sends what it is given, when that is another machine (the
+    settings refuse it unless ANTIDRIFT_AI_ALLOW_REMOTE=1): its host and port, else None."""
+    if not isinstance(url, str):
+        return None  # a CLI backend: its own service, named on the page already
+    try:
+        parts = urlsplit(url)
+        host = parts.hostname
+    except ValueError:
+        return url
+    if host and is_loopback(host):
+        return None
+    return parts.netloc or url
+
+
+def build_drift(
+    settings: Settings, coach: ai.Service | None
+) -> tuple[ai.JudgeService | None, DriftSettings | None, DriftInfo]:
+    """The drift judge on the coach's backend, or why the guard is off."""
+    if settings.drift == "off":
+        log.info("drift guard off (the drift setting is off)")
+        return None, None, DriftInfo(False, why_off="turned off in Settings")
+    if coach is None:
+        return None, None, DriftInfo(False, why_off="there is no AI backend to judge with")
+    backend = coach.backend
+    cli = backend.name  # named as the planning view names the coach ("command", not "python3")
+    policy = DriftSettings(
+        timedelta(seconds=settings.drift_grace),
+        timedelta(seconds=settings.drift_cooldown),
+        settings.drift_max_calls,
+        settings.enforce,
+        timedelta(seconds=settings.enforce_after),
+    )
+    remote = remote_address(getattr(backend, "url", None))
+    log.info("drift guard on: %s judges the focused window's app and title", cli)
+    if remote is not None:
+        log.warning("window titles leave this machine: they go to %s", remote)
+    info = DriftInfo(
+        True,
+        cli,
+        titles_excluded=settings.evidence_exclude is not None,
+        remote=remote,
+        teeth=settings.enforce == "minimize",
+        teeth_after=settings.enforce_after,
+    )
+    return ai.JudgeService(backend, timeout=settings.ai_timeout), policy, info
+
+
+def tuning(settings: Settings) -> tuple[Tuning, CoachInfo, DriftInfo]:
+    """Every part the settings choose, built anew (at the start, and after each change on the
+    Settings page), with what the pages say about the coach and the drift guard."""
+    coach, info = build_coach(settings)
+    judge, drift, drift_info = build_drift(settings, coach)
+    # In the background: a notification daemon that hangs must never hold a transition.
+    notifier = Background(
+        build_notifier(settings.notify, settings.notify_command, env=settings.env)
+    )
+    reflector = ReflectService(coach.backend, timeout=settings.ai_timeout) if coach else None
+    parts = Tuning(
+        coach, _unavailable(info), reflector, judge, drift, settings.evidence_exclude, notifier
+    )
+    return parts, info, drift_info
+
+
+def _unavailable(info: CoachInfo) -> str:
+    return f"coach unavailable — {info.problem}" if info.problem else "coach unavailable"

@@ -1,0 +1,71 @@
+"""What the session's parts share under the unit of work: the runtime state (state, the
+commitment, the last window sample), its time, its voice; and `Tuning`, the parts the
+settings choose, which `Controller.retune` hands to every part that uses one."""
+
+from __future__ import annotations
+
+import logging
+import re
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+
+from antidrift.ai import Coach, Judge
+from antidrift.ai.reflect import Reflector
+from antidrift.core.clock import Clock, SteadyClock
+from antidrift.core.domain import Commitment, RuntimeState, WindowSample
+from antidrift.core.ports import Persisted
+from antidrift.drift.policy import DriftSettings
+from antidrift.notify import Notifier
+
+log = logging.getLogger("antidrift.session")
+
+
+@dataclass(frozen=True)
+class Tuning:
+    """The settings-dependent parts of a session: built together from one Settings (the
+    composition root's `tuning`), applied together (`Controller.retune`)."""
+
+    coach: Coach | None = None
+    unavailable: str = "coach unavailable"  # what Sharpen and Reflect say without a coach
+    reflector: Reflector | None = None
+    judge: Judge | None = None
+    drift: DriftSettings | None = None
+    exclude: re.Pattern[str] | None = None  # private window titles
+    notifier: Notifier | None = None
+
+
+class Session:
+    """The runtime state; read and written under the unit of work only."""
+
+    def __init__(self, persisted: Persisted, clock: Clock) -> None:
+        # Within a run time comes from the monotonic clock: a wall-clock jump can neither
+        # end a timebox early nor stretch it, nor make a duration negative.
+        self.clock = SteadyClock(clock)
+        self.state = persisted.state
+        self.commitment: Commitment | None = persisted.commitment
+        self.last_sample: WindowSample | None = persisted.samples[-1] if persisted.samples else None
+        self.closure: str | None = None  # the commitment whose outcome was just recorded
+        self.watcher_running = False  # told by the window sampler (Controller.set_watcher)
+        self.notifier: Notifier | None = None  # settings may change it (Controller.retune)
+        if self.state is RuntimeState.ACTIVE and self.commitment is not None:
+            # The time left is derived once from the stored wall-clock deadline, and never
+            # more than the timebox (the wall clock may have gone back while we were down).
+            c = self.commitment
+            self.clock.resync(not_before=c.deadline - timedelta(seconds=c.total_secs))
+
+    def now(self) -> datetime:
+        """The session's time: steady while a timebox runs, the wall clock otherwise."""
+        if self.state is not RuntimeState.ACTIVE:
+            # Nothing is being timed: follow a corrected wall clock, but never to before the
+            # commitment under review ended (an extension restarts from there at the earliest).
+            c = self.commitment
+            self.clock.resync(not_before=(c.ended_at or c.started_at) if c else None)
+        return self.clock.now()
+
+    def announce(self, title: str, body: str) -> None:
+        """A desktop notification, after the lock (the notifier runs off this thread)."""
+        if self.notifier is not None:
+            try:
+                self.notifier.notify(title, body)
+            except Exception:  # a notifier must never undo or stall a transition
+                log.exception("notifier failed")
