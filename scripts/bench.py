@@ -70,8 +70,8 @@ GOALS = {
     "P2": "≤ 1.15",
     "P3": "median ≤ 40 ms",
     "P4": "≤ 80 MiB",
-    "P5": "≤ 30 KiB",
-    "P6": "≤ 1.5 s",
+    "P5": "≤ 25 KiB (cap 30 KiB)",
+    "P6": "≤ 0.2 s",
     "P7": "exactly one CLI run completes",
     "P8": "≤ aw-server 0.12.0 beside it",
     "D1": GOAL_D1,
@@ -410,7 +410,7 @@ def bench_p5(rig: Rig) -> dict[str, object]:
         "value": round(total / 1024, 1),
         "raw_kib": round(sum(f["bytes"] for f in files) / 1024, 1),
         "files": files,
-        "met": total <= 30 * 1024,
+        "met": total <= 25 * 1024,  # issue 33's goal; 30 KiB stays the cap
     }
 
 
@@ -723,7 +723,7 @@ def bench_p6(root: Path, trials: Trials) -> dict:
         "unit": "s",
         **s,
         "cpu_s": summary(cpu, 3),
-        "met": s["median"] <= 1.5,
+        "met": s["median"] <= 0.2,  # 0.19 s in 0.3 (issue 33)
     }
 
 
