@@ -141,7 +141,7 @@ def _take_up(runtime: bootstrap.Runtime, views: Views, new: Settings) -> None:
     views.coach, views.drift = (
         runtime.coach_info,
         runtime.drift_info,
-    )  # CLI looked up anew in planning
+    )  # the new CLI is looked up at the next render
     if runtime.pages is not None:
         runtime.pages.refresh()
 

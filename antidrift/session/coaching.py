@@ -41,6 +41,8 @@ class CoachCall:
 
     generation: int
     scope: CancelScope
+    asked: Draft  # the draft as Sharpen left it: unchanged when the proposal lands, the user
+    # typed nothing meanwhile, and the page's focus can go on to Start
 
 
 class Coaching:
@@ -105,8 +107,7 @@ class Coaching:
 
     def _start(self, now: datetime, intent: str = "") -> CoachCall | None:
         """Under the lock: mark a call pending (a running one is cancelled); None when there
-        is no coach to ask (the view then says so). From here every plan field is open to the
-        proposal again, unless the user edits it before it lands."""
+        is no coach to ask (the view then says so). The fields the user edited stay theirs."""
         self._cancel_call()
         self._drafts.sharpened(intent)
         if self.coach is None or self._closed:
@@ -114,7 +115,7 @@ class Coaching:
             self._work.changed()
             return None
         self._generation += 1
-        call = CoachCall(self._generation, CancelScope())
+        call = CoachCall(self._generation, CancelScope(), self._drafts.draft)
         self._call = call
         self._view = CoachView(CoachStatus.PENDING, pending_since=now)
         self._work.changed()
@@ -155,8 +156,11 @@ class Coaching:
             if call is not self._call or self._s.state is not RuntimeState.PLANNING:
                 return  # superseded, cancelled, or the user left planning: discard silently
             if view.proposal is not None:
+                untouched = self._drafts.draft == call.asked
                 kept = self._drafts.proposed(view.proposal)
-                view = CoachView(view.status, view.proposal, view.proposal_id, kept=kept)
+                view = CoachView(
+                    view.status, view.proposal, view.proposal_id, kept=kept, to_start=untouched
+                )
             self._view = view
             self._call = None
             work.changed()

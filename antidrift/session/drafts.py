@@ -1,8 +1,10 @@
 """What the user types while planning, kept on the server as they type: a reload, a restart or
 a coach's proposal never loses it.
 
-A plan field the user changed since the last Sharpen is theirs: a proposal that lands then
-leaves it as it is and offers its own text beside it (the page's Use button). Shaped like
+A plan field the user changed is theirs until a proposal or Use puts the coach's text in it:
+a proposal that lands leaves it as it is, whenever the edit was made (before a Sharpen, while
+the coach thinks, after an earlier proposal), and offers its own text beside it (the page's
+Use button). Shaped like
 `Corrections`: each change is one unit of work of the session; methods marked "under the
 lock" are called inside one.
 """
@@ -48,7 +50,7 @@ class Draft:
     next_action: str = ""
     success_condition: str = ""
     timebox_minutes: str = DEFAULT_MINUTES
-    edited: frozenset[str] = field(default_factory=frozenset)  # plan fields since Sharpen
+    edited: frozenset[str] = field(default_factory=frozenset)  # plan fields the user typed
     task: TaskRef | None = None  # picked from the user's task list: the commitment serves it
 
     def value(self, name: str) -> str:
@@ -200,7 +202,7 @@ class Drafts:
 
     def use(self, name: object, plan: Plan | None) -> Draft:
         """Coaching.use (POST /coach/use): the ready proposal's (`plan`) value goes into one
-        field the user had edited."""
+        field the user had edited; it holds the coach's text now, open to the next proposal."""
         with self._work as work:
             if not self._planning():
                 raise IllegalTransitionError("You can use a proposal only while planning.")
@@ -208,25 +210,30 @@ class Drafts:
                 raise ValidationError("Say which field: " + ", ".join(PLAN_FIELDS) + ".", "field")
             if plan is None:
                 raise IllegalTransitionError("There is no proposal to use.")
-            self._put(replace(self.draft, **{name: proposed_value(plan, name)}))
+            value, edited = proposed_value(plan, name), self.draft.edited - {name}
+            self._put(replace(self.draft, **{name: value}, edited=edited))
             work.changed()
             return self.draft
 
     def sharpened(self, intent: str) -> None:
-        """Under the lock (POST /coach): every plan field is open to the next proposal."""
-        self._put(replace(self.draft, intent=intent, edited=frozenset()))
+        """Under the lock (POST /coach): the intent asked about. The fields the user edited
+        stay theirs: a new Sharpen never writes over them."""
+        self._put(replace(self.draft, intent=intent))
 
     def proposed(self, plan: Plan) -> tuple[str, ...]:
-        """Under the lock, as a proposal lands: the untouched fields take it; the fields the
-        user edited since Sharpen are kept (returned) when they differ from it."""
+        """Under the lock, as a proposal lands: the fields the user left alone (or emptied)
+        take it and are open to the next one; those the user typed in are kept (returned)
+        when they differ from it."""
+        d = self.draft
         kept = tuple(
             n
             for n in PLAN_FIELDS
-            if n in self.draft.edited and self.draft.value(n) != proposed_value(plan, n)
+            if n in d.edited and d.value(n).strip() and d.value(n) != proposed_value(plan, n)
         )
         filled = {n: proposed_value(plan, n) for n in PLAN_FIELDS if n not in kept}
+        landed = replace(d, **filled, edited=d.edited & frozenset(kept))
         try:
-            self._put(replace(self.draft, **filled))
+            self._put(landed)
         except Exception:  # the page still shows the proposal; the draft catches up as typed
-            self.draft = replace(self.draft, **filled)
+            self.draft = landed
         return kept

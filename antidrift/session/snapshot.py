@@ -39,6 +39,7 @@ class CoachView:
     error: str | None = None
     pending_since: datetime | None = None
     kept: tuple[str, ...] = ()  # plan fields the user edited: the proposal shows beside them
+    to_start: bool = False  # nothing typed while the coach thought: focus goes on to Start
 
     def elapsed(self, now: datetime) -> int | None:
         """Whole seconds a pending call has run (rounded: "1 s" shows after ~0.5 s)."""

@@ -81,9 +81,13 @@ class Renderer:
 
     def active_heading(self, commitment: object, message: str = "") -> str:
         """An answer from the active card that moves focus to its heading (out of band),
-        after a message for the slot the request targets."""
-        said = self._render("_message.html", message=message) if message else ""
+        after a confirmation for the slot the request targets."""
+        said = self.confirm(message) if message else ""
         return said + self._render("_active_title.html", commitment=commitment, oob=True)
+
+    def confirm(self, message: str) -> str:
+        """A sentence that something was done, for a message slot (not in error red)."""
+        return self._render("_message.html", message=message, ok=True)
 
     def sharpen(self) -> str:
         """The answer to Stop coach: the Sharpen button out of band, focused."""

@@ -62,7 +62,7 @@ def add_rule():
         commitment = controller().snapshot().commitment
         if commitment is not None:  # focus moves to the active card's heading
             return _renderer().active_heading(commitment, said), 201, HTML
-        return _renderer().error(said), 201, HTML
+        return _renderer().confirm(said), 201, HTML
     return _answer(RulesForm(said, focus="app"), 201) or (jsonify(rule_json(rule)), 201)
 
 

@@ -35,6 +35,7 @@ from antidrift.web.widgets import (
     Icon,
     NextEvent,
     Offline,
+    Phase,
     ReflectionWidget,
     Suggestion,
     TaskPick,
@@ -205,20 +206,22 @@ class Views:
         self._lock = threading.Lock()
         self._found: bool | None = None
         self._looked_at = 0.0
-        self._was_planning = False
+        self._was: RuntimeState | None = None
+        self._looked_for: CoachInfo | None = None  # Settings may change the coach
 
     def _cli_found(self, snap: Snapshot) -> bool:
-        """Whether the coach's CLI is on PATH: looked up on entering planning, then at most
-        every few seconds (someone may install it while the page is open), never per tick."""
+        """Whether the coach's CLI (the drift guard's judge too) is on PATH: looked up on
+        entering planning or active, then at most every few seconds (someone may install or
+        remove it while the page is open), never per tick. So the coach's line and the
+        guard's say what the CLI does now, not what the last planning found."""
         with self._lock:
             now = self._monotonic()
-            planning = snap.state is RuntimeState.PLANNING
-            entered, self._was_planning = planning and not self._was_planning, planning
-            if planning and (
-                self._found is None or entered or now - self._looked_at >= self._recheck
-            ):
+            looks = snap.state in (RuntimeState.PLANNING, RuntimeState.ACTIVE)
+            entered, self._was = snap.state is not self._was, snap.state
+            new = self.coach is not self._looked_for
+            if looks and (new or entered or now - self._looked_at >= self._recheck):
                 self._found = self.coach.binary_found()
-                self._looked_at = now
+                self._looked_at, self._looked_for = now, self.coach
             return bool(self._found)
 
     def widgets(self, snap: Snapshot) -> tuple[Widget, ...]:
@@ -243,6 +246,7 @@ class Views:
                     coach.proposal,
                     CoachSource(info.name, in_words(info.problem), "", found, info.tuning),
                     coach.kept,
+                    coach.to_start,
                 ),
                 CoachElapsed(coach.elapsed(snap.now) or 0),
                 TaskPick(snap.task),
@@ -252,6 +256,7 @@ class Views:
         if snap.state is RuntimeState.ACTIVE and snap.commitment is not None:
             c, last = snap.commitment, snap.evidence.last
             return (
+                Phase(c.paused),
                 TimeLeft.of(snap.commitment, snap.now),
                 DriftBannerWidget(snap.drift.banner),
                 EvidenceWidget(
@@ -259,6 +264,7 @@ class Views:
                     last.app if last else None,
                     last.title if last else None,
                     snap.drift.status.value,
+                    c.paused,
                 ),
                 DriftGuardWidget(
                     snap.drift.status,

@@ -28,10 +28,11 @@ from typing import ClassVar
 from urllib.parse import urlencode
 
 from antidrift.calendar import Event, soon_text
-from antidrift.core.domain import Commitment, Health, Plan, RuntimeState, TaskRef
+from antidrift.core.domain import EXCLUDED_TITLE, Commitment, Health, Plan, RuntimeState, TaskRef
 from antidrift.core.timing import clock_text, five_minutes_left
 from antidrift.drift import window_key as key
 from antidrift.drift.policy import DriftStatus, Episode
+from antidrift.drift.verdicts import MAX_RULE_TEXT
 from antidrift.session.drafts import Draft, proposed_value
 from antidrift.session.snapshot import CoachStatus, CoachView, DriftInfo, Snapshot
 
@@ -69,6 +70,7 @@ class CoachWidget(Widget):
     proposal: Plan | None  # the plan inputs show it (planning view, prefill)
     source: CoachSource
     kept: tuple[str, ...] = ()  # fields the user edited: the prefill leaves them alone
+    to_start: bool = False  # the prefill focuses Start (nothing was typed while it thought)
 
 
 @dataclass(frozen=True)
@@ -185,6 +187,15 @@ class EvidenceWidget(Widget):
     app: str | None
     title: str | None
     judged: str = ""  # the guard's status: the dot beside the window shows it, never "healthy"
+    paused: bool = False  # nothing is recorded while paused: quiet by design, not "gone quiet"
+
+
+@dataclass(frozen=True)
+class Phase(Widget):
+    """The active card's eyebrow above the clock (id="phase"): Active, or Paused."""
+
+    name = "phase"
+    paused: bool = False
 
 
 @dataclass(frozen=True)
@@ -283,6 +294,16 @@ class DriftBannerWidget(Widget):
 
     name = "drift_banner"
     episode: Episode | None
+
+    @property
+    def rule_title(self) -> str:
+        """What its one-click rule says on task: this title of the app (never the whole app,
+        a browser with it); "" when there is no title a rule could match, then the app."""
+        e = self.episode
+        if e is None or e.title == EXCLUDED_TITLE:
+            return ""
+        text = e.title.strip()[:MAX_RULE_TEXT].strip()
+        return text if text.isprintable() else ""
 
 
 @dataclass(frozen=True)

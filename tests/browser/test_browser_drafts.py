@@ -1,5 +1,6 @@
 """Typing is never lost (0.4), in Chromium: what the user types during a slow Sharpen stays,
-the proposal shows beside it (suggest-<field>) and Use puts it in; a reload keeps the draft."""
+the proposal shows beside it (suggest-<field>) and Use puts it in; a reload keeps the draft.
+A proposal that lands over nothing typed moves the focus on to Start: Enter, Enter starts."""
 
 from __future__ import annotations
 
@@ -95,3 +96,19 @@ def test_a_restart_keeps_what_was_typed(tabs, app, ui):
     page.reload()
     expect(page.locator("#success_condition")).to_have_value("Ten pages, proofread")
     expect(page.locator("#timebox_minutes")).to_have_value("50")
+
+
+def test_enter_sharpens_and_the_next_enter_starts(tabs, app, ui):
+    expect = ui.expect
+    page, _ = tabs.open()
+    ui.plan(page)
+    intent = page.get_by_label("Rough intent")
+    expect(intent).to_be_focused()
+    page.keyboard.type("the quarterly report")
+    page.keyboard.press("Enter")
+    expect(ui.coach(page, "ready")).to_be_visible()
+    start = page.get_by_role("button", name="Start")
+    expect(start).to_be_focused()  # not back to the intent: a second Enter would Sharpen again
+    page.keyboard.press("Enter")
+    expect(ui.view(page, "active")).to_be_visible()
+    assert app.server.get("/state")["commitment"]["next_action"] == DEFAULT_PROPOSAL["next_action"]

@@ -1,7 +1,8 @@
 """The drift banner in Chromium: it appears by push, its buttons work by htmx alone, and it
-clobbers nothing (focus, the clock); the banner and the review's episodes fit at both sizes,
-light and dark (screenshots of each where ANTIDRIFT_SHOTS points). The server runs on the
-test clock: the grace and cooldown are passed by moving it, not waited out."""
+clobbers nothing (focus, the clock, which it never pushes down); the banner and the
+review's episodes fit at both sizes, light and dark (screenshots of each where
+ANTIDRIFT_SHOTS points). The server runs on the test clock: the grace and cooldown are
+passed by moving it, not waited out."""
 
 from __future__ import annotations
 
@@ -44,6 +45,7 @@ def test_the_banner_appears_and_its_buttons_work_without_clobbering(app, page, w
     finish = page.get_by_role("button", name="Finish")
     finish.focus()
     clock = page.locator(".time-left-clock")
+    clock_at = ui.box(clock)["y"]
     app.window("firefox", "Cat videos — YouTube")
     app.server.clock.advance(1)  # the grace, from the switch: nudged once judged off task
     banner = page.locator("#drift")
@@ -53,9 +55,10 @@ def test_the_banner_appears_and_its_buttons_work_without_clobbering(app, page, w
     expect(page).to_have_title(re.compile(r"^Drifting\? · \d\d:\d\d · "))
     expect(page.locator("head link#icon")).to_have_attribute("href", re.compile("state=drifting"))
     expect(banner).not_to_contain_text(ACTION)  # the heading just below it says it
-    # At the top of the card: above the heading, Finish where it was.
+    # Under the clock, above the heading it asks about: the clock does not move.
     top = ui.box(page.locator("#drift-banner"))["y"]
-    assert top < ui.box(page.locator("#active-title"))["y"]
+    assert ui.box(clock)["y"] == clock_at, "the banner pushed the clock down"
+    assert clock_at < top < ui.box(page.locator("#active-title"))["y"]
     expect(page.locator("#evidence")).to_have_attribute("data-judged", "drifting")
     focused = page.evaluate("document.activeElement.textContent.trim()")
     assert focused == "Finish", "the banner's push took the focus away"

@@ -160,10 +160,10 @@ def test_the_whole_loop_by_keyboard_alone(page, app, ui):
     keys.press("Enter")
     expect(ui.coach(page, "ready")).to_be_visible()
     expect(page.locator("#next_action")).to_have_value(DEFAULT_PROPOSAL["next_action"])
-    assert ui.active_id(page) == "intent"
+    expect(page.locator("#start")).to_be_focused()  # the proposal moves the focus on to Start
 
-    # Forward to minutes, change it; back (Shift+Tab) to "Done when", change that.
-    ui.tab_to(page, "#timebox_minutes")
+    # Back (Shift+Tab) to minutes, change it; back to "Done when", change that.
+    ui.tab_to(page, "#timebox_minutes", back=True)
     keys.press("ControlOrMeta+a")
     keys.type("30")
     ui.tab_to(page, "#success_condition", back=True)

@@ -1,5 +1,5 @@
 """The 0.4 judge end to end in Chromium, with a scripted judge (the fake claude) behind a real
-server: "always on task" from the banner is a rule the next titles follow with no call; an
+server: "always on task" from the banner is a rule that title follows with no call; an
 unclear window never nudges; a site that retitles itself nudges within the grace + 2 s of the
 first switch although each title's own verdict is slow; the review shows what was sent.
 The banner, the rules page and the review's verdicts fit at both sizes, light and dark
@@ -64,8 +64,10 @@ def _active(app: App, page, ui):
     return guard, page.locator("#drift")
 
 
-def test_a_rule_from_the_banner_decides_the_next_titles_with_no_call(app, page, watch, ui, browser):
-    """The rule made from the banner (firefox is always on task) answers every firefox title."""
+def test_a_rule_from_the_banner_decides_that_title_with_no_call(app, page, watch, ui, browser):
+    """The rule made from the banner (this title is always on task) answers that title of
+    firefox with no call, said in a calm confirmation; the browser's other titles are still
+    judged (the whole browser is not always on task)."""
     expect = ui.expect
     guard, banner = _active(app, page, ui)
     app.window("firefox", "Cat videos — YouTube")
@@ -74,26 +76,28 @@ def test_a_rule_from_the_banner_decides_the_next_titles_with_no_call(app, page, 
     expect(banner).to_be_visible()
     ui.wait_until(page, lambda: _nudges(app) == 1, what="the nudge's notification")
     ui.each_look(browser, app.base, "judge-banner")
-    page.get_by_role("button", name="firefox is always on task").click()
+    page.get_by_role("button", name="This title is always on task").click()
     expect(banner).to_have_count(0)
     expect(guard).to_have_attribute("data-status", "on_task")
-    expect(page.locator("#active-message")).to_contain_text(
-        "From now on, firefox is always on task"
+    said = page.locator("#active-message .message-ok")
+    expect(said).to_have_text("From now on, firefox «Cat videos — YouTube» is always on task.")
+    error_red = page.evaluate(
+        """() => { const probe = document.createElement("span");
+                   probe.style.color = "var(--error)"; document.body.append(probe);
+                   const colour = getComputedStyle(probe).color; probe.remove(); return colour; }"""
     )
+    assert said.evaluate("e => getComputedStyle(e).color") != error_red, "a confirmation in red"
     expect(page.locator("#active-title")).to_be_focused()  # the banner went: focus did not
-    assert [r["app"] for r in app.server.get("/rules")] == ["firefox"]
-    judged = len(app.fake.judge_prompts())
-    app.window("firefox", "Dog videos — YouTube")
-    app.server.clock.advance(GRACE + 2)  # past the grace and the cooldown...
-    app.server.ticks(2)  # ...and two ticks have looked at it
-    expect(guard).to_have_attribute("data-status", "on_task")
-    # The guard asks its judge one call at a time: once a later title's call has begun, a
-    # call for the dog videos would have been made (and logged) before it.
+    rules = [(r["app"], r["title_contains"]) for r in app.server.get("/rules")]
+    assert rules == [("firefox", "Cat videos — YouTube")]
+    cats = len([p for p in app.fake.judge_prompts() if "Cat videos" in p])
     app.window("code", "outline.md — report")
-    ui.wait_until(page, lambda: _asked(app, "outline.md"), what="the next title's call")
-    assert not _asked(app, "Dog videos"), "a rule decides with no judge call"
-    assert len(app.fake.judge_prompts()) == judged + 1
-    assert _nudges(app) == 1
+    expect(guard).not_to_contain_text("your rule")
+    app.window("firefox", "Cat videos — YouTube")  # the rule decides: nothing is sent
+    expect(guard).to_contain_text("your rule")
+    app.window("firefox", "Dog videos — YouTube")  # another title: the judge is asked
+    ui.wait_until(page, lambda: _asked(app, "Dog videos"), what="the other title's call")
+    assert len([p for p in app.fake.judge_prompts() if "Cat videos" in p]) == cats
     assert watch.errors == [] and watch.csp_violations() == []
 
 

@@ -1,5 +1,6 @@
 """Pause, undo Finish and the closure in Chromium against a real server: by keyboard and
-mouse with the focus where it belongs, the clock standing still while paused, and each state
+mouse with the focus where it belongs, the clock standing still while paused under a Paused
+label (the watcher's line calm, not "gone quiet"), and each state
 at 1280 and 390 wide, light and dark, with no serious or critical axe-core violation."""
 
 from __future__ import annotations
@@ -35,6 +36,13 @@ def test_pause_resume_undo_and_again_by_clicking_with_the_focus_kept(page, app, 
     expect(page.locator("#paused-note")).to_contain_text("Paused with 2")
     expect(page).to_have_title(re.compile(r"^Paused · 2\d:\d\d · Draft the grant report"))
     expect(page.get_by_role("button", name="+5 min")).to_have_count(0)
+    # Above the clock, the card says Paused (not Active), and the watcher's line is calm:
+    # no window is recorded, which is the pause, not a watcher gone quiet.
+    phase = page.locator("#phase")
+    expect(phase).to_have_text("Paused")
+    assert ui.box(phase)["y"] < ui.box(page.locator(".time-left-clock"))["y"]
+    expect(page.locator("#evidence")).to_have_text("Not watching while paused.")
+    expect(page.locator("#evidence")).not_to_have_class("evidence evidence-stale")
     held = ui.timer_text(page)
     page.wait_for_timeout(1500)  # the CSS clock would have moved by now
     assert ui.timer_text(page) == held
@@ -43,6 +51,7 @@ def test_pause_resume_undo_and_again_by_clicking_with_the_focus_kept(page, app, 
     page.keyboard.press("Enter")  # Resume, by keyboard: it has the focus
     expect(page.get_by_role("button", name="Pause")).to_be_focused()
     expect(page).not_to_have_title(re.compile("^Paused"))
+    expect(phase).to_have_text("Active")
     state = app.server.get("/state")
     assert state["paused"] is False and state["commitment"]["deadline"] >= deadline
 

@@ -87,7 +87,8 @@ def test_typing_survives_the_coach(tabs, app, ui, tmp_path):
 def test_an_edit_of_the_proposal_survives_every_later_push(tabs, app, ui, tmp_path):
     """What the person edits after the proposal filled the inputs survives a second tab, a
     reconnect, the other tab's coach (pending, elapsed, error) and ticks; a NEW proposal
-    fills the inputs again, once; Start takes what the page shows."""
+    fills the other inputs again, once, and shows beside the edit; Start takes what the page
+    shows."""
     expect = ui.expect
     routes: list = []
 
@@ -159,7 +160,8 @@ def test_an_edit_of_the_proposal_survives_every_later_push(tabs, app, ui, tmp_pa
     expect(page.locator("#coach")).to_contain_text("not logged in")
     edit_intact("pending, elapsed-time and coach-error pushes")
 
-    # -- Sharpen by clicking: a NEW proposal fills the inputs again, once ------------------
+    # -- Sharpen by clicking: a NEW proposal fills the inputs again, once, but the edit -----
+    # (0.5: a new Sharpen never writes over a field the user typed in; it waits beside it)
     app.fake.configure(answer=SECOND_PROPOSAL, delay=0.4)
     # A person brings the tab to the front to click in it; a tab behind paints no frames,
     # and Playwright's click waits for two (it took 1-2 s here before).
@@ -169,9 +171,11 @@ def test_an_edit_of_the_proposal_survives_every_later_push(tabs, app, ui, tmp_pa
     expect(page.locator("#next_action")).to_have_value(SECOND_PROPOSAL["next_action"])
     assert plan_inputs(page) == (
         SECOND_PROPOSAL["next_action"],
-        SECOND_PROPOSAL["success_condition"],
+        edited,
         str(SECOND_PROPOSAL["timebox_minutes"]),
     )
+    beside = page.locator("#suggest-success_condition")
+    expect(beside).to_contain_text(SECOND_PROPOSAL["success_condition"])
     expect(intent).to_have_value(words)
     expect(other.locator("#next_action")).to_have_value(SECOND_PROPOSAL["next_action"])
     expect(other.locator("#intent")).to_have_value("something else entirely")
@@ -198,6 +202,7 @@ def test_an_edit_of_the_proposal_survives_every_later_push(tabs, app, ui, tmp_pa
         SECOND_PROPOSAL["next_action"],
         35 * 60,
     )
+    assert commitment["success_condition"] == edited
 
 
 def test_typing_right_after_plan_survives_a_late_push_to_the_old_socket(tabs, app, ui):

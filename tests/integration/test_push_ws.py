@@ -54,6 +54,7 @@ def test_a_page_showing_the_current_active_view_gets_only_its_widgets(srv):
     cid = srv.state()["commitment"]["id"]
     page = srv.open(view="active", c=cid, p="")
     assert ids(page.recv()) == [
+        "phase",
         "time-left",
         "drift-banner",
         "evidence",

@@ -1,6 +1,7 @@
 """Typing is never lost (0.4): POST /planning/draft keeps the planning form as typed, through
-a reload and a restart; a proposal fills only the fields the user left alone since Sharpen
-and offers itself beside the others (suggest-<field>, POST /coach/use)."""
+a reload and a restart; a proposal fills only the fields the user left alone, whenever the
+others were typed in (0.5: a second Sharpen included), and offers itself beside them
+(suggest-<field>, POST /coach/use); the push that fills them focuses Start."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ import pytest
 
 from antidrift.ai import Proposal
 from antidrift.core.domain import RuntimeState
+from antidrift.web.views import Shows
 from tests.fakes import FakeCoach, wait_until
 from tests.support.html import parse, top_level
 from tests.support.plans import PLAN
@@ -157,14 +159,98 @@ def test_use_puts_the_proposal_into_the_field_and_the_suggestion_goes(gated):
     assert "hidden" in parse(page).by_id("suggest-timebox_minutes").attrs
 
 
-def test_an_edit_before_sharpen_is_open_to_the_proposal(gated):
+def prefill(client) -> list:
+    """The top-level elements the push of a ready proposal carries."""
+    app = client.application
+    snap = app.extensions["antidrift.runtime"].controller.snapshot()
+    widgets = {w.name: w for w in app.extensions["antidrift.views"].widgets(snap)}
+    html = app.extensions["antidrift.renderer"].prefill(widgets["coach"], Shows.of(snap))
+    return top_level(html)
+
+
+def sharpen(client, coach, calls: int) -> None:
+    """Sharpen, and let the coach answer (the `calls`-th call) once it has started."""
+    client.post("/coach", data={"intent": "the report"})
+    coach.wait_calls(calls)
+    coach.release()
+    wait_until(
+        lambda: (
+            state(client)["coach"]["status"] == "ready"
+            and len(coach.calls) == calls
+            and coach.calls[-1].finished.is_set()
+        )
+    )
+
+
+def suggested(client, name: str) -> str | None:
+    """The text beside a field, or None while its suggestion is hidden."""
+    node = parse(client.get("/").get_data(as_text=True)).by_id(f"suggest-{name}")
+    return None if "hidden" in node.attrs else node.text()
+
+
+def test_an_edit_after_a_proposal_stays_through_the_next_sharpen(gated):
+    client, coach, controller = gated
+    coach.enqueue(Proposal("Write the summary", "One page, sent", 30))  # after PROPOSAL
+    to(client, "planning")
+    sharpen(client, coach, 1)
+    assert state(client)["draft"]["next_action"] == "Outline the report"
+    client.post("/planning/draft", data={"next_action": "Call Dana first"})  # after it landed
+    sharpen(client, coach, 2)
+    draft = state(client)["draft"]
+    assert draft["next_action"] == "Call Dana first", "the second Sharpen wrote over the edit"
+    assert (draft["success_condition"], draft["timebox_minutes"]) == ("One page, sent", "30")
+    assert "Write the summary" in suggested(client, "next_action")
+    assert suggested(client, "success_condition") is None
+    page = client.get("/").get_data(as_text=True)
+    assert field_value(page, "next_action") == "Call Dana first"
+    pushed = [r.id for r in prefill(client)]
+    assert "next_action" not in pushed and "success_condition" in pushed
+
+
+def test_an_edit_before_sharpen_is_kept_too(gated):
     client, coach, controller = gated
     to(client, "planning")
     client.post("/planning/draft", data={"next_action": "typed before"})
+    sharpen(client, coach, 1)
+    assert state(client)["draft"]["next_action"] == "typed before"
+    assert "Outline the report" in suggested(client, "next_action")
+
+
+def test_an_emptied_field_and_a_used_one_take_the_next_proposal(gated):
+    client, coach, controller = gated
+    coach.enqueue(Proposal("Write the summary", "One page, sent", 30))  # after PROPOSAL
+    to(client, "planning")
+    client.post("/planning/draft", data={"next_action": "mine", "timebox_minutes": "15"})
+    sharpen(client, coach, 1)
+    client.post("/planning/draft", data={"next_action": ""})  # nothing left to write over
+    client.post("/coach/use", data={"field": "timebox_minutes"}, headers=HX)  # the coach's now
+    assert state(client)["draft"]["edited"] == ["next_action"]  # edited, but empty
+    sharpen(client, coach, 2)
+    draft = state(client)["draft"]
+    assert (draft["next_action"], draft["timebox_minutes"]) == ("Write the summary", "30")
+
+
+def test_the_push_that_fills_the_plan_focuses_start_unless_the_user_typed_meanwhile(gated):
+    client, coach, controller = gated
+    to(client, "planning")
+    page = parse(client.get("/").get_data(as_text=True))
+    assert "autofocus" not in page.by_id("start").attrs  # the page opens on the intent
+    assert "autofocus" in page.by_id("intent").attrs
+    sharpen(client, coach, 1)
+    [start] = [r for r in prefill(client) if r.id == "start"]
+    assert start.tag == "button" and start.get("type") == "submit" and "autofocus" in start.attrs
+    assert start.text() == "Start"
+    # Typing while the coach thinks: the focus stays where the user types.
     client.post("/coach", data={"intent": "the report"})
+    coach.wait_calls(2)
+    client.post("/planning/draft", data={"success_condition": "Two pages"})
     coach.release()
-    wait_until(lambda: state(client)["coach"]["status"] == "ready")
-    assert state(client)["draft"]["next_action"] == "Outline the report"
+    wait_until(
+        lambda: coach.calls[-1].finished.is_set() and state(client)["coach"]["status"] == "ready"
+    )
+    roots = prefill(client)
+    assert "start" not in [r.id for r in roots]
+    assert not any("autofocus" in n.attrs for r in roots for n in r.iter())
 
 
 @pytest.mark.parametrize(
@@ -181,3 +267,22 @@ def test_use_without_a_proposal_or_a_plan_field_is_refused(client, data, status)
 def test_use_outside_planning_is_409(client):
     assert client.post("/coach/use", data={"field": "next_action"}).status_code == 409
     assert state(client)["runtime_state"] == RuntimeState.LOCKED.value
+
+
+def test_while_the_coach_thinks_a_fields_first_keystroke_is_saved_at_once(gated):
+    client, coach, controller = gated
+    to(client, "planning")
+    client.post("/coach", data={"intent": "the report"})
+    coach.wait_calls(1)
+    pending = parse(client.get("/").get_data(as_text=True)).by_id("coach")
+    savers = {
+        n.get("hx-include"): n for n in pending.iter() if n.get("hx-post") == "/planning/draft"
+    }
+    assert sorted(savers) == ["#intent", "#next_action", "#success_condition", "#timebox_minutes"]
+    for ref, node in savers.items():
+        assert node.get("hx-trigger") == f"keyup changed throttle:1s from:{ref}"
+        assert node.get("hx-params") == ref[1:] and node.get("hx-swap") == "none"
+    coach.release()
+    wait_until(lambda: state(client)["coach"]["status"] == "ready")
+    ready = parse(client.get("/").get_data(as_text=True)).by_id("coach")
+    assert not [n for n in ready.iter() if n.get("hx-post") == "/planning/draft"]

@@ -47,23 +47,48 @@ def see(controller, client, app: str, title: str, expect: str) -> None:
     controller.drift_tick()
 
 
-def test_always_on_task_from_the_banner_is_a_rule_that_ends_the_episode(page):
+def test_always_on_task_from_the_banner_is_a_rule_for_the_title_that_ends_the_episode(page):
     judge = FakeJudge({"code"})
     controller, client, _ = page(judge)
     see(controller, client, "firefox", "Cat videos", "drifting")
     banner = parse(client.get("/").get_data(as_text=True)).by_id("drift")
     always = banner.find_all("button")[2]
-    assert always.text().strip() == "firefox is always on task"
+    assert always.text().strip() == "This title is always on task"
     assert always.get("hx-post") == "/rules"
-    assert json.loads(always.get("hx-vals")) == {"app": "firefox", "verdict": "on_task"}
+    rule = {"app": "firefox", "title_contains": "Cat videos", "verdict": "on_task"}
+    assert json.loads(always.get("hx-vals")) == rule
     response = client.post("/rules", data=json.loads(always.get("hx-vals")), headers=HTMX)
     assert response.status_code == 201
-    assert "From now on, firefox is always on task." in response.get_data(as_text=True)
+    said = parse(response.get_data(as_text=True)).elements[0]
+    assert said.text() == "From now on, firefox «Cat videos» is always on task."
+    assert "message-ok" in said.get("class"), "a confirmation, not an error"
     assert parse(client.get("/").get_data(as_text=True)).by_id("drift") is None
     assert status(client)["status"] == "on_task"
     assert "your rule" in status(client)["reason"]
-    see(controller, client, "firefox", "Dog videos", "on_task")
-    assert [c.app for c in judge.calls] == ["firefox"], "the rule answers for new titles"
+    see(controller, client, "code", "intro.md", "on_task")
+    see(controller, client, "firefox", "Cat videos", "on_task")  # the rule: no call
+    assert [c.title for c in judge.calls if c.app == "firefox"] == ["Cat videos"]
+    see(controller, client, "firefox", "Dog videos", "drifting")  # the browser is not on task
+
+
+@pytest.mark.parametrize(
+    ("title", "offered"),
+    [
+        ("", None),  # no title: the rule is for the app
+        ("(excluded)", None),  # a private title: a text rule could never match it
+        ("x" * 150 + " " + "y" * 100, "x" * 150 + " " + "y" * 49),  # cut to what a rule takes
+    ],
+)
+def test_the_banner_rule_falls_back_to_the_app_or_cuts_a_long_title(page, title, offered):
+    controller, client, _ = page(FakeJudge({"code"}))
+    see(controller, client, "firefox", title, "drifting")
+    always = parse(client.get("/").get_data(as_text=True)).by_id("drift").find_all("button")[2]
+    vals = json.loads(always.get("hx-vals"))
+    assert vals["title_contains"] == (offered or "")
+    words = always.text().strip()
+    said = "This title" if offered else "firefox"
+    assert words == f"{said} is always on task"
+    assert client.post("/rules", data=vals, headers=HTMX).status_code == 201
 
 
 def test_a_rule_decides_in_the_next_commitment_with_nothing_sent(page, clock):

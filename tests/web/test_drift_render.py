@@ -52,7 +52,7 @@ def test_the_banner_appears_with_its_answer_buttons_and_goes_on_answer(page):
     assert [b.text().strip() for b in buttons] == [
         "Back to it",
         "This is on task",
-        "firefox is always on task",
+        "This title is always on task",  # the title the line above shows: never the browser
     ]
     assert [b.get("hx-post") for b in buttons] == ["/drift/ack", "/drift/ack", "/rules"]
     assert [json.loads(b.get("hx-vals"))["answer"] for b in buttons[:2]] == ["back", "on_task"]
@@ -65,13 +65,20 @@ def test_the_banner_appears_with_its_answer_buttons_and_goes_on_answer(page):
     assert "autofocus" in heading.attrs and "Write the <b>intro</b>" in heading.text()
 
 
-def test_the_banner_is_short_and_at_the_top_of_the_card(page):
+def test_the_banner_is_short_and_comes_in_under_the_clock_above_the_heading(page):
     controller, client = page(DriftInfo(True, "claude"), drift=NOW)
     _drifting(controller, client, "Cat videos")
     doc = parse(client.get("/").get_data(as_text=True))
     card = next(n for n in doc.find_all("section") if n.get("aria-labelledby") == "active-title")
-    first = card.elements[0]
-    assert first.id == "drift-banner" and first.by_id("drift") is not None
+    # The clock keeps its place when the banner comes: nothing above it but the eyebrow.
+    main = card.elements[0]
+    assert [n.id for n in main.elements[:4]] == [
+        "phase",
+        "time-left",
+        "drift-banner",
+        "active-title",
+    ]
+    assert main.by_id("drift") is not None
     banner = " ".join(doc.by_id("drift").text().split())
     # The window once, the reason once, never the next action (the heading below says it).
     assert banner.count("Cat videos") == 1 and banner.count("firefox does not serve it") == 1

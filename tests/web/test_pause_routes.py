@@ -86,6 +86,29 @@ def test_the_page_while_paused_says_so_and_offers_resume_and_finish(client, cloc
     assert not title(client).startswith("Paused")
 
 
+def test_paused_says_paused_above_the_clock_and_the_watcher_line_stays_calm(client, clock):
+    to(client, "active")
+    client.post("/evidence/window", json={"app": "code", "title": "intro.md"})
+    main = page(client).by_id("view").find_all("div", class_="focus-main")[0]
+    assert [n.id for n in main.elements[:2]] == ["phase", "time-left"]
+    assert main.by_id("phase").text() == "Active"
+    client.post("/pause", headers=HX)
+    clock.advance(120)  # long past the 30 s after which a running watcher has gone quiet
+    doc = page(client)
+    assert doc.by_id("phase").text() == "Paused"
+    evidence = doc.by_id("evidence")
+    words = " ".join(evidence.text().split())
+    assert "gone quiet" not in words and words == "Not watching while paused."
+    assert "evidence-stale" not in evidence.get("class")
+    client.post("/resume", headers=HX)
+    client.post("/evidence/window", json={"app": "code", "title": "intro.md"})
+    doc = page(client)
+    assert doc.by_id("phase").text() == "Active"
+    assert "Watching focus" in doc.by_id("evidence").text()
+    clock.advance(120)  # running, a watcher silent this long has gone quiet: it says so
+    assert "gone quiet" in page(client).by_id("evidence").text()
+
+
 def test_finish_works_while_paused_and_history_carries_the_paused_time(client, clock):
     to(client, "active")
     clock.advance(240)

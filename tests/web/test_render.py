@@ -287,6 +287,7 @@ def test_the_error_fragment_escapes_its_message(app):
 WIDGETS = {
     "planning": {"coach": "coach", "coach_elapsed": "coach-elapsed"},
     "active": {
+        "phase": "phase",
         "time_left": "time-left",
         "evidence": "evidence",
         "drift_guard": "drift-guard",

@@ -11,8 +11,9 @@ import pytest
 from jinja2 import Environment, FileSystemLoader, StrictUndefined, UndefinedError
 
 from antidrift.ai import CoachError
+from antidrift.drift.policy import DriftSettings
 from antidrift.server.app import resource_dir
-from antidrift.session.snapshot import CoachInfo
+from antidrift.session.snapshot import CoachInfo, DriftInfo
 from antidrift.web import views as views_module
 from antidrift.web.render import Renderer
 from antidrift.web.views import PageModel, Shows, Views
@@ -182,6 +183,43 @@ def test_the_cli_is_looked_up_on_entering_planning_then_at_most_every_few_second
     assert coach.lookups == 2
     controller.enter_planning()  # a new planning looks again at once
     assert source().source.found and coach.lookups == 3
+
+
+def test_the_guard_line_says_what_the_judge_does_now_not_what_planning_found(
+    make_controller, reads, judge
+):
+    coach = CountingCoach()
+    controller = make_controller(coach, judge=judge, drift=DriftSettings())
+    clock = Clock()
+    views = Views(
+        CoachInfo("fake", None, coach),
+        reads,
+        recheck=5.0,
+        monotonic=clock,
+        drift=DriftInfo(True, "fake"),
+    )
+    renderer = strict_renderer()
+
+    def line() -> str:
+        widgets = {w.name: w for w in views.widgets(controller.snapshot())}
+        return " ".join(renderer.widget(widgets["drift_guard"], widgets).split())
+
+    coach.installed = False
+    controller.enter_planning()
+    views.widgets(controller.snapshot())  # planning finds no CLI
+    coach.installed = True  # installed before Start: the judge will be asked
+    controller.start_manual_commitment("Write", "Done", "20")
+    assert "Drift guard on — fake checks each new window" in line()
+    before = coach.lookups
+    for _ in range(30):  # thirty ticks within the window
+        line()
+    assert coach.lookups == before
+    coach.installed = False  # removed while the commitment runs
+    clock.now += 5
+    assert "Drift guard off — fake is not installed" in line()
+    coach.installed = True
+    views.coach = CoachInfo("fake", None, coach)  # Settings saved: the new coach, at once
+    assert "Drift guard on" in line()
 
 
 def test_the_hub_does_not_look_the_cli_up_on_every_tick(make_controller, make_app):
