@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 import re
+import time
 
 from tests.support.server import RunningServer
 
@@ -14,9 +15,10 @@ _SESSION = ("DISPLAY", "WAYLAND_DISPLAY", "SWAYSOCK", "HYPRLAND_INSTANCE_SIGNATU
 GUNICORN_WARNING = re.compile(r"^\[[^]]+\] \[\d+\] \[WARNING\]", re.MULTILINE)
 
 
-def _start_log(tmp_path, **settings: str) -> str:
+def _start_log(tmp_path, until: str, **settings: str) -> str:
     """The whole log of a real server started and stopped with the default environment (no
-    ANTIDRIFT_* variable, no desktop session, no AI CLI on PATH), plus `settings`."""
+    ANTIDRIFT_* variable, no desktop session, no AI CLI on PATH), plus `settings`; stopped
+    once the log has `until` (the window source is chosen on a thread of its own)."""
     empty = tmp_path / "bin"
     empty.mkdir()
     server = RunningServer(tmp_path / "data")
@@ -31,11 +33,14 @@ def _start_log(tmp_path, **settings: str) -> str:
         server.env.pop(name, None)
     with server:
         server.get("/")  # the page rendered once, as at a user's first visit
+        deadline = time.monotonic() + 30
+        while until not in server.log_path.read_text() and time.monotonic() < deadline:
+            time.sleep(0.05)
     return server.log_path.read_text()
 
 
 def test_a_default_start_is_quiet_and_names_no_environment_variable(tmp_path):
-    log = _start_log(tmp_path)
+    log = _start_log(tmp_path, until="no window source for this session")
     assert "Booting worker" in log and "stopped" in log  # the whole start and stop
     assert GUNICORN_WARNING.search(log) is None, log
     assert "ANTIDRIFT_" not in log, log
@@ -48,7 +53,7 @@ def test_a_default_start_is_quiet_and_names_no_environment_variable(tmp_path):
 def test_settings_turned_off_are_named_as_the_settings_page_names_them(tmp_path):
     variables = {"ANTIDRIFT_DRIFT": "off", "ANTIDRIFT_BACKUPS": "0",
                  "ANTIDRIFT_WINDOW_SOURCE": "off", "ANTIDRIFT_NOTIFY": "off"}  # fmt: skip
-    log = _start_log(tmp_path, **variables)
+    log = _start_log(tmp_path, until="built-in window sampler off", **variables)
     assert GUNICORN_WARNING.search(log) is None, log
     assert "ANTIDRIFT_" not in log, log
     assert "drift guard off (the drift setting is off)" in log
