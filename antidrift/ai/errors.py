@@ -51,7 +51,7 @@ class CLINotLoggedIn(CoachError):
 
     def __init__(self, cli: str = "claude", fix: str | None = None) -> None:
         self.cli = cli
-        fix = fix or f"run `{cli}` once in a terminal"
+        fix = fix or f"run {cli} once in a terminal"
         super().__init__(f"{cli} is not logged in — {fix}")
 
 
@@ -69,9 +69,9 @@ class CLINoKey(CoachError):
     def __init__(self, cli: str = "llm", provider: str | None = None) -> None:
         self.cli = cli
         if provider:
-            how = f"set one with `llm keys set {provider}`"
+            how = f"set one by running: llm keys set {provider}"
         elif cli == "llm":
-            how = "set one, e.g. with `llm keys set openai`"
+            how = "set one by running, e.g.: llm keys set openai"
         else:
             how = f"set the key {cli} needs"
         super().__init__(f"{cli} has no API key — {how}")

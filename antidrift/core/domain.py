@@ -297,7 +297,7 @@ class Plan:
     timebox_secs: int
 
 
-SUCCESS_LABEL = "Done when (the success condition)"  # the page's label, and the contract's
+SUCCESS_LABEL = "Done when"  # the page's label: the words people read, never "success condition"
 
 
 def validate_plan(next_action: object, success_condition: object, timebox_minutes: object) -> Plan:

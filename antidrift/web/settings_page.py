@@ -7,6 +7,7 @@ the runtime; this module only shapes the page and the answers.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 
@@ -26,7 +27,7 @@ GROUPS: tuple[tuple[str, tuple[tuple[str, str], ...]], ...] = (
             ("ai_backend", "Which AI"),
             ("ai_model", "Model"),
             ("ai_effort", "Effort"),
-            ("ai_url", "Address of the AI server (ollama, OpenAI-compatible)"),
+            ("ai_url", "Address of the AI server"),
         ),
     ),
     (
@@ -49,21 +50,53 @@ GROUPS: tuple[tuple[str, tuple[tuple[str, str], ...]], ...] = (
         "Windows and privacy",
         (
             ("window_source", "Where the focused window is read from"),
-            (
-                "evidence_exclude",
-                "Private window titles (a pattern; matching titles are never stored or sent)",
-            ),
+            ("evidence_exclude", "Private window titles"),
         ),
     ),
     ("Tasks", (("tasks", "Task lists to plan from"),)),
     (
         "The calendar",
         (
-            ("calendar", "Calendars to plan around (.ics files or https:// addresses)"),
-            ("calendar_email", "Your address in them (events you declined are left out)"),
+            ("calendar", "Calendars to plan around"),
+            ("calendar_email", "Your address in them"),
         ),
     ),
 )
+
+LABELS: dict[str, str] = {key: label for _, rows in GROUPS for key, label in rows}
+
+_KEYS = re.compile(r"\b(?:" + "|".join(sorted(LABELS, key=len, reverse=True)) + r")\b")
+
+# The line under a field where the table's own (written for the environment's variables)
+# would say its label again: what the label does not say, and an example where one helps.
+ABOUT = {
+    "ai_backend": "Coaches your plans, judges drift and reflects on a review.",
+    "ai_model": "Empty: the backend's usual one (claude: haiku); default: the CLI's own choice.",
+    "ai_url": "Ollama or an OpenAI-compatible server, e.g. http://127.0.0.1:11434 for ollama.",
+    "drift_grace": "A short look elsewhere is no drift; 0 nudges at once.",
+    "enforce": "Put away: the off-task window is minimized.",
+    "enforce_after": "Counted from a nudge left unanswered.",
+    "notify": "For a nudge, and when the time is up.",
+    "notify_command": "The title and text are added at its end, e.g. notify-send -a AntiDrift --",
+    "window_source": "Auto finds your desktop's.",
+    "evidence_exclude": "A pattern, e.g. bank|Passwords: a matching title or app is never"
+    " stored or sent.",
+    "tasks": "Separated by commas, e.g. markdown:/home/you/notes/todo.md, taskwarrior, github"
+    " (also todotxt:<path>).",
+    "calendar": ".ics files or https:// addresses, separated by commas; fetched every 15 min.",
+    "calendar_email": "Events you declined there are left out.",
+}
+
+# Whether a field applies, from the values in force: one that does not is folded away.
+HTTP_BACKENDS = ("ollama", "openai")
+APPLIES = {
+    "ai_url": lambda v: v("ai_backend") in HTTP_BACKENDS,
+    "drift_grace": lambda v: v("drift") == "ai",
+    "enforce": lambda v: v("drift") == "ai",
+    "enforce_after": lambda v: v("drift") == "ai" and v("enforce") == "minimize",
+    "notify_command": lambda v: v("notify") == "command",
+    "calendar_email": lambda v: bool(v("calendar")),
+}
 
 # Choice values as words in the drop-downs (the value sent is the name itself).
 WORDS = {
@@ -88,6 +121,8 @@ class Field:
     choices: tuple[tuple[str, str], ...] = ()  # (value, words) for a drop-down
     number: bool = False
     invalid: bool = False
+    error: str | None = None  # the refusal, in words, beside the field
+    applies: bool = True  # False: folded away (e.g. the AI server's address for a CLI)
 
     @property
     def locked(self) -> bool:
@@ -100,13 +135,39 @@ class Group:
     title: str
     fields: tuple[Field, ...]
 
+    @property
+    def shown(self) -> tuple[Field, ...]:
+        return tuple(f for f in self.fields if f.applies)
+
+    @property
+    def folded(self) -> tuple[Field, ...]:
+        return tuple(f for f in self.fields if not f.applies)
+
+
+def said_beside(message: str, key: str) -> str:
+    """A refusal as the field says it: its label, not its key ("drift_grace: …"); another
+    setting it names, by its label too."""
+    label = LABELS.get(key, key.replace("_", " ").capitalize())
+    rest = message.removeprefix(f"{key}: ")
+    if rest != message:
+        return f"{label}: {rest}"
+    return _KEYS.sub(lambda m: f"“{LABELS[m.group(0)]}”", message)
+
 
 def build(
     settings: Settings,
     typed: Mapping[str, object] | None = None,
     invalid: str | None = None,
+    error: str | None = None,
 ) -> tuple[Group, ...]:
-    """The page's groups from the Settings in force (and, after a refusal, what was typed)."""
+    """The page's groups from the Settings in force (and, after a refusal, what was typed
+    and the refusal's sentence beside its field)."""
+
+    def value_of(key: str) -> str:
+        if typed and key in typed:
+            return _text(typed[key]).strip().lower()
+        return _text(settings.shown(key)).strip().lower()
+
     listed = {key for _, rows in GROUPS for key, _ in rows}
     rows = [*GROUPS]
     rest = tuple((k, k.replace("_", " ").capitalize()) for k in PAGE_KEYS if k not in listed)
@@ -128,7 +189,7 @@ def build(
                 Field(
                     key=key,
                     label=label,
-                    about=setting.about,
+                    about=ABOUT.get(key, setting.about),
                     value=_text(value),
                     source=settings.source(key),
                     variable=setting.variable,
@@ -136,6 +197,8 @@ def build(
                     choices=choices,
                     number=isinstance(kind, Number),
                     invalid=key == invalid,
+                    error=said_beside(error, key) if error and key == invalid else None,
+                    applies=key == invalid or APPLIES.get(key, lambda v: True)(value_of),
                 )
             )
         groups.append(Group(title, tuple(fields)))
@@ -173,13 +236,14 @@ def changes_from(data: Mapping[str, object], settings: Settings, *, form: bool) 
 
 def _render(status: int = 200, **context: object):
     env = current_app.extensions["antidrift.renderer"].env
+    context = {"message": None, "refused": None, "labels": LABELS, **context}
     return env.get_template("settings.html").render(**context), status, HTML
 
 
 @bp.get("/settings")
 def settings_page():
     saved = request.args.get("saved") == "1"
-    return _render(groups=build(live().current()), saved=saved, message=None)
+    return _render(groups=build(live().current()), saved=saved)
 
 
 @bp.get("/settings.json")
@@ -201,7 +265,10 @@ def change_settings():
         if not page:
             raise
         typed = {k: v for k, v in data.items() if k in PAGE_KEYS}
-        groups = build(holder.current(), typed, exc.key)
+        beside = exc.key in PAGE_KEYS
+        groups = build(holder.current(), typed, exc.key, exc.message if beside else None)
+        if beside:  # said beside its field; the top only says nothing was saved, and where
+            return _render(exc.status, groups=groups, saved=False, refused=exc.key)
         return _render(exc.status, groups=groups, saved=False, message=exc.message)
     if from_htmx():  # the page loads afresh, its confirmation focused
         return "", 200, {"HX-Redirect": "/settings?saved=1", **HTML}

@@ -136,6 +136,9 @@ class PageModel:
     # Review and history: what each remembered task's source offers to record, by commitment.
     offers: Mapping[str, Offer] = field(default_factory=dict)
     closure: Closure | None = None  # locked: the outcome just recorded, and what next
+    # Locked: the drift guard's (count, on-task share) per history entry it watched, so an
+    # entry says here what it says on Insights.
+    figures: Mapping[str, tuple[int, float | None]] = field(default_factory=dict)
 
     def context(self) -> dict[str, object]:
         snap = self.snap
@@ -154,6 +157,7 @@ class PageModel:
             "draft": snap.draft,
             "tasks_on": self.tasks_on,
             "offers": self.offers,
+            "figures": self.figures,
             # Review: what decided each window, so each row of the table says it.
             "marks": {(w.app, w.title): j for w, j in self.drift.verdicts} if self.drift else {},
         }
@@ -287,12 +291,14 @@ class Views:
             widgets = self.widgets(snap)
         history: tuple[Commitment, ...] = ()
         focus = drift = calibration = today = closure = None
+        figures: dict[str, tuple[int, float | None]] = {}
         if snap.state is RuntimeState.PLANNING:
             calibration = self._reader.calibration()
         if snap.state is RuntimeState.LOCKED:
             recent = self._reader.history(limit=TODAY_LOOKS_AT)
             history, today = tuple(recent[:HISTORY_ON_PAGE]), Today.of(recent, snap.now)
             closure = Closure.of(recent, snap.closure)
+            figures = self._reader.drift_summaries([c.id for c in history]) if history else {}
         if snap.state is RuntimeState.REVIEW and snap.commitment is not None:
             # Summed by the store: a long commitment has tens of thousands of samples.
             focus = self._reader.window_time(snap.commitment, snap.now)
@@ -311,6 +317,7 @@ class Views:
             closure=closure,
             tasks_on=snap.state is RuntimeState.PLANNING and self.tasks.configured(),
             offers=self.tasks.offers((c.id, c.task) for c in served if c is not None),
+            figures=figures,
         )
 
     def _drift_review(self, commitment_id: str) -> DriftReview | None:

@@ -4,6 +4,7 @@ closure after an outcome is saved."""
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import datetime
 
@@ -11,22 +12,33 @@ from antidrift.core.domain import Commitment, Outcome
 from antidrift.core.insights import streaks
 from antidrift.session.snapshot import CoachInfo, DriftInfo
 from antidrift.settings import SETTINGS
+from antidrift.web.settings_page import LABELS
 
 # "…, or set <the claude variable>", "fix <the command variable> (…)": the views name no
-# variable (the settings table lists them all); they point to the Settings page, which does.
+# variable. One the Settings page holds is named by its label there; one it does not hold
+# (a program's path, the command backend's command) is dropped: the page could not help.
 _VARIABLE = re.compile(
-    r"(?:,? or )?\b(?:set |fix |unset )?`?(?:"
-    + "|".join(re.escape(s.variable) for s in SETTINGS)
-    + r")(?:=\S+)?`?(?: \([^)]*\))?"
+    r"(?:,? or )?\b(?:set |fix |unset )?`?("
+    # The longest first, and whole: ANTIDRIFT_NOTIFY never takes ANTIDRIFT_NOTIFY_COMMAND's head.
+    + "|".join(re.escape(v) for v in sorted((s.variable for s in SETTINGS), key=len, reverse=True))
+    + r")\b(?:=\S+)?`?(?: \([^)]*\))?"
 )
+_BY_VARIABLE = {s.variable: s for s in SETTINGS}
 
 
-def in_words(text: str | None) -> str | None:
-    """An error or reason as the main views say it: no variable names, a capital first."""
+def in_words(text: str | None, labels: Mapping[str, str] | None = None) -> str | None:
+    """An error or reason as the main views say it: no variable names, no backticks, a
+    capital first. `labels`: the Settings page's label of each key it holds."""
     if not text:
         return text
-    if _VARIABLE.search(text):
-        text = _VARIABLE.sub("", text).rstrip(" ,—-") + " (see Settings)"
+    labels = LABELS if labels is None else labels
+    found = [_BY_VARIABLE[m.group(1)] for m in _VARIABLE.finditer(text)]
+    if found:
+        text = _VARIABLE.sub("", text).rstrip(" ,—-")
+        held = [labels[s.key] for s in found if s.page and s.key in labels]
+        if held:
+            text += f"{', or' if ' — ' in text else ' —'} change “{held[0]}” in Settings"
+    text = text.replace("`", "")
     return text[:1].upper() + text[1:]
 
 
@@ -40,6 +52,10 @@ class Today:
     count: int = 0
     met: int = 0
     minutes: int = 0
+
+    @property
+    def missed(self) -> int:
+        return self.count - self.met
 
     @classmethod
     def of(cls, history: list[Commitment], now: datetime) -> Today:

@@ -203,7 +203,7 @@ def test_a_logged_out_cli_is_a_readable_coach_error(page, app, ui):
     page.get_by_role("button", name="Sharpen").click()
     error = ui.coach(page, "error")
     expect(error).to_be_visible()
-    expect(error).to_contain_text("Claude is not logged in — run `claude` once in a terminal")
+    expect(error).to_contain_text("Claude is not logged in — run claude once in a terminal")
     expect(error).to_be_in_viewport()
     assert "Please run /login" not in error.inner_text(), "raw CLI output reached the page"
     ui.snap(page, "coach-error")

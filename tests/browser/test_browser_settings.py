@@ -38,11 +38,18 @@ def test_a_change_is_saved_by_clicking_and_the_environment_wins(tabs, app, ui):
 def test_a_refused_value_is_marked_in_place_and_nothing_is_saved(tabs, app, ui):
     page, _ = tabs.open("/settings")  # straight there: no detour through the locked view
     before = page.request.get(app.base + "/settings.json").json()
+    # Teeth are off: their delay does not apply, folded away until opened.
+    ui.expect(page.locator("#set-enforce_after")).to_be_hidden()
+    page.get_by_text("Not used with these choices: Seconds before the window is put away").click()
     page.locator("#set-enforce_after").fill("9999")
     page.get_by_role("button", name="Save settings").click()
-    ui.expect(page.locator("#settings-message")).to_contain_text("enforce_after")
+    # Said beside the field, by its label; the field takes the focus.
+    ui.expect(page.locator("#error-enforce_after")).to_contain_text(
+        "Seconds before the window is put away: '9999' is not accepted"
+    )
+    ui.expect(page.locator("#settings-message")).to_contain_text("Nothing was saved")
     ui.expect(page.locator("#set-enforce_after")).to_have_attribute("aria-invalid", "true")
-    ui.expect(page.locator("#settings-message")).to_be_focused()
+    ui.expect(page.locator("#set-enforce_after")).to_be_focused()
     assert page.request.get(app.base + "/settings.json").json() == before
 
 
@@ -53,7 +60,7 @@ def test_task_lists_named_on_the_page_are_planned_from_at_once(tabs, app, ui, tm
     lists = page.get_by_label("Task lists to plan from")
     lists.fill("markdown:Today.md")
     page.get_by_role("button", name="Save settings").click()
-    ui.expect(page.locator("#settings-message")).to_contain_text("is not a full path")
+    ui.expect(page.locator("#error-tasks")).to_contain_text("is not a full path")
     ui.expect(page.locator("#set-tasks")).to_have_attribute("aria-invalid", "true")
     assert page.request.get(app.base + "/settings.json").json()["tasks"]["source"] == "default"
     try:

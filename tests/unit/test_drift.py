@@ -185,7 +185,7 @@ def test_acknowledging_without_a_banner_changes_nothing():
 
 def test_a_failing_judge_is_unknown_with_its_reason_and_never_nudges():
     judge = ScriptedAnswers(verdicts())
-    judge.fail_with = "claude is not logged in — run `claude` once in a terminal"
+    judge.fail_with = "claude is not logged in — run claude once in a terminal"
     h = Harness(judge)
     h.focus(EDITOR)
     h.focus(VIDEO)

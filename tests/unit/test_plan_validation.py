@@ -144,7 +144,7 @@ def test_a_valid_proposal_in_chatter_round_trips(
         (("Write", "Done", 0), "Minutes must be a whole number from 1 to 480"),
         (("Write", "Done", 600), "Minutes must be a whole number from 1 to 480"),
         (("", "Done", 25), "Next action is required"),
-        (("Write", None, 25), "the success condition) is required"),
+        (("Write", None, 25), "Done when is required"),
         (("Write", "x" * 501, 25), "too long"),
     ],
 )

@@ -1,5 +1,7 @@
-"""The README stays true: its module map names every module that exists and nothing that
-does not, and the commands it tells a reader to type exist after the two set-up commands."""
+"""The README stays true: it leads with what a user needs (a picture of the real page,
+install, the first commitment, where the data lives), the commands it tells a reader to type
+exist after the two set-up commands, and docs/DEVELOPING.md's module map names every module
+that exists and nothing that does not."""
 
 from __future__ import annotations
 
@@ -9,12 +11,30 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[2]
 README = (REPO / "README.md").read_text()
+DEVELOPING = (REPO / "docs" / "DEVELOPING.md").read_text()
 PACKAGE = REPO / "antidrift"
 
 
 def module_map() -> str:
-    section = README.split("## For developers", 1)[1]
+    section = DEVELOPING.split("## The module map", 1)[1]
     return section.split("```", 2)[1]
+
+
+def test_the_readme_leads_with_what_a_user_needs():
+    """Its first screen: what it is, the active view (light and dark, both files made by
+    scripts/screenshots from the real page), install, the first commitment, the data."""
+    first = README.split("## The loop", 1)[0]
+    for heading in ("## Install", "## Your first commitment", "## Where your data lives"):
+        assert heading in first, heading
+    pictures = re.findall(r'(?:srcset|src)="(docs/img/[\w.-]+\.png)"', first)
+    assert sorted(pictures) == ["docs/img/active-dark.png", "docs/img/active-light.png"]
+    for picture in pictures:
+        assert (REPO / picture).read_bytes()[:8] == b"\x89PNG\r\n\x1a\n", picture
+    assert len(first.splitlines()) <= 45, "the first screen grew: move detail further down"
+    # Tests, CI, benchmarks and the module map live in docs/DEVELOPING.md.
+    for developer_only in ("## For developers", "## Benchmarks", "## Two commands"):
+        assert developer_only not in README, developer_only
+    assert "docs/DEVELOPING.md" in README and "scripts/test" in README
 
 
 def test_every_path_in_the_module_map_exists():
@@ -22,7 +42,7 @@ def test_every_path_in_the_module_map_exists():
     paths += re.findall(r"^[\w./-]+, ([\w./-]+/?)", module_map(), flags=re.M)
     assert paths, "no module map found"
     missing = [p for p in paths if not (REPO / p).exists()]
-    assert missing == [], f"the README's module map names what does not exist: {missing}"
+    assert missing == [], f"docs/DEVELOPING.md's module map names what does not exist: {missing}"
 
 
 def test_every_module_and_package_is_in_the_module_map():
@@ -41,7 +61,7 @@ def test_every_module_and_package_is_in_the_module_map():
         named = module.name in text or (module.parent != PACKAGE and module.stem in text)
         if not named:
             unmapped.append(module.relative_to(REPO).as_posix())
-    assert unmapped == [], f"add these to the README's module map: {unmapped}"
+    assert unmapped == [], f"add these to docs/DEVELOPING.md's module map: {unmapped}"
 
 
 def test_the_commands_a_reader_is_told_to_run_exist_in_a_checkout():

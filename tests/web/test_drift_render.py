@@ -189,5 +189,13 @@ def test_each_review_row_says_what_decided_its_window(page, clock):
     # The bars are drawn (as on Insights), not the browser's default meter.
     assert (
         review.find_all("meter") == []
-        and len(review.find_all("svg", class_="app-bar share-bar")) == 4
+        and len([s for s in review.find_all("svg") if "share-bar" in s.get("class", "")]) == 4
     )
+    # On task and off task differ in more than colour: the off-task bar is hatched.
+    bars = {
+        tr.find_all("span", class_="share-window clamp-2")[0].text(): tr.find_all("svg")[0]
+        for tr in review.find_all("table", class_="shares review-shares")[0].find_all("tr")[1:]
+    }
+    assert "share-bar-off_task" in bars["mail — Inbox"].get("class")
+    assert "share-bar-on_task" in bars["code — intro.md"].get("class")
+    assert review.by_id("hatch-off-task") is not None

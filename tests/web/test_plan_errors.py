@@ -26,7 +26,7 @@ def test_every_missing_field_is_named_at_once_and_marked(client):
         client, {"next_action": " ", "success_condition": "", "timebox_minutes": "0"}
     )
     assert "Next action is required" in text
-    assert "Done when" in text and "success condition" in text
+    assert "Done when is required" in text and "success condition" not in text
     assert "Minutes" in text
     for name in FIELDS:
         assert fields[name].get("aria-invalid") == "true", name
@@ -56,4 +56,5 @@ def test_a_json_client_gets_every_problem_in_its_error(client):
     response = client.post("/commitment", json={"next_action": "", "success_condition": ""})
     assert response.status_code == 400
     error = response.get_json()["error"]
-    assert "Next action" in error and "success condition" in error and "1 to 480" in error
+    assert "Next action" in error and "Done when is required" in error and "1 to 480" in error
+    assert "success condition" not in error  # the words people read; the JSON key stays

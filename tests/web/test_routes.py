@@ -222,7 +222,7 @@ def test_an_illegal_transition_is_409_and_changes_nothing(client, store, where, 
 
 BAD_PLANS = [
     ({**PLAN, "next_action": "   "}, "Next action"),
-    ({**PLAN, "success_condition": ""}, "the success condition"),
+    ({**PLAN, "success_condition": ""}, "Done when is required"),
     ({**PLAN, "next_action": "x" * 501}, "too long"),
     ({**PLAN, "timebox_minutes": "0"}, "1 to 480"),
     ({**PLAN, "timebox_minutes": "481"}, "1 to 480"),

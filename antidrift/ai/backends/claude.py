@@ -87,7 +87,7 @@ class ClaudeBackend(BinaryBackend):
     name = "claude"
     default_bin = "claude"
     env_var = "ANTIDRIFT_CLAUDE_BIN"
-    login_fix = "run `claude` once in a terminal"
+    login_fix = "run claude once in a terminal"
 
     def __init__(
         self, bin: str | None = None, tuning: Tuning | None = None, *, warm_up: bool = True

@@ -52,7 +52,7 @@ class CodexBackend(BinaryBackend):
     name = "codex"
     default_bin = "codex"
     env_var = "ANTIDRIFT_CODEX_BIN"
-    login_fix = "run `codex login` in a terminal"
+    login_fix = "run codex login in a terminal"
 
     def __init__(self, bin: str | None = None, tuning: Tuning | None = None) -> None:
         super().__init__(bin)

@@ -24,7 +24,7 @@ class CommandBackend(Asking):
         self.argv = shlex.split(command)
         if not self.argv or not self.argv[0]:
             raise UnknownBackend(
-                "ANTIDRIFT_AI_COMMAND is empty — set it, e.g. to `llm -m gpt-4o-mini`"
+                "ANTIDRIFT_AI_COMMAND is empty — set it, e.g. to llm -m gpt-4o-mini"
             )
 
     def args(self, binary: str) -> list[str]:

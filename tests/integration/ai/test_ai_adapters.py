@@ -92,7 +92,7 @@ def test_llm_without_a_key_says_how_to_set_one(write_cli):
     write_cli("llm", f"sys.stdin.read()\nprint({said!r}, file=sys.stderr)\nsys.exit(1)\n")
     with pytest.raises(CLINoKey) as err:
         Service(CommandBackend("llm -m gpt-4o-mini")).coach("x")
-    assert str(err.value) == "llm has no API key — set one with `llm keys set openai`"
+    assert str(err.value) == "llm has no API key — set one by running: llm keys set openai"
 
 
 def test_claude_runs_outside_the_servers_cwd(write_cli, tmp_path):
@@ -138,7 +138,7 @@ def test_logged_out_claude_is_not_logged_in(write_cli, caplog):
         pytest.raises(CLINotLoggedIn) as err,
     ):
         Service(ClaudeBackend()).coach("x")
-    assert str(err.value) == "claude is not logged in — run `claude` once in a terminal"
+    assert str(err.value) == "claude is not logged in — run claude once in a terminal"
     assert "Please run /login" in caplog.text  # raw output goes to the log
 
 
@@ -301,7 +301,7 @@ def test_logged_out_codex_that_retries_is_not_logged_in(write_cli, tmp_path):
         started, lambda timeout: Service(CodexBackend(), timeout=timeout).coach("x")
     )
     assert isinstance(err, CLINotLoggedIn), err
-    assert str(err) == "codex is not logged in — run `codex login` in a terminal"
+    assert str(err) == "codex is not logged in — run codex login in a terminal"
     assert not os.path.exists(json.loads(record.read_text())["out"])
 
 

@@ -173,16 +173,17 @@ def test_missing_binary_is_none_and_version_is_none(monkeypatch, tmp_path):
 
 def test_errors_are_coach_errors_with_page_ready_messages():
     assert str(CLINotFound()) == "claude is not installed — install it, or set ANTIDRIFT_CLAUDE_BIN"
-    assert str(CLINotLoggedIn()) == "claude is not logged in — run `claude` once in a terminal"
+    assert str(CLINotLoggedIn()) == "claude is not logged in — run claude once in a terminal"
     assert str(CLITimeout(60)) == "the coach took longer than 60 s"
     assert str(CLITimeout(60.0)) == "the coach took longer than 60 s"
     assert str(CLITimeout(2.5)) == "the coach took longer than 2.5 s"
     assert str(CLIFailed("codex", 2)) == "codex failed (exit code 2)"
     assert str(CLIOffline()) == "claude can't reach its service — check your connection"
     assert str(CLINoKey("llm", "anthropic")) == (
-        "llm has no API key — set one with `llm keys set anthropic`"
+        "llm has no API key — set one by running: llm keys set anthropic"
     )
-    assert str(CLINoKey("llm")) == "llm has no API key — set one, e.g. with `llm keys set openai`"
+    no_key = "llm has no API key — set one by running, e.g.: llm keys set openai"
+    assert str(CLINoKey("llm")) == no_key
     assert "1 MiB" in str(OutputTooLarge("claude", 1 << 20))
     for err in (CLINotFound(), CLITimeout(1), CLIFailed("x", 1), CLIOffline(), CLINoKey()):
         assert isinstance(err, CoachError)
