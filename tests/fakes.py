@@ -6,7 +6,7 @@ import copy
 import json
 import threading
 import time
-from collections import deque
+from collections import Counter, deque
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime, timedelta
 
@@ -76,6 +76,7 @@ class FakeStore:
     unclear: dict = field(default_factory=dict)  # commitment id -> seconds judged unclear
     drift_rules: list = field(default_factory=list)
     draft: str | None = None
+    rhythm: str | None = None
 
     def __post_init__(self) -> None:
         self._lock = threading.Lock()
@@ -104,6 +105,15 @@ class FakeStore:
             if self.fail_saves is not None:
                 raise self.fail_saves
             self.draft = draft
+
+    def load_rhythm(self) -> str | None:
+        return self.rhythm
+
+    def save_rhythm(self, rhythm: str | None) -> None:
+        with self._lock:
+            if self.fail_saves is not None:
+                raise self.fail_saves
+            self.rhythm = rhythm
 
     def add_sample(self, commitment_id: str, sample: WindowSample) -> None:
         with self._lock:
@@ -136,7 +146,8 @@ class FakeStore:
         return [c.ended_at for c in self.history() if c.outcome == Outcome.MET]
 
     def ended_figures(self, limit: int | None = None) -> list[insights.Ended]:
-        return [insights.ended(c) for c in self.history(limit)]
+        counted = [c for c in self.history() if c.outcome is not Outcome.DISCARDED]
+        return [insights.ended(c) for c in counted[:limit]]
 
     def export_rows(self) -> list[tuple]:
         rows = []
@@ -146,13 +157,24 @@ class FakeStore:
                 (c.id, c.next_action, c.success_condition, c.timebox_secs)
                 + (c.started_at.isoformat(), c.ended_at.isoformat(), c.outcome.value, c.note)
                 + (c.extended_secs, insights.ended(c).actual_secs, count, share)
-                + (c.task.title if c.task else None, c.paused_secs)
+                + (c.task.title if c.task else None, c.paused_secs, c.written_back)
+                + (self._top_site(c.id),)
             )
         return rows
+
+    def top_sites(self, ids: list[str]) -> dict[str, str]:
+        found = {cid: self._top_site(cid) for cid in ids}
+        return {cid: site for cid, site in found.items() if site is not None}
+
+    def _top_site(self, commitment_id: str) -> str | None:
+        sites = Counter(s.site for s in self.samples(commitment_id) if s.site)
+        return min(sites, key=lambda site: (-sites[site], site)) if sites else None
 
     def app_totals(self) -> dict[str, float]:
         totals: dict[str, float] = {}
         for c in self.history():
+            if c.outcome is Outcome.DISCARDED:
+                continue
             for share in insights.window_time(self.samples(c.id), c.ended_at).apps:
                 totals[share.app] = totals.get(share.app, 0.0) + share.seconds
         return totals
@@ -169,6 +191,21 @@ class FakeStore:
                 return None
             self.commitments[commitment_id] = replace(c, outcome=outcome, note=note)
             return self.commitments[commitment_id]
+
+    def claim_write_back(self, commitment_id: str, action: str) -> bool:
+        with self._lock:
+            c = self.commitments.get(commitment_id)
+            if c is None or c.written_back is not None:
+                return False
+            self.commitments[commitment_id] = replace(c, written_back=action)
+            if self.current is not None and self.current.id == commitment_id:
+                self.current = self.commitments[commitment_id]
+            return True
+
+    def release_write_back(self, commitment_id: str) -> None:
+        with self._lock:
+            if (c := self.commitments.get(commitment_id)) is not None:
+                self.commitments[commitment_id] = replace(c, written_back=None)
 
     def delete(self, commitment_id: str) -> bool:
         with self._lock:
@@ -226,16 +263,16 @@ class FakeStore:
         with self._lock:
             return list(self.drift_rules)
 
-    def add_rule(self, app, title_contains, verdict):
+    def add_rule(self, app, title_contains, verdict, site=""):
         with self._lock:
             self.drift_rules = [
                 r
                 for r in self.drift_rules
-                if (r.app.casefold(), r.title_contains.casefold())
-                != (app.casefold(), title_contains.casefold())
+                if (r.app.casefold(), r.title_contains.casefold(), r.site)
+                != (app.casefold(), title_contains.casefold(), site)
             ]
             self._rule_ids += 1
-            rule = Rule(self._rule_ids, app, title_contains, verdict)
+            rule = Rule(self._rule_ids, app, title_contains, verdict, site)
             self.drift_rules.append(rule)
             return rule
 
@@ -277,6 +314,7 @@ class CoachCall:
     gate: threading.Event = field(default_factory=threading.Event)
     finished: threading.Event = field(default_factory=threading.Event)
     outcome: str = "running"  # running | returned | raised | cancelled
+    site: str | None = None  # the site the judge was sent (never a URL)
     free_minutes: int | None = None  # what the calendar left free, as the coach was told
 
 
@@ -438,6 +476,7 @@ class JudgeCallRecord:
     gate: threading.Event = field(default_factory=threading.Event)
     finished: threading.Event = field(default_factory=threading.Event)
     outcome: str = "running"  # running | returned | raised | cancelled
+    site: str | None = None  # the site the judge was sent (never a URL)
 
 
 class FakeJudge:
@@ -475,9 +514,9 @@ class FakeJudge:
             for call in self.calls:
                 call.gate.set()
 
-    def judge(self, next_action, success_condition, app, title, *, scope=None):
+    def judge(self, next_action, success_condition, app, title, *, site=None, scope=None):
         with self._cond:
-            call = JudgeCallRecord(app, title, scope)
+            call = JudgeCallRecord(app, title, scope, site=site)
             self.calls.append(call)
             gated, fail = self.gated, self.fail
             self._cond.notify_all()

@@ -4,7 +4,7 @@ table): import nothing of the app but its subprocess seam."""
 from antidrift.process import CancelScope
 
 from . import warm
-from .backends import BACKENDS, Backend, Options, Tuning, new_backend, tuning_for
+from .backends import BACKENDS, Backend, Options, Tuning, new_backend, served, tuning_for
 from .backends.claude import CLAUDE_ARGS, ClaudeBackend
 from .backends.codex import CODEX_ARGS, CodexBackend
 from .backends.command import CommandBackend
@@ -86,6 +86,7 @@ __all__ = [
     "new_backend",
     "parse_proposal",
     "parse_verdict",
+    "served",
     "run_cli",
     "tuning_for",
     "warm",

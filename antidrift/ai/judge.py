@@ -61,9 +61,11 @@ class Judge(Protocol):
         app: str,
         title: str | None,
         *,
+        site: str | None = None,
         scope: CancelScope | None = None,
     ) -> Verdict:
-        """A Verdict, or a CoachError; title None means judge by the app alone."""
+        """A Verdict, or a CoachError; title None means judge by the app alone; `site`: the
+        browser page's host (never a path, query or fragment)."""
         ...
 
 
@@ -71,11 +73,24 @@ def _quote(text: str) -> str:
     return quote(text, MAX_FIELD)
 
 
+def _host(site: str | None) -> str:
+    """A site as the judge may see it: the host alone (a scheme, user, port, path, query or
+    fragment a caller let through is cut off)."""
+    text = (site or "").strip().rpartition("://")[2].rpartition("@")[2]
+    for mark in "/?#:\\ ":
+        text = text.partition(mark)[0]
+    return text.lower()
+
+
 def build_judge_prompt(
-    next_action: str, success_condition: str, app: str, title: str | None
+    next_action: str, success_condition: str, app: str, title: str | None, site: str | None = None
 ) -> str:
-    """The strict judging prompt; every field is quoted as a JSON string, as data."""
+    """The strict judging prompt; every field is quoted as a JSON string, as data. A site is
+    a host alone: whatever a caller passed, a path, query or fragment is cut here."""
     window = f"APP: {_quote(app)}\n"
+    host = _host(site)
+    if host:
+        window += f"SITE: {_quote(host)}\n"
     if title:
         window += f"TITLE: {_quote(title)}\n"
     else:
@@ -159,10 +174,11 @@ class JudgeService:
         app: str,
         title: str | None,
         *,
+        site: str | None = None,
         scope: CancelScope | None = None,
     ) -> Verdict:
         """Ask the backend about one window; raise a CoachError on failure."""
-        prompt = build_judge_prompt(next_action, success_condition, app, title)
+        prompt = build_judge_prompt(next_action, success_condition, app, title, site)
         try:
             raw = self.backend.run(prompt, timeout=self.timeout, scope=scope, schema=VERDICT_SCHEMA)
             found = parse_verdict(extract_json(raw))

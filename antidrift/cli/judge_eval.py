@@ -28,8 +28,8 @@ from pathlib import Path
 
 from antidrift.ai import CoachError, Judge
 from antidrift.cli.terminal import say
-from antidrift.core.domain import redact_window
 from antidrift.core.errors import Error
+from antidrift.core.sites import redact_page
 from antidrift.drift.policy import judge_title, window_of
 
 CORPUS = "judge_corpus.jsonl"  # package data, beside this module in the wheel
@@ -55,6 +55,7 @@ class Case:
     expected: str
     kind: str = ""
     private: bool = False  # judged by the app alone, as an excluded title is
+    url: str = ""  # a browser tab's URL: its site is sent beside the app and title
 
 
 @dataclass(frozen=True)
@@ -117,6 +118,7 @@ def _case(data: object, where: str) -> Case:
         data["expected"],
         str(data.get("kind") or ""),
         data.get("private") is True,
+        data["url"] if isinstance(data.get("url"), str) else "",
     )
 
 
@@ -166,13 +168,14 @@ def load_cases(path: Path | Traversable) -> list[Case]:
     return cases
 
 
-def sent_window(case: Case, exclude: re.Pattern[str] | None) -> tuple[str, str | None]:
-    """The app and title the live guard would send of this case's window (title None: judged
-    by the app alone): a private title is left out, and so is what the pattern matches."""
-    app, title = redact_window(case.app, case.title, exclude)
+def sent_window(case: Case, exclude: re.Pattern[str] | None) -> tuple[str, str | None, str | None]:
+    """The app, title and site the live guard would send of this case's window (title None:
+    judged by the app alone): a private title is left out, and so is what the pattern
+    matches (a site it matches hides the page); never the URL's path or query."""
+    app, title, _, site = redact_page(case.app, case.title, case.url or None, exclude)
     if case.private:
-        return app, None
-    return app, judge_title(window_of(app, title).title, exclude)
+        return app, None, None
+    return app, judge_title(window_of(app, title).title, exclude), site
 
 
 def evaluate(
@@ -186,10 +189,10 @@ def evaluate(
     """Each case through the judge, one at a time; a failed call is an outcome, not a stop."""
     outcomes = []
     for number, case in enumerate(cases, 1):
-        app, title = sent_window(case, exclude)
+        app, title, site = sent_window(case, exclude)
         started = clock()
         try:
-            verdict = judge.judge(case.next_action, case.done_when, app, title)
+            verdict = judge.judge(case.next_action, case.done_when, app, title, site=site)
             outcome = Outcome(case, verdict.verdict, (clock() - started) * 1000)
         except CoachError as exc:
             outcome = Outcome(case, None, (clock() - started) * 1000, str(exc))

@@ -45,6 +45,10 @@ class RuntimeState(StrEnum):
 class Outcome(StrEnum):
     MET = "met"
     MISSED = "missed"
+    DISCARDED = "discarded"  # dropped while it ran: in the history, never counted
+
+
+COUNTED = (Outcome.MET, Outcome.MISSED)  # what the figures count (never a discarded one)
 
 
 class Health(StrEnum):
@@ -111,6 +115,8 @@ class Commitment:
     # A pause moves the deadline by its length when it ends; the clock stands still meanwhile.
     paused_at: datetime | None = None
     paused_secs: int = 0
+    # What the one write-back to its task recorded ("note" or "done"); None before it.
+    written_back: str | None = None
 
     @classmethod
     def begin(
@@ -204,6 +210,10 @@ class WindowSample:
     # AntiDrift's own page, known from the title before it was redacted (a pattern may hide
     # the words that tell). Not stored: a sample read back from the store is not.
     own: bool = False
+    # The browser's active tab, when a source knew it (core/sites.py): never incognito, None
+    # when the window is private (an exclude pattern matched its title, app, site or URL).
+    url: str | None = None
+    site: str | None = None
 
 
 @dataclass(frozen=True)

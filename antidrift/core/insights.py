@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime
 from typing import NamedTuple
 
@@ -83,6 +83,8 @@ class Summary:
 def summarize(items: Iterable[Ended]) -> Summary:
     count = met = planned = actual = 0
     for item in items:
+        if item.outcome is Outcome.DISCARDED:
+            continue
         count += 1
         met += item.outcome is Outcome.MET
         planned += item.planned_secs
@@ -103,6 +105,8 @@ def streaks(outcomes_newest_first: Iterable[Outcome | str]) -> Streaks:
     current = longest = run = 0
     leading = True
     for outcome in outcomes_newest_first:
+        if outcome == Outcome.DISCARDED:  # neither met nor missed: it neither adds nor breaks
+            continue
         if outcome == Outcome.MET:
             run += 1
         else:
@@ -215,10 +219,18 @@ class WindowTime:
         return cls(tuple(tops), tuple(per_app), sample_count)
 
 
+def place_of(sample: WindowSample) -> str:
+    """Where a sample's time went as review and insights count it: a browser page's site,
+    else the app."""
+    return sample.site or sample.app
+
+
 def window_time(samples: Sequence[WindowSample], until: datetime, top: int = 12) -> WindowTime:
-    """The same from samples in memory (the reference the SQL is tested against)."""
+    """The same from samples in memory (the reference the SQL is tested against); the
+    per-app time counts a browser's time per site."""
     shares = time_shares(samples, until)
-    return WindowTime(tuple(shares[:top]), tuple(app_shares(shares)), len(samples))
+    places = time_shares([replace(s, app=place_of(s)) for s in samples], until)
+    return WindowTime(tuple(shares[:top]), tuple(app_shares(places)), len(samples))
 
 
 def _minutes(secs: int) -> int:

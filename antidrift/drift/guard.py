@@ -231,7 +231,10 @@ class DriftGuard:
         if self._event(sample.at) or self._policy is None or self._paused:
             return After()
         policy = self._policy
-        return self._apply(policy.observe(sample.app, sample.title, sample.at, exact, sample.own))
+        seen = policy.observe(
+            sample.app, sample.title, sample.at, exact, sample.own, site=sample.site
+        )
+        return self._apply(seen)
 
     def tick(self, now: datetime) -> After:
         if self._event(now) or self._policy is None or self._paused:
@@ -318,7 +321,7 @@ class DriftGuard:
         sent for it, even if no answer comes back (focus moved on, the commitment ended)."""
         decided = self._policy.judgements.get(call.window) if self._policy else None
         if decided is not None and decided.source is Source.CHURN:
-            sent = Exchange(self._judge.label, call.window.app, call.title, None)
+            sent = Exchange(self._judge.label, call.window.app, call.title, None, call.site)
             self._store.save_judgement(commitment.id, call.window, replace(decided, exchange=sent))
 
     def _stop_judge(self) -> None:
@@ -375,10 +378,11 @@ class DriftGuard:
                 commitment.success_condition,
                 call.window.app,
                 call.title,
+                site=call.site,  # the page's host; the URL's path and query never leave
                 scope=scope,
             )
             answer = kept_answer(found.answer)
-            sent = Exchange(self._judge.label, call.window.app, call.title, answer)
+            sent = Exchange(self._judge.label, call.window.app, call.title, answer, call.site)
             verdict = Judgement(Verdict(found.verdict), found.reason, Source.JUDGE, sent)
         except Cancelled:
             return

@@ -3,12 +3,10 @@
 No threads, no I/O, no clock: the controller passes every time in, runs the judge calls this
 asks for, and persists what it hands back. Designed against what users of focus tools
 complain about: false positives (a tutorial can be the work: "this is on task" teaches it;
-a judge that cannot tell says unclear, which never nudges), nagging (a grace before an
-episode, a cooldown between nudges), cost (one call per distinct window per commitment, one
-at a time, a cap per hour, standing rules that need no call), title churn (a site that
-retitles itself for every video: a new title in an app already found off task counts as off
-task at once, so the grace runs from the first switch) and privacy (excluded titles are
-judged by the app alone).
+a judge that cannot tell says unclear, which never nudges), nagging (a grace and a
+cooldown), cost (one call per distinct window per commitment, one at a time, a cap per hour,
+standing rules that need no call), title churn (a new title on a site, or in an app, already
+found off task counts as off task at once) and privacy (excluded titles: the app alone).
 
 Who decides a window, strongest first: the user's answer on the banner for this commitment,
 a standing rule, the judge's verdict, then churn (provisional, until the judge answers).
@@ -34,7 +32,7 @@ from antidrift.drift.verdicts import (
     figures,
     matching_rule,
 )
-from antidrift.drift.window_key import Window, judge_title, window_of
+from antidrift.drift.window_key import Window, churn_key, churn_reason, judge_title, window_of
 
 TAUGHT_REASON = "you said this is on task"
 
@@ -79,6 +77,7 @@ class JudgeCall:
     ticket: int
     window: Window
     title: str | None
+    site: str | None = None  # the page's host beside the app and title: never its path
 
 
 @dataclass(frozen=True)
@@ -95,6 +94,7 @@ class Episode:
     answer: Answer | None = None
     enforced_at: datetime | None = None  # the teeth put its window away then
     enforce_note: str | None = None  # how (or, enforced_at None, why they could not)
+    site: str = ""  # the page's site, for the banner's rule (not stored)
 
     def seconds(self, now: datetime) -> float:
         return max(0.0, ((self.ended_at or now) - self.started_at).total_seconds())
@@ -184,7 +184,7 @@ class DriftPolicy:
     failure: str | None = None  # why the current window has no verdict
     teeth: Teeth | None = None  # this commitment puts an ignored off-task window away
     _tickets: int = 0
-    # The newest verdict of the judge or the user per app: what a new title inherits (churn).
+    # The newest verdict of the judge or the user per site or app: what a new title inherits.
     _app_last: dict[str, Verdict] = field(default_factory=dict, repr=False)
 
     def __post_init__(self) -> None:
@@ -194,15 +194,15 @@ class DriftPolicy:
     # -- inputs ------------------------------------------------------------------------------
 
     def observe(
-        self, app: str, title: str, now: datetime, exact: WindowHandle | None = None, own=False
-    ) -> Effects:
+        self, app: str, title: str, now: datetime, exact: WindowHandle | None = None, own=False,
+        site: str | None = None) -> Effects:  # fmt: skip
         """A focus sample (title as stored, already redacted); `exact`: which window it is;
-        `own`: it is AntiDrift's own page (known before the title was redacted)."""
+        `own`: it is AntiDrift's own page (known before the title was redacted); `site`."""
         if self.teeth is not None:  # looking at AntiDrift's page stops the teeth's clock
             self.teeth.seen(None if own else exact, now)
         if own:
             return self.tick(now)  # answering the banner: the window before it still counts
-        window = window_of(app, title)
+        window = window_of(app, title, site)
         if window != self.current:
             self.current, self.current_since, self.failure = window, now, None
             return (
@@ -210,9 +210,7 @@ class DriftPolicy:
             )
         return self._next_judge(now) + self._bite(now)  # e.g. the hourly cap freed up
 
-    def settle(
-        self, ticket: int, verdict: Judgement | None, error: str | None, now: datetime
-    ) -> Effects:
+    def settle(self, ticket: int, verdict: Judgement | None, error: str | None, now) -> Effects:
         """A judge call finished: its verdict (cached), or the error that makes it unknown."""
         call = self.pending
         if call is None or call.ticket != ticket:
@@ -245,6 +243,7 @@ class DriftPolicy:
             app=self.current.app,
             title=self.current.title,
             reason=decided.reason,
+            site=self.current.site,
         )
         self.episodes.append(episode)
         if self.teeth is not None:
@@ -259,7 +258,7 @@ class DriftPolicy:
         choice = Answer(answer)  # the caller validated it
         effects = Effects(episodes=(self._close(replace(episode, answer=choice), now),))
         if choice is Answer.ON_TASK:
-            window = Window(episode.app, episode.title)
+            window = Window(episode.app, episode.title, episode.site)
             effects += self._record(window, Judgement(Verdict.ON_TASK, TAUGHT_REASON, Source.YOU))
         self._restart_streak(now)
         return effects
@@ -271,7 +270,7 @@ class DriftPolicy:
         effects = Effects()
         episode = self.open_episode
         if episode is not None:
-            decided = self.decision(Window(episode.app, episode.title))
+            decided = self.decision(Window(episode.app, episode.title, episode.site))
             if decided is not None and decided.on_task:
                 ended = self._close(replace(episode, answer=Answer.ON_TASK), now)
                 effects = Effects(episodes=(ended,))
@@ -312,7 +311,7 @@ class DriftPolicy:
         found = self.judgements.get(window)
         if found is not None and found.source is Source.YOU:
             return found
-        rule = matching_rule(self.rules, window.app, window.title)
+        rule = matching_rule(self.rules, window.app, window.title, window.site)
         if rule is not None:
             return rule.judgement()
         if found is not None and found.source is not Source.RULE:
@@ -352,7 +351,7 @@ class DriftPolicy:
         # Only what the judge or the user said of a window speaks for its app's other titles:
         # a rule already decides every window it matches, and churn is itself inherited.
         if judgement.source in (Source.JUDGE, Source.YOU):
-            self._app_last[window.app] = judgement.verdict
+            self._app_last[churn_key(window)] = judgement.verdict
 
     def _record(self, window: Window, judgement: Judgement) -> Effects:
         self.judgements[window] = judgement
@@ -368,9 +367,9 @@ class DriftPolicy:
             if self.judgements.get(window) != decided:
                 return self._record(window, decided)
             return Effects()
-        if decided is None and self._app_last.get(window.app) is Verdict.OFF_TASK:
-            reason = f"a new title in {window.app}, already found off task; asking about it"
-            return self._record(window, Judgement(Verdict.OFF_TASK, reason, Source.CHURN))
+        if decided is None and self._app_last.get(churn_key(window)) is Verdict.OFF_TASK:
+            judged = Judgement(Verdict.OFF_TASK, churn_reason(window), Source.CHURN)
+            return self._record(window, judged)
         return Effects()
 
     def _follow(self, now: datetime) -> Effects:
@@ -411,7 +410,8 @@ class DriftPolicy:
             return Effects()
         self.budget.spend(now)
         self._tickets += 1
-        self.pending = JudgeCall(self._tickets, window, judge_title(window.title, self.exclude))
+        title = judge_title(window.title, self.exclude)
+        self.pending = JudgeCall(self._tickets, window, title, window.site or None)
         return Effects(judge=self.pending)
 
     def _bite(self, now: datetime) -> Effects:

@@ -36,12 +36,14 @@ class StandingRules:
         self._work = work
         self._guard = guard
 
-    def add(self, app: object, title_contains: object, verdict: object) -> Rule:
-        """A rule for every commitment; one about the same app and text is replaced."""
-        fields = validate_rule(app, title_contains, verdict)
+    def add(
+        self, app: object, title_contains: object, verdict: object, site: object = None
+    ) -> Rule:
+        """A rule for every commitment; one about the same app, site and text is replaced."""
+        fields = validate_rule(app, title_contains, verdict, site)
         with self._work:
             rules = self._store.rules()
-            same = [r for r in rules if _same(r, fields[0], fields[1])]
+            same = [r for r in rules if _same(r, fields[0], fields[1], fields[3])]
             if len(rules) >= MAX_RULES and not same:
                 raise ValidationError(
                     f"There are {len(rules)} standing rules, the most AntiDrift keeps: remove"
@@ -67,9 +69,10 @@ class StandingRules:
         self._work.changed()
 
 
-def _same(rule: Rule, app: str, title_contains: str) -> bool:
-    """The rule a new one about the same app and text replaces (the store's own test)."""
+def _same(rule: Rule, app: str, title_contains: str, site: str = "") -> bool:
+    """The rule a new one about the same app, site and text replaces (the store's own test)."""
     return (
         rule.app.casefold() == app.casefold()
         and rule.title_contains.casefold() == title_contains.casefold()
+        and rule.site == site
     )

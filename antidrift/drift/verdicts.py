@@ -15,6 +15,7 @@ from enum import StrEnum
 from typing import TypeVar
 
 from antidrift.core.domain import EXCLUDED_TITLE, ValidationError
+from antidrift.core.sites import on_site, site_of
 
 MAX_RULE_APP = 200  # characters of a rule's app name (as a window source reports it)
 MAX_RULE_TEXT = 200  # characters of a rule's "title contains" text
@@ -45,6 +46,7 @@ class Exchange:
     app: str
     title: str | None  # None: the title is private and was not sent (the app alone was)
     answer: str | None  # the backend's answer text, as received (bounded); None: none came
+    site: str | None = None  # the page's host, when one was sent (never its path)
 
 
 @dataclass(frozen=True)
@@ -67,18 +69,23 @@ class Judgement:
 
 @dataclass(frozen=True)
 class Rule:
-    """A standing rule: windows of `app` (whose title contains the text, if any) are always
-    on or off task, in every commitment, with no judge call."""
+    """A standing rule: windows of `app` (whose title contains the text, if any), or pages on
+    `site` and its subdomains, are always on or off task, in every commitment, with no judge
+    call."""
 
     id: int
-    app: str
+    app: str  # "" with a site: every browser
     title_contains: str
     verdict: Verdict
+    site: str = ""
 
-    def matches(self, app: str, title: str) -> bool:
+    def matches(self, app: str, title: str, site: str | None = None) -> bool:
         """App names match whole and without case; the text anywhere in the title, without
-        case. A private title (already the placeholder) never matches a text rule."""
-        if app.casefold() != self.app.casefold():
+        case; a site itself or any of its subdomains. A private title (already the
+        placeholder) never matches a text rule."""
+        if self.site and not on_site(site, self.site):
+            return False
+        if self.app and app.casefold() != self.app.casefold():
             return False
         if not self.title_contains:
             return True
@@ -87,31 +94,41 @@ class Rule:
         return self.title_contains.casefold() in title.casefold()
 
     @property
-    def specificity(self) -> tuple[int, int, int]:
-        # A rule about some titles beats a rule about the whole app; the newer wins a tie.
-        return (1 if self.title_contains else 0, len(self.title_contains), self.id)
+    def specificity(self) -> tuple[int, int, int, int]:
+        # A rule about some titles beats one about a site (the deeper the subdomain, the
+        # more specific), which beats one about the whole app; the newer wins a tie.
+        depth = self.site.count(".") + 1 if self.site else 0
+        return (1 if self.title_contains else 0, depth, len(self.title_contains), self.id)
 
     def describe(self) -> str:
         """How the page and the review name the rule: "firefox is always on task"."""
-        what = self.app if not self.title_contains else f"{self.app} «{self.title_contains}»"
+        what = " on ".join(part for part in (self.app, self.site) if part)
+        if self.title_contains:
+            what = f"{what} «{self.title_contains}»"
         return f"{what} is always {self.verdict.value.replace('_', ' ')}"
 
     def judgement(self) -> Judgement:
         return Judgement(self.verdict, f"your rule: {self.describe()}", Source.RULE)
 
 
-def matching_rule(rules: tuple[Rule, ...], app: str, title: str) -> Rule | None:
+def matching_rule(
+    rules: tuple[Rule, ...], app: str, title: str, site: str | None = None
+) -> Rule | None:
     """The most specific rule that matches the window, or None."""
-    found = [r for r in rules if r.matches(app, title)]
+    found = [r for r in rules if r.matches(app, title, site)]
     return max(found, key=lambda r: r.specificity) if found else None
 
 
-def validate_rule(app: object, title_contains: object, verdict: object) -> tuple[str, str, Verdict]:
-    """A rule as posted: app required, text optional, verdict on_task or off_task."""
+def validate_rule(
+    app: object, title_contains: object, verdict: object, site: object = None
+) -> tuple[str, str, Verdict, str]:
+    """A rule as posted: an app or a site (or both), text optional, verdict on_task or
+    off_task. A site may be given as a URL: only its host is kept."""
     problems: list[tuple[str, str]] = []
     app_text = app.strip() if isinstance(app, str) else ""
-    if not app_text:
-        problems.append(("app", "Name the app the rule is about."))
+    site_text = _rule_site(site, problems)
+    if not app_text and not site_text and not any(p[0] == "site" for p in problems):
+        problems.append(("app", "Name the app or the site the rule is about."))
     elif len(app_text) > MAX_RULE_APP or not app_text.isprintable():
         problems.append(
             ("app", f"The app name must be at most {MAX_RULE_APP} printable characters.")
@@ -135,7 +152,20 @@ def validate_rule(app: object, title_contains: object, verdict: object) -> tuple
     if problems:
         message = " ".join(p[1] for p in problems)
         raise ValidationError(message, problems[0][0], tuple(p[0] for p in problems))
-    return app_text, text, Verdict(verdict)
+    return app_text, text, Verdict(verdict), site_text
+
+
+def _rule_site(site: object, problems: list[tuple[str, str]]) -> str:
+    """A rule's site: "YouTube.com", "www.youtube.com" and "https://youtube.com/x" are all
+    "youtube.com"; "" when none was given."""
+    if site is None or (isinstance(site, str) and not site.strip()):
+        return ""
+    text = site.strip() if isinstance(site, str) else ""
+    host = site_of(text if "://" in text else f"https://{text}") if text else None
+    if host is None or len(host) > MAX_RULE_APP or "." not in host:
+        problems.append(("site", "The site must be a host name, e.g. youtube.com."))
+        return ""
+    return host
 
 
 def kept_answer(text: str) -> str:

@@ -4,7 +4,7 @@ out, AntiDrift's own page recognised, and what of a title the judge may see."""
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import lru_cache
 
 from antidrift.core.domain import EXCLUDED_TITLE, redact
@@ -66,17 +66,32 @@ def _own_page(next_action: str) -> re.Pattern[str]:
 
 @dataclass(frozen=True)
 class Window:
-    """A focused window as stored (an excluded title is already the placeholder)."""
+    """A focused window as stored (an excluded title is already the placeholder). `site`: a
+    browser tab's host (core/sites.py), "" for none; it rides along with the key and is not
+    part of it (a verdict is kept per app and title), so churn and rules can ask for it."""
 
     app: str
     title: str
+    site: str = field(default="", compare=False)
 
 
-def window_of(app: str, title: str) -> Window:
+def window_of(app: str, title: str, site: str | None = None) -> Window:
     """The window as the guard keys its verdicts: clocks and unread counters left out."""
     if title == EXCLUDED_TITLE:
-        return Window(app, title)
-    return Window(app, _SPACES.sub(" ", _COUNTER.sub("", _CLOCK.sub("", title))).strip())
+        return Window(app, title)  # a private page keeps no site either
+    key = _SPACES.sub(" ", _COUNTER.sub("", _CLOCK.sub("", title))).strip()
+    return Window(app, key, site or "")
+
+
+def churn_key(window: Window) -> str:
+    """What a new title inherits a verdict by: its site in a browser, else its app."""
+    return f"site:{window.site}" if window.site else f"app:{window.app}"
+
+
+def churn_reason(window: Window) -> str:
+    """Why a new title counts off task before the judge has said (churn)."""
+    where = f"a new page on {window.site}" if window.site else f"a new title in {window.app}"
+    return f"{where}, already found off task; asking about it"
 
 
 def is_own_page(title: str, next_action: str) -> bool:

@@ -2,12 +2,22 @@
 
 Modules: `probe` (the protocol, its error, the one way a probe runs a tool, the Desktop
 entry), one module per source (each desktop's defines its `DESKTOP` entry; `activitywatch` is
-the fallback), `desktops` (the registry: the one table of desktops), `choose` (the source
-for ANTIDRIFT_WINDOW_SOURCE, `auto` included), `report` (doctor) and `sampler` (the thread).
-Probes never import the sampler."""
+the fallback), `tabs` (a browser's active tab, from ActivityWatch's browser watchers or
+`firefox`'s session store), `desktops` (the registry: the one table of desktops), `choose`
+(the source for ANTIDRIFT_WINDOW_SOURCE, `auto` included), `report` (doctor) and `sampler`
+(the thread). Probes never import the sampler."""
 
-from antidrift.evidence.choose import MODES, Choice, choose, new_probe
+from antidrift.evidence.choose import MODES, Choice, choose, new_probe, with_tabs
 from antidrift.evidence.probe import ProbeError, WindowProbe
 from antidrift.evidence.sampler import WindowSampler
 
-__all__ = ["MODES", "Choice", "ProbeError", "WindowProbe", "WindowSampler", "choose", "new_probe"]
+__all__ = [
+    "MODES",
+    "Choice",
+    "ProbeError",
+    "WindowProbe",
+    "WindowSampler",
+    "choose",
+    "new_probe",
+    "with_tabs",
+]

@@ -20,6 +20,7 @@ from datetime import UTC, datetime, timedelta
 from antidrift.core.isotime import from_iso
 from antidrift.core.loopback import is_loopback
 from antidrift.evidence.probe import ProbeError, Window, load_json, text_field
+from antidrift.evidence.tabs import PRIVATE, same_page
 
 DEFAULT_URL = "http://127.0.0.1:5600"
 TIMEOUT = 2.0  # seconds per request: as long as a tool probe may take
@@ -177,6 +178,66 @@ class ActivityWatchProbe:
 
 
 _HEAD_CAP = 64 * 1024  # bytes of status line and headers on top of the body's cap
+
+# -- the browser watchers (aw-watcher-web) --------------------------------------------------
+
+TAB_BUCKET_TYPE = "web.tab.current"
+TAB_BUCKET_PREFIX = "aw-watcher-web-"  # aw-watcher-web-<browser>_<hostname>
+BUCKETS_FOR = 60.0  # seconds the list of buckets is reused (a watcher is added rarely)
+
+
+def tab_buckets(text: str, browser: str) -> list[str]:
+    """The ids of the browser watcher's buckets for one browser, from GET /api/0/buckets/."""
+    found = load_json(text, "ActivityWatch answered no JSON")
+    if not isinstance(found, dict):
+        raise ProbeError("ActivityWatch answered no buckets")
+    prefix = f"{TAB_BUCKET_PREFIX}{browser}"
+    return sorted(
+        bucket
+        for bucket, about in found.items()
+        if isinstance(about, dict)
+        and about.get("type") == TAB_BUCKET_TYPE
+        and (bucket == prefix or bucket.startswith(prefix + "_"))
+    )
+
+
+def tab_of(text: str, title: str) -> str | None:
+    """The newest tab event's URL when its title is the focused window's; PRIVATE (tabs.py)
+    for an incognito tab; None otherwise."""
+    events = load_json(text, "ActivityWatch answered no JSON")
+    if not isinstance(events, list) or not events or not isinstance(events[0], dict):
+        return None
+    data = events[0].get("data")
+    if not isinstance(data, dict) or not same_page(title, text_field(data.get("title"))):
+        return None
+    if data.get("incognito") not in (False, None):
+        return PRIVATE  # true, or anything but a plain false: never kept
+    return text_field(data.get("url")) or None
+
+
+class ActivityWatchTabs:
+    """The browser's active tab from aw-watcher-web's buckets on aw-server (a tab source)."""
+
+    name = "activitywatch"
+
+    def __init__(self, probe: ActivityWatchProbe, *, clock=time.monotonic) -> None:
+        self._probe, self._clock = probe, clock
+        self._buckets: dict[str, tuple[float, list[str]]] = {}
+
+    def tab(self, browser: str, title: str) -> str | None:
+        for bucket in self._for(browser):
+            path = f"/api/0/buckets/{urllib.parse.quote(bucket, safe='')}/events?limit=1"
+            found = tab_of(self._probe._get(path), title)
+            if found is not None:
+                return found
+        return None
+
+    def _for(self, browser: str) -> list[str]:
+        kept = self._buckets.get(browser)
+        if kept is None or self._clock() - kept[0] > BUCKETS_FOR:
+            kept = (self._clock(), tab_buckets(self._probe._get("/api/0/buckets/"), browser))
+            self._buckets[browser] = kept
+        return kept[1]
 
 
 def _left(sock: socket.socket, deadline: float) -> None:

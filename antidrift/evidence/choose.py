@@ -15,10 +15,12 @@ import sys
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
-from antidrift.evidence.activitywatch import DEFAULT_URL, ActivityWatchProbe
+from antidrift.evidence.activitywatch import DEFAULT_URL, ActivityWatchProbe, ActivityWatchTabs
 from antidrift.evidence.desktops import ACTIVITYWATCH, desktop, fitting, modes
 from antidrift.evidence.desktops import MODES as MODES  # the accepted words, re-exported
+from antidrift.evidence.firefox import FirefoxSessions
 from antidrift.evidence.probe import Desktop, ProbeError, WindowProbe
+from antidrift.evidence.tabs import WithTabs
 
 AW_ADVICE = (
     "run ActivityWatch (aw-server with aw-watcher-window, or awatcher on Wayland):"
@@ -120,3 +122,12 @@ def _which(which: Callable[[str], str | None], tool: str, path: str | None) -> b
     if which is shutil.which:
         return shutil.which(tool, path=path) is not None
     return which(tool) is not None
+
+
+def with_tabs(
+    probe: WindowProbe, env: Mapping[str, str] | None = None, aw_url: str = DEFAULT_URL
+) -> WindowProbe:
+    """The probe whose browser windows carry their active tab's URL: from ActivityWatch's
+    browser watchers, else from Firefox's session store (the session's HOME)."""
+    aw = probe if isinstance(probe, ActivityWatchProbe) else ActivityWatchProbe(aw_url)
+    return WithTabs(probe, (ActivityWatchTabs(aw), FirefoxSessions(env)))

@@ -28,13 +28,17 @@ class WindowHandle:
 class Focused(tuple):
     """(app, title) of the focused window, as every reader of a probe takes it, and `exact`:
     which window it is (a WindowHandle its desktop's put_away takes), when the probe could
-    tell at sample time; None when it could not: the teeth leave that window alone."""
+    tell at sample time; None when it could not: the teeth leave that window alone. `url`:
+    a browser's active tab, when a tab source (tabs.py) knew it."""
 
     exact: WindowHandle | None
+    url: str | None
 
-    def __new__(cls, app: str, title: str, exact: WindowHandle | None = None) -> Focused:
+    def __new__(
+        cls, app: str, title: str, exact: WindowHandle | None = None, url: str | None = None
+    ) -> Focused:
         pair = super().__new__(cls, (app, title))
-        pair.exact = exact
+        pair.exact, pair.url = exact, url
         return pair
 
 

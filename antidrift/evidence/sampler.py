@@ -92,11 +92,13 @@ class WindowSampler:
         if window is None:
             return
         exact = getattr(window, "exact", None)  # which window exactly (probe.Focused)
+        url = getattr(window, "url", None)  # a browser's active tab (tabs.py)
+        extra = {"url": url} if url else {}
         try:
             if exact is None:
-                self._record(window[0], window[1], self._now())
+                self._record(window[0], window[1], self._now(), **extra)
             else:  # for the teeth: put away only the window this sample saw
-                self._record(window[0], window[1], self._now(), exact)
+                self._record(window[0], window[1], self._now(), exact, **extra)
         except Exception as exc:
             if not getattr(exc, "logged", False):  # e.g. a full disk: the store said so once
                 self._log_once(f"recording a window sample failed: {exc!r}", exc)

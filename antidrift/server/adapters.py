@@ -13,6 +13,7 @@ from urllib.parse import urlsplit
 from antidrift import ai
 from antidrift.ai.reflect import ReflectService
 from antidrift.core.loopback import is_loopback
+from antidrift.core.rhythm import BreakSettings
 from antidrift.drift.policy import DriftSettings
 from antidrift.notify import Background, build_notifier
 from antidrift.session.snapshot import CoachInfo, DriftInfo
@@ -112,8 +113,21 @@ def tuning(settings: Settings) -> tuple[Tuning, CoachInfo, DriftInfo]:
         build_notifier(settings.notify, settings.notify_command, env=settings.env)
     )
     reflector = ReflectService(coach.backend, timeout=settings.ai_timeout) if coach else None
+    breaks = BreakSettings(
+        settings.break_minutes,
+        settings.long_break_minutes,
+        settings.long_break_every,
+        settings.auto_break,
+    )
     parts = Tuning(
-        coach, _unavailable(info), reflector, judge, drift, settings.evidence_exclude, notifier
+        coach,
+        _unavailable(info),
+        reflector,
+        judge,
+        drift,
+        settings.evidence_exclude,
+        notifier,
+        breaks,
     )
     return parts, info, drift_info
 

@@ -16,6 +16,7 @@ from antidrift import calendar, evidence, tasks
 from antidrift.calendar import Calendar
 from antidrift.core.clock import Clock, SystemClock
 from antidrift.core.ports import Store
+from antidrift.core.rhythm import Rhythm
 from antidrift.drift.guard import DriftGuard, Enforcer
 from antidrift.drift.put_away import DesktopEnforcer
 from antidrift.drift.rules import StandingRules
@@ -111,6 +112,7 @@ class Runtime:
             self._ticker = Ticker(
                 self.controller.expire_if_due,
                 self.controller.drift_tick,
+                self.controller.breaks.tick,
                 self._ring,
                 self._refresh_pages,
             )
@@ -226,8 +228,9 @@ def build_controller(
     Nothing starts here (`Controller.start` takes the stored state up). The calendar is
     planned around: the guard stands down during an event, Sharpen hears the free minutes."""
     parts = parts or Tuning()
-    work, session = UnitOfWork(), Session(store.load(), clock)
-    session.notifier = parts.notifier
+    work = UnitOfWork()
+    session = Session(store.load(), clock, Rhythm.parse(store.load_rhythm()))
+    session.notifier, session.breaks = parts.notifier, parts.breaks
     drafts = Drafts(store, work, session)  # what the user types while planning
     drafts.resume()
 
@@ -307,8 +310,9 @@ def build_runtime(settings: Settings, *, clock: Clock | None = None) -> Runtime:
         probe = choose_window_source(live.current()).probe  # the Settings page may change it
         if probe is None:
             return None
+        current = live.current()
         return WindowSampler(
-            probe,
+            evidence.with_tabs(probe, current.env or None, current.aw_url),
             controller.record_window,
             interval=settings.sample_interval,
             wanted=controller.wants_evidence,

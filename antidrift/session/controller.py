@@ -7,10 +7,12 @@ parts; the controller starts nothing until `start()`."""
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import uuid
-from collections.abc import Callable
-from contextlib import AbstractContextManager
+from collections.abc import Callable, Iterator
+from contextlib import AbstractContextManager, contextmanager
+from dataclasses import replace
 from datetime import datetime
 
 from antidrift.calendar import Agenda, Calendar
@@ -22,7 +24,6 @@ from antidrift.core.domain import (
     WindowSample,
     describe,
     parse_extend_minutes,
-    redact_window,
     require,
     times_up,
     valid_text,
@@ -31,11 +32,14 @@ from antidrift.core.domain import (
 )
 from antidrift.core.errors import WriteFailed
 from antidrift.core.ports import Store
-from antidrift.core.timing import paused_total
+from antidrift.core.rhythm import five_said_after
+from antidrift.core.sites import redact_page
+from antidrift.core.timing import FIVE_MINUTES, FIVE_MINUTES_FROM, paused_total
 from antidrift.drift.guard import DriftGuard
 from antidrift.drift.policy import OFF, parse_choice
 from antidrift.drift.rules import StandingRules
 from antidrift.drift.window_key import is_own_page
+from antidrift.session.breaks import Breaks
 from antidrift.session.coaching import Coaching
 from antidrift.session.corrections import Corrections
 from antidrift.session.drafts import Draft, Drafts
@@ -74,6 +78,7 @@ class Controller:
         self.drafts, self.coaching, self.reflections = drafts, coaching, reflections
         self.corrections, self.rules = corrections, rules
         self.interruptions = interruptions
+        self.breaks = Breaks(work, session, store)  # between commitments (session/breaks.py)
         self._calendar = calendar  # planned around: the guard stands down during an event
         self._started = False  # the constructor starts nothing: start() does
 
@@ -84,7 +89,7 @@ class Controller:
             self.coaching.coach, self.coaching.unavailable = tuning.coach, tuning.unavailable
             self.reflections.reflector = tuning.reflector
             self.reflections.unavailable = tuning.unavailable
-            self._s.notifier = tuning.notifier
+            self._s.notifier, self._s.breaks = tuning.notifier, tuning.breaks
             self._guard.retune(tuning.judge, tuning.drift, tuning.exclude)
 
     def start(self) -> None:
@@ -130,7 +135,7 @@ class Controller:
         with self._work:
             s = self._s
             now = s.now()
-            active = s.state is RuntimeState.ACTIVE
+            active, locked = s.state is RuntimeState.ACTIVE, s.state is RuntimeState.LOCKED
             return Snapshot(
                 version=self._work.version,
                 state=s.state,
@@ -150,8 +155,11 @@ class Controller:
                 else None,
                 paused_secs=paused_total(s.commitment, now) if active else 0,
                 undo_until=self.interruptions.undo_until(),
-                closure=s.closure if s.state is RuntimeState.LOCKED else None,
+                closure=s.rhythm.closure if locked else None,
                 calendar=self.agenda(now),
+                rest=s.rhythm.rest if locked else None,
+                rested=s.rested and locked,
+                five_said=s.commitment is not None and s.rhythm.five_said == s.commitment.id,
             )
 
     # -- transitions -------------------------------------------------------------------------
@@ -163,8 +171,9 @@ class Controller:
             require(s.state, RuntimeState.LOCKED, action="plan")
             # Persist first, as every transition does: a failed save changes nothing.
             self.drafts.begin(draft)
+            rhythm = s.write(self._store, s.rhythm.but(closure=None, rest=None))
             self._store.save(RuntimeState.PLANNING, None)
-            s.state, s.closure = RuntimeState.PLANNING, None
+            s.state, s.rhythm, s.rested = RuntimeState.PLANNING, rhythm, False
             self.coaching.reset()
             self.coaching.keep_warm(True)
             work.changed()
@@ -239,10 +248,15 @@ class Controller:
                     "You can add time only while a commitment runs, or when its time ran out"
                     f" (not after Finish): {describe(s.state)}."
                 )
-            extended = current.extend(parse_extend_minutes(minutes), s.now())
+            now = s.now()
+            extended = current.extend(parse_extend_minutes(minutes), now)
+            rhythm = s.rhythm.but(finished=None)
+            if five_said_after(current, now, FIVE_MINUTES_FROM, FIVE_MINUTES):
+                rhythm = rhythm.but(five_said=current.id)  # said once: not again after this
+            rhythm = s.write(self._store, rhythm)
             self._store.save(RuntimeState.ACTIVE, extended)
             resumed = s.state is RuntimeState.REVIEW
-            s.state, s.commitment = RuntimeState.ACTIVE, extended
+            s.state, s.commitment, s.rhythm = RuntimeState.ACTIVE, extended, rhythm
             if resumed:  # the time's-up review was neither work nor drift
                 work.then(self._guard.begin(extended, s.last_sample, since=s.now()).run)
             work.changed()
@@ -266,11 +280,17 @@ class Controller:
             require(s.state, RuntimeState.REVIEW, action="record an outcome")
             result, text = validate_review(outcome, note)
             ended = s.commitment.ended(s.commitment.ended_at, result, text)
+            # The locked view acknowledges it until the next plan, through a restart too.
+            rhythm = s.write(self._store, s.rhythm.but(closure=ended.id, finished=None))
             self._store.save(RuntimeState.LOCKED, ended)
             self.reflections.cancel()
             s.state, s.commitment, s.last_sample = RuntimeState.LOCKED, None, None
-            s.closure = ended.id  # the locked view acknowledges it until the next plan
+            s.rhythm = rhythm
             work.changed()
+            if s.breaks.auto:  # auto_break: the break starts by itself
+                # A full disk is logged where it failed: the outcome stands, without a break.
+                with contextlib.suppress(WriteFailed):
+                    self.breaks.begin()
         return ended
 
     # -- the interruptions (interruptions.py) ------------------------------------------------
@@ -287,25 +307,54 @@ class Controller:
     def undo_finish(self) -> Commitment:
         return self.interruptions.undo_finish()
 
+    def discard(self) -> Commitment:
+        return self.interruptions.discard()
+
     def finish_standing(self, commitment_id: str) -> AbstractContextManager[None]:
         return self.interruptions.finish_standing(commitment_id)
 
+    @contextmanager
+    def writing_back(self, commitment_id: str, action: str) -> Iterator[None]:
+        """While a commitment's outcome goes out to its task (POST /tasks/writeback): the one
+        write-back it gets is claimed first, in the store, so a second press (another tab, a
+        reload, the history) is refused (409) and never writes twice; one that fails (nothing
+        written) is given back. A crash mid-write keeps the claim: once, never twice."""
+        if not self._store.claim_write_back(commitment_id, action):
+            raise IllegalTransitionError(
+                "This commitment is already recorded in your task list: it is written there once."
+            )
+        try:
+            yield
+        except BaseException:
+            self._store.release_write_back(commitment_id)
+            raise
+        with self._work:
+            c = self._s.commitment  # the review's own copy shows it as recorded after a reload
+            if c is not None and c.id == commitment_id:
+                self._s.commitment = replace(c, written_back=action)
+
     # -- evidence ----------------------------------------------------------------------------
 
-    def record_window(self, app: str, title: str, at: datetime | None = None, exact=None) -> bool:
-        """Record a focus sample (`exact`: which window, for the teeth); outside active, or paused,
-        it is accepted and dropped."""
+    def record_window(
+        self, app: str, title: str, at: datetime | None = None, exact=None, *, url=None
+    ) -> bool:
+        """Record a focus sample (`exact`: which window, for the teeth; `url`: the browser's
+        active tab); outside active, or paused, it is accepted and dropped."""
         # Redacted on the whole title, then cut; searched outside the lock (bounded, not free).
         app, title, exclude = valid_text(app), valid_text(title), self._guard.exclude
-        shown = redact_window(app, title, exclude)
+        url = valid_text(url) if url else None
+        shown = redact_page(app, title, url, exclude)
         with self._work as work:
             s = self._s
             if s.state is not RuntimeState.ACTIVE or s.commitment.paused:
                 return False
             own = is_own_page(title, s.commitment.next_action)  # the guard sees only that
             if self._guard.exclude is not exclude:  # a new commitment took a new pattern up
-                shown = redact_window(app, title, self._guard.exclude)
-            sample = WindowSample(shown[0][:MAX_TEXT], shown[1][:MAX_TEXT], at or s.now(), own)
+                shown = redact_page(app, title, url, self._guard.exclude)
+            app_kept, title_kept, url_kept, site = shown
+            sample = WindowSample(
+                app_kept[:MAX_TEXT], title_kept[:MAX_TEXT], at or s.now(), own, url_kept, site
+            )
             self._store.add_sample(s.commitment.id, sample)
             if s.last_sample is None or sample.at >= s.last_sample.at:
                 s.last_sample = sample

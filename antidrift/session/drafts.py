@@ -33,7 +33,7 @@ from antidrift.session.unit_of_work import UnitOfWork
 PLAN_FIELDS = ("next_action", "success_condition", "timebox_minutes")
 DRAFT_FIELDS = ("intent", *PLAN_FIELDS)
 DEFAULT_MINUTES = "25"
-_LIMITS = {"intent": MAX_INTENT, "next_action": MAX_TEXT, "success_condition": MAX_TEXT}
+TEXT_LIMITS = {"intent": MAX_INTENT, "next_action": MAX_TEXT, "success_condition": MAX_TEXT}
 _LABELS = {
     "intent": "Your rough intent",
     "next_action": "Next action",
@@ -134,10 +134,9 @@ def validate_draft(data: Mapping[str, object]) -> dict[str, str]:
             continue
         if not isinstance(value, str) or "\x00" in value:
             raise ValidationError(f"{label} must be plain text.", name)
-        if len(value.strip()) > _LIMITS[name]:
+        if len(value.strip()) > (limit := TEXT_LIMITS[name]):
             raise ValidationError(
-                f"{label} is too long ({len(value.strip())} characters; at most {_LIMITS[name]}).",
-                name,
+                f"{label} is too long ({len(value.strip())} characters; at most {limit}).", name
             )
         values[name] = value
     if not values:

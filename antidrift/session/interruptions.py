@@ -14,11 +14,13 @@ from antidrift.core import timing
 from antidrift.core.domain import (
     Commitment,
     IllegalTransitionError,
+    Outcome,
     RuntimeState,
     describe,
     require,
 )
 from antidrift.core.ports import Store
+from antidrift.core.rhythm import Finished
 from antidrift.drift.guard import DriftGuard
 from antidrift.session.reflecting import Reflections
 from antidrift.session.state import Session
@@ -30,7 +32,8 @@ UNDO_FINISH = timedelta(seconds=30)  # how long a manual Finish can be taken bac
 
 
 class Interruptions:
-    """Owns what a Finish can be undone to; moves the shared Session's commitment."""
+    """Moves the shared Session's commitment; what a Finish can be undone to is in its
+    rhythm (kept through a restart)."""
 
     def __init__(
         self,
@@ -42,7 +45,6 @@ class Interruptions:
     ) -> None:
         self._work, self._s, self._store = work, session, store
         self._guard, self._reflections = guard, reflections
-        self._finished: tuple[Commitment, datetime] | None = None  # before Finish, and when
         self._recorded: str | None = None  # the commitment whose outcome went to a task tool
 
     def pause(self) -> Commitment:
@@ -83,9 +85,29 @@ class Interruptions:
             s = self._s
             require(s.state, RuntimeState.ACTIVE, action="finish")
             before, now = s.commitment, s.now()
+            rhythm = s.write(self._store, s.rhythm.but(finished=Finished.of(before, now)))
             s.commitment = timing.resumed(before, now)  # finished while paused: it ends
             self.stop(now)
-            self._finished = (before, now)
+            s.rhythm = rhythm
+
+    def discard(self) -> Commitment:
+        """Drop the running commitment (paused or not): to the history as discarded, neither
+        met nor missed (the figures never count it), and back to locked with no closure."""
+        with self._work as work:
+            s = self._s
+            require(s.state, RuntimeState.ACTIVE, action="discard")
+            now = s.now()
+            stopped = timing.resumed(s.commitment, now).stopped(now)
+            gone = stopped.ended(stopped.ended_at, Outcome.DISCARDED, "")
+            self._store.save(RuntimeState.LOCKED, gone)
+            try:
+                self._guard.stop(gone.ended_at)
+            except Exception:  # the transition has happened; drift figures are evidence
+                log.exception("could not record the drift guard's figures")
+            self._reflections.cancel()
+            s.state, s.commitment, s.last_sample = RuntimeState.LOCKED, None, None
+            work.changed()
+        return gone
 
     def stop(self, at: datetime) -> None:
         """Under the unit of work: the running commitment stops at `at` and goes to review."""
@@ -102,12 +124,12 @@ class Interruptions:
     def undo_until(self) -> datetime | None:
         """Under the unit of work: until when the last Finish can be undone (None: it cannot)."""
         s = self._s
-        if self._finished is None or s.state is not RuntimeState.REVIEW:
+        done = s.rhythm.finished
+        if done is None or s.state is not RuntimeState.REVIEW:
             return None
-        before, at = self._finished
-        if before.id != s.commitment.id or s.now() > at + UNDO_FINISH:
+        if done.commitment_id != s.commitment.id or s.now() > done.at + UNDO_FINISH:
             return None
-        return at + UNDO_FINISH
+        return done.at + UNDO_FINISH
 
     @contextmanager
     def finish_standing(self, commitment_id: str) -> Iterator[None]:
@@ -122,19 +144,22 @@ class Interruptions:
                     "That commitment is running again (Finish was undone): nothing was"
                     " recorded in your task list. Finish it, then record it."
                 )
-            held = self._finished
-            if held is None or held[0].id != commitment_id:
+            held = s.rhythm.finished
+            if held is None or held.commitment_id != commitment_id:
                 held = None
             else:
-                self._finished, self._recorded = None, commitment_id
+                s.rhythm = s.write(self._store, s.rhythm.but(finished=None))
+                self._recorded = commitment_id
                 work.changed()  # the pages lose their Undo button
         try:
             yield
         except BaseException:
             if held is not None:
                 with self._work as work:
-                    if self._finished is None and self._s.state is RuntimeState.REVIEW:
-                        self._finished, self._recorded = held, None
+                    s = self._s
+                    if s.rhythm.finished is None and s.state is RuntimeState.REVIEW:
+                        s.rhythm = s.write(self._store, s.rhythm.but(finished=held))
+                        self._recorded = None
                         work.changed()
             raise
 
@@ -154,11 +179,11 @@ class Interruptions:
                     f" {int(UNDO_FINISH.total_seconds())} seconds after you press it,"
                     f" once ({describe(s.state)})."
                 )
-            before = self._finished[0]
+            before = s.rhythm.finished.before(s.commitment)
+            rhythm = s.write(self._store, s.rhythm.but(finished=None))
             self._store.save(RuntimeState.ACTIVE, before)
-            self._finished = None
             self._reflections.cancel()
-            s.state, s.commitment = RuntimeState.ACTIVE, before
+            s.state, s.commitment, s.rhythm = RuntimeState.ACTIVE, before, rhythm
             work.then(self._guard.begin(before, s.last_sample, since=s.now()).run)
             work.changed()
         return before

@@ -8,7 +8,7 @@ from __future__ import annotations
 from datetime import datetime, time, timedelta
 
 from antidrift.core import insights
-from antidrift.core.domain import Commitment, NotFound
+from antidrift.core.domain import COUNTED, Commitment, NotFound
 from antidrift.core.insights import Calibration, Ended, WindowTime
 from antidrift.core.ports import Store
 from antidrift.core.week import (
@@ -83,6 +83,10 @@ class ReadModel:
         """Seconds per app over every ended commitment."""
         return self._store.app_totals()
 
+    def top_sites(self, ids: list[str]) -> dict[str, str]:
+        """The site most of each commitment's browser samples were on (ids without none)."""
+        return self._store.top_sites(ids)
+
     def export_rows(self) -> list[tuple]:
         """Every ended commitment as the CSV's plain values (ports.EXPORT_COLUMNS order)."""
         return self._store.export_rows()
@@ -96,7 +100,7 @@ class ReadModel:
         today = now.astimezone().date()
         # Local midnight of the first day, in the offset that day has (a DST change between).
         since = datetime.combine(today - timedelta(days=DAYS - 1), time()).astimezone()
-        ended = self._store.ended_since(since)
+        ended = [c for c in self._store.ended_since(since) if c.outcome in COUNTED]
         weeks = met_weeks(t.astimezone().date() for t in self._store.met_times())
         return Week(
             days(

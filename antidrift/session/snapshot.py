@@ -18,6 +18,7 @@ from antidrift.core.domain import (
     WindowSample,
     evidence_health,
 )
+from antidrift.core.rhythm import Break
 from antidrift.drift.policy import OFF, DriftView
 from antidrift.session.drafts import Draft
 
@@ -103,6 +104,9 @@ class Snapshot:
     undo_until: datetime | None = None  # review only: Finish can be undone until then
     closure: str | None = None  # locked only: the commitment whose outcome was just recorded
     calendar: Agenda = Agenda()  # the event under way and the next (none without a calendar)
+    rest: Break | None = None  # locked only: the break under way
+    rested: bool = False  # locked only: a break ran its course ("Break over") since the plan
+    five_said: bool = False  # the commitment heard "5 minutes left" before an extension
 
     @property
     def task(self) -> TaskRef | None:

@@ -13,7 +13,8 @@ from antidrift.ai import Coach, Judge
 from antidrift.ai.reflect import Reflector
 from antidrift.core.clock import Clock, SteadyClock
 from antidrift.core.domain import Commitment, RuntimeState, WindowSample
-from antidrift.core.ports import Persisted
+from antidrift.core.ports import Persisted, Store
+from antidrift.core.rhythm import BreakSettings, Rhythm
 from antidrift.drift.policy import DriftSettings
 from antidrift.notify import Notifier
 
@@ -32,19 +33,23 @@ class Tuning:
     drift: DriftSettings | None = None
     exclude: re.Pattern[str] | None = None  # private window titles
     notifier: Notifier | None = None
+    breaks: BreakSettings = BreakSettings()
 
 
 class Session:
     """The runtime state; read and written under the unit of work only."""
 
-    def __init__(self, persisted: Persisted, clock: Clock) -> None:
+    def __init__(self, persisted: Persisted, clock: Clock, rhythm: Rhythm | None = None) -> None:
         # Within a run time comes from the monotonic clock: a wall-clock jump can neither
         # end a timebox early nor stretch it, nor make a duration negative.
         self.clock = SteadyClock(clock)
         self.state = persisted.state
         self.commitment: Commitment | None = persisted.commitment
         self.last_sample: WindowSample | None = persisted.samples[-1] if persisted.samples else None
-        self.closure: str | None = None  # the commitment whose outcome was just recorded
+        # The closure, the break, Undo Finish: kept only where the stored state has them.
+        self.rhythm = _kept(rhythm or Rhythm(), self.state, self.commitment)
+        self.breaks = BreakSettings()  # settings may change them (Controller.retune)
+        self.rested = False  # a break ran its course: the locked view says so until a plan
         self.watcher_running = False  # told by the window sampler (Controller.set_watcher)
         self.notifier: Notifier | None = None  # settings may change it (Controller.retune)
         if self.state is RuntimeState.ACTIVE and self.commitment is not None:
@@ -62,6 +67,13 @@ class Session:
             self.clock.resync(not_before=(c.ended_at or c.started_at) if c else None)
         return self.clock.now()
 
+    def write(self, store: Store, rhythm: Rhythm) -> Rhythm:
+        """Under the unit of work, before the move's own save: the rhythm it leaves, written
+        (the caller takes it up once every save went through; a failed one changes nothing)."""
+        if rhythm != self.rhythm:
+            store.save_rhythm(rhythm.dump())
+        return rhythm
+
     def announce(self, title: str, body: str) -> None:
         """A desktop notification, after the lock (the notifier runs off this thread)."""
         if self.notifier is not None:
@@ -69,3 +81,19 @@ class Session:
                 self.notifier.notify(title, body)
             except Exception:  # a notifier must never undo or stall a transition
                 log.exception("notifier failed")
+
+
+def _kept(rhythm: Rhythm, state: RuntimeState, commitment: Commitment | None) -> Rhythm:
+    """What of a stored rhythm still holds for the stored state (the rhythm is written just
+    before the state: a save that failed between the two leaves a rhythm that does not)."""
+    locked = state is RuntimeState.LOCKED
+    cid = commitment.id if commitment is not None else None
+    finished = rhythm.finished
+    if finished is not None and (state is not RuntimeState.REVIEW or finished.commitment_id != cid):
+        finished = None
+    return Rhythm(
+        rhythm.closure if locked else None,
+        rhythm.rest if locked else None,
+        finished,
+        rhythm.five_said if rhythm.five_said == cid else None,
+    )

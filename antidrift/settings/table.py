@@ -265,6 +265,35 @@ SETTINGS: tuple[Setting, ...] = (
         Number(0.1, 3600),
         "Seconds between two looks at the focused window.",
     ),
+    # -- breaks --
+    Setting(
+        "break_minutes",
+        "ANTIDRIFT_BREAK_MINUTES",
+        Number(1, 120, whole=True),
+        "The break the closure offers once an outcome is recorded.",
+        page=True,
+    ),
+    Setting(
+        "long_break_minutes",
+        "ANTIDRIFT_LONG_BREAK_MINUTES",
+        Number(1, 120, whole=True),
+        "Taken instead after every few met commitments (below).",
+        page=True,
+    ),
+    Setting(
+        "long_break_every",
+        "ANTIDRIFT_LONG_BREAK_EVERY",
+        Number(1, 100, whole=True),
+        "Met commitments of a day between two long breaks.",
+        page=True,
+    ),
+    Setting(
+        "auto_break",
+        "ANTIDRIFT_AUTO_BREAK",
+        Flag(),
+        "Recording an outcome starts the break, without a click.",
+        page=True,
+    ),
     # -- tasks --
     Setting("tasks", "ANTIDRIFT_TASKS", Tasks(), "Where planning finds your tasks.", page=True),
     # -- the calendar --
@@ -329,6 +358,10 @@ class Settings:
     evidence_exclude: PrivatePattern | None = None
     aw_url: str = DEFAULT_AW_URL
     sample_interval: float = 5.0
+    break_minutes: int = 5
+    long_break_minutes: int = 15
+    long_break_every: int = 4
+    auto_break: bool = False
     tasks: tuple[str, ...] = ()
     calendar: tuple[str, ...] = ()
     calendar_email: str = ""

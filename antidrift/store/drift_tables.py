@@ -26,7 +26,9 @@ def _judgement(row: sqlite3.Row) -> Judgement:
         verdict = Verdict.ON_TASK if row["on_task"] else Verdict.OFF_TASK
     exchange = None
     if row["sent_to"] is not None:
-        exchange = Exchange(row["sent_to"], row["sent_app"], row["sent_title"], row["answer"])
+        exchange = Exchange(
+            row["sent_to"], row["sent_app"], row["sent_title"], row["answer"], row["sent_site"]
+        )
     return Judgement(verdict, row["reason"], Source(row["source"]), exchange)
 
 
@@ -46,7 +48,7 @@ def _episode(r: sqlite3.Row) -> Episode:
 
 
 def _rule(row: sqlite3.Row) -> Rule:
-    return Rule(row["id"], row["app"], row["title_contains"], Verdict(row["verdict"]))
+    return Rule(row["id"], row["app"], row["title_contains"], Verdict(row["verdict"]), row["site"])
 
 
 class DriftRecords:
@@ -61,13 +63,14 @@ class DriftRecords:
         with self._lock:
             self._db.execute(
                 "INSERT INTO drift_judgements (commitment_id, app, title, on_task, reason,"
-                " verdict, source, sent_to, sent_app, sent_title, answer)"
-                " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+                " verdict, source, sent_to, sent_app, sent_title, answer, sent_site)"
+                " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
                 " ON CONFLICT(commitment_id, app, title) DO UPDATE"
                 " SET on_task = excluded.on_task, reason = excluded.reason,"
                 " verdict = excluded.verdict, source = excluded.source,"
                 " sent_to = excluded.sent_to, sent_app = excluded.sent_app,"
-                " sent_title = excluded.sent_title, answer = excluded.answer",
+                " sent_title = excluded.sent_title, answer = excluded.answer,"
+                " sent_site = excluded.sent_site",
                 (
                     commitment_id,
                     window.app,
@@ -80,6 +83,7 @@ class DriftRecords:
                     sent.app if sent else None,
                     sent.title if sent else None,
                     sent.answer if sent else None,
+                    sent.site if sent else None,
                 ),
             )
 
@@ -186,25 +190,26 @@ class DriftRecords:
             rows = self._db.execute("SELECT * FROM drift_rules ORDER BY id").fetchall()
         return [_rule(r) for r in rows]
 
-    def add_rule(self, app: str, title_contains: str, verdict: Verdict) -> Rule:
-        """A new rule; one about the same app and text (whatever their case) is replaced."""
+    def add_rule(self, app: str, title_contains: str, verdict: Verdict, site: str = "") -> Rule:
+        """A new rule; one about the same app, site and text (whatever their case) replaced."""
         with self._lock:
             self._db.execute("BEGIN IMMEDIATE")
             try:
                 for row in self._db.execute("SELECT * FROM drift_rules").fetchall():
-                    same_app = row["app"].casefold() == app.casefold()
+                    same_app = row["app"].casefold() == app.casefold() and row["site"] == site
                     if same_app and row["title_contains"].casefold() == title_contains.casefold():
                         self._db.execute("DELETE FROM drift_rules WHERE id = ?", (row["id"],))
                 cursor = self._db.execute(
-                    "INSERT INTO drift_rules (app, title_contains, verdict) VALUES (?, ?, ?)",
-                    (app, title_contains, verdict.value),
+                    "INSERT INTO drift_rules (app, title_contains, verdict, site)"
+                    " VALUES (?, ?, ?, ?)",
+                    (app, title_contains, verdict.value, site),
                 )
                 rule_id = cursor.lastrowid
                 self._db.execute("COMMIT")
             except BaseException:
                 self._db.execute("ROLLBACK")
                 raise
-        return Rule(rule_id, app, title_contains, verdict)
+        return Rule(rule_id, app, title_contains, verdict, site)
 
     def delete_rule(self, rule_id: int) -> bool:
         """Remove one rule; False when there is none with that id."""

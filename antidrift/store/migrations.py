@@ -181,4 +181,35 @@ MIGRATIONS: list[tuple[int, str, str]] = [
         ALTER TABLE commitments ADD COLUMN paused_secs INTEGER NOT NULL DEFAULT 0;
         """,
     ),
+    (
+        10,
+        "write-back",
+        # What a commitment's one write-back to its task recorded ('note' or 'done'), so a
+        # second press (another tab, a reload, the history) is refused, not written twice.
+        """
+        ALTER TABLE commitments ADD COLUMN written_back TEXT;
+        """,
+    ),
+    (
+        11,
+        "sites",
+        # A sample's browser tab (its URL, never an incognito one, and its site: the host)
+        # and a standing rule about a site ("youtube.com is always off task"), with or
+        # without an app; a judge call's site as it was sent.
+        """
+        ALTER TABLE samples ADD COLUMN url TEXT;
+        ALTER TABLE samples ADD COLUMN site TEXT;
+        ALTER TABLE drift_rules ADD COLUMN site TEXT NOT NULL DEFAULT '';
+        ALTER TABLE drift_judgements ADD COLUMN sent_site TEXT;
+        """,
+    ),
+    (
+        12,
+        "rhythm",
+        # What of the last moves outlives a restart (one JSON object): the closure the locked
+        # view acknowledges, a break under way, the Undo Finish window, "5 minutes left" said.
+        """
+        ALTER TABLE runtime ADD COLUMN rhythm TEXT;
+        """,
+    ),
 ]

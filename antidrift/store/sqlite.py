@@ -9,6 +9,7 @@ from datetime import datetime
 from pathlib import Path
 
 from antidrift.core.domain import (
+    COUNTED,
     MAX_SAMPLE_SPAN,
     Commitment,
     Outcome,
@@ -26,9 +27,11 @@ from antidrift.store.opening import connect
 # (or `until`), at most MAX_SAMPLE_SPAN. Written once, here, for every query below; property
 # tests hold it to the domain (tests/unit/test_time_per_window.py).
 def _spans(where: str, until: str) -> str:
-    """The CTE `spans`: (commitment_id, app, title, secs) of each sample matching `where`."""
+    """The CTE `spans`: (commitment_id, app, title, place, secs) of each sample matching
+    `where`; `place` is where the time went as review and insights count it: a browser
+    page's site, else the app (insights.place_of)."""
     return f"""spans AS (
-    SELECT s.commitment_id, s.app, s.title,
+    SELECT s.commitment_id, s.app, s.title, COALESCE(s.site, s.app) AS place,
         MIN(MAX(COALESCE(LEAD(s.at_epoch) OVER w, {until}) - s.at_epoch, 0),
             {MAX_SAMPLE_SPAN.total_seconds()}) AS secs
     FROM samples s {where}
@@ -40,19 +43,19 @@ def _spans(where: str, until: str) -> str:
 # the number of samples.
 _WINDOW_TIME = f"""
 WITH {_spans("WHERE s.commitment_id = :cid", ":until")},
-per AS MATERIALIZED (SELECT app, title, SUM(secs) AS secs, COUNT(*) AS n FROM spans
-    GROUP BY app, title)
-SELECT * FROM (SELECT 'window' AS kind, app, title, secs, n FROM per
-    ORDER BY secs DESC, app, title LIMIT :top)
+per AS MATERIALIZED (SELECT app, title, place, SUM(secs) AS secs, COUNT(*) AS n FROM spans
+    GROUP BY app, title, place)
+SELECT * FROM (SELECT 'window' AS kind, app, title, SUM(secs) AS secs, SUM(n) AS n FROM per
+    GROUP BY app, title ORDER BY secs DESC, app, title LIMIT :top)
 UNION ALL
-SELECT 'app', app, '', SUM(secs), SUM(n) FROM per GROUP BY app
+SELECT 'app', place, '', SUM(secs), SUM(n) FROM per GROUP BY place
 """
 
-# Stored with each ended commitment: its time per app (until its end).
+# Stored with each ended commitment: its time per app, a browser's per site (until its end).
 _APP_TIME = f"""
 WITH {_spans("WHERE s.commitment_id = :cid", ":until")}
 INSERT INTO app_time (commitment_id, app, secs)
-SELECT commitment_id, app, SUM(secs) FROM spans GROUP BY commitment_id, app
+SELECT commitment_id, place, SUM(secs) FROM spans GROUP BY commitment_id, place
 """
 
 # Every ended commitment's time per app (after a bulk import).
@@ -64,10 +67,17 @@ WITH {
     )
 }
 INSERT INTO app_time (commitment_id, app, secs)
-SELECT commitment_id, app, SUM(secs) FROM spans GROUP BY commitment_id, app
+SELECT commitment_id, place, SUM(secs) FROM spans GROUP BY commitment_id, place
 """
 
 _HISTORY_ORDER = " ORDER BY ended_at DESC, rowid DESC"
+
+# The CSV's `site`: the site most of a commitment's browser samples were on (by the index
+# of its samples; none without a site).
+_TOP_SITE = (
+    "SELECT s.site FROM samples s WHERE s.commitment_id = c.id AND s.site IS NOT NULL"
+    " GROUP BY s.site ORDER BY COUNT(*) DESC, s.site LIMIT 1"
+)
 
 # Tables whose rows belong to one commitment: removing an entry from the history removes
 # them too (new tables of that kind go here).
@@ -106,6 +116,7 @@ def _commitment(row: sqlite3.Row) -> Commitment:
         enforce=row["enforce"],
         paused_at=_dt(row["paused_at"]),
         paused_secs=row["paused_secs"],
+        written_back=row["written_back"],
     )
 
 
@@ -194,21 +205,43 @@ class SQLiteStore(DriftRecords):
         with self._lock:
             self._db.execute("UPDATE runtime SET draft = ? WHERE id = 1", (draft,))
 
+    def load_rhythm(self) -> str | None:
+        """The rhythm as last saved (JSON text: core/rhythm.py), or None."""
+        with self._lock:
+            row = self._db.execute("SELECT rhythm FROM runtime WHERE id = 1").fetchone()
+        return row["rhythm"] if row else None
+
+    def save_rhythm(self, rhythm: str | None) -> None:
+        with self._lock:
+            self._db.execute("UPDATE runtime SET rhythm = ? WHERE id = 1", (rhythm,))
+
     def add_sample(self, commitment_id: str, sample: WindowSample) -> None:
         with self._lock:
             self._db.execute(
-                "INSERT INTO samples (commitment_id, app, title, at, at_epoch)"
-                " VALUES (?, ?, ?, ?, ?)",
-                (commitment_id, sample.app, sample.title, _iso(sample.at), sample.at.timestamp()),
+                "INSERT INTO samples (commitment_id, app, title, at, at_epoch, url, site)"
+                " VALUES (?, ?, ?, ?, ?, ?, ?)",
+                (
+                    commitment_id,
+                    sample.app,
+                    sample.title,
+                    _iso(sample.at),
+                    sample.at.timestamp(),
+                    sample.url,
+                    sample.site,
+                ),
             )
 
     def samples(self, commitment_id: str) -> list[WindowSample]:
         with self._lock:
             rows = self._db.execute(
-                "SELECT app, title, at FROM samples WHERE commitment_id = ? ORDER BY at, id",
+                "SELECT app, title, at, url, site FROM samples WHERE commitment_id = ?"
+                " ORDER BY at, id",
                 (commitment_id,),
             ).fetchall()
-        return [WindowSample(r["app"], r["title"], _dt(r["at"])) for r in rows]
+        return [
+            WindowSample(r["app"], r["title"], _dt(r["at"]), url=r["url"], site=r["site"])
+            for r in rows
+        ]
 
     def _keep_app_time(self, commitment: Commitment) -> None:
         """Inside save's transaction: the ended commitment's actual time and time per app."""
@@ -296,8 +329,8 @@ class SQLiteStore(DriftRecords):
         with self._lock:
             rows = self._db.execute(
                 "SELECT timebox_secs, actual_secs, outcome FROM commitments"
-                f" WHERE outcome IS NOT NULL{_HISTORY_ORDER} LIMIT ?",
-                (-1 if limit is None else limit,),
+                f" WHERE outcome IN (?, ?){_HISTORY_ORDER} LIMIT ?",
+                (*COUNTED, -1 if limit is None else limit),
             ).fetchall()
         outcomes = {o.value: o for o in Outcome}
         return [Ended(planned, actual or 0, outcomes[outcome]) for planned, actual, outcome in rows]
@@ -310,15 +343,36 @@ class SQLiteStore(DriftRecords):
                 "SELECT c.id, c.next_action, c.success_condition, c.timebox_secs, c.started_at,"
                 " c.ended_at, c.outcome, c.note, c.extended_secs, c.actual_secs,"
                 " COALESCE(d.drift_count, 0),"
-                " ROUND(MIN(MAX(d.on_task_share, 0.0), 1.0), 4), c.task_title, c.paused_secs"
+                " ROUND(MIN(MAX(d.on_task_share, 0.0), 1.0), 4), c.task_title, c.paused_secs,"
+                " c.written_back,"
+                f" ({_TOP_SITE})"
                 " FROM commitments c LEFT JOIN drift_summary d ON d.commitment_id = c.id"
                 " WHERE c.outcome IS NOT NULL ORDER BY c.ended_at DESC, c.rowid DESC"
             ).fetchall()
 
+    def top_sites(self, ids: list[str]) -> dict[str, str]:
+        """The site most of each commitment's browser samples were on (ids with one)."""
+        found: dict[str, str] = {}
+        for start in range(0, len(ids), 500):  # SQLite bounds the number of parameters
+            chunk = ids[start : start + 500]
+            marks = ",".join("?" * len(chunk))
+            with self._lock:
+                rows = self._db.execute(
+                    f"SELECT c.id, ({_TOP_SITE}) FROM commitments c WHERE c.id IN ({marks})",
+                    chunk,
+                ).fetchall()
+            found.update({r[0]: r[1] for r in rows if r[1] is not None})
+        return found
+
     def app_totals(self) -> dict[str, float]:
-        """Seconds per app over every ended commitment."""
+        """Seconds per app over every ended commitment (a discarded one is not counted)."""
         with self._lock:
-            rows = self._db.execute("SELECT app, SUM(secs) FROM app_time GROUP BY app").fetchall()
+            rows = self._db.execute(
+                "SELECT a.app, SUM(a.secs) FROM app_time a"
+                " JOIN commitments c ON c.id = a.commitment_id WHERE c.outcome IN (?, ?)"
+                " GROUP BY a.app",
+                COUNTED,
+            ).fetchall()
         return {app: secs for app, secs in rows}
 
     def entry(self, commitment_id: str) -> Commitment | None:
@@ -338,6 +392,23 @@ class SQLiteStore(DriftRecords):
                 (outcome.value, note, commitment_id),
             ).fetchone()
         return _commitment(row) if row is not None else None
+
+    def claim_write_back(self, commitment_id: str, action: str) -> bool:
+        """Record that the commitment's one write-back is `action`; False when one already
+        is (a single UPDATE: of two presses at once, one wins)."""
+        with self._lock:
+            cursor = self._db.execute(
+                "UPDATE commitments SET written_back = ? WHERE id = ? AND written_back IS NULL",
+                (action, commitment_id),
+            )
+        return cursor.rowcount == 1
+
+    def release_write_back(self, commitment_id: str) -> None:
+        """The claimed write-back failed (nothing was written): it can be pressed again."""
+        with self._lock:
+            self._db.execute(
+                "UPDATE commitments SET written_back = NULL WHERE id = ?", (commitment_id,)
+            )
 
     def delete(self, commitment_id: str) -> bool:
         """Remove an ended commitment with everything recorded for it; False when unknown."""

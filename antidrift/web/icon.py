@@ -27,6 +27,7 @@ COLOURS = {
     "paused": "#5f6670",
     "timesup": "#a4513a",
     "review": "#276b44",
+    "break": "#3d6a8a",  # a calm blue: nothing is timed against you
 }
 STATES = tuple(COLOURS)
 MAX_MINUTES = 100_000  # beyond any timebox with every extension
@@ -51,7 +52,7 @@ class IconState:
 
     @property
     def label(self) -> str:
-        if self.state in ("active", "drifting", "paused"):
+        if self.state in ("active", "drifting", "paused", "break"):
             return f"{self.state}, {self.left} min left"
         return self.state
 
@@ -75,7 +76,7 @@ def svg(icon: IconState) -> str:
     c = SIZE / 2
     parts = [f'<circle cx="{c}" cy="{c}" r="15" fill="{COLOURS[icon.state]}"/>']
     ring = f'cx="{c}" cy="{c}" r="13.5" fill="none" stroke="#fff" stroke-width="2.5"'
-    if icon.state in ("active", "drifting", "paused", "timesup"):
+    if icon.state in ("active", "drifting", "paused", "timesup", "break"):
         share = 0 if icon.state == "timesup" else _share(icon.left, icon.span)
         parts.append(f'<circle {ring} stroke-opacity="0.35"/>')
         if share:
@@ -86,7 +87,7 @@ def svg(icon: IconState) -> str:
     if icon.state == "paused":
         parts.append('<rect x="11.5" y="10" width="3" height="12" rx="1" fill="#fff"/>')
         parts.append('<rect x="17.5" y="10" width="3" height="12" rx="1" fill="#fff"/>')
-    elif icon.state in ("active", "drifting", "timesup"):
+    elif icon.state in ("active", "drifting", "timesup", "break"):
         text = minutes_text(icon.left) if icon.state != "timesup" else "0"
         size = 20 if len(text) < 2 else 16 if len(text) < 3 else 11
         parts.append(

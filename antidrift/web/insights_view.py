@@ -11,7 +11,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from antidrift.core import insights
-from antidrift.core.domain import Commitment, Share
+from antidrift.core.domain import COUNTED, Commitment, Share
 
 PAGE_SIZE = 50
 CHART_COMMITMENTS = 20
@@ -99,11 +99,12 @@ def build(
     drift: the drift guard's (count, on-task share) per entry id, where it judged."""
     shown = list(page[:PAGE_SIZE])
     drift = drift or {}
+    counted = [c for c in recent if c.outcome in COUNTED]  # a discarded one is not charted
     return InsightsView(
         summary=insights.summarize(figures),
         streaks=insights.streaks(item.outcome for item in figures),
         calibration=insights.calibration(figures),
-        chart=chart(list(reversed(recent[:CHART_COMMITMENTS]))),
+        chart=chart(list(reversed(counted[:CHART_COMMITMENTS]))),
         apps=tuple(insights.app_time(app_totals)),
         entries=tuple(
             Entry(c, insights.ended(c).actual_secs, *drift.get(c.id, (0, None))) for c in shown

@@ -55,9 +55,10 @@ def state_json(snap: Snapshot, episodes: Sequence[Episode] = ()) -> dict[str, ob
         },
         "evidence": {
             "health": snap.evidence.health.value,
+            # The site, never the URL: a page's path and query stay in the store.
             "last": None
             if last is None
-            else {"app": last.app, "title": last.title, "at": iso(last.at)},
+            else {"app": last.app, "title": last.title, "site": last.site, "at": iso(last.at)},
         },
     }
     if snap.coach is not None:
@@ -82,6 +83,8 @@ def state_json(snap: Snapshot, episodes: Sequence[Episode] = ()) -> dict[str, ob
         body["paused"] = c.paused
         body["paused_secs"] = snap.paused_secs  # a pause in progress included
     body["calendar"] = calendar_json(snap)
+    rest = snap.rest
+    body["break"] = None if rest is None else {"ends_at": iso(rest.ends_at), "long": rest.long}
     if snap.state is RuntimeState.ACTIVE:
         drift = snap.drift
         body["drift"] = {
@@ -126,10 +129,11 @@ def history_json(
     items: list[Commitment],
     drift: Mapping[str, tuple[int, float | None]] | None = None,
     episodes: Mapping[str, Sequence[Episode]] | None = None,
+    sites: Mapping[str, str] | None = None,
 ) -> list[dict[str, object]]:
     """Ended commitments; drift maps an id to its (drift_count, on_task_share), episodes to
-    its drift episodes."""
-    drift, episodes = drift or {}, episodes or {}
+    its drift episodes, sites to the site most of its browser time was on."""
+    drift, episodes, sites = drift or {}, episodes or {}, sites or {}
     return [
         {
             "id": c.id,
@@ -146,6 +150,8 @@ def history_json(
             "on_task_share": _share(drift.get(c.id, (0, None))[1]),
             "task": task_json(c.task),
             "paused_secs": c.paused_secs,
+            "written_back": c.written_back,  # "note" | "done" once recorded in its task
+            "site": sites.get(c.id),
             "episodes": [episode_json(e) for e in episodes.get(c.id, ())],
         }
         for c in items

@@ -170,7 +170,7 @@ class Hub:
         if not same_view:
             parts.append(frame.view())
             parts += [frame.part(n, conn) for n, w in frame.widgets.items() if w.outside_view]
-            if _ran_out_under(conn.shows, frame.snap):
+            if _ran_out_under(conn.shows, frame.snap) or _rested_under(conn.shows, frame.snap):
                 parts.append(frame.chime())
             conn.shows = current
             conn.sent = dict(frame.widgets)
@@ -207,3 +207,8 @@ def _ran_out_under(shows: Shows, snap: Snapshot) -> bool:
         and shows.commitment_id == c.id
         and c.ran_out
     )
+
+
+def _rested_under(shows: Shows, snap: Snapshot) -> bool:
+    """Whether this page showed the break whose time has now run out ("Break over")."""
+    return shows.state == "break" and snap.rested

@@ -158,7 +158,9 @@ def _page(render: Callable[[], str]):
 def _rows(items: list[Commitment]) -> list[dict[str, object]]:
     """/history rows, with the drift guard's figures for each entry."""
     ids = [c.id for c in items]
-    return history_json(items, reads().drift_summaries(ids), reads().drift_episodes_of(ids))
+    return history_json(
+        items, reads().drift_summaries(ids), reads().drift_episodes_of(ids), reads().top_sites(ids)
+    )
 
 
 def _render(template: str, **context: object) -> str:

@@ -112,10 +112,18 @@ class Renderer:
         """The planning view's list of open tasks (loaded after the view, never pushed)."""
         return self._render("_tasks.html", listing=listing)
 
-    def intent(self, draft: object) -> str:
-        """The rough-intent box holding a picked task's title (swapped out of band)."""
-        return self._render("_input_intent.html", draft=draft, oob=True)
+    def intent(self, draft: object, limit: int) -> str:
+        """The rough-intent box holding a picked task's title, and its count of `limit`
+        characters (out of band)."""
+        value = getattr(draft, "intent", "")
+        count = self._render("_count.html", name="intent", limit=limit, value=value, oob=True)
+        return self._render("_input_intent.html", draft=draft, oob=True) + count
 
-    def writeback_result(self, said: str) -> str:
-        """The line that says what a write-back recorded."""
-        return self._render("_writeback_result.html", message=said)
+    def count(self, value: str, limit: int) -> str:
+        """A text field's character count (the inner text of its count-<name>)."""
+        return self._render("_count_text.html", limit=limit, value=value)
+
+    def writeback_result(self, said: str, recorded: object, offer: object) -> str:
+        """The line that says what a write-back recorded, and its buttons, out of band, giving
+        way to "Recorded" (focused: the button pressed is gone)."""
+        return self._render("_writeback_result.html", message=said, c=recorded, offer=offer)

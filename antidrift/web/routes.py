@@ -10,10 +10,12 @@ from antidrift.core.domain import (
     Plan,
     RuntimeState,
     ValidationError,
+    parse_minutes,
     require,
     validate_window,
 )
-from antidrift.session.drafts import Draft
+from antidrift.core.sites import validate_url
+from antidrift.session.drafts import TEXT_LIMITS, Draft
 from antidrift.web import manifest as app_manifest
 from antidrift.web import tasks
 from antidrift.web.projection import state_json
@@ -83,10 +85,27 @@ def _again(commitment_id: object) -> Draft:
 
 @bp.post("/planning/draft")
 def save_draft():
-    controller().drafts.save(payload())
-    if from_htmx():
-        return "", 204
+    data = payload()
+    draft = controller().drafts.save(data)
+    if from_htmx():  # a text field's save answers with its count, as the server holds it
+        counted = [name for name in TEXT_LIMITS if name in data]
+        if len(counted) != 1:
+            return "", 204
+        renderer = current_app.extensions["antidrift.renderer"]
+        return renderer.count(draft.value(counted[0]), TEXT_LIMITS[counted[0]]), 200, HTML
     return jsonify(state_json(controller().snapshot()))
+
+
+@bp.post("/planning/minutes")
+def pick_minutes():
+    """The 15/25/50 buttons beside Minutes: the draft's minutes, and (htmx) the input anew."""
+    require(controller().snapshot().state, RuntimeState.PLANNING, action="pick minutes")
+    minutes = parse_minutes(payload().get("timebox_minutes"))
+    draft = controller().drafts.save({"timebox_minutes": str(minutes)})
+    if not from_htmx():
+        return jsonify(state_json(controller().snapshot()))
+    renderer = current_app.extensions["antidrift.renderer"]
+    return renderer.used(draft, "timebox_minutes"), 200, HTML
 
 
 @bp.post("/coach/use")
@@ -153,6 +172,13 @@ def undo_finish():
     return done()
 
 
+@bp.post("/discard")
+def discard():
+    """The running commitment goes to the history as discarded: neither met nor missed."""
+    controller().discard()
+    return done()
+
+
 @bp.post("/pause")
 def pause():
     controller().pause()
@@ -178,11 +204,25 @@ def end():
     return done()
 
 
+@bp.post("/break")
+def take_break():
+    """A break after /end: `minutes` (1–120), else the setting's (the long one every few)."""
+    controller().breaks.take(payload().get("minutes"))
+    return done()
+
+
+@bp.post("/break/end")
+def end_break():
+    controller().breaks.end()
+    return done()
+
+
 @bp.post("/evidence/window")
 def record_window():
     data = payload()
     app, title = validate_window(data.get("app"), data.get("title"))
-    recorded = controller().record_window(app, title)
+    url = validate_url(data.get("url"))  # the browser's active tab, when the poster knows it
+    recorded = controller().record_window(app, title, url=url)
     return jsonify(recorded=recorded), 202
 
 

@@ -36,6 +36,7 @@ def rule_json(rule: Rule) -> dict[str, object]:
         "app": rule.app,
         "title_contains": rule.title_contains,
         "verdict": rule.verdict.value,
+        "site": rule.site,
     }
 
 
@@ -52,7 +53,7 @@ def add_rule():
     data = payload()
     try:
         rule = standing_rules().add(
-            data.get("app"), data.get("title_contains"), data.get("verdict")
+            data.get("app"), data.get("title_contains"), data.get("verdict"), data.get("site")
         )
     except ValidationError as exc:
         form = RulesForm.typed(exc.message, data, exc.fields)

@@ -13,8 +13,9 @@ from dataclasses import dataclass
 
 from flask import Blueprint, current_app, jsonify, redirect, request
 
+from antidrift import ai
 from antidrift.settings import BY_KEY, PAGE_KEYS, LiveSettings, Settings, SettingsError
-from antidrift.settings.kinds import Choice, Number
+from antidrift.settings.kinds import Choice, Flag, Number
 from antidrift.web.requests import HTML, from_htmx, payload, wants_html
 
 bp = Blueprint("settings_page", __name__)
@@ -53,6 +54,15 @@ GROUPS: tuple[tuple[str, tuple[tuple[str, str], ...]], ...] = (
             ("evidence_exclude", "Private window titles"),
         ),
     ),
+    (
+        "Breaks",
+        (
+            ("break_minutes", "Break, in minutes"),
+            ("long_break_minutes", "Long break, in minutes"),
+            ("long_break_every", "Long break after"),
+            ("auto_break", "Start breaks by themselves"),
+        ),
+    ),
     ("Tasks", (("tasks", "Task lists to plan from"),)),
     (
         "The calendar",
@@ -88,9 +98,8 @@ ABOUT = {
 }
 
 # Whether a field applies, from the values in force: one that does not is folded away.
-HTTP_BACKENDS = ("ollama", "openai")
 APPLIES = {
-    "ai_url": lambda v: v("ai_backend") in HTTP_BACKENDS,
+    "ai_url": lambda v: v("ai_backend") in ai.served(),
     "drift_grace": lambda v: v("drift") == "ai",
     "enforce": lambda v: v("drift") == "ai",
     "enforce_after": lambda v: v("drift") == "ai" and v("enforce") == "minimize",
@@ -185,6 +194,10 @@ def build(
             if isinstance(kind, Choice):
                 words = WORDS.get(key, {})
                 choices = tuple((n, words.get(n, n)) for n in kind.names)
+            elif isinstance(kind, Flag):  # on or off: a drop-down, never "False" to type over
+                choices = (("off", "Off"), ("on", "On"))
+                if not (typed and key in typed):
+                    value = "on" if shown else "off"
             fields.append(
                 Field(
                     key=key,

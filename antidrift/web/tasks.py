@@ -3,6 +3,8 @@ commitment's outcome back to its task on the user's click."""
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from flask import Blueprint, current_app, jsonify
 
 from antidrift import tasks as task_sources
@@ -14,7 +16,7 @@ from antidrift.core.domain import (
     ValidationError,
     validate_review,
 )
-from antidrift.session.drafts import Draft
+from antidrift.session.drafts import TEXT_LIMITS, Draft
 from antidrift.web.projection import task_json
 from antidrift.web.requests import HTML, board, controller, done, from_htmx, payload, reads
 
@@ -57,7 +59,7 @@ def pick(key: object):
         controller().enter_planning(Draft.for_task(task))
         draft = Draft.for_task(task)
     if from_htmx():  # the intent box takes the title; the websocket brings the rest
-        return _renderer().intent(draft), 200, HTML
+        return _renderer().intent(draft, TEXT_LIMITS["intent"]), 200, HTML
     return done()
 
 
@@ -77,11 +79,17 @@ def write_back():
     # Finish stands before the task tool hears of it: an Undo from another tab cannot set it
     # running while the task is being ticked (and refuses this if it came first). A source
     # that fails says so (SourceError: 409).
-    with controller().finish_standing(commitment.id):
+    # Once per commitment: claimed before the tool hears of it (a second press is 409).
+    with (
+        controller().finish_standing(commitment.id),
+        controller().writing_back(commitment.id, action),
+    ):
         said = board().write_back(commitment.task, action, text)
-    if from_htmx():
-        return _renderer().writeback_result(said), 200, HTML
-    return jsonify(result=said)
+    if from_htmx():  # the sentence, and the buttons give way to "Recorded" (out of band)
+        recorded = replace(commitment, written_back=action)
+        offer = board().offers([(recorded.id, recorded.task)]).get(recorded.id)
+        return _renderer().writeback_result(said, recorded, offer), 200, HTML
+    return jsonify(result=said, written_back=action)
 
 
 def _outcome(cid: object, data) -> tuple[Commitment, str, str]:

@@ -24,6 +24,7 @@ from antidrift.tasks import Board, Offer
 from antidrift.tasks import Listing as Listing  # the task list's view data, for the renderer
 from antidrift.web.widgets import (
     Announce,
+    BreakLeft,
     CoachElapsed,
     CoachSource,
     CoachWidget,
@@ -42,6 +43,7 @@ from antidrift.web.widgets import (
     TimeLeft,
     Title,
     Undo,
+    UndoLeft,
     Widget,
 )
 from antidrift.web.words import TODAY_LOOKS_AT, Closure, Today, drift_said, in_words
@@ -62,10 +64,15 @@ class Shows:
     def of(cls, snap: Snapshot) -> Shows:
         coach = snap.coach
         applied = coach.proposal_id if coach and coach.status == CoachStatus.READY else ""
-        return cls(snap.state.value, snap.commitment.id if snap.commitment else "", applied or "")
+        return cls(view_of(snap), snap.commitment.id if snap.commitment else "", applied or "")
 
     def query(self) -> str:
         return urlencode({"view": self.state or "", "c": self.commitment_id, "p": self.proposal_id})
+
+
+def view_of(snap: Snapshot) -> str:
+    """Which view the page shows: the state's, or "break" while locked on a break."""
+    return "break" if snap.rest is not None else snap.state.value
 
 
 @dataclass(frozen=True)
@@ -90,6 +97,7 @@ class RulesForm:
     verdict: str = ""
     invalid: tuple[str, ...] = ()
     focus: str = ""  # "app" (the form, to add another) or "title" (the list's heading)
+    site: str = ""
     error: bool = False  # the message is a refusal (shown as one), not a confirmation
 
     @classmethod
@@ -101,7 +109,7 @@ class RulesForm:
             return value if isinstance(value, str) else ""
 
         typed = (text("app"), text("title_contains"), text("verdict"))
-        return cls(message, *typed, invalid, "app", error=True)
+        return cls(message, *typed, invalid, "app", error=True, site=text("site"))
 
 
 @dataclass(frozen=True)
@@ -144,7 +152,8 @@ class PageModel:
         snap = self.snap
         ctx: dict[str, object] = {
             "snap": snap,
-            "state": snap.state.value,
+            "state": view_of(snap),
+            "rested": snap.rested,
             "commitment": snap.commitment,
             "shows": self.shows,
             "history": list(self.history),
@@ -280,9 +289,15 @@ class Views:
                 Controls(c.paused, c.seconds_left(snap.now) if c.paused else 0),
                 EventClash.of(snap),
             )
+        if snap.rest is not None:
+            return (BreakLeft.of(snap.rest, snap.now),)
         if snap.state is RuntimeState.REVIEW and snap.reflection is not None:
             r = snap.reflection
-            return (ReflectionWidget(r.status, r.text, r.error), Undo(snap.undo_until))
+            return (
+                ReflectionWidget(r.status, r.text, r.error),
+                Undo(snap.undo_until),
+                UndoLeft.of(snap.undo_until, snap.now),
+            )
         return ()
 
     def page(self, snap: Snapshot, widgets: tuple[Widget, ...] | None = None) -> PageModel:

@@ -29,6 +29,7 @@ from urllib.parse import urlencode
 
 from antidrift.calendar import Event, soon_text
 from antidrift.core.domain import EXCLUDED_TITLE, Commitment, Health, Plan, RuntimeState, TaskRef
+from antidrift.core.rhythm import Break
 from antidrift.core.timing import clock_text, five_minutes_left
 from antidrift.drift import window_key as key
 from antidrift.drift.policy import DriftStatus, Episode
@@ -136,6 +137,21 @@ class TimeLeft(Widget):
 
 
 @dataclass(frozen=True)
+class BreakLeft(Widget):
+    """The break's clock (id="break-left", role="timer"), counted down like the timebox's."""
+
+    name = "break_left"
+    seconds: int
+    total_secs: int
+    ends_at: datetime
+    long: bool = False
+
+    @classmethod
+    def of(cls, rest: Break, now: datetime) -> BreakLeft:
+        return cls(rest.seconds_left(now), rest.total_secs, rest.ends_at, rest.long)
+
+
+@dataclass(frozen=True)
 class Controls(Widget):
     """The active view's buttons: Finish, Pause or Resume, more time (not while paused);
     while paused, the line that says so. Re-sent only when paused changes, which replaces
@@ -157,6 +173,20 @@ class Undo(Widget):
 
 
 @dataclass(frozen=True)
+class UndoLeft(Widget):
+    """The seconds Undo Finish has left, inside its button (id="undo-left"): pushed alone
+    each second, so the button itself (and a focus on it) stays."""
+
+    name = "undo_left"
+    parent = "undo"
+    seconds: int = 0
+
+    @classmethod
+    def of(cls, until: datetime | None, now: datetime) -> UndoLeft:
+        return cls(max(0, math.ceil((until - now).total_seconds())) if until else 0)
+
+
+@dataclass(frozen=True)
 class Announce(Widget):
     """A polite live region (role status) outside the view: "5 minutes left." for a minute,
     "Time's up." once the timebox ran out; its text is swapped in, so it is said once."""
@@ -172,7 +202,7 @@ class Announce(Widget):
             return cls()
         if snap.state is RuntimeState.ACTIVE:
             soon = snap.calendar.soon(snap.now)
-            said = ["5 minutes left."] if five_minutes_left(c, snap.now) else []
+            said = ["5 minutes left."] if _five_minutes_left(snap) else []
             said += [f"{soon_text(soon)}."] if soon is not None else []
             return cls(" ".join(said))
         if snap.state is RuntimeState.REVIEW and c.ran_out:
@@ -212,7 +242,7 @@ class Title(Widget):
         if snap.state is RuntimeState.ACTIVE and c is not None:
             # One formula with the drift guard's (window_key): it knows this page by it.
             heads = [key.PAUSED] if c.paused else []
-            if five_minutes_left(c, snap.now):
+            if _five_minutes_left(snap):
                 heads = [key.SOON]
             elif not c.paused and (soon := snap.calendar.soon(snap.now)):
                 heads = [key.event_soon(soon.title)]
@@ -225,7 +255,21 @@ class Title(Widget):
             return cls(key.page_title(head, key.short_action(c.next_action)))
         if snap.state is RuntimeState.PLANNING:
             return cls(key.page_title(key.PLANNING))
+        if snap.rest is not None:
+            return cls(key.page_title(BREAK, clock_text(snap.rest.seconds_left(snap.now))))
+        if snap.rested:
+            return cls(key.page_title(BREAK_OVER))
         return cls(key.page_title(key.LOCKED))
+
+
+BREAK, BREAK_OVER = "Break", "Break over"  # the title's head during a break, and after it
+
+
+def _five_minutes_left(snap: Snapshot) -> bool:
+    """The minute from five minutes left, once per commitment: not again after an
+    extension that came once it was said."""
+    c = snap.commitment
+    return c is not None and not snap.five_said and five_minutes_left(c, snap.now)
 
 
 def _drifting(snap: Snapshot) -> bool:
@@ -256,11 +300,14 @@ class Icon(Widget):
             return cls(state, math.ceil(c.seconds_left(snap.now) / 60), math.ceil(span / 60))
         if snap.state is RuntimeState.REVIEW and c is not None:
             return cls("timesup" if c.ran_out else "review")
+        if snap.rest is not None:
+            rest = snap.rest
+            return cls("break", math.ceil(rest.seconds_left(snap.now) / 60), rest.total_secs // 60)
         return cls(snap.state.value)
 
     def href(self) -> str:
         query = {"state": self.state}
-        if self.state in ("active", "drifting", "paused"):
+        if self.state in ("active", "drifting", "paused", "break"):
             query.update(left=str(self.left), span=str(self.span))
         return "/icon.svg?" + urlencode(query)
 

@@ -8,7 +8,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import datetime
 
-from antidrift.core.domain import Commitment, Outcome
+from antidrift.core.domain import COUNTED, Commitment, Outcome
 from antidrift.core.insights import streaks
 from antidrift.session.snapshot import CoachInfo, DriftInfo
 from antidrift.settings import SETTINGS
@@ -60,7 +60,11 @@ class Today:
     @classmethod
     def of(cls, history: list[Commitment], now: datetime) -> Today:
         day = now.astimezone().date()
-        done = [c for c in history if c.ended_at and c.ended_at.astimezone().date() == day]
+        done = [
+            c
+            for c in history
+            if c.ended_at and c.ended_at.astimezone().date() == day and c.outcome in COUNTED
+        ]
         secs = sum(c.actual_secs for c in done)
         met = sum(1 for c in done if c.outcome is Outcome.MET)
         return cls(len(done), met, round(secs / 60))

@@ -60,13 +60,63 @@ def test_a_server_restart_keeps_what_was_typed(tabs, app, ui):
     expect(page.locator("#success_condition")).to_have_value("Budget table filled in")
     expect(page.locator("#timebox_minutes")).to_have_value("45")
 
-    # It keeps working: Sharpen fills the proposal (by design), then Start.
+    # The restarted server holds what was typed (the page sent it again as its socket
+    # opened), so it keeps working: Sharpen keeps the typed fields and offers its own text
+    # beside them, then Start.
+    ui.wait_until(
+        page,
+        lambda: (
+            (app.server.get("/state").get("draft") or {}).get("next_action") == "Draft section 2"
+        ),
+        what="the draft on the restarted server",
+    )
     page.get_by_role("button", name="Sharpen").click()
     expect(ui.coach(page, "ready")).to_be_visible()
-    expect(page.locator("#next_action")).to_have_value(DEFAULT_PROPOSAL["next_action"])
+    expect(page.locator("#next_action")).to_have_value("Draft section 2")
+    expect(page.locator("#suggest-next_action")).to_contain_text(DEFAULT_PROPOSAL["next_action"])
     expect(page.locator("#intent")).to_have_value("write the grant report")
     page.get_by_label("Minutes", exact=True).fill("20")
     page.get_by_role("button", name="Start").click()
     expect(ui.view(page, "active")).to_be_visible()
-    expect(page.get_by_role("heading", name=DEFAULT_PROPOSAL["next_action"])).to_be_visible()
+    expect(page.get_by_role("heading", name="Draft section 2")).to_be_visible()
     expect(page.locator("#time-left")).to_contain_text("left of 20 min")
+
+
+def test_what_was_typed_while_the_server_was_away_is_saved_when_it_comes_back(tabs, app, ui):
+    """Typed with the server stopped (each save fails), the draft reaches the restarted server
+    when the page's socket opens again (htmx:wsOpen), and a reload shows it."""
+    expect = ui.expect
+    page, watch = tabs.open(before=ui.fake_timers)  # to skip htmx's reconnect back-off
+    ui.plan(page)
+    ui.wait_until(
+        page,
+        lambda: any("planning" in url for url in watch.sockets),
+        what="the planning socket",
+    )
+    sockets = len(watch.sockets)
+    assert app.server.stop() is not None, "the server did not exit on SIGTERM"
+    ui.wait_until(page, lambda: len(watch.closed) >= sockets, what="the old socket to close")
+
+    failed: list[str] = []
+    page.on("requestfailed", lambda r: failed.append(r.url))
+    typed = {"next_action": "Typed while it was away", "success_condition": "It is all kept"}
+    page.get_by_label("Next action", exact=True).fill(typed["next_action"])
+    page.get_by_label("Done when", exact=True).fill(typed["success_condition"])
+    ui.wait_until(
+        page,
+        lambda: sum(url.endswith("/planning/draft") for url in failed) >= 2,
+        what="the saves to fail with the server away",
+    )
+    # Nothing is typed from here on: only the page's resend on reconnect can bring it.
+    app.server.start()
+
+    def stored() -> bool:
+        draft = app.server.get("/state").get("draft") or {}
+        return all(draft.get(name) == value for name, value in typed.items())
+
+    ui.reconnect(page, stored, timeout=20, what="the draft typed while away to be saved")
+    expect(page.locator("#next_action")).to_have_value(typed["next_action"])
+    page.reload()
+    expect(ui.view(page, "planning")).to_be_visible()
+    expect(page.locator("#next_action")).to_have_value(typed["next_action"])
+    expect(page.locator("#success_condition")).to_have_value(typed["success_condition"])

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import subprocess
 from dataclasses import dataclass
@@ -155,9 +156,49 @@ def test_pick_a_task_sharpen_start_finish_and_write_back(page, app, ui):
     assert annotation["description"].endswith(
         ": met — Draft the executive summary (0 min). First draft is in the shared drive"
     )
+    # Once per commitment: the buttons give way to the recorded line, which takes the focus
+    # (the button pressed is gone); a reload, and a second press from elsewhere, agree.
+    recorded = writeback.locator(".writeback-recorded")
+    expect(recorded).to_have_text(re.compile(r"Recorded in Taskwarrior: noted and marked done"))
+    expect(recorded).to_be_focused()
+    expect(writeback.get_by_role("button")).to_have_count(0)
+    cid = app.server.get("/state")["commitment"]["id"]
+    status, body = app.server.post(
+        "/tasks/writeback", {"commitment": cid, "action": "note", "outcome": "met"}
+    )
+    assert status == 409 and "written there once" in body["error"]
+    assert len(json.loads(task(app.env, "rc.json.array=on", uuid, "export"))[0]["annotations"]) == 1
+    page.reload()
+    expect(ui.view(page, "review")).to_be_visible()
+    expect(page.locator(".writeback-recorded")).to_be_visible()
+    page.locator("label[for=outcome-met]").click()
     page.get_by_role("button", name="Save to history").click()
     expect(ui.view(page, "locked")).to_be_visible()
-    expect(page.locator(".history-item").first).to_contain_text(REPORT)
+    entry = page.locator(".history-item").first
+    expect(entry).to_contain_text(REPORT)
+    entry.locator("summary", has_text="Recorded in Taskwarrior").click()
+    expect(entry.locator(".writeback-recorded")).to_be_visible()
+    expect(entry.get_by_role("button", name=re.compile("Taskwarrior"))).to_have_count(0)
+
+
+def test_a_paste_longer_than_a_field_stops_at_its_limit_and_the_count_says_so(page, app, ui):
+    """maxlength keeps the paste within what the server takes; the server's count beside the
+    field says it is full, so nothing is cut without a word."""
+    expect = ui.expect
+    ui.plan(page)
+    field = page.get_by_label("Next action", exact=True)
+    field.focus()
+    page.keyboard.insert_text("Call the venue and ask about dates. " * 20)  # 720 characters
+    expect(page.locator("#count-next_action")).to_have_text(
+        "500 / 500 · full, the rest did not fit"
+    )
+    assert len(field.input_value()) == 500
+    wait_until(lambda: len(app.server.get("/state")["draft"]["next_action"]) == 500)
+    page.keyboard.press("Control+a")
+    page.keyboard.insert_text("Call three venues")
+    expect(page.locator("#count-next_action")).to_have_text("17 / 500")
+    page.reload()
+    expect(page.locator("#count-next_action")).to_have_text("17 / 500")
 
 
 def test_a_markdown_task_gets_its_line_from_the_history(page, app, ui):
@@ -253,8 +294,11 @@ def test_the_task_views_fit_look_right_and_pass_axe(new_tabs, app, ui, scheme, s
     expect(ui.view(page, "review")).to_be_visible()
     page.locator("label[for=outcome-met]").click()
     check("review-task")
+    page.get_by_role("button", name="Note it and mark done in Taskwarrior").click()
+    expect(page.locator(".writeback-recorded")).to_be_focused()
+    check("review-recorded")
     page.get_by_role("button", name="Save to history").click()
     expect(ui.view(page, "locked")).to_be_visible()
-    page.locator(".history-item").first.get_by_text("Record in Taskwarrior").click()
+    page.locator(".history-item").first.locator("summary").click()
     check("locked-task")
     assert problems == {}

@@ -86,6 +86,24 @@ class AwServer:
         url = f"{self.url}/api/0/buckets/{self.bucket}/heartbeat?pulsetime={pulsetime}"
         _call("POST", url, event)
 
+    def create_web_bucket(self, browser: str = "firefox") -> str:
+        """The bucket aw-watcher-web makes in a browser: aw-watcher-web-<browser>_<host>."""
+        bucket = f"aw-watcher-web-{browser}_{self.host}"
+        _call("POST", f"{self.url}/api/0/buckets/{bucket}", {
+            "client": "aw-client-web", "type": "web.tab.current", "hostname": self.host,
+        })  # fmt: skip
+        return bucket
+
+    def tab_heartbeat(
+        self, bucket: str, url: str, title: str, *, incognito: bool = False, tabs: int = 3
+    ) -> None:
+        """What aw-watcher-web sends for the active tab (about once a minute, and on every
+        tab switch or URL change)."""
+        data = {"url": url, "title": title, "audible": False, "incognito": incognito,
+                "tabCount": tabs}  # fmt: skip
+        event = {"timestamp": datetime.now(UTC).isoformat(), "duration": 0, "data": data}
+        _call("POST", f"{self.url}/api/0/buckets/{bucket}/heartbeat?pulsetime=65", event)
+
     def stop(self) -> None:
         procs.stop(self.proc, within=10)
         self.log.close()

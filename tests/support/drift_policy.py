@@ -86,13 +86,15 @@ class Harness:
         """The user added or removed rules (rules are the ones standing now)."""
         self.apply(self.policy.set_rules(tuple(rules), self.now))
 
-    def focus(self, window: tuple[str, str], exact=None) -> None:
-        """A sample of window (exact: the probe's WindowHandle of it, if it identified it)."""
+    def focus(self, window: tuple[str, ...], exact=None) -> None:
+        """A sample of window, (app, title) or (app, title, site) (exact: the probe's
+        WindowHandle of it, if it identified it)."""
         own = is_own_page(window[1], self.next_action)  # as the controller, before redaction
-        self.apply(self.policy.observe(*window, self.now, exact, own))
+        site = window[2] if len(window) > 2 else None
+        self.apply(self.policy.observe(window[0], window[1], self.now, exact, own, site=site))
 
     def wait(
-        self, seconds: float, window: tuple[str, str] | None = None, step: float = 5, exact=None
+        self, seconds: float, window: tuple[str, ...] | None = None, step: float = 5, exact=None
     ) -> None:
         """Let time pass in sampler-sized steps (re-observing window, if given)."""
         end = self.now + timedelta(seconds=seconds)

@@ -153,7 +153,10 @@ class RunningServer:
 
     def reset(self) -> None:
         """Back to locked, whatever the state (tests share one server per module)."""
-        state = self.get("/state")["runtime_state"]
+        now = self.get("/state")
+        state = now["runtime_state"]
+        if now.get("break"):
+            self.post("/break/end")
         if state == "planning":
             self.post("/planning/cancel")
         elif state == "active":

@@ -3,6 +3,8 @@ named by keyword as tests like them."""
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from antidrift.server import bootstrap
 from antidrift.session.controller import Controller
 from antidrift.session.state import Tuning
@@ -22,8 +24,11 @@ def build_controller(
     enforcer=None,
     coach_workers: int = 2,
     calendar=None,
+    breaks=None,
 ) -> Controller:
     parts = Tuning(coach, coach_unavailable, reflector, judge, drift, exclude_titles, notifier)
+    if breaks is not None:
+        parts = replace(parts, breaks=breaks)
     return bootstrap.build_controller(
         store, clock, parts, enforcer=enforcer, coach_workers=coach_workers, calendar=calendar
     )

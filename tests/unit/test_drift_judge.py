@@ -257,8 +257,9 @@ def test_a_rule_is_validated_before_it_is_kept():
         "firefox",
         "YouTube",
         Verdict.OFF_TASK,
+        "",
     )
-    assert validate_rule("code", None, "on_task") == ("code", "", Verdict.ON_TASK)
+    assert validate_rule("code", None, "on_task") == ("code", "", Verdict.ON_TASK, "")
     with pytest.raises(ValidationError) as caught:
         validate_rule("  ", "x" * 201, "unclear")
     assert caught.value.fields == ("app", "title_contains", "verdict")

@@ -145,9 +145,11 @@ class ScriptedJudge:
     def __init__(self, script: dict[str, str | BaseException]) -> None:
         self.script = script
         self.seen: list[tuple[str, str | None]] = []
+        self.sites: list[str | None] = []
 
-    def judge(self, next_action, success_condition, app, title, *, scope=None) -> Verdict:
+    def judge(self, next_action, success_condition, app, title, *, site=None, scope=None):
         self.seen.append((app, title))
+        self.sites.append(site)
         said = self.script.get(next_action, "unclear")
         if isinstance(said, BaseException):
             raise said
@@ -178,6 +180,26 @@ def test_each_case_is_sent_as_the_guard_sends_it_and_private_titles_never():
     ]
     sent = json.dumps(judge.seen).lower()
     assert "bank" not in sent and "balance" not in sent and "statement" not in sent
+
+
+def test_a_browser_case_is_sent_its_site_and_never_its_path_or_query():
+    cases = [
+        case(1, "off_task", title="(3) Home", url="https://www.x.com/home?ref=1#top"),
+        case(2, "on_task", title="Statement", url="https://my.bank.example/acc?id=9"),
+        case(3, "unclear", title="Notes", url="https://docs.example/x", private=True),
+        case(4, "on_task", title="main.py"),
+    ]
+    judge = ScriptedJudge({})
+    evaluate(judge, cases, exclude=re.compile(r"(?i)bank"))
+    assert judge.sites == ["x.com", None, None, None]
+    assert judge.seen[1] == ("firefox", None)  # the pattern matched the site: the app alone
+    assert "home?ref" not in json.dumps(judge.sites) and "acc" not in json.dumps(judge.seen)
+
+
+def test_the_corpus_has_browser_cases_with_sites(corpus):
+    browser = [c for c in corpus if c.kind == "browser"]
+    assert len(browser) >= 10 and all(c.url.startswith("https://") for c in browser)
+    assert {c.expected for c in browser} >= {"on_task", "off_task"}
 
 
 def test_with_no_pattern_only_private_cases_lose_their_title():

@@ -346,3 +346,20 @@ def test_the_controller_over_sqlite_sends_an_overdue_commitment_to_review_on_sta
         assert snap.commitment.id == c.id and snap.commitment.ended_at == c.deadline
     finally:
         s.close()
+
+
+def test_a_write_back_is_claimed_once_and_kept_through_the_end_of_the_review(db_path):
+    s = SQLiteStore(db_path)
+    c = commitment()
+    s.save(ACTIVE, c)
+    stopped = c.stopped(START + timedelta(minutes=3))
+    s.save(REVIEW, stopped)
+    assert s.claim_write_back(c.id, "note") is True
+    assert s.claim_write_back(c.id, "done") is False  # the second press
+    s.save(LOCKED, stopped.ended(stopped.ended_at, Outcome.MET, "ok"))  # the review's own copy
+    s.close()
+    again = SQLiteStore(db_path)
+    assert again.entry(c.id).written_back == "note"
+    again.release_write_back(c.id)  # a write that failed gives it back
+    assert again.entry(c.id).written_back is None and again.claim_write_back(c.id, "done")
+    again.close()

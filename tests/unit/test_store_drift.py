@@ -9,7 +9,7 @@ from datetime import timedelta
 
 import pytest
 
-from antidrift.core.domain import Commitment, RuntimeState
+from antidrift.core.domain import Commitment, RuntimeState, WindowSample
 from antidrift.drift.policy import Episode, Window
 from antidrift.drift.verdicts import Exchange, Judgement, Rule, Source, Verdict
 from antidrift.store import opening as database
@@ -169,3 +169,31 @@ def test_episodes_of_many_commitments_come_in_one_read_each_in_order(db):
     assert {cid: [e.number for e in eps] for cid, eps in found.items()} == {"a": [1, 2], "c": [1]}
     assert found["c"][0].enforced_at == put
     assert db.episodes("a") == found["a"] and db.episodes("b") == []
+
+
+def test_a_sample_s_page_a_site_rule_and_the_site_sent_survive_a_restart(db, tmp_path):
+    page = WindowSample("firefox", "A video", START, url="https://youtube.com/watch?v=1")
+    db.add_sample("c1", replace(page, site="youtube.com"))
+    db.add_sample("c1", WindowSample("code", "a.py", START + timedelta(seconds=5)))
+    sent = Exchange("claude", "firefox", "A video", "{}", "youtube.com")
+    judged = Judgement(Verdict.OFF_TASK, "v", Source.JUDGE, sent)
+    db.save_judgement("c1", Window("firefox", "A video"), judged)
+    site_rule = db.add_rule("", "", Verdict.OFF_TASK, "youtube.com")
+    db.add_rule("firefox", "", Verdict.ON_TASK)
+    # The same site again replaces its rule; the app's rule is another.
+    again_rule = db.add_rule("", "", Verdict.ON_TASK, "youtube.com")
+    db.close()
+    again = SQLiteStore(tmp_path / "antidrift.sqlite3")
+    try:
+        first, second = again.samples("c1")
+        assert (first.url, first.site) == ("https://youtube.com/watch?v=1", "youtube.com")
+        assert (second.url, second.site) == (None, None)
+        (judged,) = again.judgements("c1").values()
+        assert judged.exchange.site == "youtube.com"
+        assert [(r.app, r.site, r.verdict) for r in again.rules()] == [
+            ("firefox", "", Verdict.ON_TASK),
+            ("", "youtube.com", Verdict.ON_TASK),
+        ]
+        assert again_rule.id != site_rule.id
+    finally:
+        again.close()

@@ -12,6 +12,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from antidrift.core import insights
 from antidrift.core.domain import (
     Commitment,
     Outcome,
@@ -115,3 +116,51 @@ def test_a_sample_counts_until_the_next_at_most_a_minute():
     finally:
         store.close()
     assert got == pytest.approx({("code", "a"): 30 + 30, ("mail", ""): 60, ("chat", "b"): 10})
+
+
+sited = st.lists(
+    st.tuples(
+        st.sampled_from(["code", "firefox"]),
+        st.sampled_from(["a", "b"]),
+        st.sampled_from([None, "youtube.com", "docs.python.org"]),
+        st.integers(0, 400),
+    ),
+    max_size=30,
+)
+
+
+@quick
+@given(rows=sited, minutes_taken=took)
+def test_a_browser_s_time_is_counted_per_site_in_sql_as_in_the_reference(rows, minutes_taken):
+
+    store = SQLiteStore(":memory:")
+    try:
+        c = Commitment("c", "do it", "done", 600, START, START + timedelta(minutes=10))
+        store.save(RuntimeState.ACTIVE, c)
+        added = [
+            WindowSample(app, title, START + timedelta(seconds=s), site=site)
+            for app, title, site, s in rows
+        ]
+        for sample in added:
+            store.add_sample("c", sample)
+        stopped = c.stopped(START + timedelta(minutes=minutes_taken))
+        store.save(RuntimeState.REVIEW, stopped)
+        store.save(RuntimeState.LOCKED, stopped.ended(stopped.ended_at, Outcome.MET, ""))
+        got = store.window_time("c", stopped.ended_at, top=1000)
+        want = insights.window_time(added, stopped.ended_at, top=1000)
+        assert near({a.app: a.seconds for a in got.apps}) == near(
+            {a.app: a.seconds for a in want.apps}
+        )
+        assert near({(w.app, w.title): w.seconds for w in got.windows}) == near(
+            {(w.app, w.title): w.seconds for w in want.windows}
+        )
+        assert near(store.app_totals()) == near({a.app: a.seconds for a in want.apps})
+        # The places are sites for a browser's pages and apps for the rest.
+        places = {a.app for a in got.apps}
+        assert places <= {"code", "firefox", "youtube.com", "docs.python.org"}
+        assert ("youtube.com" in places) == any(site == "youtube.com" for *_, site, _ in rows)
+        sites = Counter(site for *_, site, _ in rows if site)
+        top = store.top_sites(["c"]).get("c")
+        assert top == (min(sites, key=lambda s: (-sites[s], s)) if sites else None)
+    finally:
+        store.close()

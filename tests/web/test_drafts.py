@@ -8,7 +8,7 @@ from __future__ import annotations
 import pytest
 
 from antidrift.ai import Proposal
-from antidrift.core.domain import RuntimeState
+from antidrift.core.domain import MAX_INTENT, MAX_TEXT, RuntimeState
 from antidrift.web.views import Shows
 from tests.fakes import FakeCoach, wait_until
 from tests.support.html import parse, top_level
@@ -44,11 +44,14 @@ def test_a_draft_is_saved_partially_and_the_planning_view_renders_it(client):
     assert field_value(page, "timebox_minutes") == "35"
 
 
-def test_the_page_answers_a_draft_with_nothing_to_swap(client):
+def test_the_page_answers_a_text_fields_draft_with_its_count_and_minutes_with_nothing(client):
     to(client, "planning")
     response = client.post("/planning/draft", data={"intent": "the report"}, headers=HX)
-    assert response.status_code == 204 and response.get_data() == b""
+    assert response.status_code == 200
+    assert parse(response.get_data(as_text=True)).text() == "10 / 2000"
     assert 'value="the report"' in client.get("/").get_data(as_text=True)
+    response = client.post("/planning/draft", data={"timebox_minutes": "30"}, headers=HX)
+    assert response.status_code == 204 and response.get_data() == b""
 
 
 @pytest.mark.parametrize("target", ["locked", "active", "review"])
@@ -286,3 +289,100 @@ def test_while_the_coach_thinks_a_fields_first_keystroke_is_saved_at_once(gated)
     wait_until(lambda: state(client)["coach"]["status"] == "ready")
     ready = parse(client.get("/").get_data(as_text=True)).by_id("coach")
     assert not [n for n in ready.iter() if n.get("hx-post") == "/planning/draft"]
+
+
+# -- 0.5: what was typed while the server was away is sent again when the socket reopens --------
+
+
+def test_every_draft_field_is_sent_again_when_the_pages_socket_opens(client):
+    """No script of ours: each input's own htmx trigger fires on the websocket extension's
+    open event (htmx:wsOpen, bubbling from #ws to body), at every (re)connect."""
+    to(client, "planning")
+    page = parse(client.get("/").get_data(as_text=True))
+    for name in ("intent", "next_action", "success_condition", "timebox_minutes"):
+        node = page.by_id(name)
+        triggers = [t.strip() for t in node.get("hx-trigger").split(",")]
+        assert "htmx:wsOpen from:body" in triggers, name
+        assert (node.get("hx-post"), node.get("hx-params")) == ("/planning/draft", name)
+
+
+def test_a_resend_of_what_the_draft_holds_leaves_the_fields_open_to_the_next_proposal(gated):
+    """A socket opens at every page load and after every proposal: sending the same values
+    again marks no field as typed in, so the next Sharpen still fills them."""
+    client, coach, controller = gated
+    to(client, "planning")
+    client.post("/coach", data={"intent": "the report"})
+    coach.release()
+    wait_until(lambda: state(client)["coach"]["status"] == "ready")
+    draft = state(client)["draft"]
+    for name in ("intent", "next_action", "success_condition", "timebox_minutes"):
+        assert client.post("/planning/draft", data={name: draft[name]}, headers=HX).status_code
+    assert state(client)["draft"]["edited"] == []
+
+
+# -- 0.5: a text field shows its count; the server refuses what is too long, never cuts it ------
+
+
+@pytest.mark.parametrize(
+    ("name", "limit"),
+    [("intent", MAX_INTENT), ("next_action", MAX_TEXT), ("success_condition", MAX_TEXT)],
+)
+def test_each_text_field_takes_its_limit_and_the_page_shows_its_count(client, name, limit):
+    to(client, "planning")
+    client.post("/planning/draft", data={name: "x" * 12})
+    page = parse(client.get("/").get_data(as_text=True))
+    field = page.by_id(name)
+    assert field.get("maxlength") == str(limit)  # as the server takes it
+    assert f"count-{name}" in field.get("aria-describedby").split()
+    assert (field.get("hx-target"), field.get("hx-swap")) == (f"#count-{name}", "innerHTML")
+    assert page.by_id(f"count-{name}").text() == f"12 / {limit}"
+
+
+def test_a_full_field_says_so_beside_it(client):
+    to(client, "planning")
+    response = client.post("/planning/draft", data={"next_action": "y" * MAX_TEXT}, headers=HX)
+    assert parse(response.get_data(as_text=True)).text() == (
+        f"{MAX_TEXT} / {MAX_TEXT} · full, the rest did not fit"
+    )
+
+
+@pytest.mark.parametrize(
+    ("name", "limit", "label"),
+    [
+        ("intent", MAX_INTENT, "Your rough intent"),
+        ("next_action", MAX_TEXT, "Next action"),
+        ("success_condition", MAX_TEXT, "Done when"),
+    ],
+)
+def test_a_paste_longer_than_a_field_takes_is_refused_whole_with_a_sentence(
+    client, name, limit, label
+):
+    """Past the page's maxlength (a script, another client): 400, the sentence in the count's
+    place, and the draft keeps what it had, never the first `limit` characters."""
+    to(client, "planning")
+    client.post("/planning/draft", data={name: "kept"})
+    response = client.post("/planning/draft", data={name: "z" * (limit + 1)}, headers=HX)
+    assert response.status_code == 400
+    said = parse(response.get_data(as_text=True)).text()
+    assert said == f"{label} is too long ({limit + 1} characters; at most {limit})."
+    assert state(client)["draft"][name] == "kept"
+    plan = {**PLAN, name: "z" * (limit + 1)} if name != "intent" else None
+    if plan:  # a plan is refused the same way, nothing started
+        refused = client.post("/commitment", json=plan)
+        assert refused.status_code == 400 and "too long" in refused.get_json()["error"]
+        assert state(client)["runtime_state"] == "planning"
+
+
+def test_a_proposal_that_fills_a_field_pushes_its_count_along(gated):
+    client, coach, controller = gated
+    to(client, "planning")
+    client.post("/coach", data={"intent": "the report"})
+    coach.release()
+    wait_until(lambda: state(client)["coach"]["status"] == "ready")
+    page = parse(client.get("/").get_data(as_text=True))
+    assert page.by_id("count-next_action").text() == f"{len(PROPOSAL.next_action)} / {MAX_TEXT}"
+    counts = {r.id: r.text() for r in prefill(client) if r.id.startswith("count-")}
+    assert counts == {
+        "count-next_action": f"{len(PROPOSAL.next_action)} / {MAX_TEXT}",
+        "count-success_condition": f"{len(PROPOSAL.success_condition)} / {MAX_TEXT}",
+    }

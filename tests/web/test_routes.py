@@ -43,6 +43,8 @@ HISTORY_KEYS = [
     "on_task_share",
     "task",
     "paused_secs",
+    "written_back",
+    "site",
     "episodes",
 ]
 
@@ -59,19 +61,28 @@ def iso(value: str) -> datetime:
 
 def test_state_while_locked_has_exactly_the_documented_keys(client):
     body = state(client)
-    assert list(body) == ["runtime_state", "commitment", "evidence", "calendar"]
+    assert list(body) == ["runtime_state", "commitment", "evidence", "calendar", "break"]
     assert body == {
         "runtime_state": "locked",
         "commitment": None,
         "evidence": {"health": "unavailable", "last": None},
         "calendar": {"now": None, "next": None},
+        "break": None,
     }
 
 
 def test_state_while_planning_adds_an_idle_coach(client):
     to(client, "planning")
     body = state(client)
-    assert list(body) == ["runtime_state", "commitment", "evidence", "coach", "draft", "calendar"]
+    assert list(body) == [
+        "runtime_state",
+        "commitment",
+        "evidence",
+        "coach",
+        "draft",
+        "calendar",
+        "break",
+    ]
     assert body["commitment"] is None
     assert body["coach"] == {"status": "idle"}
     assert body["draft"] == {
@@ -109,7 +120,7 @@ def test_state_evidence_last_is_shaped_as_documented(client, clock):
     evidence = state(client)["evidence"]
     assert list(evidence) == ["health", "last"]
     assert evidence["health"] == "healthy"
-    assert list(evidence["last"]) == ["app", "title", "at"]
+    assert list(evidence["last"]) == ["app", "title", "site", "at"]
     assert evidence["last"]["app"] == "code" and evidence["last"]["title"] == "main.py"
     assert iso(evidence["last"]["at"]) == START + timedelta(seconds=2)
     clock.advance(31)
@@ -160,6 +171,7 @@ def test_the_whole_loop_over_json(client):
         "commitment": None,
         "evidence": {"health": "unavailable", "last": None},
         "calendar": {"now": None, "next": None},
+        "break": None,
     }
     [item] = client.get("/history").get_json()
     assert (item["outcome"], item["note"]) == ("met", "done")

@@ -32,7 +32,13 @@ def test_a_rule_is_added_listed_and_removed(client):
     response = client.post("/rules", json={"app": "firefox", "verdict": "on_task"})
     assert response.status_code == 201
     rule = response.get_json()
-    assert rule == {"id": rule["id"], "app": "firefox", "title_contains": "", "verdict": "on_task"}
+    assert rule == {
+        "id": rule["id"],
+        "app": "firefox",
+        "title_contains": "",
+        "verdict": "on_task",
+        "site": "",
+    }
     other = client.post(
         "/rules", json={"app": "firefox", "title_contains": "YouTube", "verdict": "off_task"}
     ).get_json()

@@ -185,7 +185,12 @@ def test_picking_while_planning_fills_the_intent_and_another_pick_replaces_it(cl
     key = key_of(client, "Call the bank")
     response = client.post("/planning", data={"task": key}, headers=HX)
     assert response.status_code == 200
-    (intent,) = parse(response.get_data(as_text=True)).elements
+    intent, count = parse(response.get_data(as_text=True)).elements  # the box and its count
+    assert (count.id, count.text(), count.get("hx-swap-oob")) == (
+        "count-intent",
+        "13 / 2000",
+        "true",
+    )
     assert (intent.id, intent.value(), intent.get("hx-swap-oob")) == (
         "intent",
         "Call the bank",
@@ -262,9 +267,9 @@ def test_a_pick_sets_the_drafts_intent_and_keeps_the_plan_fields_typed(client):
 def test_the_picked_intent_box_keeps_saving_the_draft(client):
     client.post("/planning")
     response = client.post("/planning", data={"task": key_of(client, "Fix login")}, headers=HX)
-    (intent,) = parse(response.get_data(as_text=True)).elements
+    intent, _ = parse(response.get_data(as_text=True)).elements
     assert (intent.get("hx-post"), intent.get("hx-params")) == ("/planning/draft", "intent")
-    assert intent.get("hx-swap") == "none" and "input" in intent.get("hx-trigger")
+    assert intent.get("hx-target") == "#count-intent" and "input" in intent.get("hx-trigger")
     page = parse(client.get("/").get_data(as_text=True))
     assert page.by_id("intent").get("hx-post") == "/planning/draft"  # the same box on the page
 
@@ -356,7 +361,8 @@ def test_done_on_a_markdown_task_turns_its_box_to_x_and_no_other_byte(client, no
     body = {"commitment": cid, "action": "done", "outcome": "met", "note": "all sorted"}
     response = client.post("/tasks/writeback", data=body, headers=HX)
     assert response.status_code == 200
-    assert parse(response.get_data(as_text=True)).text().strip() == "Ticked the task in todo.md."
+    said = parse(response.get_data(as_text=True)).elements[0]
+    assert said.text().strip() == "Ticked the task in todo.md."
     assert notes.read_text() == NOTES.replace("- [ ] Call the bank\n", "- [x] Call the bank  \n")
 
 
@@ -443,7 +449,10 @@ def test_from_the_history_the_saved_outcome_and_note_are_written(client, sources
     client.post("/end", json={"outcome": "missed", "note": "blocked by review"})
     response = client.post("/tasks/writeback", json={"commitment": cid, "action": "note"})
     assert response.status_code == 200
-    assert response.get_json() == {"result": "Added a comment to the issue on GitHub."}
+    assert response.get_json() == {
+        "result": "Added a comment to the issue on GitHub.",
+        "written_back": "note",
+    }
     ((task_id, text),) = sources[1].written
     assert task_id == "octo/app#7"
     assert text.endswith(": missed — Write the intro (0 min). blocked by review")
@@ -579,7 +588,8 @@ def test_write_backs_at_once_to_one_file_are_all_kept(
     tmp_path, controller, store, clock, fake_coach
 ):
     """Real threads through the app, each with its own client, released together: each
-    answers 200 only if its line is in the file (today one note was lost under two 200s)."""
+    answers 200 only if its line is in the file (today one note was lost under two 200s).
+    Two presses for one commitment (a note and a done): one is written, the other is 409."""
     notes = tmp_path / "todo.md"
     notes.write_text("".join(f"- [ ] Task {n}\n" for n in range(6)))
     client = client_over(tmp_path, controller, store, clock, fake_coach, [MarkdownSource(notes)])
@@ -605,10 +615,12 @@ def test_write_backs_at_once_to_one_file_are_all_kept(
         thread.start()
     for thread in threads:
         thread.join()
-    assert answers == [200] * 12
+    assert sorted(answers) == [200] * 6 + [409] * 6
     text = notes.read_text()
-    for n in range(6):
-        assert f"- [x] Task {n}\n" in text and text.count(f"(0 min). note {n}\n") == 1
+    written = {h["id"]: h["written_back"] for h in client.get("/history").get_json()}
+    for n, cid in enumerate(served):  # the one that won is in the file, the other is not
+        noted, ticked = text.count(f"(0 min). note {n}\n"), f"- [x] Task {n}\n" in text
+        assert (noted, ticked) == ((1, False) if written[cid] == "note" else (0, True)), n
 
 
 def test_a_write_back_after_undo_finish_is_409_and_writes_nothing(client, notes):
@@ -657,3 +669,63 @@ def test_a_task_ticked_after_the_listing_cannot_be_picked_from_it(client, notes)
     response = client.post("/planning", data={"task": key})
     assert response.status_code == 404
     assert state(client)["runtime_state"] == "locked"
+
+
+# -- 0.5: a write-back is pressed once per commitment --------------------------------------------
+
+
+def writeback_buttons(html) -> list:
+    return [b for b in html.find_all("button") if b.get("hx-post") == "/tasks/writeback"]
+
+
+def test_a_commitment_is_written_back_once_then_shown_as_recorded(client, notes):
+    """The second press (another tab, a reload) is 409 with a sentence and writes nothing; the
+    review, after a reload, and the history show it recorded, with no button to press."""
+    cid = review_of(client, "Call the bank")
+    body = {"commitment": cid, "action": "note", "outcome": "met", "note": "sorted"}
+    response = client.post("/tasks/writeback", data=body, headers=HX)
+    assert response.status_code == 200
+    answer = parse(response.get_data(as_text=True))
+    swapped = answer.by_id(f"writeback-actions-{cid}")
+    assert swapped.get("hx-swap-oob") == "true" and writeback_buttons(swapped) == []
+    assert "Recorded in todo.md: note added" in swapped.text()
+    once = notes.read_text()
+
+    again = client.post("/tasks/writeback", json={**body, "action": "done"})
+    assert again.status_code == 409
+    assert "already recorded in your task list" in again.get_json()["error"]
+    assert notes.read_text() == once  # neither ticked nor noted twice
+
+    review = page(client).by_id("view")
+    assert writeback_buttons(review) == []
+    assert "Recorded in todo.md: note added" in review.by_id(f"writeback-actions-{cid}").text()
+
+    client.post("/end", json={"outcome": "met"})
+    (entry,) = [h for h in client.get("/history").get_json() if h["id"] == cid]
+    assert entry["written_back"] == "note"
+    for html in (page(client), parse(client.get("/insights").get_data(as_text=True))):
+        recorded = html.by_id(f"writeback-actions-{cid}")
+        assert "Recorded in todo.md" in recorded.text() and writeback_buttons(recorded) == []
+    from_history = client.post("/tasks/writeback", json={"commitment": cid, "action": "done"})
+    assert from_history.status_code == 409 and notes.read_text() == once
+
+
+def test_a_write_back_that_failed_can_be_pressed_again(client, notes):
+    cid = review_of(client, "Call the bank")
+    notes.write_text("# This week\n- [ ] Something else\n")  # the task left its file
+    body = {"commitment": cid, "action": "done", "outcome": "met"}
+    assert client.post("/tasks/writeback", data=body, headers=HX).status_code == 409
+    assert writeback_buttons(page(client).by_id(f"writeback-actions-{cid}"))
+    notes.write_text(NOTES)  # it is back
+    assert client.post("/tasks/writeback", data=body, headers=HX).status_code == 200
+    assert "- [x] Call the bank" in notes.read_text()
+
+
+def test_a_history_entry_written_back_once_refuses_a_second(client, sources):
+    cid = review_of(client, "Fix login")
+    client.post("/end", json={"outcome": "met"})
+    body = {"commitment": cid, "action": "note"}
+    assert client.post("/tasks/writeback", json=body).status_code == 200
+    second = client.post("/tasks/writeback", json=body)
+    assert second.status_code == 409 and "written there once" in second.get_json()["error"]
+    assert len(sources[1].written) == 1

@@ -111,9 +111,12 @@ def _drive(controller, coach: FakeCoach, clock, step: str) -> None:
         controller.record_window("Editor", "notes.txt")
     elif step == "review":
         controller.finish()
+    elif step == "break":
+        controller.end("met")
+        controller.breaks.take()
 
 
-STEPS = ["planning", "pending", "ready", "error", "active", "sample", "review"]
+STEPS = ["planning", "pending", "ready", "error", "active", "sample", "review", "break"]
 
 
 def test_each_pushed_widget_renders_from_its_own_object_alone(make_controller, clock, reads):

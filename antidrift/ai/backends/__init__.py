@@ -34,14 +34,15 @@ class Entry:
 
     build: Callable[[Options], Backend]
     available: Callable[[Backend], bool] = installed
+    served: bool = False  # asks a model server at ai_url (else it runs a program)
 
 
 BACKENDS: dict[str, Entry] = {
     "claude": Entry(claude.build, installed),
     "codex": Entry(codex.build, installed),
     "command": Entry(command.build, installed),
-    "ollama": Entry(ollama.build, answers),
-    "openai": Entry(openai.build, installed),
+    "ollama": Entry(ollama.build, answers, served=True),
+    "openai": Entry(openai.build, installed, served=True),
 }
 DEFAULT = "claude"  # what an empty ANTIDRIFT_AI_BACKEND means
 
@@ -49,6 +50,11 @@ DEFAULT = "claude"  # what an empty ANTIDRIFT_AI_BACKEND means
 def names() -> tuple[str, ...]:
     """The accepted backend names, in the table's order."""
     return tuple(BACKENDS)
+
+
+def served() -> tuple[str, ...]:
+    """The backends that ask a model server at ai_url: where that setting applies."""
+    return tuple(name for name, entry in BACKENDS.items() if entry.served)
 
 
 def new_backend(name: str, options: Options | None = None) -> Backend:

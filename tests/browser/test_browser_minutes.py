@@ -1,0 +1,28 @@
+"""The 15/25/50 buttons beside Minutes in Chromium: a click puts the minutes in the field and
+the focus on it; at 1280 and 390 wide, light and dark, with no serious axe-core violation."""
+
+from __future__ import annotations
+
+import pytest
+
+pytestmark = pytest.mark.browser
+
+VIEWS = [(1280, 800, "light"), (1280, 800, "dark"), (390, 844, "light"), (390, 844, "dark")]
+
+
+@pytest.mark.parametrize(("width", "height", "scheme"), VIEWS)
+def test_a_minute_pick_fills_minutes_and_fits(new_tabs, app, ui, width, height, scheme):
+    expect = ui.expect
+    tabs = new_tabs(
+        viewport={"width": width, "height": height}, color_scheme=scheme, bypass_csp=True
+    )
+    page, _ = tabs.open()
+    ui.plan(page)
+    page.get_by_role("button", name="50 minutes").click()
+    minutes = page.get_by_label("Minutes", exact=True)
+    expect(minutes).to_have_value("50")
+    expect(minutes).to_be_focused()
+    assert app.server.get("/state")["draft"]["timebox_minutes"] == "50"
+    ui.snap(page, f"minutes-{width}-{scheme}")
+    assert ui.axe_problems(page) == []
+    assert ui.sideways_scroll(page) == 0
