@@ -23,6 +23,7 @@ NOT_AT_START = {
     "wsproto": "antidrift/web/sockets.py (under simple-websocket)",
     "asyncio": "antidrift/web/sockets.py (simple-websocket's asyncio half)",
     "regex": "antidrift/settings/kinds.py, when a private-title pattern is set",
+    "lz4": "antidrift/evidence/firefox.py, when Firefox's session store is read",
 }
 BUILD = """
 import json, sys
