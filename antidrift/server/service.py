@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from antidrift import process
-from antidrift.cli.client import ClientError, server_data_dir
+from antidrift.cli.client import server_data_dir
 from antidrift.cli.terminal import say
 from antidrift.core.errors import Error
 from antidrift.store import datalock
@@ -33,7 +33,9 @@ RUNNING, STOPPED, ABSENT = 0, 3, 4
 
 
 class ServiceError(Error):
-    """A sentence for the person installing."""
+    """A sentence for the person installing; the command line says it and exits 1."""
+
+    exit_code = 1
 
 
 @dataclass(frozen=True)
@@ -335,9 +337,9 @@ def run(args: argparse.Namespace) -> int:
             code, lines = status(host)
         else:
             lines, code = uninstall(host), 0
-    except (ServiceError, ClientError, OSError) as exc:
-        say(f"antidrift: {exc}", err=True)
-        return 1
+    except OSError as exc:  # a unit file or folder that cannot be written or read
+        raise ServiceError(f"{exc.strerror or exc}: {exc.filename or 'the service file'}") from exc
+    # ServiceError and ClientError go to cli.commands.main: said once, exit 1.
     say("\n".join(lines))
     return code
 

@@ -53,6 +53,20 @@ def test_rotation_keeps_the_newest_seven(db, clock):
     assert all(not path.exists() for path in first_days[:3])
 
 
+def test_keep_zero_removes_no_backup(db, clock):
+    """ANTIDRIFT_BACKUPS=0 with `antidrift backup` (rotate with keep 0): every backup stays.
+    In process, so a mutation of rotate's guard is seen (test_sec_backups runs the CLI)."""
+    scheduler = backup.Scheduler(db, keep=3, now=clock.now)
+    made = []
+    for _day in range(3):
+        made.append(scheduler.tick())
+        clock.advance(timedelta(days=1))
+    assert backup.rotate(db.parent / "backups", 0, now=clock.now()) == []
+    assert all(path.exists() for path in made)
+    # and keep 1 does remove: the guard is what keeps them, not an empty listing
+    assert len(backup.rotate(db.parent / "backups", 1, now=clock.now())) == 2
+
+
 def test_rotation_never_touches_files_that_are_not_backups(db, clock):
     where = db.parent / "backups"
     where.mkdir()

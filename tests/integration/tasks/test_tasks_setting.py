@@ -61,7 +61,8 @@ def test_a_bad_value_is_a_sentence_beside_the_field_and_nothing_changes(
     answer = served.post("/settings", data={"tasks": value}, headers=PAGE)
     assert answer.status_code == 400
     page = parse(answer.get_data(as_text=True))
-    assert said in page.by_id("settings-message").text()
+    assert said in page.by_id("error-tasks").text()  # beside the field, with its label
+    assert "Task lists to plan from" in page.by_id("settings-message").text()
     field = page.by_id("set-tasks")
     assert field.get("aria-invalid") == "true" and field.value() == value
     assert not (tmp_path / "data" / "settings.json").exists()
