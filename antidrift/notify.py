@@ -24,15 +24,14 @@ import threading
 import time
 from collections.abc import Mapping
 from concurrent.futures import ThreadPoolExecutor
-from typing import Protocol
-
-from jeepney import DBusAddress, HeaderFields, Message, Parser, new_method_call
-from jeepney.bus import get_connectable_addresses
-from jeepney.bus_messages import message_bus
-from jeepney.io.blocking import prep_socket
-from jeepney.wrappers import DBusErrorResponse, unwrap_msg
+from typing import TYPE_CHECKING, Protocol
 
 from antidrift.process import ProcessError, run
+
+if TYPE_CHECKING:
+    from jeepney import Message
+
+# jeepney is imported where a session bus is used, not by every start (issue 33: memory).
 
 log = logging.getLogger("antidrift.notify")
 
@@ -122,6 +121,8 @@ class DBusNotifier:
         self.timeout = timeout
 
     def notify(self, title: str, body: str) -> None:
+        from jeepney.wrappers import DBusErrorResponse
+
         try:
             self._send(_dbus_text(title), _dbus_text(body))
         except (OSError, ValueError, RuntimeError, DBusErrorResponse) as exc:
@@ -129,14 +130,23 @@ class DBusNotifier:
             log.warning("notification not shown: D-Bus: %s", str(exc) or type(exc).__name__)
 
     def _send(self, title: str, body: str) -> None:
+        from jeepney import DBusAddress, new_method_call
+        from jeepney.bus_messages import message_bus
+        from jeepney.wrappers import unwrap_msg
+
+        notifications = DBusAddress(
+            "/org/freedesktop/Notifications",
+            bus_name="org.freedesktop.Notifications",
+            interface="org.freedesktop.Notifications",
+        )
         call = _Bus(self.address, self.timeout)
         try:
             call(message_bus.Hello())
-            (capabilities,) = unwrap_msg(call(new_method_call(_NOTIFICATIONS, "GetCapabilities")))
+            (capabilities,) = unwrap_msg(call(new_method_call(notifications, "GetCapabilities")))
             if "body-markup" in capabilities:
                 body = html.escape(body, quote=False)
             shown = new_method_call(
-                _NOTIFICATIONS,
+                notifications,
                 "Notify",
                 "susssasa{sv}i",
                 ("AntiDrift", 0, "", title, body, [], {}, -1),  # -1: the daemon's own expiry
@@ -152,12 +162,18 @@ class _Bus:
     (jeepney's blocking connection waits for the bus's Hello reply without a bound.)"""
 
     def __init__(self, address: str, timeout: float) -> None:
+        from jeepney import Parser
+        from jeepney.bus import get_connectable_addresses
+        from jeepney.io.blocking import prep_socket
+
         self.deadline = time.monotonic() + timeout
         self.sock = prep_socket(next(get_connectable_addresses(address)), timeout=timeout)
         self.parser = Parser()
         self.serial = 0
 
     def __call__(self, message: Message) -> Message:
+        from jeepney import HeaderFields
+
         self.serial += 1
         self.sock.settimeout(self._left())
         self.sock.sendall(message.serialise(serial=self.serial))
@@ -182,13 +198,6 @@ class _Bus:
         self.sock.close()
 
 
-_NOTIFICATIONS = DBusAddress(
-    "/org/freedesktop/Notifications",
-    bus_name="org.freedesktop.Notifications",
-    interface="org.freedesktop.Notifications",
-)
-
-
 def _dbus_text(text: str) -> str:
     """A D-Bus string: valid UTF-8 (a lone surrogate replaced) and no NUL."""
     return text.encode("utf-8", errors="replace").decode("utf-8").replace("\0", "")
@@ -207,6 +216,8 @@ def session_bus(env: Mapping[str, str]) -> str | None:
             pass
     if not address:
         return None
+    from jeepney.bus import get_connectable_addresses
+
     try:
         next(get_connectable_addresses(address))
     except (RuntimeError, ValueError, StopIteration):  # tcp:, launchd:, or not an address
@@ -305,22 +316,24 @@ def build_notifier(
     mode = (mode or "auto").strip().lower()
     path = (env or {}).get("PATH")
     if mode == "off":
-        log.info("desktop notifications off (ANTIDRIFT_NOTIFY=off)")
+        log.info("desktop notifications off (the notify setting is off)")
         return NoNotifier()
     if mode == "command":
         try:
             argv = shlex.split(command)
         except ValueError as exc:
-            return _without(f"ANTIDRIFT_NOTIFY_COMMAND cannot be split like a shell would ({exc})")
+            return _without(
+                f"the notify_command setting cannot be split like a shell would ({exc})"
+            )
         if not argv:
-            return _without("ANTIDRIFT_NOTIFY=command needs ANTIDRIFT_NOTIFY_COMMAND")
+            return _without("the notify setting is command, and notify_command is empty")
         if shutil.which(argv[0], path=path) is None:
             # Still used: the command may appear later, and each failure is logged then.
-            log.warning("ANTIDRIFT_NOTIFY_COMMAND: %s was not found", argv[0])
+            log.warning("the notify_command setting: %s was not found", argv[0])
         log.info("desktop notifications: %s", shlex.join(argv))
         return CommandNotifier(argv, timeout=timeout)
     if mode != "auto":
-        return _without(f"ANTIDRIFT_NOTIFY={mode!r} is not one of {', '.join(NOTIFY_MODES)}")
+        return _without(f"the notify setting {mode!r} is not one of {', '.join(NOTIFY_MODES)}")
     if platform == "darwin":
         found = shutil.which("osascript", path=path)
         if found:
@@ -340,7 +353,7 @@ def build_notifier(
         return notify_send(found, timeout=timeout)
     return _without(
         "no D-Bus session bus and notify-send was not found (install libnotify-bin,"
-        " or set ANTIDRIFT_NOTIFY=command)"
+        " or set the notify setting to command)"
     )
 
 

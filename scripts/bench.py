@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""AntiDrift benchmarks (issue 6): what the server adds around the coach, P1–P7 in one run.
+"""AntiDrift benchmarks (issue 6): what the server adds around the coach, P1–P8 in one run.
 
 Starts a real `antidrift serve` (gunicorn, one worker) on an ephemeral port with a fake
 `claude` first on PATH, drives it the way the page does (form posts with HX-Request, pages
@@ -44,7 +44,7 @@ import websocket  # noqa: E402  (websocket-client, a test dependency)
 
 from antidrift.ai.backends.claude import CLAUDE_ARGS, CLAUDE_ENV, ClaudeBackend  # noqa: E402
 from antidrift.ai.coach import PROPOSAL_SCHEMA, build_prompt  # noqa: E402
-from tests.support import procs, real_cli  # noqa: E402
+from tests.support import aw_server, procs, real_cli  # noqa: E402
 from tests.support.fake_cli import FakeCLI, path_with  # noqa: E402
 from tests.support.server import RunningServer, free_port  # noqa: E402
 from tests.support.stand_in_api import StandInAPI  # noqa: E402
@@ -70,9 +70,10 @@ GOALS = {
     "P2": "≤ 1.15",
     "P3": "median ≤ 40 ms",
     "P4": "≤ 80 MiB",
-    "P5": "≤ 30 KiB",
-    "P6": "≤ 1.5 s",
+    "P5": "≤ 25 KiB (cap 30 KiB)",
+    "P6": "≤ 0.2 s",
     "P7": "exactly one CLI run completes",
+    "P8": "≤ aw-server 0.12.0 beside it",
     "D1": GOAL_D1,
     "E1": GOAL_E1,
     **GOALS_R,
@@ -92,12 +93,16 @@ class Trials:
     starts: int  # P6
     bursts: int  # P7
     real: int = 20  # C1: Sharpens with the real claude (about a second each)
+    settle: float = 5.0  # P8: seconds both servers sit idle before their memory is read
+    samples: int = 5  # P8: readings of both trees, a second apart
     typing: float = 3.0  # C2: seconds a person spends typing an intent before each Sharpen
 
 
 FULL = Trials(warmup=5, coach=300, fanout=60, starts=10, bursts=5, real=20)
 # Quick proves the script runs and reports every figure (the suite runs it), not the goals.
-QUICK = Trials(warmup=2, coach=12, fanout=4, starts=1, bursts=1, real=1, typing=1.0)
+QUICK = Trials(
+    warmup=2, coach=12, fanout=4, starts=1, bursts=1, real=1, typing=1.0, settle=1.0, samples=1
+)
 
 
 # -- numbers ----------------------------------------------------------------------------------
@@ -175,6 +180,39 @@ def pss_mib(pid: int) -> float | None:
     except OSError:
         pass
     return None
+
+
+def _own_cpu(pid: int) -> float:
+    """User + system CPU seconds of pid alone (all its threads), not of its children."""
+    stat = Path(f"/proc/{pid}/stat").read_text()
+    fields = stat[stat.rindex(")") + 2 :].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def cpu_seconds(pid: int) -> float:
+    """User + system CPU time of pid and every process under it so far (Linux)."""
+    total, waiting = 0.0, [pid]
+    while waiting:
+        current = waiting.pop()
+        with contextlib.suppress(OSError, ValueError, IndexError):
+            stat = Path(f"/proc/{current}/stat").read_text()
+            fields = stat[stat.rindex(")") + 2 :].split()
+            total += (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+        waiting += children(current)
+    return total
+
+
+def tree_pss(pid: int) -> dict[int, float]:
+    """PSS in MiB of pid and every process under it (shared pages counted once overall)."""
+    found: dict[int, float] = {}
+    waiting = [pid]
+    while waiting:
+        current = waiting.pop()
+        pss = pss_mib(current)
+        if pss is not None:
+            found[current] = pss
+        waiting += children(current)
+    return found
 
 
 def worker_pid(server: RunningServer, timeout: float = 10.0) -> int:
@@ -372,7 +410,7 @@ def bench_p5(rig: Rig) -> dict[str, object]:
         "value": round(total / 1024, 1),
         "raw_kib": round(sum(f["bytes"] for f in files) / 1024, 1),
         "files": files,
-        "met": total <= 30 * 1024,
+        "met": total <= 25 * 1024,  # issue 33's goal; 30 KiB stays the cap
     }
 
 
@@ -466,10 +504,15 @@ def bench_p3_p4(rig: Rig, trials: Trials) -> tuple[dict, dict]:
         drain(tabs)
         rss_open = rss_mib(rig.worker)
         for i in range(trials.warmup + trials.fanout):
+            if i == trials.warmup:
+                cpu0 = _own_cpu(rig.worker)
             t0, pending, _ = sharpen(browser, tabs)
             if i >= trials.warmup:
                 last.append(ms(max(pending) - t0))
                 first.append(ms(min(pending) - t0))
+        # The worker's own CPU per Sharpen (pending and ready to every tab; not the CLI's):
+        # what the fan-out costs, whatever else the machine is doing.
+        cpu_per_trial = (_own_cpu(rig.worker) - cpu0) / trials.fanout
         drain(tabs)
         rss_after = rss_mib(rig.worker)
         arbiter = rss_mib(rig.server.proc.pid)
@@ -486,6 +529,7 @@ def bench_p3_p4(rig: Rig, trials: Trials) -> tuple[dict, dict]:
             "unit": "ms",
             **s3,
             "first_tab_ms": summary(first),
+            "worker_cpu_ms_per_sharpen": round(ms(cpu_per_trial), 2),
             "met": s3["median"] <= 40,
         },
         {
@@ -565,6 +609,61 @@ def bench_p7(rig: Rig, trials: Trials) -> dict:
     }
 
 
+# -- P8: memory, idle and locked, beside aw-server -------------------------------------------
+
+
+def bench_p8(root: Path, trials: Trials) -> dict | None:
+    """The PSS of the whole `antidrift serve` tree (gunicorn's arbiter and its worker), idle in
+    locked with no page open, beside aw-server 0.12.0 (testing mode, in-memory storage) run
+    at the same time; None without aw-server (scripts/aw-server-venv)."""
+    executable = aw_server.binary()
+    if executable is None:
+        print(f"P8 skipped: aw-server is not installed ({aw_server.INSTALL})", file=sys.stderr)
+        return None
+    root = root / "p8"
+    # As a user starts it: no ANTIDRIFT_* variable but the window source (off here: a CI
+    # machine may have a display, and the sampler does not run while locked anyway).
+    server = RunningServer(root / "data")
+    server.env = {k: v for k, v in server.env.items() if not k.startswith("ANTIDRIFT_")}
+    server.env.update(ANTIDRIFT_WINDOW_SOURCE="off", HOME=str(root / "home"))
+    watcher = aw_server.AwServer(root / "aw", executable)
+    try:
+        server.start()
+        watcher.wait_ready()
+        if server.get("/state")["runtime_state"] != "locked":
+            raise RuntimeError("P8: a fresh server is not locked")
+        time.sleep(trials.settle)  # the start's one-off work (the first backup) is done
+        ours, theirs, readings = [], [], []
+        for n in range(trials.samples):
+            if n:
+                time.sleep(1.0)
+            tree, aw = tree_pss(server.proc.pid), tree_pss(watcher.proc.pid)
+            ours.append(sum(tree.values()))
+            theirs.append(sum(aw.values()))
+            readings.append({"antidrift": tree, "aw_server": aw})
+    finally:
+        server.stop()
+        watcher.stop()
+    last = readings[-1]["antidrift"]
+    arbiter = last.get(server.proc.pid, 0.0)
+    value, aw_value = statistics.median(ours), statistics.median(theirs)
+    return {
+        "name": "`antidrift serve` tree PSS, idle and locked, beside aw-server 0.12.0",
+        "unit": "MiB",
+        "value": round(value, 1),
+        "aw_server_mib": round(aw_value, 1),
+        "processes": len(last),
+        "arbiter_mib": round(arbiter, 1),
+        "worker_mib": round(sum(last.values()) - arbiter, 1),
+        "aw_server_processes": len(readings[-1]["aw_server"]),
+        "samples": [
+            {"antidrift_mib": round(a, 1), "aw_server_mib": round(b, 1)}
+            for a, b in zip(ours, theirs, strict=True)
+        ],
+        "met": value <= aw_value,
+    }
+
+
 # -- P6: `antidrift serve` start → first answer -----------------------------------------------
 
 
@@ -593,7 +692,7 @@ def first_answer(proc: subprocess.Popen, port: int, t0: float) -> float:
 
 
 def bench_p6(root: Path, trials: Trials) -> dict:
-    times = []
+    times, cpu = [], []
     env = {**os.environ, "ANTIDRIFT_WINDOW_SOURCE": "off", "PATH": path_with(root / "bin")}
     for n in range(trials.starts):
         port = free_port()
@@ -609,6 +708,8 @@ def bench_p6(root: Path, trials: Trials) -> dict:
             )
             try:
                 times.append(first_answer(proc, port, t0))
+                # What the start cost in CPU, whatever else the machine was doing.
+                cpu.append(cpu_seconds(proc.pid))
             finally:
                 proc.send_signal(signal.SIGTERM)
                 try:
@@ -621,7 +722,8 @@ def bench_p6(root: Path, trials: Trials) -> dict:
         "name": "`antidrift serve` start → first 200 on /state",
         "unit": "s",
         **s,
-        "met": s["median"] <= 1.5,
+        "cpu_s": summary(cpu, 3),
+        "met": s["median"] <= 0.2,  # 0.19 s in 0.3 (issue 33)
     }
 
 
@@ -850,6 +952,8 @@ def run(trials: Trials, *, quick: bool, profile: Path | None, only: set[str]) ->
                 rig.server.stop()
         if want("P6"):
             figures["P6"] = bench_p6(root, trials)
+        if want("P8") and (p8 := bench_p8(root, trials)) is not None:
+            figures["P8"] = p8
         if want("D1"):
             figures["D1"] = bench_d1(root, quick=quick)
         if want("E1"):
@@ -884,6 +988,9 @@ def table(result: dict) -> str:
         unit = f["unit"]
         if "median" in f:
             median, p95 = f"{f['median']:g} {unit}", f"{f['p95']:g} {unit}"
+        elif key == "P8":
+            median = f"{f['value']:g} {unit} ({f['processes']} processes)"
+            p95 = f"aw-server {f['aw_server_mib']:g} {unit}"
         elif key == "P7":
             median, p95 = f"completed {f['completed']}", f"started {f['started']}"
         elif key == "D1":

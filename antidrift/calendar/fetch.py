@@ -6,8 +6,6 @@ from __future__ import annotations
 
 import ssl
 import time
-import urllib.error
-import urllib.request
 from urllib.parse import urlsplit
 
 from antidrift.core.errors import Error
@@ -32,13 +30,20 @@ def host_of(url: str) -> str:
         return "?"
 
 
-class _HttpsOnly(urllib.request.HTTPRedirectHandler):
-    max_redirections = 5
+def _https_only():
+    """A redirect handler that follows https only. urllib.request is imported here, by the
+    first fetch, not by every start (issue 33: a server with no calendar URL never needs it)."""
+    import urllib.request
 
-    def redirect_request(self, req, fp, code, msg, headers, newurl):
-        if urlsplit(newurl).scheme.lower() != "https":
-            raise FetchFailed(f"it redirects to a plain http address at {host_of(newurl)}")
-        return super().redirect_request(req, fp, code, msg, headers, newurl)
+    class HttpsOnly(urllib.request.HTTPRedirectHandler):
+        max_redirections = 5
+
+        def redirect_request(self, req, fp, code, msg, headers, newurl):
+            if urlsplit(newurl).scheme.lower() != "https":
+                raise FetchFailed(f"it redirects to a plain http address at {host_of(newurl)}")
+            return super().redirect_request(req, fp, code, msg, headers, newurl)
+
+    return HttpsOnly()
 
 
 def fetch(
@@ -51,9 +56,11 @@ def fetch(
     """The body of an https URL; FetchFailed when slow, too large, not https or refused."""
     if urlsplit(url).scheme.lower() != "https":
         raise FetchFailed("only https:// addresses are fetched")
+    import urllib.request
+
     deadline = time.monotonic() + timeout
     opener = urllib.request.build_opener(
-        _HttpsOnly(), urllib.request.HTTPSHandler(context=context or ssl.create_default_context())
+        _https_only(), urllib.request.HTTPSHandler(context=context or ssl.create_default_context())
     )
     request = urllib.request.Request(
         url, headers={"User-Agent": "AntiDrift", "Accept": "text/calendar"}

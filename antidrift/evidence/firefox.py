@@ -17,8 +17,6 @@ import os
 from collections.abc import Mapping
 from pathlib import Path
 
-import lz4.block
-
 from antidrift.evidence.probe import ProbeError, text_field
 from antidrift.evidence.tabs import same_page
 
@@ -43,6 +41,8 @@ def read_mozlz4(data: bytes) -> bytes:
     size = int.from_bytes(data[8:12], "little")
     if size > MAX_JSON:
         raise ProbeError("Firefox's session store is larger than AntiDrift reads")
+    import lz4.block  # here: only a Firefox session store needs it, not every start (issue 33)
+
     try:
         return lz4.block.decompress(data[12:], uncompressed_size=size)
     except (lz4.block.LZ4BlockError, ValueError):

@@ -6,6 +6,7 @@ why the guard is off), the notifier — gathered into one Tuning (`tuning`) that
 from __future__ import annotations
 
 import logging
+import re
 from datetime import timedelta
 from urllib.parse import urlsplit
 
@@ -17,9 +18,19 @@ from antidrift.drift.policy import DriftSettings
 from antidrift.notify import Background, build_notifier
 from antidrift.session.snapshot import CoachInfo, DriftInfo
 from antidrift.session.state import Tuning
-from antidrift.settings import Settings
+from antidrift.settings import SETTINGS, Settings
 
 log = logging.getLogger("antidrift")
+
+# The log names a setting as the Settings page and settings.json do (issue 33): `doctor`,
+# which reports the environment, keeps the variables.
+_KEYS = {setting.variable: setting.key for setting in SETTINGS}
+_VARIABLE = re.compile(r"\bANTIDRIFT_[A-Z_]+\b")
+
+
+def as_setting(text: str) -> str:
+    """`text` with each ANTIDRIFT_* variable of a setting said as that setting's name."""
+    return _VARIABLE.sub(lambda m: f"the {_KEYS[m[0]]} setting" if m[0] in _KEYS else m[0], text)
 
 
 def new_backend(settings: Settings, name: str | None = None) -> ai.Backend:
@@ -32,14 +43,14 @@ def build_coach(settings: Settings) -> tuple[ai.Service | None, CoachInfo]:
     try:
         backend = new_backend(settings)
     except ai.UnknownBackend as exc:
-        log.warning("running without a coach: %s", exc)
+        log.warning("running without a coach: %s", as_setting(str(exc)))
         return None, CoachInfo(None, f"{exc}")
     if backend.binary() is None:
         log.warning(
             "the %s CLI was not found on PATH: Sharpen will say so until it is installed"
             " (or set %s)",
             backend.name,
-            backend.env_var,
+            as_setting(backend.env_var),
         )
     return ai.Service(backend, timeout=settings.ai_timeout), CoachInfo(backend.name, None, backend)
 
@@ -64,7 +75,7 @@ def build_drift(
 ) -> tuple[ai.JudgeService | None, DriftSettings | None, DriftInfo]:
     """The drift judge on the coach's backend, or why the guard is off."""
     if settings.drift == "off":
-        log.info("drift guard off (ANTIDRIFT_DRIFT=off)")
+        log.info("drift guard off (the drift setting is off)")
         return None, None, DriftInfo(False, why_off="turned off in Settings")
     if coach is None:
         return None, None, DriftInfo(False, why_off="there is no AI backend to judge with")

@@ -16,6 +16,7 @@ from antidrift.core.errors import StoreError
 from antidrift.server import bootstrap
 from antidrift.settings import LiveSettings, Settings, SettingsError, load
 from antidrift.web import (
+    assets,
     errors,
     icon,
     manifest,
@@ -124,6 +125,7 @@ def create_app(
     app.register_blueprint(tasks.bp)
     app.register_blueprint(icon.bp)
     app.register_blueprint(week.bp)
+    assets.install(app, static_dir)
     sockets.install(app)
     if built:
         # Started once, before the first request is served (idempotent, and cheap once

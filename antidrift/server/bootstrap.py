@@ -22,7 +22,7 @@ from antidrift.drift.put_away import DesktopEnforcer
 from antidrift.drift.rules import StandingRules
 from antidrift.evidence import WindowSampler
 from antidrift.notify import Background
-from antidrift.server.adapters import tuning
+from antidrift.server.adapters import as_setting, tuning
 from antidrift.session.away import Away
 from antidrift.session.coaching import Coaching
 from antidrift.session.controller import Controller
@@ -369,7 +369,7 @@ def task_board(live: LiveSettings) -> Board:
 def build_backups(settings: Settings, clock: Clock) -> Scheduler | None:
     """The daily backup of the database, or None when ANTIDRIFT_BACKUPS is 0."""
     if settings.backups == 0:
-        log.info("daily backups off (ANTIDRIFT_BACKUPS=0)")
+        log.info("daily backups off (the backups setting is 0)")
         return None
     return Scheduler(settings.database, settings.backups, now=clock.now)
 
@@ -383,16 +383,16 @@ def choose_window_source(settings: Settings) -> evidence.Choice:
         try_first=True,
     )
     if choice.probe is None and settings.window_source == "off":
-        log.info("built-in window sampler off (ANTIDRIFT_WINDOW_SOURCE=off)")
+        log.info("built-in window sampler off (the window_source setting is off)")
     elif choice.probe is None:
         log.warning(
             "no window source for this session: %s. To get evidence: %s. Evidence shows as"
             " unavailable until then.",
-            choice.reason,
-            choice.advice,
+            as_setting(choice.reason),
+            as_setting(choice.advice),
         )
     else:
-        log.info("window source: %s (%s)", choice.name, choice.reason)
+        log.info("window source: %s (%s)", choice.name, as_setting(choice.reason))
         if choice.advice:
-            log.warning("window source %s: %s", choice.name, choice.advice)
+            log.warning("window source %s: %s", choice.name, as_setting(choice.advice))
     return choice

@@ -14,8 +14,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import urlsplit
 
-import regex
-
 from antidrift import calendar, tasks
 from antidrift.core.loopback import is_loopback
 
@@ -176,6 +174,8 @@ class PrivatePattern:
     __slots__ = ("_compiled", "_said", "pattern")
 
     def __init__(self, pattern: str) -> None:
+        import regex  # here, not at every start: most users set no pattern (issue 33: memory)
+
         self.pattern = pattern
         self._compiled = regex.compile(pattern, regex.IGNORECASE | regex.VERSION0)
         self._said = False
@@ -216,6 +216,8 @@ class Pattern:
             return None
         if text.count("|") >= MAX_ALTERNATIVES:
             raise ValueError(f"{self.accepted} (at most {MAX_ALTERNATIVES} alternatives)")
+        import regex
+
         try:
             return PrivatePattern(text)
         except (regex.error, RecursionError, OverflowError, ValueError) as exc:

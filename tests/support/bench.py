@@ -18,6 +18,7 @@ CALENDAR = ("E1",)
 HISTORY = DRIFT + REFLECTION + BACKUP + CALENDAR
 COLD_CLAUDE, WARM_CLAUDE = ("C1",), ("C2",)
 REAL = COLD_CLAUDE + WARM_CLAUDE
+FOOTPRINT = ("P8",)  # beside a real aw-server
 
 
 def goals() -> set[str]:

@@ -128,14 +128,14 @@ def test_a_missing_notifier_is_one_log_line_and_never_an_error(bin_dir, caplog, 
     notifier.notify(TITLE, BODY)
     lines = [r for r in caplog.records if r.levelno >= logging.WARNING]
     assert len(lines) == 1, [r.getMessage() for r in caplog.records]
-    expected = "notify-send" if mode == "auto" else "ANTIDRIFT_NOTIFY_COMMAND"
+    expected = "notify-send" if mode == "auto" else "notify_command"
     assert expected in lines[0].getMessage()
 
 
 def test_an_unknown_mode_is_logged_and_runs_without(caplog):
     caplog.set_level(logging.WARNING, logger="antidrift.notify")
     assert isinstance(build_notifier("loud"), NoNotifier)
-    assert "ANTIDRIFT_NOTIFY='loud'" in caplog.text
+    assert "the notify setting 'loud'" in caplog.text
 
 
 def test_off_runs_nothing(bin_dir):
