@@ -9,6 +9,7 @@ import threading
 from datetime import datetime
 
 from antidrift.core.domain import WindowSample
+from antidrift.core.isotime import from_iso
 
 # The rows that are windows: every query of time per window sums these only (the away
 # mark still ends the span of the sample before it).
@@ -65,8 +66,6 @@ class SampleRecords:
                 (commitment_id,),
             ).fetchall()
         return [
-            WindowSample(
-                r["app"], r["title"], datetime.fromisoformat(r["at"]), url=r["url"], site=r["site"]
-            )
+            WindowSample(r["app"], r["title"], from_iso(r["at"]), url=r["url"], site=r["site"])
             for r in rows
         ]
