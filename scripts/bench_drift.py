@@ -143,8 +143,8 @@ def on_server(
         )
         first = []
         for app, title in TOUR:
+            before = len(judge.judge_prompts())  # before the post: a fast call is counted
             server.post("/evidence/window", {"app": app, "title": title})
-            before = len(judge.judge_prompts())
             _wait(lambda: server.get("/state")["drift"]["status"] == "on_task")
             first.append(len(judge.judge_prompts()) - before)
         calls_before = len(judge.judge_prompts())
