@@ -16,8 +16,14 @@ def test_a_minute_pick_fills_minutes_and_fits(new_tabs, app, ui, width, height, 
     tabs = new_tabs(
         viewport={"width": width, "height": height}, color_scheme=scheme, bypass_csp=True
     )
-    page, _ = tabs.open()
+    page, watch = tabs.open()
     ui.plan(page)
+    # The planning view's socket opens, and on open its fields send the draft again (the
+    # reconnect's resend): let those land first, or a slow one could arrive after the pick.
+    ui.wait_until(page, lambda: any("view=planning" in u for u in watch.sockets), what="socket")
+    pushed = len(watch.frames)
+    ui.wait_until(page, lambda: len(watch.frames) > pushed, what="the socket's first push")
+    ui.settled(page)
     page.get_by_role("button", name="50 minutes").click()
     minutes = page.get_by_label("Minutes", exact=True)
     expect(minutes).to_have_value("50")
