@@ -597,24 +597,30 @@ def test_write_backs_at_once_to_one_file_are_all_kept(
     for n in range(6):
         served.append(review_of(client, f"Task {n}"))
         client.post("/end", json={"outcome": "met", "note": f"note {n}"})
-    start = threading.Barrier(len(served) * 2)
+    presses = [(cid, action) for cid in served for action in ("note", "done")]
+    # Each tab is built here, before any thread starts: a thread that failed before the
+    # barrier would leave the others waiting at it for ever (a timeout says so instead).
+    tabs = [
+        client_over(tmp_path, controller, store, clock, fake_coach, [MarkdownSource(notes)])
+        for _ in presses
+    ]
+    start = threading.Barrier(len(presses), timeout=30)
     answers: list[int] = []
 
-    def write_back(cid: str, action: str) -> None:
-        tab = client_over(tmp_path, controller, store, clock, fake_coach, [MarkdownSource(notes)])
+    def write_back(tab, cid: str, action: str) -> None:
         start.wait()
         body = {"commitment": cid, "action": action}
         answers.append(tab.post("/tasks/writeback", json=body).status_code)
 
     threads = [
-        threading.Thread(target=write_back, args=(cid, action))
-        for cid in served
-        for action in ("note", "done")
+        threading.Thread(target=write_back, args=(tab, cid, action))
+        for tab, (cid, action) in zip(tabs, presses, strict=True)
     ]
     for thread in threads:
         thread.start()
     for thread in threads:
-        thread.join()
+        thread.join(60)
+    assert not any(thread.is_alive() for thread in threads), "a write-back never answered"
     assert sorted(answers) == [200] * 6 + [409] * 6
     text = notes.read_text()
     written = {h["id"]: h["written_back"] for h in client.get("/history").get_json()}
