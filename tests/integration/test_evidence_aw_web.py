@@ -10,23 +10,8 @@ from antidrift.evidence import WindowSampler, with_tabs
 from antidrift.evidence.activitywatch import ActivityWatchProbe
 from antidrift.server import bootstrap
 from antidrift.settings import load
-from tests.support import aw_server
-from tests.support.require import need
 
 DOCS = "https://docs.python.org/3/library/sqlite3.html?highlight=row#sqlite3.Row"
-
-
-@pytest.fixture
-def aw(tmp_path):
-    executable = aw_server.binary()
-    need(executable, f"aw-server is not installed: run {aw_server.INSTALL}")
-    server = aw_server.AwServer(tmp_path / "aw", executable)
-    try:
-        server.wait_ready()
-        server.create_window_bucket()
-        yield server
-    finally:
-        server.stop()
 
 
 @pytest.fixture
