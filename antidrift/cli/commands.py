@@ -19,8 +19,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from importlib import metadata
 
-from antidrift.cli.terminal import say
 from antidrift.core.errors import Error
+from antidrift.core.terminal import say
 
 Run = Callable[[argparse.Namespace], int]
 Setup = Callable[[argparse.ArgumentParser], Run]

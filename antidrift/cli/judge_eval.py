@@ -27,9 +27,9 @@ from importlib.resources.abc import Traversable
 from pathlib import Path
 
 from antidrift.ai import CoachError, Judge
-from antidrift.cli.terminal import say
 from antidrift.core.errors import Error
 from antidrift.core.sites import redact_page
+from antidrift.core.terminal import say
 from antidrift.drift.policy import judge_title, window_of
 
 CORPUS = "judge_corpus.jsonl"  # package data, beside this module in the wheel

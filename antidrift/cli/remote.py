@@ -35,7 +35,7 @@ from antidrift.cli.client import (
     starts_one,
 )
 from antidrift.cli.commands import version
-from antidrift.cli.terminal import say
+from antidrift.core.terminal import say
 
 RETRY = 1.0  # seconds between attempts while no server answers
 WAIT = 300  # seconds the server may hold a follower's request (its MAX_WAIT)

@@ -11,8 +11,8 @@ from flask import Flask
 from jinja2 import Environment, FileSystemLoader, select_autoescape
 
 from antidrift.cli.commands import version
-from antidrift.cli.terminal import say
 from antidrift.core.errors import StoreError
+from antidrift.core.terminal import say
 from antidrift.server import bootstrap
 from antidrift.settings import LiveSettings, Settings, SettingsError, load
 from antidrift.web import (

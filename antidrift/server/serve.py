@@ -16,9 +16,9 @@ from pathlib import Path
 from gunicorn.app.base import BaseApplication
 
 from antidrift import ai, settings, tasks
-from antidrift.cli.terminal import say
 from antidrift.core.errors import StoreError
 from antidrift.core.loopback import is_loopback
+from antidrift.core.terminal import say
 from antidrift.evidence.report import doctor_lines
 from antidrift.server.httpworker import THREADS
 from antidrift.settings import Settings, SettingsError

@@ -21,8 +21,8 @@ from pathlib import Path
 
 from antidrift import process
 from antidrift.cli.client import server_data_dir
-from antidrift.cli.terminal import say
 from antidrift.core.errors import Error
+from antidrift.core.terminal import say
 from antidrift.store import datalock
 
 UNIT = "antidrift.service"

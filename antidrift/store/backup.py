@@ -33,6 +33,7 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 from antidrift.core.errors import Error
+from antidrift.core.terminal import say
 from antidrift.store import check as dbcheck
 from antidrift.store import datalock
 
@@ -386,22 +387,22 @@ def _backup_now(args) -> int:  # noqa: ANN001
         data_dir, keep = data_settings(args)
         database = data_dir / DATABASE
         made = _back_up_held(database)
-        print(f"Backed up {database} to {made} ({made.stat().st_size / 1e6:.1f} MB).")
+        say(f"Backed up {database} to {made} ({made.stat().st_size / 1e6:.1f} MB).")
         now = datetime.now(UTC)
         for later in dated_after(made.parent, now):
-            print(f"Not counted, never rotated out: {later.path} is named for a later time.")
+            say(f"Not counted, never rotated out: {later.path} is named for a later time.")
         gone = rotate(made.parent, keep, now=now)
     except (BackupError, datalock.StoreError) as exc:
-        print(f"antidrift: {exc}", file=sys.stderr)
+        say(f"antidrift: {exc}", err=True)
         return 1
     except KeyboardInterrupt:
-        print("antidrift: stopped; no half copy is left.", file=sys.stderr)
+        say("antidrift: stopped; no half copy is left.", err=True)
         return 130
     except OSError as exc:
-        print(f"antidrift: {exc.strerror or exc}: {exc.filename or 'the backup'}.", file=sys.stderr)
+        say(f"antidrift: {exc.strerror or exc}: {exc.filename or 'the backup'}.", err=True)
         return 1
     if gone:
-        print(f"Removed {len(gone)} older backup(s): the newest {keep} are kept.")
+        say(f"Removed {len(gone)} older backup(s): the newest {keep} are kept.")
     return 0
 
 

@@ -16,11 +16,11 @@ import errno
 import os
 import shutil
 import signal
-import sys
 from collections.abc import Iterator
 from datetime import UTC, datetime
 from pathlib import Path
 
+from antidrift.core.terminal import say
 from antidrift.store import check as dbcheck
 from antidrift.store import datalock
 from antidrift.store.backup import (
@@ -177,16 +177,14 @@ def _restore_now(args) -> int:  # noqa: ANN001
         data_dir, _ = data_settings(args)
         kept = restore(Path(args.file), data_dir, datetime.now(UTC), done)
     except (BackupError, datalock.StoreError) as exc:
-        print(f"antidrift: {exc}", file=sys.stderr)
+        say(f"antidrift: {exc}", err=True)
         return 2
     except KeyboardInterrupt:
         if done.get("swapped"):
-            print(f"antidrift: stopped, after {args.file} was restored.", file=sys.stderr)
+            say(f"antidrift: stopped, after {args.file} was restored.", err=True)
         else:
-            print("antidrift: stopped: nothing was restored, no half copy left.", file=sys.stderr)
+            say("antidrift: stopped: nothing was restored, no half copy left.", err=True)
         return 130
-    print(f"Restored {args.file} into {data_dir / DATABASE}.")
-    print(
-        f"The database it replaced is kept as {kept}." if kept else "There was no database before."
-    )
+    say(f"Restored {args.file} into {data_dir / DATABASE}.")
+    say(f"The database it replaced is kept as {kept}." if kept else "There was no database before.")
     return 0

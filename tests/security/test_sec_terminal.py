@@ -23,8 +23,8 @@ import pytest
 from antidrift.ai import Proposal
 from antidrift.cli import commands, remote, statusline
 from antidrift.cli.client import Client
-from antidrift.cli.terminal import printable
 from antidrift.core.plaintext import CONTROL
+from antidrift.core.terminal import printable
 from antidrift.store import datalock
 from tests.fakes import FakeCoach, wait_until
 from tests.support.server import REPO
@@ -185,12 +185,12 @@ def test_start_and_a_refusal_print_no_control(standin, capsys):
 
 
 def test_every_line_the_command_line_prints_goes_through_the_fence():
-    """No print() or direct stream write in the command line and the commands beside it:
-    `say` (antidrift/cli/terminal.py) is the one way out."""
+    """No print() or direct stream write anywhere in the package (the command line, serve,
+    service, backup and restore): `say` (antidrift/core/terminal.py) is the one way out."""
     package = REPO / "antidrift"
     offenders = []
-    for path in [*(package / "cli").glob("*.py"), *(package / "server").glob("*.py")]:
-        if path.name == "terminal.py":
+    for path in package.rglob("*.py"):
+        if path == package / "core" / "terminal.py":
             continue
         for number, line in enumerate(path.read_text().splitlines(), 1):
             code = line.split("#", 1)[0]
@@ -383,3 +383,30 @@ def test_an_odd_state_while_following_is_a_line_and_it_keeps_going(standin):
     standin.answer("/state", {"runtime_state": "locked", "commitment": None})
     thread.join(10)
     assert lines[-1] == "No commitment"
+
+
+def test_backup_and_restore_print_a_crafted_file_name_escaped(tmp_path):
+    """A backup file named with an escape sequence (a file anyone with the folder can make)
+    reaches the terminal as text: restore's refusal names it through the fence."""
+    import subprocess
+    import sys
+
+    crafted = tmp_path / "evil\x1b]0;owned\x07.sqlite3"
+    crafted.write_bytes(b"not a database")
+    result = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "antidrift",
+            "restore",
+            str(crafted),
+            "--data-dir",
+            str(tmp_path / "d"),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert result.returncode != 0
+    assert "\x1b" not in result.stderr + result.stdout and "\x07" not in result.stderr
+    assert "\\u001b]0;owned\\u0007" in result.stderr  # said, escaped
