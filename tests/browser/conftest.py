@@ -22,7 +22,7 @@ from pathlib import Path
 import pytest
 
 from tests.support import procs
-from tests.support.browser import CHROMIUM, CHROMIUM_ARGS, App
+from tests.support.browser import CHROMIUM, CHROMIUM_ARGS, HEADLESS_SHELL, App
 from tests.support.fake_cli import FakeCLI, path_with
 from tests.support.fake_notify import FakeNotifier
 from tests.support.require import need
@@ -98,8 +98,9 @@ def _chromium_available() -> None:
 
 @pytest.fixture(scope="session")
 def browser(_chromium_available) -> Iterator[Browser]:
+    """The session's browser: the headless shell where there is one (tests/support/browser)."""
     with sync_playwright() as p:
-        chromium = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        chromium = p.chromium.launch(executable_path=HEADLESS_SHELL, args=CHROMIUM_ARGS)
         yield chromium
         chromium.close()
 

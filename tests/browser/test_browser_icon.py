@@ -8,7 +8,18 @@ from urllib.parse import parse_qs, urlsplit
 
 import pytest
 
+from tests.support.browser import CHROMIUM, CHROMIUM_ARGS
+
 pytestmark = pytest.mark.browser
+
+
+@pytest.fixture(scope="module")
+def browser(browser):
+    """The whole Chromium, not the session's headless shell: only a browser with a tab strip
+    fetches a tab's icon."""
+    chromium = browser.browser_type.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+    yield chromium
+    chromium.close()
 
 
 def icon_query(page) -> dict[str, str]:

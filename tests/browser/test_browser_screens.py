@@ -43,6 +43,9 @@ def walk(page, app, ui, check) -> None:
     check("planning")
     page.get_by_role("button", name="Start").click()  # nothing filled in: refused
     expect(page.locator("#next_action")).to_have_attribute("aria-invalid", "true")
+    # Focus moves to the field at fault once the refusal settles: typing elsewhere before
+    # that would land in it.
+    expect(page.locator("#next_action")).to_be_focused()
     check("planning-refused")
     app.fake.configure(delay=30)
     page.get_by_label("Rough intent").fill(LONG)

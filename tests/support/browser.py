@@ -14,8 +14,13 @@ from tests.support.fake_notify import FakeNotifier
 from tests.support.server import RunningServer
 
 # Debian's Chromium, and how every test starts it (the session's browser, and a persistent
-# context of its own where a test needs one).
+# context of its own where a test needs one). The session's browser is Chromium's headless
+# shell (Debian's chromium-headless-shell: the same engine without the browser's own UI) where
+# it is installed: it renders the pages at half the CPU, and the browser tests were most of
+# the suite's time (docs/BENCHMARKS.md). What only the whole browser does (installing the page
+# as an app, fetching a tab's icon for its tab strip) is checked in `chromium` itself.
 CHROMIUM = shutil.which("chromium")
+HEADLESS_SHELL = shutil.which("chromium-headless-shell") or CHROMIUM
 CHROMIUM_ARGS = [
     "--no-sandbox",
     "--disable-gpu",
