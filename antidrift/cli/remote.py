@@ -35,6 +35,7 @@ from antidrift.cli.client import (
     starts_one,
 )
 from antidrift.cli.commands import version
+from antidrift.core.domain import validate_plan
 from antidrift.core.terminal import say
 
 RETRY = 1.0  # seconds between attempts while no server answers
@@ -227,13 +228,16 @@ def start(args: argparse.Namespace) -> int:
     client = _finder(args)()
     state, _ = client.state()
     opened = state["runtime_state"] == "locked"
-    if opened:
-        client.post("/planning")
     fields = {
         "next_action": args.action,
         "success_condition": args.done,
         "timebox_minutes": args.minutes,
     }
+    if opened:
+        # Opening planning ends a break and the closure: a plan the server would refuse is
+        # refused here first, with its sentence (the server still judges the one it gets).
+        validate_plan(*fields.values())
+        client.post("/planning")
     try:
         state = client.post("/commitment", fields)
     except ClientError:

@@ -120,6 +120,18 @@ def test_a_refused_plan_is_exit_2_with_the_servers_sentence_and_changes_nothing(
     assert live.state()["runtime_state"] == "locked"  # the planning it opened is closed again
 
 
+def test_a_refused_plan_during_a_break_leaves_the_break_running(live, capsys):
+    """Opening planning ends a break (and the closure): a plan the server would refuse must
+    not get that far, or a typo in `antidrift start` silently ends the break."""
+    assert live.web.post("/break", json={"minutes": 10}).status_code == 200
+    taken = live.state()["break"]
+    for argv in (["ok", "--done", "x", "--minutes", "0"], ["", "--done", "x", "--minutes", "5"]):
+        code, out, err = run(capsys, "start", *argv, "--url", live.url)
+        assert code == 2 and out == "" and err.startswith("antidrift: "), (argv, err)
+        assert live.state()["break"] == taken, argv
+    assert [p for m, p, _ in live.cli if m == "POST"] == []  # nothing was asked to change
+
+
 def test_an_illegal_move_is_exit_2_in_one_line(live, capsys):
     for argv in (["finish"], ["extend", "5"], ["back"], ["on-task"], ["pause"], ["resume"]):
         code, out, err = run(capsys, *argv, "--url", live.url)
