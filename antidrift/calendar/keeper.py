@@ -8,6 +8,7 @@ import contextlib
 import hashlib
 import logging
 import os
+import stat
 import tempfile
 import threading
 from collections.abc import Callable
@@ -16,7 +17,7 @@ from datetime import datetime, timedelta
 from pathlib import Path
 
 from antidrift.calendar.agenda import Agenda, Event, agenda_of, day_end
-from antidrift.calendar.fetch import FetchFailed, fetch
+from antidrift.calendar.fetch import MAX_BYTES, FetchFailed, fetch
 from antidrift.calendar.ics import UnreadableCalendar, events_between
 from antidrift.calendar.sources import Source
 from antidrift.core.clock import Clock
@@ -133,7 +134,7 @@ class Calendar:
         if stamp == kept.stamp and not self._due(kept):
             return
         try:
-            data = path.read_bytes()
+            data = _read_regular(path)
             kept.events = self._expand(data, email)
         except OSError as exc:
             kept.problem = f"Calendar file {source.label} cannot be read ({_why(exc)})."
@@ -237,6 +238,27 @@ class Calendar:
             self._wake.clear()
             self.refresh()
             self._wake.wait(self._look_every)
+
+
+def _read_regular(path: Path) -> bytes:
+    """A regular file's bytes, at most MAX_BYTES (as a fetched calendar): a FIFO or a device
+    named as a calendar is never read (O_NONBLOCK: not even blocked on at open)."""
+    flags = os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_NOCTTY", 0) | getattr(os, "O_CLOEXEC", 0)
+    if not stat.S_ISREG(path.stat().st_mode):
+        raise UnreadableCalendar("it is not a regular file")
+    fd = os.open(path, flags)
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):  # replaced between the look and the open
+            raise UnreadableCalendar("it is not a regular file")
+        data = b""
+        while len(data) <= MAX_BYTES:
+            chunk = os.read(fd, MAX_BYTES + 1 - len(data))
+            if not chunk:
+                return data
+            data += chunk
+        raise UnreadableCalendar(f"it is larger than {MAX_BYTES // 2**20} MB")
+    finally:
+        os.close(fd)
 
 
 def _write(path: Path, data: bytes) -> None:

@@ -4,9 +4,13 @@ said in one quiet line when they cannot be read; the agenda's now, next and free
 from __future__ import annotations
 
 import os
+import threading
 from datetime import UTC, datetime, timedelta
 
+import pytest
+
 from antidrift.calendar import Calendar, parse
+from antidrift.calendar.fetch import MAX_BYTES
 from tests.fakes import FakeClock
 from tests.support.ics import event, write
 
@@ -94,3 +98,26 @@ def test_no_calendar_no_agenda(tmp_path):
     kept.refresh()
     agenda = kept.agenda(NOW)
     assert (agenda.now, agenda.next, agenda.problem, kept.configured) == (None, None, None, False)
+
+
+def test_a_fifo_or_an_oversized_file_is_a_quiet_line_and_never_hangs_the_refresh(tmp_path):
+    """A calendar path that is a FIFO (or a device) must not hang the refresher or `antidrift
+    doctor` on open(); one bigger than a fetched calendar may be is not read into memory."""
+    good = write(tmp_path / "good.ics", event("b@x", "Standup", NOW + timedelta(minutes=40)))
+    fifo = tmp_path / "pipe.ics"
+    os.mkfifo(fifo)
+    huge = tmp_path / "huge.ics"
+    with open(huge, "wb") as f:
+        f.truncate(MAX_BYTES + 1)  # sparse: no disk, no time
+    kept = keeper(tmp_path, fifo, huge, good)
+    refresher = threading.Thread(target=kept.refresh, daemon=True)
+    refresher.start()
+    refresher.join(5)
+    if refresher.is_alive():  # blocked on the FIFO: a writer lets it go, then it fails
+        os.close(os.open(fifo, os.O_WRONLY | os.O_NONBLOCK))
+        refresher.join(5)
+        pytest.fail("the refresh hung on a FIFO named as a calendar")
+    agenda = kept.agenda(NOW)
+    assert agenda.next.title == "Standup"
+    assert "Calendar file pipe.ics: it is not a regular file." in agenda.problem
+    assert "Calendar file huge.ics: it is larger than 5 MB." in agenda.problem
