@@ -9,6 +9,7 @@ decided, exactly what went to which backend and what came back, so the review ca
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Hashable, Mapping
 from dataclasses import dataclass
 from enum import StrEnum
@@ -155,6 +156,11 @@ def validate_rule(
     return app_text, text, Verdict(verdict), site_text
 
 
+# Dot-separated labels of letters, digits, '-' and '_': a host a page can be on ("*.x.com"
+# or "x.com," would be kept as a rule that never matches).
+_HOST = re.compile(r"[\w-]+(?:\.[\w-]+)+")
+
+
 def _rule_site(site: object, problems: list[tuple[str, str]]) -> str:
     """A rule's site: "YouTube.com", "www.youtube.com" and "https://youtube.com/x" are all
     "youtube.com"; "" when none was given."""
@@ -162,8 +168,10 @@ def _rule_site(site: object, problems: list[tuple[str, str]]) -> str:
         return ""
     text = site.strip() if isinstance(site, str) else ""
     host = site_of(text if "://" in text else f"https://{text}") if text else None
-    if host is None or len(host) > MAX_RULE_APP or "." not in host:
-        problems.append(("site", "The site must be a host name, e.g. youtube.com."))
+    if host is None or len(host) > MAX_RULE_APP or not _HOST.fullmatch(host):
+        problems.append(
+            ("site", "The site must be a host name, e.g. youtube.com (its subdomains count too).")
+        )
         return ""
     return host
 

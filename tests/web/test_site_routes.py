@@ -121,3 +121,17 @@ def test_review_history_csv_and_insights_count_a_browser_s_time_per_site(drift_c
     insights = client.get("/insights").get_data(as_text=True)
     assert "Time per app and site" in insights and "youtube.com" in insights
     assert "watch?v" not in insights and "watch?v" not in "".join(lines)
+
+
+def test_a_site_that_no_page_can_be_on_is_refused_not_kept_as_a_dead_rule(drift_client):
+    """A wildcard or a stray character: site_of() keeps it as the host, and a rule for it
+    would never match a page (a rule for a site already covers its subdomains)."""
+    _, client = drift_client()
+    for site in ("*.youtube.com", "you tube.com", "youtube.com,", "news!.example.com"):
+        refused = client.post("/rules", json={"site": site, "verdict": "off_task"})
+        assert refused.status_code == 400, site
+        assert "host name" in refused.get_json()["error"], site
+    assert client.get("/rules", headers={"Accept": "application/json"}).get_json() == []
+    for site, kept in (("M.YouTube.com", "m.youtube.com"), ("https://www.x.org/a?b", "x.org")):
+        made = client.post("/rules", json={"site": site, "verdict": "off_task"})
+        assert made.status_code == 201 and made.get_json()["site"] == kept
