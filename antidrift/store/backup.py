@@ -131,8 +131,7 @@ def clear_leftovers(data_dir: Path) -> list[Path]:
 
 def back_up(database: Path, where: Path, now: datetime) -> Path:
     """Write a checked backup of `database` into `where`; return its path."""
-    if not database.is_file() or database.stat().st_size == 0:
-        raise BackupError(f"There is no database at {database} yet: nothing to back up.")
+    _require_database(database)
     try:
         where.mkdir(parents=True, exist_ok=True)
     except (FileExistsError, NotADirectoryError):
@@ -418,9 +417,15 @@ def stop_on_sigterm() -> None:
         signal.signal(signal.SIGTERM, stop)
 
 
+def _require_database(database: Path) -> None:
+    if not database.is_file() or database.stat().st_size == 0:
+        raise BackupError(f"There is no database at {database} yet: nothing to back up.")
+
+
 def _back_up_held(database: Path) -> Path:
     """A backup while a server runs (its WAL beside the file), or with the data directory
     held for the copy's few seconds, so no server starts writing under an immutable read."""
+    _require_database(database)  # first: holding the directory would make it (a typo too)
     try:
         lock = datalock.acquire(database.parent)
     except datalock.AlreadyRunning:

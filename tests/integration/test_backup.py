@@ -217,3 +217,16 @@ def test_the_server_backs_up_at_start_when_the_newest_backup_is_over_a_day_old(t
         assert _integrity(made[0].path) == "ok"
     finally:
         server.stop()
+
+
+def test_backup_of_a_data_directory_with_no_database_leaves_nothing_behind(tmp_path):
+    """A mistyped --data-dir is one sentence, not a new folder with a lock file in it."""
+    typo = tmp_path / "dtaa"
+    code, said = antidrift("backup", data=typo)
+    assert code == 1 and "nothing to back up" in said and said.count("\n") == 1
+    assert not typo.exists()
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    code, said = antidrift("backup", data=empty)
+    assert code == 1 and "nothing to back up" in said
+    assert list(empty.iterdir()) == []
