@@ -5,8 +5,10 @@ Firefox rewrites `<profile>/sessionstore-backups/recovery.jsonlz4` about every 1
 runs: mozLz4 is 8 bytes `mozLz40\\0`, a 4-byte little-endian size, then one LZ4 block of
 JSON (`windows[].tabs[].entries[]` with `url` and `title`, `tabs[].index` the 1-based
 current entry, `windows[].selected` the 1-based selected tab). Private windows are never
-written there, and one marked `isPrivate` is passed by. The profiles are named in
-`profiles.ini` (the `[Install…]` section's `Default=`, else `Default=1`, else every one).
+written there, and one marked `isPrivate` is passed by; a focused window whose title ends
+"Private Browsing" gets no URL (a normal tab of the same title is not its page). The
+profiles are named in `profiles.ini` (the `[Install…]` section's `Default=`, else
+`Default=1`, else every one).
 """
 
 from __future__ import annotations
@@ -18,12 +20,14 @@ from collections.abc import Mapping
 from pathlib import Path
 
 from antidrift.evidence.probe import ProbeError, text_field
-from antidrift.evidence.tabs import same_page
+from antidrift.evidence.tabs import PRIVATE, same_page
 
 MAGIC = b"mozLz40\0"
 MAX_FILE = 32 << 20  # bytes of a compressed session store (a few hundred tabs: ~1 MiB)
 MAX_JSON = 128 << 20  # bytes it may decompress to
 RECOVERY = Path("sessionstore-backups") / "recovery.jsonlz4"
+# How a private window's title ends ("… — Mozilla Firefox Private Browsing", English builds).
+PRIVATE_WINDOW = "Private Browsing"
 # Where Firefox keeps profiles.ini, under the user's home: Linux (and its snap and flatpak
 # packages), macOS.
 HOMES = (
@@ -109,6 +113,9 @@ class FirefoxSessions:
     def tab(self, browser: str, title: str) -> str | None:
         if browser != "firefox":
             return None
+        if title.rstrip().endswith(PRIVATE_WINDOW):
+            # Never in the store; a normal tab of the same title is not this window's page.
+            return PRIVATE
         for root in self._roots:
             for profile in profiles(root):
                 for tab_title, url in self._tabs(profile / RECOVERY):

@@ -96,6 +96,19 @@ def test_the_selected_tab_of_the_window_whose_title_matches(tmp_path):
     assert firefox.tab("chrome", "A video - YouTube - Google Chrome") is None
 
 
+def test_a_private_window_never_takes_the_url_of_a_normal_tab_with_its_title(tmp_path):
+    """Private windows are not in the store, but a normal window's tab may have the same
+    title (the same page opened privately): its URL must not be kept for the private one."""
+    env, _ = firefox_home(tmp_path, SESSION)
+    firefox = FirefoxSessions(env)
+    for title in (
+        "A video - YouTube — Mozilla Firefox Private Browsing",
+        "A video - YouTube — Firefox Private Browsing",
+    ):
+        assert firefox.tab("firefox", title) == PRIVATE, title
+    assert firefox.tab("firefox", "Private Browsing tips — Mozilla Firefox") is None
+
+
 def test_the_store_is_read_again_when_firefox_rewrites_it(tmp_path):
     env, path = firefox_home(tmp_path, SESSION)
     firefox = FirefoxSessions(env)
