@@ -119,7 +119,9 @@ class Commitment:
     paused_secs: int = 0
     # What the one write-back to its task recorded ("note" or "done"); None before it.
     written_back: str | None = None
-    away_secs: int = 0  # whole seconds with no input for the away_after setting's minutes
+    # Whole seconds with no input for the away_after setting's minutes, on the clock (an
+    # absence counted as a pause is paused_secs instead).
+    away_secs: int = 0
 
     @classmethod
     def begin(

@@ -58,8 +58,12 @@ LEFT_HEADER = "AntiDrift-Left-Secs"
 
 def credited(c: Commitment, secs: int) -> Commitment:
     """Time away counted as a pause after the fact: the deadline moves by it and paused_secs
-    grows by it, as if Pause had been pressed when input stopped."""
+    grows by it, as if Pause had been pressed when input stopped — so it leaves away_secs
+    (paused time is not also time away on the clock)."""
     secs = max(0, secs)
     return replace(
-        c, deadline=c.deadline + timedelta(seconds=secs), paused_secs=c.paused_secs + secs
+        c,
+        deadline=c.deadline + timedelta(seconds=secs),
+        paused_secs=c.paused_secs + secs,
+        away_secs=max(0, c.away_secs - secs),
     )

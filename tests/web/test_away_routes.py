@@ -103,6 +103,21 @@ def test_a_timebox_that_ran_out_while_away_is_reviewed_with_the_time_away(
     assert dict(zip(header, line, strict=True))["away_secs"] == "780"
 
 
+def test_time_away_counted_as_a_pause_is_not_counted_again_as_away(client, controller, clock):
+    """Counted as a pause, the absence is paused time: the review must not say it was also
+    "of it away" (12 min away of a 1-minute commitment), nor history carry it twice."""
+    go_away(client, controller, clock)  # 12 min away, from 1:00 to 13:00
+    client.post("/away/credit")
+    assert state(client)["away_secs"] == 0
+    clock.advance(60)
+    client.post("/finish")
+    review = " ".join(page(client).by_id("view").text().split())
+    assert "12 min paused" in review and "away" not in review
+    client.post("/end", json={"outcome": "met"})
+    [row] = client.get("/history").get_json()
+    assert (row["paused_secs"], row["away_secs"], row["actual_secs"]) == (720, 0, 120)
+
+
 def test_an_answer_from_the_page_says_what_was_done_and_moves_the_focus(client, controller, clock):
     go_away(client, controller, clock)
     answer = parse(client.post("/away/credit", headers=HX).get_data(as_text=True))
