@@ -8,6 +8,7 @@ between answers (antidrift/cli/remote.py); nothing here reads a clock.
 from __future__ import annotations
 
 import json
+from datetime import datetime
 from html import escape
 
 from antidrift.core.timing import clock_text
@@ -62,10 +63,23 @@ def line(state: dict) -> str:
     return _line(state) + _event(state)
 
 
+def _rest(state: dict) -> str | None:
+    """A break under way (locked): "Break until 14:05", as the page says Break."""
+    rest = state.get("break")
+    if not isinstance(rest, dict):
+        return None
+    name = "Long break" if rest.get("long") is True else "Break"
+    try:
+        ends = datetime.fromisoformat(str(rest.get("ends_at")))
+    except ValueError:
+        return name
+    return f"{name} until {ends.astimezone():%H:%M}"
+
+
 def _line(state: dict) -> str:
     k = kind(state)
     if k == "locked":
-        return "No commitment"
+        return _rest(state) or "No commitment"
     if k == "planning":
         return "Planning"
     if k == "timesup":

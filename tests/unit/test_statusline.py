@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from datetime import UTC, datetime
 
 import pytest
 
@@ -121,3 +122,18 @@ def test_away_is_said_first_as_the_pages_title_says_it_the_class_stays_active():
     assert statusline.line(body) == "Away · 15:00 · Write the intro"
     bar = json.loads(statusline.waybar(body))
     assert bar["text"].startswith("Away 15:00 ") and bar["class"] == "active"
+
+
+def test_a_break_is_said_with_its_end_as_the_page_says_it_the_class_stays_locked():
+    """The page's title says Break while one runs; "No commitment" alone hid it."""
+    ends = datetime(2026, 3, 2, 9, 10, tzinfo=UTC)
+    body = state("locked", **{"break": {"ends_at": ends.isoformat(), "long": False}})
+    until = f"{ends.astimezone():%H:%M}"
+    assert statusline.line(body) == f"Break until {until}"
+    bar = json.loads(statusline.waybar(body))
+    assert (bar["text"], bar["class"]) == (f"Break until {until}", "locked")
+    long = state("locked", **{"break": {"ends_at": ends.isoformat(), "long": True}})
+    assert statusline.line(long) == f"Long break until {until}"
+    odd = state("locked", **{"break": {"ends_at": "soon", "long": False}})
+    assert statusline.line(odd) == "Break"  # an odd shape is no traceback
+    assert statusline.line(state("locked", **{"break": None})) == "No commitment"
