@@ -280,6 +280,8 @@ def database_lines(path: Path) -> tuple[bool, list[str]]:
     server = f"served by AntiDrift{' at ' + url if url else ''}" if url is not None else ""
     lines = [f"Database {path}{' (' + server + ')' if server else ''}:"]
     if not path.exists() or path.stat().st_size == 0:
+        if problem := _unmakeable(path.parent):
+            return False, [*lines, f"  refused: {problem}"]
         return True, [*lines, "  not made yet: the first start makes it"]
     try:
         dbcheck.inspect(path, [version for version, _, _ in MIGRATIONS])
@@ -295,6 +297,17 @@ def database_lines(path: Path) -> tuple[bool, list[str]]:
         return False, [*lines, f"  cannot be read now: {exc}"]
     summary = f"AntiDrift's, schema version {version}, quick_check ok, {ended} commitment(s)"
     return True, [*lines, f"  {summary}"]
+
+
+def _unmakeable(directory: Path) -> str | None:
+    """Why a start could not make (or use) the data directory, read-only: a file where it,
+    or a folder above it, should be."""
+    found = directory
+    while not found.exists() and found != found.parent:
+        found = found.parent
+    if found.exists() and not found.is_dir():
+        return f"{found} is not a directory: choose another --data-dir."
+    return None
 
 
 def serve_command(parser: argparse.ArgumentParser):

@@ -81,6 +81,21 @@ def test_doctor_refuses_what_the_start_would_and_exits_1(tmp_path, doctor):
     assert code == 1 and "refused:" in out and str(data / "settings.json") in out
 
 
+def test_doctor_refuses_a_data_directory_the_start_could_not_make(tmp_path, doctor):
+    """A file where the data directory (or a folder above it) should be: the start says
+    "Cannot create the data directory", so doctor must not say "the first start makes it"."""
+    note = tmp_path / "notes.txt"
+    note.write_text("a file, not a folder")
+    for data in (note, note / "antidrift"):
+        code, out = doctor("--data-dir", str(data))
+        assert code == 1, data
+        assert "refused:" in out and f"{note} is not a directory" in out, out
+        assert "not made yet" not in out
+    assert note.read_text() == "a file, not a folder"
+    code, out = doctor("--data-dir", str(tmp_path / "new" / "data"))  # made at the start
+    assert code == 0 and "not made yet" in out and not (tmp_path / "new").exists()
+
+
 def test_doctor_reads_a_database_a_server_holds_and_says_who(tmp_path, doctor):
     data = tmp_path / "D"
     lock = datalock.acquire(data, url="http://127.0.0.1:7799/")
