@@ -94,10 +94,16 @@ class Away:
         self._returned = (back.id, span) if span else None
         self._work.then(self._guard.resume(s.last_sample, at).run)
 
+    def present(self, at: datetime) -> None:
+        """Under the unit of work: the clock runs again at `at` (resume, undo, more time),
+        maybe with no input here (a command from elsewhere): no absence counts from before."""
+        self._back_at = at if self._back_at is None else max(self._back_at, at)
+
     def end(self, at: datetime) -> None:
         """Under the unit of work, before the commitment is paused or stopped at `at`: an
         absence in progress ends there and is counted (its caller saves the commitment)."""
         self._returned = None
+        self.present(at)  # what ended here was counted: never again from before it
         if self._since is None:
             return
         s = self._s

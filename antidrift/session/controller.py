@@ -267,6 +267,8 @@ class Controller:
             self._store.save(RuntimeState.ACTIVE, extended)
             resumed = s.state is RuntimeState.REVIEW
             s.state, s.commitment, s.rhythm = RuntimeState.ACTIVE, extended, rhythm
+            if resumed:
+                self.away.present(now)  # the review was no absence
             if resumed:  # the time's-up review was neither work nor drift
                 work.then(self._guard.begin(extended, s.last_sample, since=s.now()).run)
             work.changed()

@@ -79,6 +79,7 @@ class Interruptions:
             resumed = timing.resumed(s.commitment, now)
             self._store.save(RuntimeState.ACTIVE, resumed)
             s.commitment = resumed
+            self._away.present(now)  # the pause was no absence
             work.then(self._guard.resume(s.last_sample, now).run)
             work.changed()
         return resumed
@@ -192,6 +193,7 @@ class Interruptions:
             self._store.save(RuntimeState.ACTIVE, before)
             self._reflections.cancel()
             s.state, s.commitment, s.rhythm = RuntimeState.ACTIVE, before, rhythm
+            self._away.present(s.now())  # nor was the review
             work.then(self._guard.begin(before, s.last_sample, since=s.now()).run)
             work.changed()
         return before

@@ -297,3 +297,29 @@ def test_discarding_while_away_ends_the_absence_the_next_commitment_starts_prese
     controller.start_manual_commitment("Write the outro", "Outro in the doc", 20)
     assert controller.snapshot().away.away is False
     assert controller.record_window("code", "outro.md") is True
+
+
+def test_an_absence_that_ended_at_a_pause_or_finish_is_never_counted_again(running, clock):
+    """Pause, Resume and Undo Finish need no local input (`antidrift pause` from a phone, a
+    script): the desktop may still say idle since before. What ended there was counted."""
+    controller = running()
+    clock.advance(8 * 60)
+    assert controller.note_idle(180) is True  # away since 5:00
+    clock.advance(60)
+    controller.pause()  # 9:00: 4 min counted
+    clock.advance(5 * 60)
+    controller.resume()  # 14:00, input still stopped at 5:00
+    assert controller.note_idle(9 * 60) is False  # the pause was no absence
+    clock.advance(3 * 60)
+    assert controller.note_idle(12 * 60) is True  # away again, from the resume on
+    assert controller.snapshot().away.since == START + timedelta(minutes=14)
+    clock.advance(60)
+    assert controller.note_idle(0) is False  # back at 18:00
+    assert controller.snapshot().commitment.away_secs == 4 * 60 + 4 * 60
+    clock.advance(3 * 60 + 10)
+    assert controller.note_idle(190) is True  # away since 18:00
+    clock.advance(60)
+    controller.finish()  # 22:10: 4:10 more (the timebox had moved by the pause)
+    controller.undo_finish()
+    assert controller.note_idle(250) is False  # still idle since 18:00: counted already
+    assert controller.snapshot().commitment.away_secs == 8 * 60 + 250
