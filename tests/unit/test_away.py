@@ -323,3 +323,15 @@ def test_an_absence_that_ended_at_a_pause_or_finish_is_never_counted_again(runni
     controller.undo_finish()
     assert controller.note_idle(250) is False  # still idle since 18:00: counted already
     assert controller.snapshot().commitment.away_secs == 8 * 60 + 250
+
+
+def test_more_time_after_a_timebox_ran_out_while_away_counts_no_absence_again(running, clock):
+    controller = running()
+    clock.advance(15 * 60)
+    assert controller.note_idle(180) is True  # away since 12:00
+    clock.advance(6 * 60)
+    assert controller.expire_if_due() is True  # 8 min counted, to the deadline at 20:00
+    clock.advance(5 * 60)  # five minutes in review
+    controller.extend(10)  # from elsewhere: the desktop still idle since 12:00
+    assert controller.note_idle(13 * 60) is False  # the review was no absence
+    assert controller.snapshot().commitment.away_secs == 8 * 60
