@@ -320,6 +320,21 @@ class Calendars:
     def show(self, value: tuple[str, ...]) -> str:
         return ",".join(value)
 
+    def told(self, value: tuple[str, ...]) -> str:
+        """As a report prints it (doctor): an address by its host alone, never its path,
+        where a secret iCal address carries its key."""
+        return ",".join(_host_only(item) for item in value)
+
+
+def _host_only(item: str) -> str:
+    if "://" not in item:
+        return item
+    try:
+        host = urlsplit(item).hostname
+    except ValueError:
+        host = None
+    return f"https://{host}/…" if host else "(an address)"
+
 
 @dataclass(frozen=True)
 class Folder:

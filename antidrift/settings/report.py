@@ -23,7 +23,7 @@ def doctor_lines(env: Mapping[str, str], data_dir: str | Path | None = None) -> 
                 value = reading.values[key]
             else:
                 value = default_data_dir(env) if key == "data_dir" else default_of(key)
-            value = setting.kind.show(value)
+            value = getattr(setting.kind, "told", setting.kind.show)(value)  # what may print
             source = reading.sources.get(key, "default")
             if setting.secret:
                 value = "(set, hidden)" if value else ""

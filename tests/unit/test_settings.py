@@ -409,6 +409,19 @@ def test_doctor_lists_every_setting_its_value_and_source_and_masks_the_key(tmp_p
     assert rows["ANTIDRIFT_AI_KEY"][-1] == "environment" and "hidden" in text
 
 
+def test_doctor_names_a_calendar_address_by_its_host_never_its_secret_path(tmp_path):
+    """Google's and Outlook's iCal addresses carry their key in the path: a doctor report
+    pasted into a bug report must not hand out the calendar (the fetch's lines name the
+    host alone already)."""
+    secret = "https://calendar.example/ical/me/private-0123abcd/basic.ics"
+    _save(tmp_path, calendar=f"{tmp_path / 'work.ics'},{secret}")
+    lines = settings.doctor_lines({"ANTIDRIFT_DATA_DIR": str(tmp_path)})
+    text = "\n".join(lines)
+    assert "0123abcd" not in text and "/ical/" not in text
+    [row] = [ln for ln in lines if ln.startswith("  ANTIDRIFT_CALENDAR ")]
+    assert f"{tmp_path / 'work.ics'},https://calendar.example/…" in row
+
+
 def test_doctor_names_a_refused_value_and_exits_non_zero(tmp_path, capsys, monkeypatch):
     from antidrift.server import serve
 
