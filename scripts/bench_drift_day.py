@@ -478,6 +478,7 @@ class _SiteRun:
         self.idle: list[tuple[datetime, datetime]] = []  # (input stopped, came again)
         self.commitments: list[str] = []
         self.away_secs = 0  # what the session counted as away (commitments' away_secs)
+        self.status_away = ""  # the guard's status as /state showed it once away
 
     def now(self) -> datetime:
         return self.clock.now()
@@ -519,6 +520,7 @@ class _SiteRun:
         away = self.controller.note_idle(idle)
         if away and not was:
             self.away.append((self.now(), None))
+            self.status_away = self.controller.snapshot().drift.status.value  # "away"
         elif was and not away:
             self.away[-1] = (self.away[-1][0], self.now())
         if not away:
@@ -584,6 +586,7 @@ def run_site_day(root: Path, day, truth, *, sites: bool, rules, max_calls: int =
         "false_alarms": sum(1 for e in episodes if truth[(e.app, e.title)]),
         "away_spans_s": [(b - a).total_seconds() for a, b in spans],
         "away_secs": run.away_secs,
+        "drift_status_away": run.status_away,
         "nudges_while_away": sum(1 for at in run.nudges.at if in_away(at)),
         # From the last input on (the away_after minutes before the session can know): honest.
         "nudges_after_input_stopped": sum(1 for at in run.nudges.at if idle(at)),

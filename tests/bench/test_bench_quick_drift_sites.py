@@ -32,7 +32,7 @@ def test_the_day_with_sites_and_an_absence_keeps_its_promises():
         # and counted from when input stopped.
         [span] = run["away_spans_s"]
         assert ABSENCE - AWAY_AFTER - 5 <= span <= ABSENCE - AWAY_AFTER, name
-        assert run["away_secs"] == ABSENCE, name
+        assert run["away_secs"] == ABSENCE and run["drift_status_away"] == "away", name
         # Nobody there: no judge call, no nudge; there were some while the user was.
         assert run["nudges_while_away"] == 0 and run["calls_while_away"] == 0, name
         assert run["nudges"] > 0 and run["calls"] > 0, name
