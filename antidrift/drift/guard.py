@@ -137,14 +137,19 @@ class DriftGuard:
 
     @property
     def exclude(self) -> re.Pattern[str] | None:
-        """The private-title pattern in force (a changed one from the next commitment)."""
+        """The private-title pattern in force (a changed one at once)."""
         return self._exclude
 
     def retune(
         self, judge: Judge | None, settings: DriftSettings | None, exclude: re.Pattern[str] | None
     ) -> None:
-        """Changed settings, taken up when the next commitment begins (not under a running one)."""
+        """Changed settings, taken up when the next commitment begins (not under a running
+        one) — but the private-title pattern at once: the Settings page promises a matching
+        title is never stored or sent, and it is often saved because one just showed."""
         self._retuned = (judge, settings, exclude)
+        self._exclude = exclude
+        if self._policy is not None:
+            self._policy.exclude = exclude
 
     # -- called under the controller's lock ---------------------------------------------------
 

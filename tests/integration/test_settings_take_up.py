@@ -3,6 +3,8 @@ a new coach and drift guard (from the next commitment), the private-title patter
 
 from __future__ import annotations
 
+import sqlite3
+
 from antidrift.server import bootstrap
 from antidrift.server.app import create_app
 from antidrift.settings import load
@@ -61,6 +63,31 @@ def test_a_new_backend_and_private_titles_apply_without_a_restart(tmp_path, fake
         assert seen.status_code == 202, seen.get_data(as_text=True)
         state = client.get("/state").get_json()
         assert "bank" not in str(state), state
+    finally:
+        runtime.stop()
+
+
+def test_private_titles_saved_while_a_commitment_runs_are_kept_private_at_once(tmp_path, fake_bin):
+    """The Settings page says a matching title "is never stored or sent": a pattern added
+    because a private window just showed in the evidence must not wait for the next
+    commitment (the rest of this one stored and judged such titles in clear)."""
+    app, runtime = serve(tmp_path, fake_bin, {"ANTIDRIFT_WINDOW_SOURCE": "off"})
+    try:
+        client = app.test_client()
+        client.post("/planning", headers=HOST)
+        client.post("/commitment", json=PLAN, headers=HOST)
+        answer = client.post("/settings", json={"evidence_exclude": "bank"}, headers=HOST)
+        assert answer.status_code == 200, answer.get_data(as_text=True)
+        page = {"app": "firefox", "title": "My bank balance", "url": "https://bank.example/a"}
+        assert client.post("/evidence/window", json=page, headers=HOST).status_code == 202
+        state = client.get("/state").get_json()
+        assert "bank" not in str(state), state
+        db = sqlite3.connect(tmp_path / "data" / "antidrift.sqlite3")
+        try:
+            stored = db.execute("SELECT title, url FROM samples").fetchall()
+        finally:
+            db.close()
+        assert stored and all("bank" not in str(row) for row in stored), stored
     finally:
         runtime.stop()
 
