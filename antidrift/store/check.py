@@ -18,6 +18,7 @@ from antidrift.core.errors import Error
 
 APPLICATION_ID = 0x41447269  # "ADri"
 MOVE_ASIDE = "move it aside (rename it) to start afresh, or choose another --data-dir"
+ANOTHER_BACKUP = "choose another backup"  # a file to restore from is never moved aside
 
 
 class UnusableDatabase(Error):
@@ -35,7 +36,7 @@ def inspect(path: Path, known_versions: Collection[int], *, writable: bool = Tru
     beside = _beside(path)
     found = {part for part in beside if part.exists()}
     try:
-        _check(path, known_versions)
+        _check(path, known_versions, MOVE_ASIDE if writable else ANOTHER_BACKUP)
     except UnusableDatabase:
         # A refused file is left as it was found: without a -wal or -shm it did not have.
         for part in set(beside) - found:
@@ -113,48 +114,51 @@ def open_read_only(path: Path, timeout: float = 2.0) -> sqlite3.Connection:
     return sqlite3.connect(f"file:{quote(str(path))}?{mode}", uri=True, timeout=timeout)
 
 
-def _check(path: Path, known_versions: Collection[int]) -> None:
+def _check(path: Path, known_versions: Collection[int], advice: str) -> None:
     try:
         with path.open("rb") as f:
             if f.read(16) != b"SQLite format 3\x00":
-                raise UnusableDatabase(_foreign(path, "it is not an SQLite database"))
+                raise UnusableDatabase(_foreign(path, "it is not an SQLite database", advice))
         db = open_read_only(path)
     except OSError as exc:
         raise UnusableDatabase(f"Cannot read the database {path}: {exc.strerror}.") from exc
     try:
-        _identify(db, path, known_versions)
+        _identify(db, path, known_versions, advice)
         problems = [row[0] for row in db.execute("PRAGMA quick_check(5)")]
         if problems != ["ok"]:
-            raise UnusableDatabase(_damaged(path, problems[0]))
+            raise UnusableDatabase(_damaged(path, problems[0], advice))
     except sqlite3.OperationalError as exc:
         if "locked" in str(exc) or "busy" in str(exc):
             raise
-        raise UnusableDatabase(_damaged(path, str(exc))) from exc
+        raise UnusableDatabase(_damaged(path, str(exc), advice)) from exc
     except sqlite3.DatabaseError as exc:
         if "malformed" in str(exc) or "corrupt" in str(exc):
-            raise UnusableDatabase(_damaged(path, str(exc))) from exc
-        raise UnusableDatabase(_foreign(path, str(exc))) from exc
+            raise UnusableDatabase(_damaged(path, str(exc), advice)) from exc
+        raise UnusableDatabase(_foreign(path, str(exc), advice)) from exc
     finally:
         db.close()
 
 
-def _identify(db: sqlite3.Connection, path: Path, known_versions: Collection[int]) -> None:
+def _identify(
+    db: sqlite3.Connection, path: Path, known_versions: Collection[int], advice: str
+) -> None:
     """Return if the file is AntiDrift's (marked, or 0.2's unmarked), else raise."""
     app_id = db.execute("PRAGMA application_id").fetchone()[0]
     tables = {r[0] for r in db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
     if app_id not in (0, APPLICATION_ID):
-        raise UnusableDatabase(_foreign(path, f"it belongs to another program, id {app_id:#x}"))
+        why = f"it belongs to another program, id {app_id:#x}"
+        raise UnusableDatabase(_foreign(path, why, advice))
     if app_id == 0 and not tables:
         return  # an empty SQLite file: nothing in it to lose
     if app_id == 0 and not _is_antidrift_02(db, tables):
-        raise UnusableDatabase(_foreign(path, "its tables are not AntiDrift's"))
+        raise UnusableDatabase(_foreign(path, "its tables are not AntiDrift's", advice))
     versions = {r[0] for r in db.execute("SELECT version FROM schema_migrations")}
     unknown = versions - set(known_versions)
     if unknown:
         raise UnusableDatabase(
             f"The database {path} was made by a newer AntiDrift (schema version"
             f" {max(unknown)}; this one knows up to {max(known_versions)}). Upgrade AntiDrift,"
-            f" or {MOVE_ASIDE}; this version will not change it."
+            f" or {advice}; this version will not change it."
         )
 
 
@@ -185,15 +189,19 @@ def _effective() -> bool:
     return os.access in os.supports_effective_ids
 
 
-def _foreign(path: Path, why: str) -> str:
+def _foreign(path: Path, why: str, advice: str) -> str:
+    if advice == ANOTHER_BACKUP:
+        return f"{path} is not an AntiDrift database ({why}): {advice}."
     return (
         f"{path} is not an AntiDrift database ({why}). AntiDrift never writes into a file"
-        f" it did not make: {MOVE_ASIDE}."
+        f" it did not make: {advice}."
     )
 
 
-def _damaged(path: Path, problem: str) -> str:
+def _damaged(path: Path, problem: str, advice: str) -> str:
+    if advice == ANOTHER_BACKUP:
+        return f"{path} is damaged (quick_check: {problem}): {advice}."
     return (
         f"The database {path} is damaged (quick_check: {problem}). Keep it (the sqlite3"
-        f" tool's .recover may save its history), and {MOVE_ASIDE}."
+        f" tool's .recover may save its history), and {advice}."
     )

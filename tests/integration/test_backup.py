@@ -156,6 +156,7 @@ def test_restore_refuses_a_file_start_up_would_refuse_and_changes_nothing(tmp_pa
         bad.write_bytes(b"")
     code, out = antidrift("restore", str(bad), data=data)
     assert code == 2 and "othing was restored" in out, out
+    assert "move it aside" not in out and "start afresh" not in out, out  # not the live one
     assert _sha(db) == before
     assert sorted(p.name for p in data.iterdir()) == ["antidrift.lock", "antidrift.sqlite3"]
 

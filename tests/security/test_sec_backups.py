@@ -251,6 +251,8 @@ def test_restore_refuses_what_is_no_whole_antidrift_database(tmp_path, db, kind,
     assert code == 2, out
     assert "Nothing was restored" in out and words in out, out
     assert len(out.strip().splitlines()) == 1 and "Traceback" not in out, out
+    # The start-up's advice (move the live database aside) is not for a file to restore.
+    assert "move it aside" not in out and "--data-dir" not in out, out
     assert _sha(db) == before
     assert _names(data) == {"antidrift.lock", "antidrift.sqlite3"}
 
