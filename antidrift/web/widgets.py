@@ -397,12 +397,15 @@ class EventClash(Widget):
     name = "event_clash"
     event: Event | None = None
     minutes: int = 0
+    through: bool = False  # the timebox outlasts the event: not "N min into" it
 
     @classmethod
     def of(cls, snap: Snapshot) -> EventClash:
         c = snap.commitment
         clash = snap.calendar.clash(c.deadline, snap.now) if c is not None else None
-        return cls(*clash) if clash is not None else cls()
+        if clash is None:
+            return cls()
+        return cls(*clash, through=c.deadline >= clash[0].ends_at)
 
 
 @dataclass(frozen=True)

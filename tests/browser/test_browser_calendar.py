@@ -32,7 +32,8 @@ def app(tmp_path_factory, _chromium_available):
     fake = FakeCLI(tmp / "bin")
     # The real clock: the standup starts 40 minutes from now (to the minute).
     at = (datetime.now().astimezone() + timedelta(minutes=41)).replace(second=0, microsecond=0)
-    ics = write(tmp / "work.ics", event("standup@x", "Team standup", at, None, minutes=15))
+    # Half an hour: the 60-minute timebox below ends some 20 minutes into it.
+    ics = write(tmp / "work.ics", event("standup@x", "Team standup", at, None, minutes=30))
     env = {
         "PATH": path_with(tmp / "bin"),
         "ANTIDRIFT_AI_BACKEND": "claude",

@@ -21,7 +21,8 @@ HHMM = STANDUP_AT.astimezone().strftime("%H:%M")
 
 @pytest.fixture
 def agenda(tmp_path, clock):
-    path = write(tmp_path / "work.ics", event("s@x", "Team standup", STANDUP_AT, None, minutes=15))
+    # Half an hour: a 60-minute timebox ends 20 minutes into it, a 90-minute one outlasts it.
+    path = write(tmp_path / "work.ics", event("s@x", "Team standup", STANDUP_AT, None, minutes=30))
     kept = Calendar(tmp_path / "cache", clock)
     kept.configure(parse(str(path)))
     kept.refresh()
@@ -55,6 +56,16 @@ def test_a_timebox_past_the_event_is_accepted_and_the_active_view_names_the_clas
     assert response.status_code == 200 and state(client)["runtime_state"] == "active"
     clash = page(client).by_id("event-clash")
     assert clash.text() == f"This timebox ends 20 min into Team standup ({HHMM})."
+
+
+def test_a_timebox_that_outlasts_the_event_says_it_runs_through_it_not_minutes_into_it(client):
+    """A 30-minute standup 40 minutes away and a 90-minute timebox: it does not end "50 min
+    into Team standup", which is over by then."""
+    to(client, "planning")
+    client.post("/commitment", data={**PLAN, "timebox_minutes": "90"}, headers=HX)
+    ends = (STANDUP_AT + timedelta(minutes=30)).astimezone().strftime("%H:%M")
+    clash = page(client).by_id("event-clash")
+    assert clash.text() == f"This timebox runs through Team standup ({HHMM}–{ends})."
 
 
 def test_a_timebox_that_ends_before_the_event_names_no_clash(client):
