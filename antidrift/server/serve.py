@@ -18,7 +18,7 @@ from gunicorn.app.base import BaseApplication
 from antidrift import ai, settings, tasks
 from antidrift.core.errors import StoreError
 from antidrift.core.loopback import is_loopback
-from antidrift.core.terminal import say
+from antidrift.core.terminal import printable, say
 from antidrift.evidence.report import doctor_lines
 from antidrift.server.httpworker import THREADS
 from antidrift.settings import Settings, SettingsError
@@ -28,8 +28,18 @@ log = logging.getLogger("antidrift")
 LOG_FORMAT = "%(asctime)s %(levelname)s %(name)s: %(message)s"
 
 
+class FencedFormatter(logging.Formatter):
+    """A log line as the terminal may show it: `antidrift serve` in the foreground logs to
+    one, and a line may quote an AI CLI's raw output or a window title (core/terminal.py)."""
+
+    def format(self, record: logging.LogRecord) -> str:
+        return printable(super().format(record))
+
+
 def configure_logging(level: int = logging.INFO) -> None:
-    logging.basicConfig(level=level, format=LOG_FORMAT, stream=sys.stderr)
+    handler = logging.StreamHandler(sys.stderr)
+    handler.setFormatter(FencedFormatter(LOG_FORMAT))
+    logging.basicConfig(level=level, handlers=[handler])
 
 
 # -- gunicorn hooks (shared with gunicorn.conf.py) --------------------------------------------

@@ -410,3 +410,30 @@ def test_backup_and_restore_print_a_crafted_file_name_escaped(tmp_path):
     assert result.returncode != 0
     assert "\x1b" not in result.stderr + result.stdout and "\x07" not in result.stderr
     assert "\\u001b]0;owned\\u0007" in result.stderr  # said, escaped
+
+
+# -- the server's log: `antidrift serve` in a terminal writes it there ---------------------------
+
+
+def test_an_ai_cli_s_raw_output_in_the_server_log_reaches_the_terminal_fenced(tmp_path):
+    """A coach CLI that fails has its raw output logged (the page says one sentence): the
+    log is the terminal of `antidrift serve` run in the foreground, and the output is any
+    model's (or a quoted window title's) text."""
+    from tests.support.fake_cli import FakeCLI, path_with
+    from tests.support.server import RunningServer
+
+    hostile = HOSTILE.replace("\ud800", "")  # a CLI's output is bytes: no lone surrogate
+    cli = FakeCLI(tmp_path / "bin")
+    cli.configure(answer=f"out {hostile}", exit=3, stderr=f"err {hostile}")
+    server = RunningServer(tmp_path / "data", env={"PATH": path_with(cli.folder)})
+    server.env.pop("ANTIDRIFT_CLAUDE_BIN", None)
+    server.start()
+    try:
+        assert server.post("/planning")[0] == 200
+        assert server.post("/coach", {"intent": "the report"})[0] == 200
+        wait_until(lambda: "exit code 3" in server.log_path.read_text(errors="replace"))
+    finally:
+        server.stop()
+    logged = server.log_path.read_bytes().decode("utf-8", "surrogateescape")
+    line = next(ln for ln in logged.splitlines() if "exit code 3" in ln)
+    assert "Write" in line and _bad(logged) == [], line
