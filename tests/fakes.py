@@ -255,6 +255,14 @@ class FakeStore:
         with self._lock:
             return {w: j for (cid, w), j in self.drift_judgements.items() if cid == commitment_id}
 
+    def forget_verdicts(self, commitment_id: str) -> None:
+        with self._lock:
+            self.drift_judgements = {
+                (cid, w): j
+                for (cid, w), j in self.drift_judgements.items()
+                if cid != commitment_id or j.source.value == "you"
+            }
+
     def save_episode(self, commitment_id, episode) -> None:
         with self._lock:
             self.drift_episodes[(commitment_id, episode.number)] = episode

@@ -203,6 +203,20 @@ class DriftGuard:
             return After()
         return self._watch(self._commitment, counted_from(last, now))
 
+    def replan(self, commitment: Commitment, last: WindowSample | None, now: datetime) -> After:
+        """The running commitment's next action changed: what the judge (or churn, or a rule
+        then) decided against the old one is forgotten and each window is asked about again;
+        the user's own answers, and the guard turned off for it, stand. An open episode ends."""
+        self._commitment = commitment
+        if not self.on or self._off_here:
+            return After()
+        self._stop_judge()
+        if self._policy is not None and not self._paused and not self._in_event:
+            self._apply(self._policy.stop(now))
+        self._store.forget_verdicts(commitment.id)
+        waiting = self._paused or self._in_event  # judged again when it resumes / ends
+        return self._watch(commitment, None if waiting else counted_from(last, now))
+
     def _watch(self, commitment: Commitment, last: WindowSample | None) -> After:
         """A fresh policy over what this commitment has recorded (verdicts, episodes)."""
         self._policy = None

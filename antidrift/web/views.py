@@ -23,6 +23,7 @@ from antidrift.session.snapshot import CoachInfo, CoachStatus, DriftInfo, Snapsh
 from antidrift.tasks import Board, Offer
 from antidrift.tasks import Listing as Listing  # the task list's view data, for the renderer
 from antidrift.web.widgets import (
+    ActiveNext,
     Announce,
     AwayReturn,
     BreakLeft,
@@ -290,6 +291,7 @@ class Views:
                 Controls(c.paused, c.seconds_left(snap.now) if c.paused else 0),
                 AwayReturn.of(snap),
                 EventClash.of(snap),
+                ActiveNext(c.next_action),
             )
         if snap.rest is not None:
             return (BreakLeft.of(snap.rest, snap.now),)
