@@ -340,6 +340,7 @@ class CoachCall:
     finished: threading.Event = field(default_factory=threading.Event)
     outcome: str = "running"  # running | returned | raised | cancelled
     site: str | None = None  # the site the judge was sent (never a URL)
+    next_action: str = ""  # what the window was judged against
     free_minutes: int | None = None  # what the calendar left free, as the coach was told
 
 
@@ -502,6 +503,7 @@ class JudgeCallRecord:
     finished: threading.Event = field(default_factory=threading.Event)
     outcome: str = "running"  # running | returned | raised | cancelled
     site: str | None = None  # the site the judge was sent (never a URL)
+    next_action: str = ""  # what the window was judged against
 
 
 class FakeJudge:
@@ -541,7 +543,7 @@ class FakeJudge:
 
     def judge(self, next_action, success_condition, app, title, *, site=None, scope=None):
         with self._cond:
-            call = JudgeCallRecord(app, title, scope, site=site)
+            call = JudgeCallRecord(app, title, scope, site=site, next_action=next_action)
             self.calls.append(call)
             gated, fail = self.gated, self.fail
             self._cond.notify_all()
