@@ -8,7 +8,7 @@ from datetime import datetime
 from jinja2 import Environment
 
 from antidrift.web.views import Listing, PageModel, RulesView, Shows
-from antidrift.web.widgets import ActiveNext, CoachWidget, Widget, clock_text, family
+from antidrift.web.widgets import CoachWidget, Widget, clock_text, family
 
 __all__ = ["Renderer", "clock_text", "duration_text", "local_date", "local_time"]
 
@@ -83,17 +83,17 @@ class Renderer:
         """An answer from the active card that moves focus to its heading (out of band),
         after a confirmation for the slot the request targets."""
         said = self.confirm(message) if message else ""
-        heading = ActiveNext(commitment.next_action)
-        return said + self._render("_active_title.html", active_next=heading, oob=True)
+        return said + self._render("_active_title.html", commitment=commitment, oob=True)
 
-    def next_action_saved(self, next_action: str) -> str:
-        """A Save of the next action: the heading, focused, its editor closed (out of band)."""
-        return self._render("_active_next.html", active_next=ActiveNext(next_action), oob=True)
+    def next_action_saved(self, commitment: object) -> str:
+        """A Save of the next action: the heading, focused, its editor closed (out of band);
+        the push brings every page (this one too) the whole view anew."""
+        return self._render("_active_next.html", commitment=commitment, oob=True)
 
     def next_action_field(self, next_action: str) -> str:
         """The editor's field as the editor opens: the next action as it stands, focused, and
         no refusal left from before (out of band)."""
-        field = self._render("_input_edit_next.html", value=next_action, focus=True)
+        field = self._render("_input_edit_next.html", value=next_action, opened=True)
         return field + self._render("_edit_next_message.html", oob=True)
 
     def next_action_refused(self, message: str, typed: str) -> str:

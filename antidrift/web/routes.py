@@ -206,7 +206,7 @@ def change_next_action():
         return renderer.next_action_refused(exc.message, shown), exc.status, HTML
     if from_htmx():  # the editor closes; focus on the heading, which says it now
         renderer = current_app.extensions["antidrift.renderer"]
-        return renderer.next_action_saved(changed.next_action), 200, HTML
+        return renderer.next_action_saved(changed), 200, HTML
     return done()
 
 

@@ -238,14 +238,6 @@ class EvidenceWidget(Widget):
 
 
 @dataclass(frozen=True)
-class ActiveNext(Widget):
-    """The active card's heading and its editor: pushed (the editor closed) when it changes."""
-
-    name = "active_next"
-    next_action: str
-
-
-@dataclass(frozen=True)
 class Phase(Widget):
     """The active card's eyebrow above the clock (id="phase"): Active, Paused, or Away."""
 

@@ -168,3 +168,20 @@ def test_the_real_store_keeps_the_final_next_action(tmp_path, clock):
     finally:
         controller.shutdown()
         store.close()
+
+
+def test_the_real_store_forgets_all_but_the_users_answers(tmp_path, clock):
+    from antidrift.drift.verdicts import Judgement, Verdict
+
+    store = SQLiteStore(tmp_path / "antidrift.sqlite3")
+    controller = build_controller(store, clock)
+    try:
+        c = _running(controller)
+        yours, judged = Window("firefox", "Tutorial"), Window("slack", "general")
+        store.save_judgement(c.id, yours, Judgement(Verdict.ON_TASK, "you said", Source.YOU))
+        store.save_judgement(c.id, judged, Judgement(Verdict.OFF_TASK, "chat", Source.JUDGE))
+        store.forget_verdicts(c.id)
+        assert list(store.judgements(c.id)) == [yours]
+    finally:
+        controller.shutdown()
+        store.close()
