@@ -88,7 +88,8 @@ class Renderer:
     def next_action_saved(self, commitment: object) -> str:
         """A Save of the next action: the heading, focused, its editor closed (out of band);
         the push brings every page (this one too) the whole view anew."""
-        return self._render("_active_next.html", commitment=commitment, oob=True)
+        editor = self._render("_edit_next.html", commitment=commitment, oob=True)
+        return editor + self._render("_active_next.html", commitment=commitment, oob=True)
 
     def next_action_field(self, next_action: str) -> str:
         """The editor's field as the editor opens: the next action as it stands, focused, and
