@@ -204,16 +204,15 @@ class DriftGuard:
         return self._watch(self._commitment, counted_from(last, now))
 
     def replan(self, commitment: Commitment, last: WindowSample | None, now: datetime) -> After:
-        """The running commitment's next action changed: what the judge (or churn, or a rule
-        then) decided against the old one is forgotten and each window is asked about again;
-        the user's own answers, and the guard turned off for it, stand. An open episode ends."""
+        """The running commitment's next action changed (its verdicts but the user's own
+        answers already forgotten in the store): an open episode ends, and each window is
+        asked about again; the guard turned off for it stays off."""
         self._commitment = commitment
         if not self.on or self._off_here:
             return After()
         self._stop_judge()
         if self._policy is not None and not self._paused and not self._in_event:
             self._apply(self._policy.stop(now))
-        self._store.forget_verdicts(commitment.id)
         waiting = self._paused or self._in_event  # judged again when it resumes / ends
         return self._watch(commitment, None if waiting else counted_from(last, now))
 

@@ -128,10 +128,17 @@ class Interruptions:
             if text == s.commitment.next_action:
                 return s.commitment  # nothing changed: the verdicts stand
             changed = replace(s.commitment, next_action=text)
+            # Judged against the old words: forgotten first, so a full disk changes nothing
+            # (and a save failing after it only has the judge asked again, as a restart would).
+            self._store.forget_verdicts(changed.id)
             self._store.save(RuntimeState.ACTIVE, changed)
             s.commitment = changed
-            work.then(self._guard.replan(changed, s.last_sample, s.now()).run)
             work.changed()
+            try:
+                work.then(self._guard.replan(changed, s.last_sample, s.now()).run)
+            except Exception as exc:  # the change stands; an episode's end is evidence
+                if not getattr(exc, "logged", False):
+                    log.exception("could not ask the drift guard again")
         return changed
 
     def stop(self, at: datetime) -> None:

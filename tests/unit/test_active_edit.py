@@ -11,11 +11,12 @@ from datetime import timedelta
 import pytest
 
 from antidrift.core.domain import IllegalTransitionError, RuntimeState, ValidationError
+from antidrift.core.errors import WriteFailed
 from antidrift.drift.policy import DriftSettings, DriftStatus, Window
 from antidrift.drift.verdicts import Source
 from antidrift.session.readmodel import ReadModel
 from antidrift.store.sqlite import SQLiteStore
-from tests.fakes import wait_until
+from tests.fakes import FakeStore, wait_until
 from tests.support.session import build_controller
 
 OLD, NEW = "Write the intro paragraph", "Write the methods section"
@@ -185,3 +186,28 @@ def test_the_real_store_forgets_all_but_the_users_answers(tmp_path, clock):
     finally:
         controller.shutdown()
         store.close()
+
+
+class _FullDisk(FakeStore):
+    """The disk is full: nothing can be forgotten or saved."""
+
+    full = False
+
+    def forget_verdicts(self, commitment_id):
+        if self.full:
+            raise WriteFailed("the disk is full: free some space")
+        super().forget_verdicts(commitment_id)
+
+
+def test_a_full_disk_changes_nothing(make_controller, judge, notifier):
+    store = _FullDisk()
+    controller = make_controller(store_=store, judge=judge, notifier=notifier, drift=SETTINGS)
+    c = _running(controller)
+    controller.record_window("slack", "general")
+    _settled(controller, judge, 1)
+    store.full = True
+    with pytest.raises(WriteFailed):
+        controller.change_next_action(NEW)
+    assert controller.snapshot().commitment.next_action == OLD
+    assert store.commitments[c.id].next_action == OLD
+    assert list(store.judgements(c.id)) == [Window("slack", "general")]
