@@ -1001,6 +1001,13 @@ def table(result: dict) -> str:
                 f" {day['runs']['rules_and_churn']['calls']} calls,"
                 f" {day['calls_saved_by_rules']} saved by rules"
             )
+            if f.get("sites_day"):
+                runs = f["sites_day"]["runs"]
+                away = sum(r["nudges_while_away"] for r in runs.values())
+                median += (
+                    f"; with sites {runs['sites']['calls']} calls"
+                    f" (without {runs['no_sites']['calls']}), {away} nudges away"
+                )
             p95 = f"nudge {srv['nudge_latency_s']:g} s (grace {srv['grace_s']:g} s)"
         else:
             median, p95 = f"{f['value']:g} {unit}" if unit != "ratio" else f"{f['value']:.3f}", ""

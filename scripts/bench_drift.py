@@ -1,6 +1,7 @@
 """D1, the drift guard's cost (issue 13): judge calls for an hour of window switches, and the
 time from a switch to an off-task window to its nudge on a real server; and (issue 21,
-bench_drift_day.py) the calls standing rules save and what title churn buys over a day.
+bench_drift_day.py) the calls standing rules save and what title churn buys over a day, and
+(issue 32, the full mode) the day with sites and one 20-minute absence, through the session.
 
 Two parts, because an hour cannot be waited for:
 
@@ -22,7 +23,7 @@ import time
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
-from bench_drift_day import day_met, simulate_day
+from bench_drift_day import day_met, simulate_day, simulate_site_day, site_day_met
 
 from antidrift.drift.policy import CallBudget, DriftPolicy, DriftSettings, Judgement
 from antidrift.drift.verdicts import Verdict
@@ -30,7 +31,9 @@ from tests.support.fake_judge import drift_server
 
 GOAL = (
     "≤ 1 call per distinct window, 0 for judged ones; nudge ≤ grace + 1 call (+1 s tick);"
-    " a day: 0 calls for windows a rule decides, the cap holds, churn never late"
+    " a day: 0 calls for windows a rule decides, the cap holds, churn never late;"
+    " the day with sites and 20 min away: 0 nudges and calls while away, calls with sites"
+    " ≤ without, no false alarm with sites"
 )
 GRACE = 2.0  # seconds, on the real server
 JUDGE_DELAY = 1.0  # seconds each fake judge call takes
@@ -171,6 +174,9 @@ def bench_d1(root: Path, quick: bool = False) -> dict[str, object]:
     """The D1 figure: calls for an hour, repeats, and the nudge's latency."""
     hour = simulate_hour(DriftSettings())
     day = simulate_day()
+    # The site day (issue 32) in the full mode only: its quick mode is a test of its own
+    # (tests/bench/test_bench_quick_drift_sites.py runs `bench_drift_day.py --quick`).
+    sites = None if quick else simulate_site_day(root / "sites-day")
     server = on_server(root, QUICK_GRACE, QUICK_JUDGE_DELAY) if quick else on_server(root)
     latency_goal = server["grace_s"] + server["judge_call_s"] + 1.0
     met = (
@@ -180,6 +186,7 @@ def bench_d1(root: Path, quick: bool = False) -> dict[str, object]:
         and server["second_tour_calls"] == 0
         and server["nudge_latency_s"] <= latency_goal
         and day_met(day)
+        and (sites is None or site_day_met(sites))
     )
     return {
         "name": "drift guard: judge calls per hour, nudge latency",
@@ -187,6 +194,7 @@ def bench_d1(root: Path, quick: bool = False) -> dict[str, object]:
         "value": hour["calls"],
         "hour": hour,
         "day": day,
+        "sites_day": sites,
         "server": server,
         "met": met,
         "goal": GOAL,

@@ -143,6 +143,9 @@ class FakeStore:
     def window_time(self, commitment_id: str, until: datetime, top: int = 12) -> WindowTime:
         return insights.window_time(self._rows(commitment_id), until, top)
 
+    def place_time(self, commitment_id: str, until: datetime) -> insights.PlaceTime:
+        return insights.place_time(self._rows(commitment_id), until)
+
     def ended_since(self, since: datetime) -> list[Commitment]:
         return [c for c in self.history() if c.ended_at >= since]
 

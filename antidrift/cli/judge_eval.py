@@ -267,19 +267,13 @@ def _positive(text: str) -> int:
 
 
 def run_command(args: argparse.Namespace) -> int:
-    """Run the corpus through the configured judge; 0 when it ran."""
-    try:
-        cases = load_cases(args.cases or shipped_corpus())
-    except CasesError as exc:
-        say(f"antidrift judge-eval: {exc}", err=True)
-        return 2
+    """Run the corpus through the configured judge; 0 when it ran. A cases file or settings
+    it cannot use raise (CasesError, JudgeUnavailable): the CLI's one mapping says the
+    sentence and exits 2, as for every command."""
+    cases = load_cases(args.cases or shipped_corpus())
     if args.limit:
         cases = cases[: args.limit]
-    try:
-        judge, where, exclude = configured_judge()
-    except JudgeUnavailable as exc:
-        say(f"antidrift judge-eval: {exc}", err=True)
-        return 2
+    judge, where, exclude = configured_judge()
 
     def progress(number: int, outcome: Outcome) -> None:
         mark = "." if outcome.right else ("E" if outcome.error else "x")

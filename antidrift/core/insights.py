@@ -13,6 +13,7 @@ from datetime import datetime
 from typing import NamedTuple
 
 from antidrift.core.domain import (
+    AWAY_MARK,
     Commitment,
     Outcome,
     Share,
@@ -235,3 +236,22 @@ def window_time(samples: Sequence[WindowSample], until: datetime, top: int = 12)
 
 def _minutes(secs: int) -> int:
     return max(1, round(secs / 60))
+
+
+# Seconds per (app, title, place): a window's time by where it went (place_of).
+PlaceTime = dict[tuple[str, str, str], float]
+
+
+def place_time(samples: Sequence[WindowSample], until: datetime) -> PlaceTime:
+    """Seconds per (app, title, place) (the reference the store's SQL is tested against):
+    each window's time split by where it went, a browser page's site, else the app. Each
+    sample's span is the one time_shares gives it (keyed by its index alone)."""
+    ordered = sorted(samples, key=lambda s: s.at)
+    spans = time_shares([replace(s, app=str(n), title="") for n, s in enumerate(ordered)], until)
+    found: PlaceTime = {}
+    for share in spans:
+        s = ordered[int(share.app)]
+        if (s.app, s.title) != AWAY_MARK:  # time away is no window's
+            key = (s.app, s.title, place_of(s))
+            found[key] = found.get(key, 0.0) + share.seconds
+    return found

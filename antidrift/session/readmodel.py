@@ -24,8 +24,6 @@ from antidrift.drift.policy import Episode, Window
 from antidrift.drift.verdicts import Judgement, Rule
 from antidrift.drift.window_key import window_of
 
-EVERY_WINDOW = 1_000_000  # a top larger than any commitment's count of windows
-
 
 class ReadModel:
     """What the locked, review, insights and history pages read beyond the snapshot."""
@@ -112,15 +110,17 @@ class ReadModel:
         )
 
     def _off_task_secs(self, ended: list[Commitment]) -> dict[str, float]:
-        """Seconds per app the drift guard judged off task, as its review figures count them:
-        each window's time under the verdict stored for it (keyed as the guard keys it)."""
-        per_app: dict[str, float] = {}
+        """Seconds per place the drift guard judged off task, as its review figures count
+        them: each window's time under the verdict stored for it (keyed as the guard keys
+        it), a browser's per site (insights.place_of; a private page has none and stays the
+        browser's), any other app's under its name."""
+        per_place: dict[str, float] = {}
         for c in ended:
             decided = self._store.judgements(c.id)
             if not decided:
                 continue  # not watched: no window time to read
-            for share in self._store.window_time(c.id, c.ended_at, EVERY_WINDOW).windows:
-                found = decided.get(window_of(share.app, share.title))
+            for (app, title, place), secs in self._store.place_time(c.id, c.ended_at).items():
+                found = decided.get(window_of(app, title))
                 if found is not None and found.off_task:
-                    per_app[share.app] = per_app.get(share.app, 0.0) + share.seconds
-        return per_app
+                    per_place[place] = per_place.get(place, 0.0) + secs
+        return per_place

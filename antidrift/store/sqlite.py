@@ -16,7 +16,7 @@ from antidrift.core.domain import (
     RuntimeState,
     TaskRef,
 )
-from antidrift.core.insights import Ended, WindowTime
+from antidrift.core.insights import Ended, PlaceTime, WindowTime
 from antidrift.core.ports import Persisted
 from antidrift.store.drift_tables import DriftRecords
 from antidrift.store.opening import connect
@@ -50,6 +50,14 @@ SELECT * FROM (SELECT 'window' AS kind, app, title, SUM(secs) AS secs, SUM(n) AS
     GROUP BY app, title ORDER BY secs DESC, app, title LIMIT :top)
 UNION ALL
 SELECT 'app', place, '', SUM(secs), SUM(n) FROM per GROUP BY place
+"""
+
+# One commitment's time per window and place (a browser page's site, else the app): the
+# week counts what the guard judged off task per place.
+_PLACE_TIME = f"""
+WITH {_spans("WHERE s.commitment_id = :cid", ":until")}
+SELECT app, title, place, SUM(secs) AS secs FROM spans WHERE {_WINDOWS_ONLY}
+GROUP BY app, title, place
 """
 
 # Stored with each ended commitment: its time per app, a browser's per site (until its end).
@@ -301,6 +309,14 @@ class SQLiteStore(DriftRecords, SampleRecords):
             whole,
             sum(r["n"] for r in apps),
         )
+
+    def place_time(self, commitment_id: str, until: datetime) -> PlaceTime:
+        """One commitment's seconds per (app, title, place) (insights.place_time in SQL)."""
+        with self._lock:
+            rows = self._db.execute(
+                _PLACE_TIME, {"cid": commitment_id, "until": until.timestamp()}
+            ).fetchall()
+        return {(r["app"], r["title"], r["place"]): r["secs"] for r in rows}
 
     def ended_figures(self, limit: int | None = None) -> list[Ended]:
         """Ended commitments' planned and actual time and outcome, newest first (all unless

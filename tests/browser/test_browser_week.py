@@ -18,35 +18,38 @@ from tests.support.browser import App, history_app
 
 pytestmark = pytest.mark.browser
 
-# (days ago, minutes taken, outcome, off-task app or None): ended at the server's real now
-# less that many days, so each lands on its own local day of the week.
+# (days ago, minutes taken, outcome, off-task app or None, its site or None): ended at the
+# server's real now less that many days, so each lands on its own local day of the week.
 WEEK = [
-    (14, 25, Outcome.MET, None),
-    (7, 30, Outcome.MET, None),
-    (6, 45, Outcome.MET, "firefox"),
-    (5, 25, Outcome.MISSED, "slack"),
-    (5, 50, Outcome.MET, None),
-    (3, 90, Outcome.MET, "firefox"),
-    (2, 15, Outcome.MISSED, "youtube-music"),
-    (0, 40, Outcome.MET, "slack"),
+    (14, 25, Outcome.MET, None, None),
+    (7, 30, Outcome.MET, None, None),
+    (6, 45, Outcome.MET, "firefox", "news.example.org"),
+    (5, 25, Outcome.MISSED, "slack", None),
+    (5, 50, Outcome.MET, None, None),
+    (3, 90, Outcome.MET, "firefox", "youtube.com"),
+    (2, 15, Outcome.MISSED, "youtube-music", None),
+    (0, 40, Outcome.MET, "slack", None),
 ]
 
 
 def seed_week(path: Path, now: datetime) -> None:
     """The WEEK's commitments through the store's own writes, with window samples every 30 s
-    and the guard's verdicts: "code" on task, the named app off task for a third of the time."""
+    and the guard's verdicts: "code" on task, the named app off task for a third of the time
+    (a browser's on the named site)."""
     store = SQLiteStore(path)
-    for n, (ago, minutes, outcome, off) in enumerate(WEEK):
+    for n, (ago, minutes, outcome, off, site) in enumerate(WEEK):
         end = now - timedelta(days=ago, minutes=5)
         start = end - timedelta(minutes=minutes)
         c = Commitment(f"week-{n}", f"Commitment {n}", "Done", minutes * 60, start, end)
         store.save(RuntimeState.ACTIVE, c)
         steps = minutes * 2
         for step in range(steps):
-            app = off if off and step >= steps * 2 // 3 else "code"
-            store.add_sample(
-                c.id, WindowSample(app, "window", start + timedelta(seconds=30 * step))
-            )
+            at = start + timedelta(seconds=30 * step)
+            if off and step >= steps * 2 // 3:
+                sample = WindowSample(off, "window", at, site=site)
+            else:
+                sample = WindowSample("code", "window", at)
+            store.add_sample(c.id, sample)
         verdicts = [("code", Verdict.ON_TASK)] + ([(off, Verdict.OFF_TASK)] if off else [])
         for app, verdict in verdicts:
             store.save_judgement(
@@ -72,8 +75,10 @@ def test_the_week_looks_right_everywhere_and_says_its_figures(browser, app, ui):
         chart = page.get_by_role("img", name="Focused minutes per day", exact=False)
         ui.expect(chart).to_be_visible()
         assert page.locator(".week-table tbody tr").count() == 7
-        assert page.locator(".distractions tbody tr").count() == 3
         week = app.server.get("/week.json")
+        names = page.locator(".distractions tbody td.title-cell").all_text_contents()
+        assert names == [t["name"] for t in week["top_distractions"]]
+        assert "youtube.com" in names and "firefox" not in names  # a browser's by site
         minutes = [str(d["focused_minutes"]) for d in week["days"]]
         values = page.locator(".week-chart .chart-value").all_text_contents()
         assert values == minutes

@@ -280,7 +280,7 @@ def test_a_bad_cases_file_is_one_sentence_and_exit_2(server, tmp_path, here, tex
     code, out, err = here("--json", "--cases", str(bad), **env_for("ollama", server))
     assert code == 2
     assert out == "" and len(err.strip().splitlines()) == 1
-    assert err.startswith("antidrift judge-eval: ")
+    assert err.startswith("antidrift: ")  # the CLI's one mapping of a refusal
     assert re.search(says, err), err
     assert server.bodies == []
 
@@ -288,7 +288,7 @@ def test_a_bad_cases_file_is_one_sentence_and_exit_2(server, tmp_path, here, tex
 def test_an_endless_cases_file_is_one_sentence_and_exit_2(server, here):
     code, out, err = here("--json", "--cases", "/dev/zero", **env_for("ollama", server))
     assert (code, out) == (2, "")
-    assert err == "antidrift judge-eval: /dev/zero: larger than 10 MiB; not a cases file\n"
+    assert err == "antidrift: /dev/zero: larger than 10 MiB; not a cases file\n"
     assert server.bodies == []
 
 

@@ -155,6 +155,13 @@ def test_a_browser_s_time_is_counted_per_site_in_sql_as_in_the_reference(rows, m
             {(w.app, w.title): w.seconds for w in want.windows}
         )
         assert near(store.app_totals()) == near({a.app: a.seconds for a in want.apps})
+        # Per window and place (the week's distractions): the same split, window by window.
+        split = store.place_time("c", stopped.ended_at)
+        assert near(split) == near(insights.place_time(added, stopped.ended_at))
+        per_place: Counter = Counter()
+        for (_, _, place), secs in split.items():
+            per_place[place] += secs
+        assert near(per_place) == near({a.app: a.seconds for a in got.apps})
         # The places are sites for a browser's pages and apps for the rest.
         places = {a.app for a in got.apps}
         assert places <= {"code", "firefox", "youtube.com", "docs.python.org"}

@@ -1,6 +1,7 @@
 """GET /week and /week.json over a real SQLite history written through the app's own routes,
 on the fake clock: minutes, met and missed per local day, the weekly streak across week
-boundaries, the apps judged off task, and a chart whose label says the table's figures."""
+boundaries, the apps and sites judged off task, and a chart whose label says the table's
+figures."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ from datetime import date, timedelta
 import pytest
 
 from antidrift.drift.policy import DriftSettings
+from antidrift.settings.kinds import PrivatePattern
 from antidrift.store.sqlite import SQLiteStore
 from tests.fakes import RecordingNotifier, wait_until
 from tests.support.html import parse
@@ -49,18 +51,36 @@ def web(make_controller, make_app, judge):
     return make_app(controller).test_client()
 
 
-def commit(client, clock, outcome: str, minutes: int = 0, windows=()) -> None:
-    """One commitment through the routes: `windows` are (app, title, seconds) focused in
-    turn, sampled every 30 s as a watcher would; then `minutes` more, finish, the outcome."""
+@pytest.fixture
+def private_web(make_controller, make_app, judge):
+    """The same, with a private-title pattern that matches the bank's site."""
+    controller = make_controller(
+        judge=judge,
+        drift=NOW,
+        notifier=RecordingNotifier(),
+        exclude_titles=PrivatePattern(r"bank\.example"),
+    )
+    return make_app(controller).test_client()
+
+
+def commit(client, clock, outcome: str, minutes: int = 0, windows=(), judged=None) -> None:
+    """One commitment through the routes: `windows` are (app, title, seconds[, url]) focused
+    in turn, sampled every 30 s as a watcher would; then `minutes` more, finish, the outcome.
+    `judged`: (store, n) to wait for before the finish, n windows with a stored verdict."""
     assert client.post("/planning").status_code == 200
     plan = {"next_action": "Write", "success_condition": "Done", "timebox_minutes": 120}
     assert client.post("/commitment", json=plan).status_code == 200
-    for app, title, seconds in windows:
+    cid = state(client)["commitment"]["id"]
+    for app, title, seconds, *url in windows:
+        sent = {"app": app, "title": title, **({"url": url[0]} if url else {})}
         for n in range(0, seconds, 30):
-            assert client.post("/evidence/window", json={"app": app, "title": title}).status_code
+            assert client.post("/evidence/window", json=sent).status_code
             if n == 0:  # the guard has decided this window before its time is counted
                 wait_until(lambda: state(client)["drift"]["status"] in ("on_task", "drifting"))
             clock.advance(30)
+    if judged is not None:
+        store, count = judged
+        wait_until(lambda: len(store.judgements(cid)) >= count)
     clock.advance(timedelta(minutes=minutes))
     assert client.post("/finish").status_code == 200
     assert client.post("/end", json={"outcome": outcome}).status_code == 200
@@ -189,6 +209,59 @@ def test_top_distractions_are_the_apps_judged_off_task_with_their_minutes(web, c
     )
     cells = [[c.text() for c in tr.find_all("td")] for tr in rows[0].find_all("tr")[1:]]
     assert cells == [["firefox", "3 min"], ["slack", "1 min"]]
+
+
+def distraction_rows(client) -> list[dict]:
+    """The page's top distractions as the JSON says them."""
+    page = parse(client.get("/week").get_data(as_text=True))
+    (table,) = page.find_all("table", class_="shares distractions")
+    cells = [[c.text() for c in tr.find_all("td")] for tr in table.find_all("tr")[1:]]
+    return [{"name": name, "minutes": int(said.removesuffix(" min"))} for name, said in cells]
+
+
+def test_a_browsers_off_task_time_is_named_by_site_and_a_private_site_never(
+    private_web, clock, zone, store
+):
+    zone("UTC")
+    windows = [
+        ("code", "intro.md", 120),  # on task
+        ("firefox", "A video - YouTube", 180, "https://www.youtube.com/watch?v=1"),
+        ("firefox", "Front page", 120, "https://news.example.org/"),
+        ("slack", "general", 60),  # not a browser: its app's name
+        ("firefox", "Accounts", 240, "https://my.bank.example/a?id=7"),  # private
+        ("firefox", "Reader", 60),  # a browser's page with no site known
+        ("firefox", "A video - YouTube", 60, "https://www.youtube.com/watch?v=1"),
+        ("code", "intro.md", 60),
+    ]
+    commit(private_web, clock, "met", windows=windows, judged=(store, 6))
+    body = week(private_web)
+    assert body["top_distractions"] == [
+        {"name": "firefox", "minutes": 5},  # the private page's 4 and the page with no site
+        {"name": "youtube.com", "minutes": 4},
+        {"name": "news.example.org", "minutes": 2},
+        {"name": "slack", "minutes": 1},
+    ]
+    assert distraction_rows(private_web) == body["top_distractions"]
+    page = private_web.get("/week").get_data(as_text=True)
+    assert "bank" not in page and "bank" not in str(body)
+
+
+def test_one_site_over_days_and_browsers_is_one_distraction(web, clock, zone, store):
+    zone("UTC")
+    one = [("firefox", "Feed", 120, "https://m.example.com/feed")]
+    commit(web, clock, "met", windows=one, judged=(store, 1))
+    clock.advance(timedelta(days=1))
+    two = [
+        ("chromium", "Feed", 90, "https://m.example.com/feed"),
+        ("chromium", "Mail", 60, "https://mail.example.net/"),
+    ]
+    commit(web, clock, "missed", windows=two, judged=(store, 2))
+    body = week(web)
+    assert body["top_distractions"] == [
+        {"name": "m.example.com", "minutes": 4},  # 2 + 1.5 minutes, rounded once
+        {"name": "mail.example.net", "minutes": 1},
+    ]
+    assert distraction_rows(web) == body["top_distractions"]
 
 
 def test_the_chart_is_an_image_whose_label_says_the_tables_figures(web, clock, zone):
