@@ -258,6 +258,14 @@ class FakeStore:
         with self._lock:
             return {w: j for (cid, w), j in self.drift_judgements.items() if cid == commitment_id}
 
+    def forget_verdicts(self, commitment_id: str) -> None:
+        with self._lock:
+            self.drift_judgements = {
+                (cid, w): j
+                for (cid, w), j in self.drift_judgements.items()
+                if cid != commitment_id or j.source.value == "you"
+            }
+
     def save_episode(self, commitment_id, episode) -> None:
         with self._lock:
             self.drift_episodes[(commitment_id, episode.number)] = episode
@@ -335,6 +343,7 @@ class CoachCall:
     finished: threading.Event = field(default_factory=threading.Event)
     outcome: str = "running"  # running | returned | raised | cancelled
     site: str | None = None  # the site the judge was sent (never a URL)
+    next_action: str = ""  # what the window was judged against
     free_minutes: int | None = None  # what the calendar left free, as the coach was told
 
 
@@ -497,6 +506,7 @@ class JudgeCallRecord:
     finished: threading.Event = field(default_factory=threading.Event)
     outcome: str = "running"  # running | returned | raised | cancelled
     site: str | None = None  # the site the judge was sent (never a URL)
+    next_action: str = ""  # what the window was judged against
 
 
 class FakeJudge:
@@ -536,7 +546,7 @@ class FakeJudge:
 
     def judge(self, next_action, success_condition, app, title, *, site=None, scope=None):
         with self._cond:
-            call = JudgeCallRecord(app, title, scope, site=site)
+            call = JudgeCallRecord(app, title, scope, site=site, next_action=next_action)
             self.calls.append(call)
             gated, fail = self.gated, self.fail
             self._cond.notify_all()

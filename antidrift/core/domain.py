@@ -338,6 +338,11 @@ def validate_plan(next_action: object, success_condition: object, timebox_minute
     return Plan(*values)
 
 
+def validate_next_action(next_action: object) -> str:
+    """A running commitment's new next action: the rules it had at planning."""
+    return _plan_text(next_action, "next_action", "Next action")
+
+
 def validate_intent(intent: object) -> str:
     return _text(intent, "intent", "Your rough intent", MAX_INTENT)
 

@@ -208,6 +208,19 @@ class DriftGuard:
             return After()
         return self._watch(self._commitment, counted_from(last, now))
 
+    def replan(self, commitment: Commitment, last: WindowSample | None, now: datetime) -> After:
+        """The running commitment's next action changed (its verdicts but the user's own
+        answers already forgotten in the store): an open episode ends, and each window is
+        asked about again; the guard turned off for it stays off."""
+        self._commitment = commitment
+        if not self.on or self._off_here:
+            return After()
+        self._stop_judge()
+        if self._policy is not None and not self._paused and not self._in_event:
+            self._apply(self._policy.stop(now))
+        waiting = self._paused or self._in_event  # judged again when it resumes / ends
+        return self._watch(commitment, None if waiting else counted_from(last, now))
+
     def _watch(self, commitment: Commitment, last: WindowSample | None) -> After:
         """A fresh policy over what this commitment has recorded (verdicts, episodes)."""
         self._policy = None

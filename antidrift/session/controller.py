@@ -322,6 +322,9 @@ class Controller:
     def discard(self) -> Commitment:
         return self.interruptions.discard()
 
+    def change_next_action(self, next_action: object) -> Commitment:
+        return self.interruptions.change_next_action(next_action)
+
     def finish_standing(self, commitment_id: str) -> AbstractContextManager[None]:
         return self.interruptions.finish_standing(commitment_id)
 

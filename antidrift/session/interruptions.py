@@ -8,6 +8,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Iterator
 from contextlib import contextmanager
+from dataclasses import replace
 from datetime import datetime, timedelta
 
 from antidrift.core import timing
@@ -18,6 +19,7 @@ from antidrift.core.domain import (
     RuntimeState,
     describe,
     require,
+    validate_next_action,
 )
 from antidrift.core.ports import Store
 from antidrift.core.rhythm import Finished
@@ -116,6 +118,29 @@ class Interruptions:
             s.state, s.commitment, s.last_sample = RuntimeState.LOCKED, None, None
             work.changed()
         return gone
+
+    def change_next_action(self, next_action: object) -> Commitment:
+        """While it runs (paused or not): the next action reads as the user now puts it, the
+        history keeps the new one, and the guard asks the judge again (guard.replan)."""
+        with self._work as work:
+            s = self._s
+            require(s.state, RuntimeState.ACTIVE, action="change the next action")
+            text = validate_next_action(next_action)
+            if text == s.commitment.next_action:
+                return s.commitment  # nothing changed: the verdicts stand
+            changed = replace(s.commitment, next_action=text)
+            # Judged against the old words: forgotten first, so a full disk changes nothing
+            # (and a save failing after it only has the judge asked again, as a restart would).
+            self._store.forget_verdicts(changed.id)
+            self._store.save(RuntimeState.ACTIVE, changed)
+            s.commitment = changed
+            work.changed()
+            try:
+                work.then(self._guard.replan(changed, s.last_sample, s.now()).run)
+            except Exception as exc:  # the change stands; an episode's end is evidence
+                if not getattr(exc, "logged", False):
+                    log.exception("could not ask the drift guard again")
+        return changed
 
     def stop(self, at: datetime) -> None:
         """Under the unit of work: the running commitment stops at `at` and goes to review."""

@@ -96,6 +96,14 @@ class DriftRecords:
             ).fetchall()
         return {Window(r["app"], r["title"]): _judgement(r) for r in rows}
 
+    def forget_verdicts(self, commitment_id: str) -> None:
+        """A commitment's verdicts but the user's own answers (its next action changed)."""
+        with self._lock:
+            self._db.execute(
+                "DELETE FROM drift_judgements WHERE commitment_id = ? AND source != ?",
+                (commitment_id, Source.YOU.value),
+            )
+
     def save_episode(self, commitment_id: str, episode: Episode) -> None:
         """Insert or update one drift episode (it is saved when it opens and when it ends)."""
         with self._lock:

@@ -4,7 +4,8 @@ A push is a message of top-level elements that htmx's websocket extension swaps 
 by id. After every change the hub takes one snapshot, renders each widget at most once for
 all pages, and gives each connection what differs from what its page already shows:
 
-* a different state (or commitment) → the whole view;
+* a different state (or commitment, or its next action changed while it runs) → the whole
+  view;
 * the same view → only the widgets whose view model changed (coach, elapsed seconds, time
   left, evidence: antidrift/web/widgets.py; the model object is the key), never an input;
 * a ready proposal the page has not applied → the three plan inputs, once, with a new socket
@@ -22,7 +23,7 @@ import logging
 import queue
 import threading
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from antidrift.core.domain import RuntimeState
 from antidrift.session.snapshot import Snapshot
@@ -163,9 +164,12 @@ class Hub:
     def _sync(self, conn: Connection, frame: _Frame, *, first: bool = False) -> None:
         parts: list[str] = []
         current = frame.shows
-        same_view = (conn.shows.state, conn.shows.commitment_id) == (
+        if first and not conn.shows.wording:  # a page that did not say: as it is now
+            conn.shows = replace(conn.shows, wording=current.wording)
+        same_view = (conn.shows.state, conn.shows.commitment_id, conn.shows.wording) == (
             current.state,
             current.commitment_id,
+            current.wording,
         )
         if not same_view:
             parts.append(frame.view())

@@ -85,6 +85,24 @@ class Renderer:
         said = self.confirm(message) if message else ""
         return said + self._render("_active_title.html", commitment=commitment, oob=True)
 
+    def next_action_saved(self, commitment: object) -> str:
+        """A Save of the next action: the heading, focused, its editor closed (out of band);
+        the push brings every page (this one too) the whole view anew."""
+        editor = self._render("_edit_next.html", commitment=commitment, oob=True)
+        return editor + self._render("_active_next.html", commitment=commitment, oob=True)
+
+    def next_action_field(self, next_action: str) -> str:
+        """The editor's field as the editor opens: the next action as it stands, focused, and
+        no refusal left from before (out of band)."""
+        field = self._render("_input_edit_next.html", value=next_action, opened=True)
+        return field + self._render("_edit_next_message.html", oob=True)
+
+    def next_action_refused(self, message: str, typed: str) -> str:
+        """A refused new next action: the sentence beside the field, the field as typed,
+        marked aria-invalid and focused."""
+        field = self._render("_input_edit_next.html", value=typed, bad=True, oob=True)
+        return self._render("_message.html", message=message) + field
+
     def confirm(self, message: str) -> str:
         """A sentence that something was done, for a message slot (not in error red)."""
         return self._render("_message.html", message=message, ok=True)

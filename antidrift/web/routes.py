@@ -7,6 +7,7 @@ import json
 from flask import Blueprint, current_app, jsonify, request
 
 from antidrift.core.domain import (
+    MAX_TEXT,
     Plan,
     RuntimeState,
     ValidationError,
@@ -178,6 +179,42 @@ def discard():
     """The running commitment goes to the history as discarded: neither met nor missed."""
     controller().discard()
     return done()
+
+
+@bp.get("/commitment/next_action")
+def next_action():
+    """The running commitment's next action; for the page, its editor's field, afresh."""
+    snap = controller().snapshot()
+    require(snap.state, RuntimeState.ACTIVE, action="change the next action")
+    if from_htmx():
+        renderer = current_app.extensions["antidrift.renderer"]
+        return renderer.next_action_field(snap.commitment.next_action), 200, HTML
+    return jsonify(next_action=snap.commitment.next_action)
+
+
+@bp.post("/commitment/next_action")
+def change_next_action():
+    """The running commitment's next action, changed (paused or not): the judge asks again."""
+    typed = payload().get("next_action")
+    try:
+        changed = controller().change_next_action(typed)
+    except ValidationError as exc:
+        if not from_htmx():
+            raise
+        renderer = current_app.extensions["antidrift.renderer"]
+        shown = typed if isinstance(typed, str) else ""
+        return renderer.next_action_refused(exc.message, shown), exc.status, HTML
+    if from_htmx():  # the editor closes; focus on the heading, which says it now
+        renderer = current_app.extensions["antidrift.renderer"]
+        return renderer.next_action_saved(changed), 200, HTML
+    return done()
+
+
+@bp.post("/commitment/next_action/count")
+def count_next_action():
+    """The editor's character count as it is typed (nothing is saved)."""
+    typed = request.form.get("next_action", "")
+    return current_app.extensions["antidrift.renderer"].count(typed, MAX_TEXT), 200, HTML
 
 
 @bp.post("/pause")

@@ -25,7 +25,9 @@ def _shows() -> Shows | None:
     args = request.args
     if "view" not in args or not args["view"]:
         return None  # tells nothing: brought up to date on connect
-    return Shows(args["view"][:16], args.get("c", "")[:64], args.get("p", "")[:64])
+    return Shows(
+        args["view"][:16], args.get("c", "")[:64], args.get("p", "")[:64], args.get("n", "")[:16]
+    )
 
 
 def _wake_on_close(socket, conn: Connection) -> None:

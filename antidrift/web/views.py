@@ -7,6 +7,7 @@ antidrift/web/widgets.py (how to add one is written there).
 
 from __future__ import annotations
 
+import hashlib
 import threading
 import time
 from collections.abc import Callable, Mapping
@@ -55,20 +56,29 @@ CLI_RECHECK = 5.0  # seconds a "CLI found on PATH" answer is trusted while plann
 
 @dataclass(frozen=True)
 class Shows:
-    """What one page shows: the state, its commitment, the proposal it has applied."""
+    """What one page shows: the state, its commitment, the proposal it has applied, and the
+    words of a running commitment's next action (`wording`, a digest: changed while it runs,
+    the whole view is sent again, its heading focused and its editor closed)."""
 
     state: str | None = None
     commitment_id: str = ""
     proposal_id: str = ""
+    wording: str = ""
 
     @classmethod
     def of(cls, snap: Snapshot) -> Shows:
         coach = snap.coach
         applied = coach.proposal_id if coach and coach.status == CoachStatus.READY else ""
-        return cls(view_of(snap), snap.commitment.id if snap.commitment else "", applied or "")
+        c = snap.commitment
+        words = c.next_action if c is not None and snap.state is RuntimeState.ACTIVE else ""
+        wording = hashlib.sha256(words.encode()).hexdigest()[:12] if words else ""
+        return cls(view_of(snap), c.id if c else "", applied or "", wording)
 
     def query(self) -> str:
-        return urlencode({"view": self.state or "", "c": self.commitment_id, "p": self.proposal_id})
+        return urlencode(
+            {"view": self.state or "", "c": self.commitment_id, "p": self.proposal_id}
+            | ({"n": self.wording} if self.wording else {})
+        )
 
 
 def view_of(snap: Snapshot) -> str:

@@ -77,7 +77,7 @@ def test_the_banner_is_short_and_comes_in_under_the_clock_above_the_heading(page
         "time-left",
         "drift-banner",
         "away-return",  # back from time away: under the clock too (empty here)
-        "active-title",
+        "active-next",  # the heading, and its editor
     ]
     assert main.by_id("drift") is not None
     banner = " ".join(doc.by_id("drift").text().split())
