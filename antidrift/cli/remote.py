@@ -268,7 +268,15 @@ def end_command(parser: argparse.ArgumentParser):
     _connection(parser)
     parser.add_argument("outcome", choices=("met", "missed"), help="was it done?")
     parser.add_argument("--note", default="", help="a note for the history (optional)")
-    return _act("/end", lambda args: {"outcome": args.outcome, "note": args.note})
+    return end
+
+
+def end(args: argparse.Namespace) -> int:
+    """The review recorded, said as such, then the status line as every command ends."""
+    state = _finder(args)().post("/end", {"outcome": args.outcome, "note": args.note})
+    _write(f"Recorded as {args.outcome}.")
+    _write(statusline.line(state))
+    return 0
 
 
 finish_command = _plain("/finish")

@@ -355,6 +355,8 @@ def validate_review(outcome: object, note: object) -> tuple[Outcome, str]:
     if not isinstance(note, str) or "\x00" in note:
         raise ValidationError("The note must be plain text.", "note")
     note = note.strip()
+    if code := first_control(note):  # it reaches the CSV, a task file and `antidrift` lines
+        raise ValidationError(f"The note has a control character ({code}): use plain text.", "note")
     if len(note) > MAX_NOTE:
         raise ValidationError(f"The note is too long (at most {MAX_NOTE} characters).", "note")
     return Outcome(outcome), note

@@ -53,7 +53,8 @@ def test_end_records_met_with_its_note_found_by_the_data_directory(fresh):
         cwd=REPO,
         env={**os.environ},
     )
-    assert (result.returncode, result.stdout, result.stderr) == (0, "No commitment\n", "")
+    said = (result.returncode, result.stdout, result.stderr)
+    assert said == (0, "Recorded as met.\nNo commitment\n", "")
     assert fresh.get("/state")["runtime_state"] == "locked"
     entry = newest(fresh)
     assert (entry["next_action"], entry["outcome"], entry["note"]) == (
@@ -65,7 +66,8 @@ def test_end_records_met_with_its_note_found_by_the_data_directory(fresh):
 
 def test_end_missed_without_a_note(fresh, capsys):
     walk_http(server_post(fresh), "review", next_action="Fix the test")
-    assert run(capsys, "end", "missed", "--url", fresh.base) == (0, "No commitment\n", "")
+    said = (0, "Recorded as missed.\nNo commitment\n", "")
+    assert run(capsys, "end", "missed", "--url", fresh.base) == said
     entry = newest(fresh)
     assert (entry["next_action"], entry["outcome"], entry["note"]) == ("Fix the test", "missed", "")
 

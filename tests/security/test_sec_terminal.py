@@ -218,6 +218,24 @@ def test_a_plan_with_a_control_character_is_a_400_with_a_sentence(client, field,
         assert client.get("/state").get_json()["runtime_state"] == "planning"
 
 
+@pytest.mark.parametrize("bad", ["\x1b[2J", "\x9b", "\u202e"], ids=repr)
+def test_a_review_note_with_a_control_character_is_a_400_and_saves_nothing(client, bad):
+    # The note reaches the CSV, a task file's write-back and the command line's lines.
+    client.post("/planning")
+    plan = {"next_action": "Write it", "success_condition": "Done", "timebox_minutes": 25}
+    assert client.post("/commitment", json=plan).status_code == 200
+    client.post("/finish")
+    response = client.post("/end", json={"outcome": "met", "note": f"went {bad} well"})
+    assert response.status_code == 400
+    assert f"U+{ord(bad[0]):04X}" in response.get_json()["error"]
+    assert client.get("/state").get_json()["runtime_state"] == "review"
+    # Line breaks and tabs are a note's own.
+    assert (
+        client.post("/end", json={"outcome": "met", "note": "one\r\ntwo\tthree"}).status_code == 200
+    )
+    assert client.get("/state").get_json()["runtime_state"] == "locked"
+
+
 def test_a_plan_typed_in_a_textarea_keeps_its_line_breaks_and_tabs(client):
     client.post("/planning")
     plan = {
