@@ -14,6 +14,10 @@ from antidrift.evidence.choose import choose, choose_idle
 from antidrift.evidence.idle import close
 from antidrift.evidence.probe import ProbeError
 
+# One column for every label of the report ("activitywatch" is the longest), so each line's
+# words start under the others'.
+LABEL = len("activitywatch")
+
 
 def doctor_lines(
     mode: str,
@@ -32,34 +36,37 @@ def doctor_lines(
         mode, env=env, aw_url=aw_url, which=find, platform=platform, aw_answers=answers,
         try_first=True,
     )  # fmt: skip
-    lines = [f"ANTIDRIFT_WINDOW_SOURCE={mode}", f"  picked    {choice.name}: {choice.reason}"]
+    lines = [
+        f"ANTIDRIFT_WINDOW_SOURCE={mode}",
+        f"  {'picked':{LABEL}} {choice.name}: {choice.reason}",
+    ]
     if choice.probe is not None:
         try:
             window = choice.probe.active_window()
         except ProbeError as exc:
-            lines.append(f"  sample    failed: {exc}")
+            lines.append(f"  {'sample':{LABEL}} failed: {exc}")
         else:
             lines.append(
-                f"  sample    ok: the focused app is {window[0]!r}" if window
-                else "  sample    ok: no window has focus"
+                f"  {'sample':{LABEL}} ok: the focused app is {window[0]!r}" if window
+                else f"  {'sample':{LABEL}} ok: no window has focus"
             )  # fmt: skip
     if choice.advice:
-        lines.append(f"  to fix    {choice.advice}")
+        lines.append(f"  {'to fix':{LABEL}} {choice.advice}")
     for desktop in desktops.DESKTOPS:
         found = find(desktop.tool)
         state = (
             f"{desktop.tool}: {found}" if found else f"{desktop.tool} not found: {desktop.install}"
         )
-        lines.append(f"  {desktop.name:9} {state}")
+        lines.append(f"  {desktop.name:{LABEL}} {state}")
     aw_state = "answers" if answers(aw_url) else "does not answer"
-    lines.append(f"  {'activitywatch':9} aw-server {aw_state} at {aw_url} (ANTIDRIFT_AW_URL)")
+    lines.append(f"  {'activitywatch':{LABEL}} aw-server {aw_state} at {aw_url} (ANTIDRIFT_AW_URL)")
     return lines + idle_lines(mode, env, aw_url, platform)
 
 
 def idle_lines(mode: str, env: Mapping[str, str], aw_url: str, platform: str) -> list[str]:
     """Where the idle time comes from, and what it says now."""
     idle, why = choose_idle(mode, env=env, aw_url=aw_url, platform=platform)
-    line = f"  {'idle time':9} {why}"
+    line = f"  {'idle time':{LABEL}} {why}"
     if idle is not None:
         try:
             line += f": no input for {idle.idle_secs():.0f} s"

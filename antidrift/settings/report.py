@@ -14,6 +14,7 @@ def doctor_lines(env: Mapping[str, str], data_dir: str | Path | None = None) -> 
     reading = read(env, data_dir=data_dir)
     refused = {p.key for p in reading.problems if p.key}
     lines = [f"Settings (saved ones in {reading.path}):"]
+    width = max(len(setting.variable) for setting in SETTINGS)  # the values in one column
     for setting in SETTINGS:
         key = setting.key
         if key in refused:
@@ -28,7 +29,7 @@ def doctor_lines(env: Mapping[str, str], data_dir: str | Path | None = None) -> 
             if setting.secret:
                 value = "(set, hidden)" if value else ""
         shown = value if isinstance(value, str) else _json_word(value)
-        lines.append(f"  {setting.variable:27} {shown or '(empty)':30} {source}")
+        lines.append(f"  {setting.variable:{width}} {shown or '(empty)':30} {source}")
     lines += [f"refused: {p.message}" for p in reading.problems]
     return lines
 

@@ -195,9 +195,9 @@ def test_doctor_says_where_the_idle_time_comes_from(display):
     env = {"PATH": "/usr/bin:/bin", "DISPLAY": display}
     subprocess.run(["xdotool", "mousemove", "5", "5"], env=env, check=True, timeout=10)
     (line,) = idle_lines("x11", env, "http://127.0.0.1:9", "linux")
-    assert line.startswith("  idle time x11 (an X11 session") and "no input for 0 s" in line
+    assert line.startswith("  idle time     x11 (an X11 session") and "no input for 0 s" in line
     (line,) = idle_lines("off", {"PATH": "/nonexistent"}, "http://127.0.0.1:9", "linux")
-    assert line == "  idle time no idle time from this desktop"
+    assert line == "  idle time     no idle time from this desktop"
 
 
 # -- sway: swayidle as a child, on a real headless sway ----------------------------------------

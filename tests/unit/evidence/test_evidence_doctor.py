@@ -24,8 +24,8 @@ def test_doctor_names_the_picked_source_the_reason_and_a_sample_without_its_titl
     assert serve.main(["doctor"]) == 0
     out = capsys.readouterr().out
     assert "ANTIDRIFT_WINDOW_SOURCE=auto" in out
-    assert "picked    sway: SWAYSOCK is set" in out
-    assert "sample    ok: the focused app is 'foot'" in out
+    assert "picked        sway: SWAYSOCK is set" in out
+    assert "sample        ok: the focused app is 'foot'" in out
     assert "secret title" not in out
     assert "kdotool not found: install kdotool" in out
 
@@ -38,9 +38,34 @@ def test_doctor_says_what_to_install_when_nothing_works(fake_bin):
         aw_answers=lambda url: False,
     )
     text = "\n".join(lines)
-    assert "picked    none: the desktop's tool is missing: gdbus (gnome)" in text
-    assert 'to fix    install and enable the "Focused Window D-Bus"' in text
+    assert "picked        none: the desktop's tool is missing: gdbus (gnome)" in text
+    assert 'to fix        install and enable the "Focused Window D-Bus"' in text
     assert "aw-server does not answer at http://127.0.0.1:5600" in text
+
+
+def _aligned(lines: list[str], column: int) -> list[str]:
+    """The lines whose words do not start at `column` (a space before it, a word at it)."""
+    return [line for line in lines if not (line[column - 1] == " " != line[column])]
+
+
+def test_doctor_lines_up_every_label_and_every_setting(fake_bin, monkeypatch, tmp_path):
+    # The longest labels ("activitywatch", ANTIDRIFT_LONG_BREAK_MINUTES) set their columns.
+    lines = doctor_lines(
+        "auto", {"PATH": str(fake_bin.dir)}, "http://127.0.0.1:5600", aw_answers=lambda url: False
+    )
+    labelled = [line for line in lines if line.startswith("  ")]
+    assert any(" activitywatch " in line for line in labelled)
+    assert any(line.startswith("  idle time ") for line in labelled)
+    assert _aligned(labelled, 2 + len("activitywatch") + 1) == []
+    rows = [line for line in settings_lines(tmp_path) if line.startswith("  ANTIDRIFT_")]
+    assert any("ANTIDRIFT_LONG_BREAK_MINUTES" in row for row in rows)
+    assert _aligned(rows, 2 + len("ANTIDRIFT_LONG_BREAK_MINUTES") + 1) == []
+
+
+def settings_lines(data_dir) -> list[str]:
+    from antidrift.settings.report import doctor_lines as settings_doctor_lines
+
+    return settings_doctor_lines({}, data_dir=data_dir)
 
 
 def test_doctor_reports_a_failing_sample(fake_bin):
@@ -48,7 +73,8 @@ def test_doctor_reports_a_failing_sample(fake_bin):
                         "sys.exit(1)")  # fmt: skip
     lines = doctor_lines("hyprland", {"PATH": str(fake_bin.dir)}, "http://127.0.0.1:5600",
                          aw_answers=lambda url: False)  # fmt: skip
-    sample = "  sample    failed: hyprctl activewindow failed: HYPRLAND_INSTANCE_SIGNATURE not set!"
+    sample = "  sample        failed: hyprctl activewindow failed: "
+    sample += "HYPRLAND_INSTANCE_SIGNATURE not set!"
     assert any(line.startswith(sample) for line in lines), lines
 
 

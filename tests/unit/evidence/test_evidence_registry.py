@@ -67,9 +67,9 @@ def test_one_line_gives_a_missing_tools_advice_and_a_doctor_line(with_calm):
     assert missing.advice.startswith("install calmctl from your distro; or run ActivityWatch")
     lines = doctor_lines("auto", SESSION, "http://127.0.0.1:5600", which=finds("calmctl"),
                          aw_answers=lambda url: False)  # fmt: skip
-    assert "  picked    calmwm: CALMWM_SOCKET is set" in lines
-    assert "  sample    ok: the focused app is 'Editor'" in lines
-    assert "  calmwm    calmctl: /usr/bin/calmctl" in lines
+    assert "  picked        calmwm: CALMWM_SOCKET is set" in lines
+    assert "  sample        ok: the focused app is 'Editor'" in lines
+    assert "  calmwm        calmctl: /usr/bin/calmctl" in lines
 
 
 def test_without_its_line_the_desktop_is_unknown():
