@@ -8,9 +8,9 @@ between answers (antidrift/cli/remote.py); nothing here reads a clock.
 from __future__ import annotations
 
 import json
-from datetime import datetime
 from html import escape
 
+from antidrift.core.isotime import from_iso
 from antidrift.core.timing import clock_text
 
 # waybar's `class`, one word per thing the bar may want to colour.
@@ -70,10 +70,10 @@ def _rest(state: dict) -> str | None:
         return None
     name = "Long break" if rest.get("long") is True else "Break"
     try:
-        ends = datetime.fromisoformat(str(rest.get("ends_at")))
-    except ValueError:
-        return name
-    return f"{name} until {ends.astimezone():%H:%M}"
+        ends = from_iso(rest.get("ends_at"))
+    except (TypeError, ValueError):  # a server that says something else: the word alone
+        ends = None
+    return name if ends is None else f"{name} until {ends.astimezone():%H:%M}"
 
 
 def _line(state: dict) -> str:

@@ -134,6 +134,7 @@ def test_a_break_is_said_with_its_end_as_the_page_says_it_the_class_stays_locked
     assert (bar["text"], bar["class"]) == (f"Break until {until}", "locked")
     long = state("locked", **{"break": {"ends_at": ends.isoformat(), "long": True}})
     assert statusline.line(long) == f"Long break until {until}"
-    odd = state("locked", **{"break": {"ends_at": "soon", "long": False}})
-    assert statusline.line(odd) == "Break"  # an odd shape is no traceback
+    for ends_at in ("soon", 5, None, ["x"]):  # an odd shape is no traceback
+        odd = state("locked", **{"break": {"ends_at": ends_at, "long": False}})
+        assert statusline.line(odd) == "Break", ends_at
     assert statusline.line(state("locked", **{"break": None})) == "No commitment"
