@@ -5,7 +5,7 @@ from antidrift.calendar.agenda import Agenda, Event, agenda_of, soon_text
 from antidrift.calendar.fetch import FetchFailed, fetch
 from antidrift.calendar.ics import UnreadableCalendar, events_between
 from antidrift.calendar.keeper import Calendar
-from antidrift.calendar.sources import FORMS, Source, parse
+from antidrift.calendar.sources import FORMS, Source, named, parse
 
 __all__ = [
     "FORMS",
@@ -18,6 +18,7 @@ __all__ = [
     "agenda_of",
     "events_between",
     "fetch",
+    "named",
     "parse",
     "soon_text",
 ]

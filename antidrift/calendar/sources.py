@@ -30,6 +30,20 @@ class Source:
         return self.text
 
 
+def named(item: str) -> str:
+    """A calendar as a message or a report may name it: an address by its scheme and host
+    alone (a secret iCal address carries its key in the path; a refusal, a log line or a
+    pasted doctor report must not hand it out), a file by its path."""
+    if "://" not in item:
+        return item
+    try:
+        parts = urlsplit(item)
+        host = parts.hostname
+    except ValueError:
+        return "(an address)"
+    return f"{parts.scheme}://{host}/…" if host else "(an address)"
+
+
 def parse(text: str) -> tuple[Source, ...]:
     """Each calendar the setting names, in order; ValueError with the reason for one that
     is neither."""
@@ -39,7 +53,7 @@ def parse(text: str) -> tuple[Source, ...]:
         if not item:
             continue
         if "\0" in item or not item.isprintable():
-            raise ValueError(f"{item!r} has characters no path or address has")
+            raise ValueError(f"{named(item)!r} has characters no path or address has")
         if "://" in item or item.lower().startswith(("http:", "https:", "webcal:")):
             found.append(_url(item))
         else:
@@ -57,7 +71,7 @@ def _url(item: str) -> Source:
         parts = urlsplit(item)
         parts.port  # noqa: B018 — a port that is no number raises here
     except ValueError:
-        raise ValueError(f"{item} is not an address") from None
+        raise ValueError(f"{named(item)} is not an address") from None
     if parts.scheme.lower() != "https":
         raise ValueError("only https:// addresses are fetched (not http:// or webcal://)")
     if not parts.hostname or any(c.isspace() for c in item):

@@ -323,17 +323,13 @@ class Calendars:
     def told(self, value: tuple[str, ...]) -> str:
         """As a report prints it (doctor): an address by its host alone, never its path,
         where a secret iCal address carries its key."""
-        return ",".join(_host_only(item) for item in value)
+        return ",".join(calendar.named(item) for item in value)
 
-
-def _host_only(item: str) -> str:
-    if "://" not in item:
-        return item
-    try:
-        host = urlsplit(item).hostname
-    except ValueError:
-        host = None
-    return f"https://{host}/…" if host else "(an address)"
+    def quoted(self, raw: object) -> str:
+        """A refused value as a message quotes it, its addresses by their hosts alone."""
+        if not isinstance(raw, str):
+            return repr(raw)
+        return repr(",".join(calendar.named(part.strip()) for part in raw.split(",")))
 
 
 @dataclass(frozen=True)

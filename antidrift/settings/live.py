@@ -118,7 +118,7 @@ class LiveSettings:
             try:
                 values[key] = setting.parse(as_text(raw, setting.kind))
             except (ValueError, TypeError) as exc:
-                message = f"{key}: {shown(raw)} is not accepted; use {exc}."
+                message = f"{key}: {shown(raw, kind=setting.kind)} is not accepted; use {exc}."
                 raise InvalidSetting(message, key) from None
         return values, forgotten
 

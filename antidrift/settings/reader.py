@@ -124,8 +124,9 @@ def read(
                 values[key] = setting.parse(as_text(saved[key], setting.kind))
                 sources[key] = "saved"
             except (ValueError, TypeError) as exc:
+                quoted = shown(saved[key], kind=setting.kind)
                 message = (
-                    f"{path} says {key}={shown(saved[key])}, which is not accepted: use {exc}."
+                    f"{path} says {key}={quoted}, which is not accepted: use {exc}."
                     f" Fix or remove it there, or set {setting.variable}."
                 )
                 problems.append(InvalidSetting(message, key))
@@ -254,9 +255,10 @@ def _kind_of(mode: int) -> str:
     return "not a file"
 
 
-def shown(value: object, limit: int = 60) -> str:
-    """A refused value as a message quotes it: its repr, cut short."""
-    text = repr(value)
+def shown(value: object, limit: int = 60, kind: object = None) -> str:
+    """A refused value as a message quotes it: its repr (or its kind's own quote: a calendar
+    address by its host), cut short."""
+    text = getattr(kind, "quoted", repr)(value)
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
@@ -296,5 +298,5 @@ def conflicts(values: Mapping[str, object], label: Callable[[str], str]) -> list
 
 
 def _env_refusal(setting: Setting, text: str, exc: Exception) -> str:
-    quoted = "(hidden)" if setting.secret else shown(text)
+    quoted = "(hidden)" if setting.secret else shown(text, kind=setting.kind)
     return f"{setting.variable}={quoted} is not accepted: use {exc}."

@@ -422,6 +422,30 @@ def test_doctor_names_a_calendar_address_by_its_host_never_its_secret_path(tmp_p
     assert f"{tmp_path / 'work.ics'},https://calendar.example/…" in row
 
 
+@pytest.mark.parametrize(
+    "address",
+    [
+        "http://cal.example/ical/private-0123abcd/basic.ics",
+        "webcal://cal.example/ical/private-0123abcd/basic.ics",
+        "https://cal.example/ical/private-0123abcd/basic ics",
+        "https://cal.example/ical/private-0123abcd/ba\x07sic.ics",
+        "https://cal.example:port/ical/private-0123abcd/basic.ics",
+    ],
+)
+def test_a_refused_calendar_address_is_named_by_its_host_wherever_it_is_refused(tmp_path, address):
+    """Its key is in the path: a refusal goes to the terminal, the log (the service's
+    journal) and the page; none of them hands it out."""
+    said = [_refusal(tmp_path, ANTIDRIFT_CALENDAR=address)]  # at a start
+    with pytest.raises(InvalidSetting) as refused:  # a Save on the Settings page
+        _live(tmp_path).update({"calendar": address})
+    said.append(refused.value.message)
+    _save(tmp_path, calendar=address)  # a settings.json edited by hand
+    said.append(_refusal(tmp_path))
+    for message in said:
+        assert "0123abcd" not in message and "/ical/" not in message, message
+        assert "is not accepted" in message and "cal.example" in message, message
+
+
 def test_doctor_names_a_refused_value_and_exits_non_zero(tmp_path, capsys, monkeypatch):
     from antidrift.server import serve
 
