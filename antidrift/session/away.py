@@ -99,10 +99,13 @@ class Away:
         maybe with no input here (a command from elsewhere): no absence counts from before."""
         self._back_at = at if self._back_at is None else max(self._back_at, at)
 
-    def end(self, at: datetime) -> None:
+    def end(self, at: datetime, *, pausing: bool = False) -> None:
         """Under the unit of work, before the commitment is paused or stopped at `at`: an
-        absence in progress ends there and is counted (its caller saves the commitment)."""
-        self._returned = None
+        absence in progress ends there and is counted (its caller saves the commitment). A
+        question not yet answered stays through a pause (Pause pressed on coming back is no
+        answer to "You were away 12 min"); it goes with the commitment."""
+        if not pausing:
+            self._returned = None
         self.present(at)  # what ended here was counted: never again from before it
         if self._since is None:
             return

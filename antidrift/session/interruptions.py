@@ -60,7 +60,7 @@ class Interruptions:
             if s.commitment.paused:
                 raise IllegalTransitionError("You can't pause now: the commitment is paused.")
             now = s.now()
-            self._away.end(now)  # an absence in progress ends (and is counted) here
+            self._away.end(now, pausing=True)  # an absence in progress ends (counted) here
             paused = timing.paused(s.commitment, now)
             self._store.save(RuntimeState.ACTIVE, paused)
             s.commitment = paused

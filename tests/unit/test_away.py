@@ -143,6 +143,35 @@ def test_count_it_as_a_pause_moves_the_deadline_and_grows_paused_secs(running, c
     assert controller.snapshot().commitment.deadline == c.deadline
 
 
+def test_the_question_stays_through_a_pause_and_can_be_answered_after_it(running, clock):
+    """Pause pressed on coming back is no answer to "You were away 12 min"."""
+    controller = running()
+    clock.advance(5 * 60)
+    controller.note_idle(180)
+    clock.advance(9 * 60)
+    controller.note_idle(0)  # back after 12 minutes away
+    controller.pause()
+    assert controller.snapshot().away.returned_secs == 12 * 60
+    clock.advance(60)
+    controller.resume()
+    assert controller.snapshot().away.returned_secs == 12 * 60
+    before = controller.snapshot().commitment
+    assert controller.credit_away() == 12 * 60
+    after = controller.snapshot().commitment
+    assert after.deadline == before.deadline + timedelta(minutes=12)
+    assert controller.snapshot().away.returned_secs == 0
+    # Finish takes it away with the commitment: the review says how much was away.
+    controller.note_idle(0)
+    clock.advance(4 * 60)
+    controller.note_idle(240)  # away again, back: asked again
+    clock.advance(60)
+    controller.note_idle(0)
+    assert controller.snapshot().away.returned_secs > 0
+    controller.finish()
+    controller.undo_finish()
+    assert controller.snapshot().away.returned_secs == 0
+
+
 def test_keep_counting_leaves_the_clock_alone(running, clock, store):
     controller = running()
     deadline = controller.snapshot().commitment.deadline
