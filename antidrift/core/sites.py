@@ -1,9 +1,9 @@
 """A browser tab's URL and its site (pure): what of a URL is kept, and what the judge, the
 rules and churn key a page by.
 
-A URL is private like a title: only http(s) and file URLs are kept, bounded, without their
-user:password; the site is the host, lower-case, without a leading `www.` (never a path,
-query or fragment)."""
+A URL is private like a title: only http(s) URLs are kept (a file: URL names no site),
+bounded, without their user:password; the site is the host, lower-case, without a leading
+`www.` (never a path, query or fragment)."""
 
 from __future__ import annotations
 
