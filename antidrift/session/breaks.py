@@ -36,8 +36,11 @@ class Breaks:
         """Under the unit of work, in the locked state: the break starts now."""
         s, settings = self._s, self._s.breaks
         now = s.now()
-        long = self._long(now, settings.long_every)
-        length = break_minutes(minutes, settings.long_minutes if long else settings.minutes)
+        turn = self._long(now, settings.long_every)
+        length = break_minutes(minutes, settings.long_minutes if turn else settings.minutes)
+        # The long one when it is its turn and it is that long: 5 minutes asked for on that
+        # turn is a (short) break, as the title and the status line then say.
+        long = turn and length >= settings.long_minutes
         rest = Break(now, now + timedelta(minutes=length), long)
         s.rhythm = s.write(self._store, s.rhythm.but(rest=rest))
         s.rested = False

@@ -68,6 +68,12 @@ def test_the_fourth_met_commitment_of_the_day_earns_the_long_break(make_controll
     rest = controller.breaks.take()
     assert rest.long and rest.ends_at == clock.now() + timedelta(minutes=15)
     controller.breaks.end()
+    # Five minutes asked for on the long one's turn is a break, not "Long break" for five.
+    rest = controller.breaks.take(5)
+    assert not rest.long and rest.ends_at == clock.now() + timedelta(minutes=5)
+    controller.breaks.end()
+    assert controller.breaks.take("20").long  # as long or longer: the long one
+    controller.breaks.end()
     _commit_and_end(controller, clock, "missed")  # still four met today, but this one missed
     assert not controller.breaks.take().long
 
