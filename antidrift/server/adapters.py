@@ -46,7 +46,9 @@ def build_coach(settings: Settings) -> tuple[ai.Service | None, CoachInfo]:
         log.warning("running without a coach: %s", as_setting(str(exc)))
         return None, CoachInfo(None, f"{exc}")
     if backend.binary() is None:
-        log.warning(
+        # Said, not warned: everything works by hand without a coach, and the page says so
+        # where Sharpen is (a start's log has no WARNING for a choice the user may have made).
+        log.info(
             "the %s CLI was not found on PATH: Sharpen will say so until it is installed"
             " (or set %s)",
             backend.name,

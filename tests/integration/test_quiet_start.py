@@ -55,6 +55,9 @@ def test_settings_turned_off_are_named_as_the_settings_page_names_them(tmp_path)
                  "ANTIDRIFT_WINDOW_SOURCE": "off", "ANTIDRIFT_NOTIFY": "off"}  # fmt: skip
     log = _start_log(tmp_path, until="built-in window sampler off", **variables)
     assert GUNICORN_WARNING.search(log) is None, log
+    # No claude on PATH either: said, never warned (everything works by hand without it).
+    assert "the claude CLI was not found on PATH" in log
+    assert "WARNING" not in log, log
     assert "ANTIDRIFT_" not in log, log
     assert "drift guard off (the drift setting is off)" in log
     assert "daily backups off (the backups setting is 0)" in log
