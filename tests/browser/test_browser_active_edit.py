@@ -10,18 +10,15 @@ import re
 
 import pytest
 
+from tests.support.walk import server_post, walk_http
+
 pytestmark = pytest.mark.browser
 
 PLAN = {"next_action": "Draft the grant report", "success_condition": "Sent to Ada"}
 
 
-def post(app, path: str, body: dict | None = None) -> int:
-    return app.server.post(path, body)[0]
-
-
-def active(app, minutes: int = 25) -> None:
-    assert post(app, "/planning") == 200
-    assert post(app, "/commitment", {**PLAN, "timebox_minutes": str(minutes)}) == 200
+def active(app) -> None:
+    walk_http(server_post(app.server), "active", **PLAN, timebox_minutes=25)
 
 
 def access_key(page, letter: str) -> None:
@@ -75,8 +72,8 @@ def test_edit_saves_the_next_action_in_every_tab_and_focus_lands_on_it(tabs, app
     )
 
     # Finished, the history keeps the final next action.
-    post(app, "/finish")
-    post(app, "/end", {"outcome": "met"})
+    app.server.post("/finish")
+    app.server.post("/end", {"outcome": "met"})
     expect(ui.view(page, "locked")).to_be_visible()
     expect(page.locator("#view")).to_contain_text("Outline the grant report's budget")
 
