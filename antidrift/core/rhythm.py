@@ -97,12 +97,19 @@ class Rhythm:
     rest: Break | None = None  # the break under way
     finished: Finished | None = None  # the last manual Finish (Undo Finish)
     five_said: str | None = None  # the commitment that has heard "5 minutes left" already
+    # Back from time away, not yet answered: (the commitment, the absence's seconds).
+    asked: tuple[str, int] | None = None
+    rested: bool = False  # a break ran its course: "Break over" until the next plan
 
     def but(self, **changes: object) -> Rhythm:
         return replace(self, **changes)
 
     def dump(self) -> str:
         body: dict[str, object] = {"closure": self.closure, "five_said": self.five_said}
+        if self.asked is not None:
+            body["asked"] = {"id": self.asked[0], "secs": self.asked[1]}
+        if self.rested:
+            body["rested"] = True
         if self.rest is not None:
             r = self.rest
             body["break"] = {
@@ -130,6 +137,7 @@ class Rhythm:
             body = json.loads(text)
             rest = body.get("break")
             done = body.get("finished")
+            asked = body.get("asked")
             return cls(
                 _text(body.get("closure")),
                 None
@@ -145,6 +153,8 @@ class Rhythm:
                     int(done["paused_secs"]),
                 ),
                 _text(body.get("five_said")),
+                None if asked is None else (_text(asked["id"]) or "", _secs(asked["secs"])),
+                body.get("rested") is True,
             )
         except (ValueError, TypeError, KeyError, AttributeError):
             log.warning("the stored rhythm could not be read: the break and Undo are dropped")
@@ -155,6 +165,12 @@ def _text(value: object) -> str | None:
     if value is None:
         return None
     if not isinstance(value, str):
+        raise TypeError(value)
+    return value
+
+
+def _secs(value: object) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
         raise TypeError(value)
     return value
 

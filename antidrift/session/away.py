@@ -48,7 +48,6 @@ class Away:
         self._work, self._s, self._store, self._guard = work, session, store, guard
         self.after_minutes = after_minutes  # 0: off (Controller.retune changes it)
         self._since: datetime | None = None  # away since then (input stopped then)
-        self._returned: tuple[str, int] | None = None  # (commitment id, seconds) to answer
         self._back_at: datetime | None = None  # the last return (input came then)
 
     @property
@@ -89,9 +88,10 @@ class Away:
         s = self._s
         span = whole_secs(self._since, at)
         back = replace(s.commitment, away_secs=s.commitment.away_secs + span)
+        # The question is kept with the rhythm: a restart before it is answered still asks.
+        rhythm = s.write(self._store, s.rhythm.but(asked=(back.id, span) if span else None))
         self._store.save(RuntimeState.ACTIVE, back)
-        s.commitment, self._since, self._back_at = back, None, at
-        self._returned = (back.id, span) if span else None
+        s.commitment, s.rhythm, self._since, self._back_at = back, rhythm, None, at
         self._work.then(self._guard.resume(s.last_sample, at).run)
 
     def present(self, at: datetime) -> None:
@@ -104,12 +104,12 @@ class Away:
         absence in progress ends there and is counted (its caller saves the commitment). A
         question not yet answered stays through a pause (Pause pressed on coming back is no
         answer to "You were away 12 min"); it goes with the commitment."""
+        s = self._s
         if not pausing:
-            self._returned = None
+            s.rhythm = s.write(self._store, s.rhythm.but(asked=None))
         self.present(at)  # what ended here was counted: never again from before it
         if self._since is None:
             return
-        s = self._s
         span = whole_secs(self._since, max(at, self._since))
         s.commitment = replace(s.commitment, away_secs=s.commitment.away_secs + span)
         self._since = None
@@ -121,8 +121,9 @@ class Away:
             secs = self._question("count time away as a pause")
             s = self._s
             credited = timing.credited(s.commitment, secs)
+            rhythm = s.write(self._store, s.rhythm.but(asked=None))
             self._store.save(RuntimeState.ACTIVE, credited)
-            s.commitment, self._returned = credited, None
+            s.commitment, s.rhythm = credited, rhythm
             work.changed()
         return secs
 
@@ -130,14 +131,15 @@ class Away:
         """Keep counting: the absence stays time on the clock; the question goes."""
         with self._work as work:
             self._question("dismiss the time away")
-            self._returned = None
+            s = self._s
+            s.rhythm = s.write(self._store, s.rhythm.but(asked=None))
             work.changed()
 
     def _question(self, action: str) -> int:
         """The seconds of the absence to answer (409 when there is none)."""
         s = self._s
         require(s.state, RuntimeState.ACTIVE, action=action)
-        returned = self._returned
+        returned = s.rhythm.asked
         if returned is None or returned[0] != s.commitment.id:
             raise IllegalTransitionError(
                 f"You can't {action} now: you have not been away since you last answered."
@@ -149,7 +151,7 @@ class Away:
         c = self._s.commitment
         if c is None:
             return AwayView()
-        returned = self._returned
+        returned = self._s.rhythm.asked
         asked = returned[1] if returned is not None and returned[0] == c.id else 0
         if self._since is None:
             return AwayView(False, None, c.away_secs, asked)

@@ -42,8 +42,7 @@ class Breaks:
         # turn is a (short) break, as the title and the status line then say.
         long = turn and length >= settings.long_minutes
         rest = Break(now, now + timedelta(minutes=length), long)
-        s.rhythm = s.write(self._store, s.rhythm.but(rest=rest))
-        s.rested = False
+        s.rhythm = s.write(self._store, s.rhythm.but(rest=rest, rested=False))
         self._work.changed()
         return rest
 
@@ -71,7 +70,6 @@ class Breaks:
             rest = s.rhythm.rest
             if rest is None or s.now() < rest.ends_at:
                 return
-            s.rhythm = s.write(self._store, s.rhythm.but(rest=None))
-            s.rested = True
+            s.rhythm = s.write(self._store, s.rhythm.but(rest=None, rested=True))
             work.then(lambda: s.announce(*BREAK_OVER))
             work.changed()

@@ -168,7 +168,7 @@ class Controller:
                 closure=s.rhythm.closure if locked else None,
                 calendar=self.agenda(now),
                 rest=s.rhythm.rest if locked else None,
-                rested=s.rested and locked,
+                rested=s.rhythm.rested and locked,
                 five_said=s.commitment is not None and s.rhythm.five_said == s.commitment.id,
             )
 
@@ -181,9 +181,9 @@ class Controller:
             require(s.state, RuntimeState.LOCKED, action="plan")
             # Persist first, as every transition does: a failed save changes nothing.
             self.drafts.begin(draft)
-            rhythm = s.write(self._store, s.rhythm.but(closure=None, rest=None))
+            rhythm = s.write(self._store, s.rhythm.but(closure=None, rest=None, rested=False))
             self._store.save(RuntimeState.PLANNING, None)
-            s.state, s.rhythm, s.rested = RuntimeState.PLANNING, rhythm, False
+            s.state, s.rhythm = RuntimeState.PLANNING, rhythm
             self.coaching.reset()
             self.coaching.keep_warm(True)
             work.changed()

@@ -47,10 +47,10 @@ class Session:
         self.state = persisted.state
         self.commitment: Commitment | None = persisted.commitment
         self.last_sample: WindowSample | None = persisted.samples[-1] if persisted.samples else None
-        # The closure, the break, Undo Finish: kept only where the stored state has them.
+        # The closure, the break, Undo Finish, the away question, "Break over": kept only
+        # where the stored state has them.
         self.rhythm = _kept(rhythm or Rhythm(), self.state, self.commitment)
         self.breaks = BreakSettings()  # settings may change them (Controller.retune)
-        self.rested = False  # a break ran its course: the locked view says so until a plan
         self.watcher_running = False  # told by the window sampler (Controller.set_watcher)
         self.notifier: Notifier | None = None  # settings may change it (Controller.retune)
         if self.state is RuntimeState.ACTIVE and self.commitment is not None:
@@ -92,9 +92,14 @@ def _kept(rhythm: Rhythm, state: RuntimeState, commitment: Commitment | None) ->
     finished = rhythm.finished
     if finished is not None and (state is not RuntimeState.REVIEW or finished.commitment_id != cid):
         finished = None
+    asked = rhythm.asked
+    if asked is not None and (state is not RuntimeState.ACTIVE or asked[0] != cid):
+        asked = None
     return Rhythm(
         rhythm.closure if locked else None,
         rhythm.rest if locked else None,
         finished,
         rhythm.five_said if rhythm.five_said == cid else None,
+        asked,
+        rhythm.rested and locked,
     )

@@ -314,6 +314,24 @@ def test_a_restart_while_away_takes_the_absence_up_again_and_counts_it_once(
     assert again.snapshot().commitment.away_secs == 5 * 60  # 2:00 to 7:00, once
 
 
+def test_the_question_survives_a_restart_and_is_answered_once(running, make_controller, clock):
+    controller = running()
+    clock.advance(5 * 60)
+    controller.note_idle(180)
+    clock.advance(9 * 60)
+    controller.note_idle(0)  # back after 12 minutes away: asked
+    controller.shutdown()
+    again = make_controller()
+    again.start()
+    assert again.snapshot().away.returned_secs == 12 * 60  # still asked after the restart
+    assert again.credit_away() == 12 * 60
+    third = make_controller()
+    third.start()
+    assert third.snapshot().away.returned_secs == 0  # answered: never asked again
+    with pytest.raises(IllegalTransitionError, match="not been away"):
+        third.credit_away()
+
+
 def test_discarding_while_away_ends_the_absence_the_next_commitment_starts_present(
     running, clock, store
 ):

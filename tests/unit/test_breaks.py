@@ -167,6 +167,10 @@ def test_the_closure_and_the_break_survive_a_restart(make_controller, clock, sto
     clock.advance(5 * 60)
     again.breaks.tick()
     assert again.snapshot().rested
+    third = make_controller(store_=store)  # "Break over" is still said after a restart
+    assert third.snapshot().rested and third.snapshot().closure == ended.id
+    third.enter_planning()
+    assert not make_controller(store_=store).snapshot().rested  # until the next plan
 
 
 def test_undo_finish_survives_a_restart_within_its_30_seconds(make_controller, clock, store):
@@ -200,6 +204,11 @@ def test_a_rhythm_that_no_longer_fits_the_state_is_dropped(make_controller, cloc
     store.state = RuntimeState.LOCKED
     assert make_controller(store_=store).snapshot().rest is None  # unreadable: dropped
     assert Rhythm.parse("not json") == Rhythm()
+    kept = Rhythm(closure="c1", asked=("c2", 720), rested=True)
+    assert Rhythm.parse(kept.dump()) == kept
+    for odd in ('{"asked": {"id": "c2", "secs": -1}}', '{"asked": {"id": 5, "secs": 1}}',
+                '{"asked": {"id": "c2", "secs": true}}', '{"asked": ["c2"]}'):  # fmt: skip
+        assert Rhythm.parse(odd) == Rhythm(), odd
 
 
 def test_five_minutes_left_is_said_once_even_after_an_extension(running, clock):
