@@ -87,6 +87,10 @@ def state_json(snap: Snapshot, episodes: Sequence[Episode] = ()) -> dict[str, ob
         body["away_secs"] = away.secs if away else 0  # an absence in progress included
         # Back from an absence not yet answered (Count it as a pause / Keep counting).
         body["away_returned_secs"] = away.returned_secs if away else 0
+    elif snap.state is RuntimeState.REVIEW and c is not None:
+        # What the review says beside the outcome ("12 min paused · 13 min of it away").
+        body["paused_secs"] = c.paused_secs
+        body["away_secs"] = c.away_secs
     body["calendar"] = calendar_json(snap)
     rest = snap.rest
     body["break"] = None if rest is None else {"ends_at": iso(rest.ends_at), "long": rest.long}

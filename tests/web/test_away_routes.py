@@ -96,6 +96,7 @@ def test_a_timebox_that_ran_out_while_away_is_reviewed_with_the_time_away(
     assert state(client)["runtime_state"] == "review"
     review = " ".join(page(client).by_id("view").text().split())
     assert "13 min of it away" in review  # 7:00 to the deadline at 20:00
+    assert (state(client)["away_secs"], state(client)["paused_secs"]) == (13 * 60, 0)
     client.post("/end", json={"outcome": "missed"})
     [row] = client.get("/history").get_json()
     assert row["away_secs"] == 13 * 60
@@ -113,6 +114,7 @@ def test_time_away_counted_as_a_pause_is_not_counted_again_as_away(client, contr
     client.post("/finish")
     review = " ".join(page(client).by_id("view").text().split())
     assert "12 min paused" in review and "away" not in review
+    assert (state(client)["away_secs"], state(client)["paused_secs"]) == (0, 720)  # as said
     client.post("/end", json={"outcome": "met"})
     [row] = client.get("/history").get_json()
     assert (row["paused_secs"], row["away_secs"], row["actual_secs"]) == (720, 0, 120)
