@@ -71,6 +71,7 @@ class FakeStore:
     fail_saves: BaseException | None = None
     fail_samples: BaseException | None = None  # add_sample raises it (a full disk, say)
     drift_judgements: dict = field(default_factory=dict)
+    set_aside: set = field(default_factory=set)  # verdicts judged against an old next action
     drift_episodes: dict = field(default_factory=dict)
     summaries: dict = field(default_factory=dict)
     unclear: dict = field(default_factory=dict)  # commitment id -> seconds judged unclear
@@ -253,17 +254,22 @@ class FakeStore:
     def save_judgement(self, commitment_id, window, judgement) -> None:
         with self._lock:
             self.drift_judgements[(commitment_id, window)] = judgement
+            self.set_aside.discard((commitment_id, window))
 
-    def judgements(self, commitment_id: str) -> dict:
+    def judgements(self, commitment_id: str, *, current: bool = False) -> dict:
         with self._lock:
-            return {w: j for (cid, w), j in self.drift_judgements.items() if cid == commitment_id}
+            return {
+                w: j
+                for (cid, w), j in self.drift_judgements.items()
+                if cid == commitment_id and not (current and (cid, w) in self.set_aside)
+            }
 
     def forget_verdicts(self, commitment_id: str) -> None:
         with self._lock:
-            self.drift_judgements = {
-                (cid, w): j
+            self.set_aside |= {
+                (cid, w)
                 for (cid, w), j in self.drift_judgements.items()
-                if cid != commitment_id or j.source.value == "you"
+                if cid == commitment_id and j.source.value != "you"
             }
 
     def save_episode(self, commitment_id, episode) -> None:

@@ -224,7 +224,7 @@ class DriftGuard:
     def _watch(self, commitment: Commitment, last: WindowSample | None) -> After:
         """A fresh policy over what this commitment has recorded (verdicts, episodes)."""
         self._policy = None
-        judgements = self._store.judgements(commitment.id)
+        judgements = self._store.judgements(commitment.id, current=True)
         if GUARD_OFF in judgements:
             self._off_here = True
             return After()

@@ -70,7 +70,7 @@ class DriftRecords:
                 " verdict = excluded.verdict, source = excluded.source,"
                 " sent_to = excluded.sent_to, sent_app = excluded.sent_app,"
                 " sent_title = excluded.sent_title, answer = excluded.answer,"
-                " sent_site = excluded.sent_site",
+                " sent_site = excluded.sent_site, stale = 0",
                 (
                     commitment_id,
                     window.app,
@@ -87,20 +87,23 @@ class DriftRecords:
                 ),
             )
 
-    def judgements(self, commitment_id: str) -> dict[Window, Judgement]:
-        """Every window's verdict for a commitment, in the order they were first decided."""
+    def judgements(self, commitment_id: str, *, current: bool = False) -> dict[Window, Judgement]:
+        """Every window's verdict for a commitment, in the order they were first decided;
+        `current`: only those that still decide (the guard's), not those set aside."""
+        where = " AND stale = 0" if current else ""
         with self._lock:
             rows = self._db.execute(
-                "SELECT * FROM drift_judgements WHERE commitment_id = ? ORDER BY rowid",
+                f"SELECT * FROM drift_judgements WHERE commitment_id = ?{where} ORDER BY rowid",
                 (commitment_id,),
             ).fetchall()
         return {Window(r["app"], r["title"]): _judgement(r) for r in rows}
 
     def forget_verdicts(self, commitment_id: str) -> None:
-        """A commitment's verdicts but the user's own answers (its next action changed)."""
+        """A commitment's verdicts but the user's own answers no longer decide (its next
+        action changed): set aside, they still say how the time before the change went."""
         with self._lock:
             self._db.execute(
-                "DELETE FROM drift_judgements WHERE commitment_id = ? AND source != ?",
+                "UPDATE drift_judgements SET stale = 1 WHERE commitment_id = ? AND source != ?",
                 (commitment_id, Source.YOU.value),
             )
 

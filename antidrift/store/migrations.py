@@ -221,4 +221,14 @@ MIGRATIONS: list[tuple[int, str, str]] = [
         ALTER TABLE commitments ADD COLUMN away_secs INTEGER NOT NULL DEFAULT 0;
         """,
     ),
+    (
+        14,
+        "set-aside verdicts",
+        # A verdict judged against a next action the user has since changed: it still says
+        # how the time before the change went (review, Insights, the week), but the guard
+        # never takes it up again (it asks the judge about that window anew).
+        """
+        ALTER TABLE drift_judgements ADD COLUMN stale INTEGER NOT NULL DEFAULT 0;
+        """,
+    ),
 ]

@@ -148,7 +148,7 @@ def test_changed_while_paused_the_judge_asks_again_on_resume(
     _settled(controller, judge, 1)
     controller.pause()
     controller.change_next_action(NEW)
-    assert store.judgements(c.id) == {}  # the old verdict is gone, through a restart too
+    assert store.judgements(c.id, current=True) == {}  # none decides, through a restart too
     assert len(judge.calls) == 1  # nothing is judged while paused
     controller.resume()
     _settled(controller, judge, 2)
@@ -171,7 +171,7 @@ def test_the_real_store_keeps_the_final_next_action(tmp_path, clock):
         store.close()
 
 
-def test_the_real_store_forgets_all_but_the_users_answers(tmp_path, clock):
+def test_the_real_store_sets_aside_all_but_the_users_answers(tmp_path, clock):
     from antidrift.drift.verdicts import Judgement, Verdict
 
     store = SQLiteStore(tmp_path / "antidrift.sqlite3")
@@ -182,7 +182,17 @@ def test_the_real_store_forgets_all_but_the_users_answers(tmp_path, clock):
         store.save_judgement(c.id, yours, Judgement(Verdict.ON_TASK, "you said", Source.YOU))
         store.save_judgement(c.id, judged, Judgement(Verdict.OFF_TASK, "chat", Source.JUDGE))
         store.forget_verdicts(c.id)
-        assert list(store.judgements(c.id)) == [yours]
+        assert list(store.judgements(c.id, current=True)) == [yours]
+        assert list(store.judgements(c.id)) == [yours, judged]  # the time before still
+        # Judged again against the new words, the window decides again.
+        store.save_judgement(c.id, judged, Judgement(Verdict.ON_TASK, "the doc", Source.JUDGE))
+        again = store.judgements(c.id, current=True)
+        assert list(again) == [yours, judged] and again[judged].verdict is Verdict.ON_TASK
+        # A restart reads them as set aside (a new connection, the same file).
+        store.forget_verdicts(c.id)
+        store.close()
+        store = SQLiteStore(tmp_path / "antidrift.sqlite3")
+        assert list(store.judgements(c.id, current=True)) == [yours]
     finally:
         controller.shutdown()
         store.close()
@@ -211,3 +221,32 @@ def test_a_full_disk_changes_nothing(make_controller, judge, notifier):
     assert controller.snapshot().commitment.next_action == OLD
     assert store.commitments[c.id].next_action == OLD
     assert list(store.judgements(c.id)) == [Window("slack", "general")]
+
+
+def test_the_time_judged_before_a_change_still_counts(tmp_path, clock, judge):
+    """Set aside, not deleted: ten minutes on a game judged off task before the change are
+    still off task in the week (and the review), while the guard asks again from now on."""
+    store = SQLiteStore(tmp_path / "antidrift.sqlite3")
+    controller = build_controller(store, clock, judge=judge, drift=SETTINGS)
+    try:
+        c = _running(controller)
+        controller.record_window("steam", "Store")
+        _settled(controller, judge, 1)
+        for _ in range(120):  # ten minutes of it, sampled every 5 s as the sampler does
+            clock.advance(5)
+            controller.record_window("steam", "Store")
+        controller.record_window("code", "intro.md")
+        _settled(controller, judge, 2)
+        clock.advance(60)
+        controller.change_next_action(NEW)
+        _settled(controller, judge, 3)  # the window in focus, asked about again
+        assert (judge.calls[2].app, judge.calls[2].next_action) == ("code", NEW)
+        controller.finish()
+        controller.end("met")
+        week = ReadModel(store).week(clock.now())
+        assert [(d.name, d.minutes) for d in week.top_distractions] == [("steam", 10)]
+        decided = store.judgements(c.id)
+        assert decided[Window("steam", "Store")].verdict.value == "off_task"
+    finally:
+        controller.shutdown()
+        store.close()

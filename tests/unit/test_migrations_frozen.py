@@ -29,6 +29,7 @@ PINS = {
     11: "a6dad75ac8383c4c3941d358dd8468a14630f755940f13e63564fc640eb518dd",
     12: "59c6380742d3e8a95372da7aa1e0349492297368eb9ed769dd8b4c68ae9ad75f",
     13: "06ef089361e2c3c8051d4feca7ac17582dfa7d70cb7cb650e9b7fa9bafe74cf9",
+    14: "5feac6558b66ebdef79762a4eec2bf5caf6bdb4ee258d4b7f522ce035987a55b",
 }
 
 NEVER_EDIT = "never edit a shipped migration; add a new one"
