@@ -30,7 +30,7 @@ from antidrift.ai import CoachError, Judge
 from antidrift.core.errors import Error
 from antidrift.core.sites import redact_page
 from antidrift.core.terminal import say
-from antidrift.drift.policy import judge_title, window_of
+from antidrift.drift.window_key import judge_title, window_of
 
 CORPUS = "judge_corpus.jsonl"  # package data, beside this module in the wheel
 VERDICTS = ("on_task", "off_task", "unclear")

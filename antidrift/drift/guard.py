@@ -342,7 +342,7 @@ class DriftGuard:
         sent for it, even if no answer comes back (focus moved on, the commitment ended)."""
         decided = self._policy.judgements.get(call.window) if self._policy else None
         if decided is not None and decided.source is Source.CHURN:
-            sent = Exchange(self._judge.label, call.window.app, call.title, None, call.site)
+            sent = Exchange(self._judge.label, call.app, call.title, None, call.site)
             self._store.save_judgement(commitment.id, call.window, replace(decided, exchange=sent))
 
     def _stop_judge(self) -> None:
@@ -397,13 +397,13 @@ class DriftGuard:
             found = self._judge.judge(
                 commitment.next_action,
                 commitment.success_condition,
-                call.window.app,
+                call.app,
                 call.title,
                 site=call.site,  # the page's host; the URL's path and query never leave
                 scope=scope,
             )
             answer = kept_answer(found.answer)
-            sent = Exchange(self._judge.label, call.window.app, call.title, answer, call.site)
+            sent = Exchange(self._judge.label, call.app, call.title, answer, call.site)
             verdict = Judgement(Verdict(found.verdict), found.reason, Source.JUDGE, sent)
         except Cancelled:
             return

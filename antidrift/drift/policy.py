@@ -32,7 +32,7 @@ from antidrift.drift.verdicts import (
     figures,
     matching_rule,
 )
-from antidrift.drift.window_key import Window, churn_key, churn_reason, judge_title, window_of
+from antidrift.drift.window_key import Window, churn_key, churn_reason, judge_page, window_of
 
 TAUGHT_REASON = "you said this is on task"
 
@@ -73,12 +73,13 @@ class DriftSettings:
 
 @dataclass(frozen=True)
 class JudgeCall:
-    """A judge call the controller must run; title None means judge by the app alone."""
+    """A judge call to run: app, title (None: the app alone), site as judge_page sends them."""
 
     ticket: int
     window: Window
     title: str | None
-    site: str | None = None  # the page's host beside the app and title: never its path
+    site: str | None = None
+    app: str = ""
 
 
 @dataclass(frozen=True)
@@ -411,8 +412,7 @@ class DriftPolicy:
             return Effects()
         self.budget.spend(now)
         self._tickets += 1
-        title = judge_title(window.title, self.exclude)
-        self.pending = JudgeCall(self._tickets, window, title, window.site or None)
+        self.pending = JudgeCall(self._tickets, window, *judge_page(window, self.exclude))
         return Effects(judge=self.pending)
 
     def _bite(self, now: datetime) -> Effects:

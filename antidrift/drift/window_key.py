@@ -101,6 +101,24 @@ def is_own_page(title: str, next_action: str) -> bool:
     return _own_page(next_action).fullmatch(_WHITESPACE.sub(" ", title).strip()) is not None
 
 
+def judge_page(
+    window: Window, exclude: re.Pattern[str] | None
+) -> tuple[str | None, str | None, str]:
+    """What the judge may see of a window: its title, site and app, as a sample recorded now
+    would keep them (sites.redact_page). A pattern saved while the window is in focus applies
+    at once: a private app, title or site hides the title and the site (and a private app's
+    name); the window was recorded under the old pattern."""
+    title = judge_title(window.title, exclude)
+    site = window.site or None
+    if exclude is None:
+        return title, site, window.app
+    if exclude.search(window.app):
+        return None, None, EXCLUDED_TITLE
+    if redact(window.title, exclude) == EXCLUDED_TITLE or (site and exclude.search(site)):
+        return None, None, window.app
+    return title, site, window.app
+
+
 def judge_title(title: str, exclude: re.Pattern[str] | None) -> str | None:
     """What the judge may see of a title: nothing when excluded (or the placeholder).
 

@@ -17,10 +17,10 @@ from antidrift.drift.policy import (
     Source,
     Verdict,
     Window,
-    judge_title,
     on_task_share,
     window_of,
 )
+from antidrift.drift.window_key import judge_title
 from tests.fakes import START
 from tests.support.drift_policy import Harness, ScriptedAnswers
 

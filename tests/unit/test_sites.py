@@ -107,6 +107,25 @@ def test_a_private_page_is_judged_by_the_app_alone_and_sends_no_site():
     assert h.judge.calls[0].title is None and h.judge.calls[0].site is None
 
 
+@pytest.mark.parametrize(
+    ("pattern", "sent"),
+    [
+        ("mybank", ("firefox", None, None)),  # the site: neither it nor the title goes
+        ("Account", ("firefox", None, None)),  # the title: its site goes with it
+        ("firefox", (EXCLUDED_TITLE, None, None)),  # the app: not even its name
+        ("nothing-here", ("firefox", "Account overview", "mybank.com")),
+    ],
+)
+def test_a_pattern_saved_while_a_page_is_in_focus_applies_to_the_next_call(pattern, sent):
+    """The page in focus was recorded under the old pattern (in clear), and the guard asks
+    about it again after a pause or a changed next action: the Settings page's promise is
+    that a matching page is never sent from the moment the pattern is saved."""
+    h = Harness(ScriptedAnswers({}, auto=False), exclude=re.compile(pattern, re.I))
+    h.focus(("firefox", "Account overview", "mybank.com"))  # the last sample, as it was kept
+    [call] = h.judge.calls
+    assert (call.app, call.title, call.site) == sent
+
+
 ANSWERS = {("firefox", "Video A"): False, ("firefox", "Video B"): False}
 
 
