@@ -34,13 +34,13 @@ def named(item: str) -> str:
     """A calendar as a message or a report may name it: an address by its scheme and host
     alone (a secret iCal address carries its key in the path; a refusal, a log line or a
     pasted doctor report must not hand it out), a file by its path."""
-    if "://" not in item:
+    if "://" not in item and not item.lower().startswith(("http:", "https:", "webcal:")):
         return item
-    try:
+    try:  # "https:/host/key…" (a slash short) is an address too, with no host to name
         parts = urlsplit(item)
         host = parts.hostname
     except ValueError:
-        return "(an address)"
+        host = None
     return f"{parts.scheme}://{host}/…" if host else "(an address)"
 
 

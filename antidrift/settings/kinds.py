@@ -326,10 +326,13 @@ class Calendars:
         return ",".join(calendar.named(item) for item in value)
 
     def quoted(self, raw: object) -> str:
-        """A refused value as a message quotes it, its addresses by their hosts alone."""
-        if not isinstance(raw, str):
-            return repr(raw)
-        return repr(",".join(calendar.named(part.strip()) for part in raw.split(",")))
+        """A refused value as a message quotes it, its addresses by their hosts alone (a
+        settings.json may hold a list of them)."""
+        parts = raw.split(",") if isinstance(raw, str) else raw
+        if not isinstance(parts, list):
+            return repr(raw) if isinstance(raw, bool | int | float | None) else "(a value)"
+        named = (calendar.named(p.strip()) if isinstance(p, str) else "(a value)" for p in parts)
+        return repr(",".join(named))
 
 
 @dataclass(frozen=True)

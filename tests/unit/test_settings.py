@@ -430,6 +430,8 @@ def test_doctor_names_a_calendar_address_by_its_host_never_its_secret_path(tmp_p
         "https://cal.example/ical/private-0123abcd/basic ics",
         "https://cal.example/ical/private-0123abcd/ba\x07sic.ics",
         "https://cal.example:port/ical/private-0123abcd/basic.ics",
+        "https:/cal.example/ical/private-0123abcd/basic.ics",  # a slash short
+        "webcal:cal.example/ical/private-0123abcd/basic.ics",
     ],
 )
 def test_a_refused_calendar_address_is_named_by_its_host_wherever_it_is_refused(tmp_path, address):
@@ -443,7 +445,16 @@ def test_a_refused_calendar_address_is_named_by_its_host_wherever_it_is_refused(
     said.append(_refusal(tmp_path))
     for message in said:
         assert "0123abcd" not in message and "/ical/" not in message, message
-        assert "is not accepted" in message and "cal.example" in message, message
+        assert "is not accepted" in message, message
+        assert "cal.example" in message or "(an address)" in message, message
+
+
+def test_a_hand_edited_list_of_calendars_is_refused_without_its_addresses(tmp_path):
+    secret = "https://cal.example/ical/private-0123abcd/basic.ics"
+    _save(tmp_path, calendar=[secret, "http://other.example/k/9876fedc/b.ics"])
+    message = _refusal(tmp_path)
+    assert "is not accepted" in message and "other.example" in message, message
+    assert "0123abcd" not in message and "9876fedc" not in message, message
 
 
 def test_doctor_names_a_refused_value_and_exits_non_zero(tmp_path, capsys, monkeypatch):
