@@ -232,6 +232,8 @@ def copy_checked(source: Path, target: Path) -> None:
 def _failed(source: Path, target: Path, reason: str) -> str:
     if "full" in reason:
         return f"The disk is full: no copy of {source} was made in {target.parent}."
+    if "malformed" in reason or "not a database" in reason:  # SQLITE_CORRUPT, SQLITE_NOTADB
+        return f"The database {source} is damaged ({reason}): no backup made."
     return f"Cannot copy {source} to {target.parent}: {reason}."
 
 

@@ -50,7 +50,10 @@ def _sha(path: Path) -> str:
 
 def _damage(db: Path) -> None:
     raw = bytearray(db.read_bytes())
-    for page in range(2, len(raw) // 4096):  # every b-tree page's header but the schema's
+    # The headers of the second half's pages (the history's rows, written after the schema,
+    # whose pages the migrations made first): the file opens, its rows are garbage.
+    pages = len(raw) // 4096
+    for page in range(pages // 2, pages):
         raw[page * 4096 : page * 4096 + 100] = b"\xa5" * 100
     db.write_bytes(bytes(raw))
 
@@ -200,6 +203,20 @@ def test_backup_of_a_damaged_database_makes_none_and_keeps_the_good_ones(tmp_pat
     assert code == 1 and "damaged" in out and "no backup made" in out, out
     assert [b.path for b in backup.backups(data / "backups")] == [good]
     assert [p.name for p in (data / "backups").iterdir()] == [good.name]  # no partial copy
+
+
+def test_backup_of_a_database_whose_schema_is_damaged_says_so_and_makes_none(tmp_path):
+    data = tmp_path / "data"
+    db = data / "antidrift.sqlite3"
+    seed_history(db, 50)
+    good = backup.back_up(db, data / "backups", backup_now())
+    raw = bytearray(db.read_bytes())
+    for page in range(1, len(raw) // 4096):  # every page's header but the file header's
+        raw[page * 4096 : page * 4096 + 100] = b"\xa5" * 100
+    db.write_bytes(bytes(raw))
+    code, out = antidrift("backup", data=data)
+    assert code == 1 and "is damaged" in out and "no backup made" in out, out
+    assert [p.name for p in (data / "backups").iterdir()] == [good.name]
 
 
 def test_the_server_backs_up_at_start_when_the_newest_backup_is_over_a_day_old(tmp_path):
