@@ -5,8 +5,9 @@ Firefox rewrites `<profile>/sessionstore-backups/recovery.jsonlz4` about every 1
 runs: mozLz4 is 8 bytes `mozLz40\\0`, a 4-byte little-endian size, then one LZ4 block of
 JSON (`windows[].tabs[].entries[]` with `url` and `title`, `tabs[].index` the 1-based
 current entry, `windows[].selected` the 1-based selected tab). Private windows are never
-written there, and one marked `isPrivate` is passed by; a focused window whose title ends
-"Private Browsing" gets no URL (a normal tab of the same title is not its page). The
+written there, and one marked `isPrivate` is passed by; a focused window whose title says
+private browsing, in any language (is_private_window), gets no URL (a normal tab of the same
+title is not its page). The
 profiles are named in `profiles.ini` (the `[Install…]` section's `Default=`, else
 `Default=1`, else every one).
 """
@@ -26,8 +27,26 @@ MAGIC = b"mozLz40\0"
 MAX_FILE = 32 << 20  # bytes of a compressed session store (a few hundred tabs: ~1 MiB)
 MAX_JSON = 128 << 20  # bytes it may decompress to
 RECOVERY = Path("sessionstore-backups") / "recovery.jsonlz4"
-# How a private window's title ends ("… — Mozilla Firefox Private Browsing", English builds).
+# A window's title ends with the brand after an em dash ("… — Mozilla Firefox"); a private
+# window's adds its mode to it, in the build's language ("Mozilla Firefox Private Browsing",
+# "Mozilla Firefox (Privater Modus)", "Mozilla Firefox — Navigation privée").
+BRANDS = ("Mozilla Firefox", "Firefox Developer Edition", "Firefox Nightly", "Firefox")
 PRIVATE_WINDOW = "Private Browsing"
+
+
+def is_private_window(title: str) -> bool:
+    """Whether a Firefox window's title says private browsing, in any language: its brand is
+    followed by more than itself (the mode), or it ends in the English words."""
+    title = title.rstrip()
+    if title.endswith(PRIVATE_WINDOW):
+        return True
+    for brand in BRANDS:
+        at = title.rfind(" — " + brand)
+        if at >= 0:
+            return bool(title[at + 3 + len(brand) :].strip(" —()"))
+    return False
+
+
 # Where Firefox keeps profiles.ini, under the user's home: Linux (and its snap and flatpak
 # packages), macOS.
 HOMES = (
@@ -113,7 +132,7 @@ class FirefoxSessions:
     def tab(self, browser: str, title: str) -> str | None:
         if browser != "firefox":
             return None
-        if title.rstrip().endswith(PRIVATE_WINDOW):
+        if is_private_window(title):
             # Never in the store; a normal tab of the same title is not this window's page.
             return PRIVATE
         for root in self._roots:

@@ -104,9 +104,15 @@ def test_a_private_window_never_takes_the_url_of_a_normal_tab_with_its_title(tmp
     for title in (
         "A video - YouTube — Mozilla Firefox Private Browsing",
         "A video - YouTube — Firefox Private Browsing",
+        "A video - YouTube — Mozilla Firefox (Privater Modus)",  # a German build
+        "A video - YouTube — Mozilla Firefox — Navigation privée",
+        "A video - YouTube — Firefox Nightly Privat",
     ):
         assert firefox.tab("firefox", title) == PRIVATE, title
     assert firefox.tab("firefox", "Private Browsing tips — Mozilla Firefox") is None
+    # A normal window: the brand alone ends it, whatever the page's own title says.
+    normal = "Mozilla Firefox (Privater Modus) explained — Mozilla Firefox"
+    assert firefox.tab("firefox", normal) != PRIVATE
 
 
 def test_the_store_is_read_again_when_firefox_rewrites_it(tmp_path):
