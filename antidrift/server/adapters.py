@@ -91,7 +91,10 @@ def build_drift(
         timedelta(seconds=settings.enforce_after),
     )
     remote = remote_address(getattr(backend, "url", None))
-    log.info("drift guard on: %s judges the focused window's app and title", cli)
+    if backend.binary() is None:  # as the page says it: off until the CLI is there
+        log.info("drift guard waiting: %s is not installed; it judges once it is", cli)
+    else:
+        log.info("drift guard on: %s judges the focused window's app, title and site", cli)
     if remote is not None:
         log.warning("window titles leave this machine: they go to %s", remote)
     info = DriftInfo(

@@ -63,3 +63,9 @@ def test_settings_turned_off_are_named_as_the_settings_page_names_them(tmp_path)
     assert "daily backups off (the backups setting is 0)" in log
     assert "built-in window sampler off (the window_source setting is off)" in log
     assert "desktop notifications off (the notify setting is off)" in log
+
+
+def test_the_log_does_not_say_the_guard_judges_with_a_cli_that_is_not_there(tmp_path):
+    log = _start_log(tmp_path, until="built-in window sampler off", ANTIDRIFT_WINDOW_SOURCE="off")
+    assert "drift guard waiting: claude is not installed; it judges once it is" in log, log
+    assert "drift guard on" not in log, log
