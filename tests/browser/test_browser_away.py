@@ -15,7 +15,6 @@ import pytest
 from tests.support import aw_server
 from tests.support.browser import App
 from tests.support.fake_judge import drift_server
-from tests.support.require import need
 
 pytestmark = pytest.mark.browser
 
@@ -30,15 +29,8 @@ VIEWS = [
 
 @pytest.fixture(scope="module")
 def aw(tmp_path_factory, _chromium_available) -> Iterator[aw_server.AwServer]:
-    executable = aw_server.binary()
-    need(executable, f"aw-server is not installed: run {aw_server.INSTALL}")
-    server = aw_server.AwServer(tmp_path_factory.mktemp("aw"), executable)
-    try:
-        server.wait_ready()
-        server.create_window_bucket()
+    with aw_server.window_server(tmp_path_factory.mktemp("aw")) as server:
         yield server
-    finally:
-        server.stop()
 
 
 @pytest.fixture(scope="module")

@@ -41,12 +41,5 @@ def live(tmp_path_factory):
 @pytest.fixture
 def aw(tmp_path):
     """A real aw-server (in memory) with the window watcher's bucket; skipped without one."""
-    executable = aw_server.binary()
-    need(executable, f"aw-server is not installed: run {aw_server.INSTALL}")
-    server = aw_server.AwServer(tmp_path / "aw", executable)
-    try:
-        server.wait_ready()
-        server.create_window_bucket()
+    with aw_server.window_server(tmp_path / "aw") as server:
         yield server
-    finally:
-        server.stop()

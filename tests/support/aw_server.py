@@ -12,10 +12,13 @@ import subprocess
 import time
 import urllib.error
 import urllib.request
+from collections.abc import Iterator
+from contextlib import contextmanager
 from datetime import UTC, datetime
 from pathlib import Path
 
 from tests.support import procs
+from tests.support.require import need
 from tests.support.server import REPO, free_port
 
 INSTALL = "scripts/aw-server-venv (makes .venv-aw with aw-server 0.12.0; .ci/run runs it)"
@@ -28,6 +31,21 @@ def binary() -> str | None:
         return named if os.access(named, os.X_OK) else None
     local = REPO / ".venv-aw" / "bin" / "aw-server"
     return str(local) if local.exists() else shutil.which("aw-server")
+
+
+@contextmanager
+def window_server(folder: Path) -> Iterator[AwServer]:
+    """A real aw-server (in memory) with the window watcher's bucket, stopped after; a
+    missing one fails under ANTIDRIFT_REQUIRE_REAL and is skipped otherwise (require.need)."""
+    executable = binary()
+    need(executable, f"aw-server is not installed: run {INSTALL}")
+    server = AwServer(folder, executable)
+    try:
+        server.wait_ready()
+        server.create_window_bucket()
+        yield server
+    finally:
+        server.stop()
 
 
 def _call(method: str, url: str, body: object | None = None) -> object:

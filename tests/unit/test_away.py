@@ -34,17 +34,6 @@ TEETH = DriftSettings(
 )
 
 
-@pytest.fixture
-def running(make_controller):
-    def make(**kwargs):
-        controller = make_controller(**kwargs)
-        controller.enter_planning()
-        controller.start_manual_commitment("Write the intro", "Intro in the doc", 20)
-        return controller
-
-    return make
-
-
 def test_three_minutes_without_input_is_away_and_the_clock_keeps_running(running, clock, store):
     controller = running()
     controller.record_window("code", "intro.md")
