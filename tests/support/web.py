@@ -26,3 +26,15 @@ def to(client, target: str) -> None:
     for path, data in steps:
         assert client.post(path, data=data or {}).status_code == 200
     assert state(client)["runtime_state"] == target
+
+
+def commit(client, clock, outcome: str, action: str = "Write the intro") -> str:
+    """A 25-minute commitment on `action`, ten minutes on the clock, ended with `outcome`;
+    its id."""
+    client.post("/planning")
+    plan = {"next_action": action, "success_condition": "Intro in the doc", "timebox_minutes": 25}
+    cid = client.post("/commitment", json=plan).get_json()["commitment"]["id"]
+    clock.advance(600)
+    client.post("/finish")
+    assert client.post("/end", json={"outcome": outcome}).status_code == 200
+    return cid

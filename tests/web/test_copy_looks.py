@@ -14,7 +14,7 @@ import pytest
 from antidrift.ai import errors as coach_errors
 from antidrift.web.words import in_words
 from tests.support.html import parse
-from tests.support.web import to
+from tests.support.web import commit, to
 
 HOST = {"Host": "127.0.0.1:7717", "Origin": "http://127.0.0.1:7717"}
 AS_PAGE = {**HOST, "Accept": "text/html"}
@@ -22,16 +22,6 @@ AS_PAGE = {**HOST, "Accept": "text/html"}
 
 def page(client, path: str = "/"):
     return parse(client.get(path).get_data(as_text=True))
-
-
-def commit(client, clock, outcome: str, action: str = "Write the intro") -> str:
-    client.post("/planning")
-    plan = {"next_action": action, "success_condition": "Intro in the doc", "timebox_minutes": 25}
-    cid = client.post("/commitment", json=plan).get_json()["commitment"]["id"]
-    clock.advance(600)
-    client.post("/finish")
-    assert client.post("/end", json={"outcome": outcome}).status_code == 200
-    return cid
 
 
 def locked_heading(client) -> str:

@@ -12,7 +12,7 @@ import pytest
 
 from tests.fakes import START
 from tests.support.html import parse
-from tests.support.web import HX, state, to
+from tests.support.web import HX, commit, state, to
 
 
 def page(client):
@@ -201,16 +201,6 @@ def test_an_undo_is_used_up_even_when_the_time_runs_out_within_its_30_seconds(
 
 
 # -- the closure and Again -------------------------------------------------------------------------
-
-
-def commit(client, clock, outcome: str, action: str = "Write the intro") -> str:
-    client.post("/planning")
-    plan = {"next_action": action, "success_condition": "Intro in the doc", "timebox_minutes": 25}
-    cid = client.post("/commitment", json=plan).get_json()["commitment"]["id"]
-    clock.advance(600)
-    client.post("/finish")
-    assert client.post("/end", json={"outcome": outcome}).status_code == 200
-    return cid
 
 
 def test_after_saving_the_locked_view_acknowledges_it_with_the_met_streak(client, clock):
