@@ -30,7 +30,7 @@ from antidrift.ai import CoachError, Judge
 from antidrift.core.errors import Error
 from antidrift.core.sites import redact_page
 from antidrift.core.terminal import say
-from antidrift.drift.window_key import judge_title, window_of
+from antidrift.drift.window_key import judge_page, window_of
 
 CORPUS = "judge_corpus.jsonl"  # package data, beside this module in the wheel
 VERDICTS = ("on_task", "off_task", "unclear")
@@ -175,7 +175,9 @@ def sent_window(case: Case, exclude: re.Pattern[str] | None) -> tuple[str, str |
     app, title, _, site = redact_page(case.app, case.title, case.url or None, exclude)
     if case.private:
         return app, None, None
-    return app, judge_title(window_of(app, title).title, exclude), site
+    # Then as the guard's policy builds its call from the window it recorded.
+    title, site, app = judge_page(window_of(app, title, site), exclude)
+    return app, title, site
 
 
 def evaluate(
