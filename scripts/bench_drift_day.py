@@ -467,12 +467,12 @@ class _SiteRun:
         self.sites = sites
         self.clock = FakeClock(START)
         self.store = SQLiteStore(root / "antidrift.db")
-        for rule in rules:
-            self.store.add_rule(rule.app, rule.title_contains, rule.verdict, rule.site)
         self.judge, self.nudges = _Judge(self.clock, truth), _Nudges(self.clock)
         self.controller = build_controller(
             self.store, self.clock, judge=self.judge, notifier=self.nudges,
             drift=DriftSettings(max_calls=max_calls), away_after=AWAY_AFTER)  # fmt: skip
+        for rule in rules:  # as the rules page adds them
+            self.controller.rules.add(rule.app, rule.title_contains, rule.verdict.value, rule.site)
         self.away: list[tuple[datetime, datetime]] = []  # (the session said away, back)
         self.input_stopped: datetime | None = None
         self.idle: list[tuple[datetime, datetime]] = []  # (input stopped, came again)

@@ -82,6 +82,39 @@ class FakeStore:
     def __post_init__(self) -> None:
         self._lock = threading.Lock()
         self._rule_ids = 0
+        self._before: dict | None = None  # what a change found (its rollback gives it back)
+
+    # -- a change: one transaction, as the SQLite store's (core/ports.Changes) -----------------
+
+    _KEPT = [
+        "state",
+        "current",
+        "commitments",
+        "sample_rows",
+        "saves",
+        "drift_judgements",
+        "set_aside",
+        "drift_episodes",
+        "summaries",
+        "unclear",
+        "drift_rules",
+        "draft",
+        "rhythm",
+        "_rule_ids",
+    ]
+
+    def open_change(self) -> None:
+        with self._lock:
+            self._before = {name: copy.copy(getattr(self, name)) for name in self._KEPT}
+
+    def commit_change(self) -> None:
+        self._before = None
+
+    def rollback_change(self) -> None:
+        with self._lock:
+            for name, value in (self._before or {}).items():
+                setattr(self, name, value)
+            self._before = None
 
     def load(self) -> Persisted:
         with self._lock:

@@ -44,6 +44,11 @@ class WriteFailed(Error):
         return self.message[:1].upper() + self.message[1:]
 
 
+class OutsideChange(RuntimeError):
+    """A store write outside a change: a bug in AntiDrift, not a refusal for people (every
+    write belongs to the unit of work's one transaction)."""
+
+
 class DomainError(Error):
     """An error whose message is written for the person using the page."""
 

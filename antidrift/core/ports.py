@@ -48,7 +48,16 @@ class Persisted:
     samples: list[WindowSample] = field(default_factory=list)
 
 
-class Store(Protocol):
+class Changes(Protocol):
+    """A store's change: one transaction, begun at its first write, which the session's unit
+    of work commits or rolls back (no store method commits on its own)."""
+
+    def open_change(self) -> None: ...
+    def commit_change(self) -> None: ...
+    def rollback_change(self) -> None: ...
+
+
+class Store(Changes, Protocol):
     """The persistence port the controller depends on."""
 
     def load(self) -> Persisted: ...

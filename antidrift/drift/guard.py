@@ -13,19 +13,20 @@ import logging
 import re
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, field, replace
+from dataclasses import replace
 from datetime import datetime
 
 from antidrift.ai import Cancelled, CoachError, Judge
 from antidrift.core.clock import Clock
 from antidrift.core.domain import Commitment, ValidationError, WindowSample
 from antidrift.core.ports import Store, Transaction
+from antidrift.drift.after import After, counted_from, nudge_text, put_away_text
+from antidrift.drift.budget import CallBudget
 from antidrift.drift.policy import (
     GUARD_OFF,
     OFF,
     OFF_FOR_COMMITMENT,
     Answer,
-    CallBudget,
     DriftPolicy,
     DriftSettings,
     DriftStatus,
@@ -54,41 +55,6 @@ log = logging.getLogger("antidrift.drift")
 PAUSED = DriftView(DriftStatus.PAUSED, reason="paused")
 AWAY = DriftView(DriftStatus.AWAY, reason="away from the keyboard")
 IN_EVENT = DriftView(DriftStatus.EVENT, reason="a calendar event is under way")
-
-
-@dataclass
-class After:
-    """Work for after the lock: start a judge call, show a nudge, put a window away."""
-
-    start: Callable[[], None] | None = None
-    nudge: tuple[str, str] | None = None
-    announce: Callable[[str, str], None] | None = field(default=None, repr=False)
-    put_away: Callable[[], None] | None = None
-
-    def run(self) -> None:
-        if self.start is not None:
-            self.start()
-        if self.nudge is not None and self.announce is not None:
-            self.announce(*self.nudge)
-        if self.put_away is not None:
-            self.put_away()
-
-
-def nudge_text(commitment: Commitment, episode: Episode) -> tuple[str, str]:
-    """The drift notification: it names the next action; it adds no window title itself."""
-    why = f"{episode.app}: {episode.reason}" if episode.reason else episode.app
-    return "Drifting? · AntiDrift", f"Back to: {commitment.next_action}\n{why}"
-
-
-def put_away_text(commitment: Commitment, app: str, how: str) -> tuple[str, str]:
-    """The notification once the teeth put a window away: what was done, and the way back."""
-    return "Put away · AntiDrift", f"{app}: {how}\nBack to: {commitment.next_action}"
-
-
-def counted_from(last: WindowSample | None, since: datetime | None) -> WindowSample | None:
-    """The window seen last, counted from `since` (None: from when it was seen): the time
-    away (a pause, a review) was neither work nor drift."""
-    return replace(last, at=since) if last is not None and since is not None else last
 
 
 def validate_answer(answer: object) -> Answer:
@@ -150,6 +116,50 @@ class DriftGuard:
         self._exclude = exclude
         if self._policy is not None:
             self._policy.exclude = exclude
+
+    # -- a change's memento (the unit of work keeps the guard) -------------------------------
+
+    def memento(self) -> tuple:
+        """The guard's state in memory, as a change found it."""
+        policy = self._policy.copy() if self._policy is not None else None
+        return (
+            self.on,
+            self._in_event,
+            self._judge,
+            self._settings,
+            self._budget.copy(),
+            policy,
+            self._off_here,
+            self._paused,
+            self._waiting,
+            self._commitment,
+            self._scope,
+            self._retuned,
+            self._exclude,
+        )
+
+    def restore(self, memento: object) -> None:
+        """After a rollback: as the change found it. A judge call the change stopped is not
+        brought back: the window is asked about again at the next sample or tick."""
+        (
+            self.on,
+            self._in_event,
+            self._judge,
+            self._settings,
+            self._budget,
+            self._policy,
+            self._off_here,
+            self._paused,
+            self._waiting,
+            self._commitment,
+            self._scope,
+            self._retuned,
+            self._exclude,
+        ) = memento  # type: ignore[misc]
+        if self._scope is not None and self._scope.cancelled:
+            self._scope = None
+            if self._policy is not None:
+                self._policy.pending = None
 
     # -- called under the controller's lock ---------------------------------------------------
 
@@ -346,8 +356,10 @@ class DriftGuard:
             self._store.save_judgement(commitment.id, call.window, replace(decided, exchange=sent))
 
     def _stop_judge(self) -> None:
+        """Under the unit of work: the running judge call no longer counts; its CLI is killed
+        (its whole process group) once the change is committed, and lives on if it is not."""
         if self._scope is not None:
-            self._scope.cancel()  # kills the judge's CLI (its whole process group)
+            self._work.then(self._scope.cancel)
             self._scope = None
 
     # -- the teeth, off the lock -------------------------------------------------------------
@@ -367,16 +379,16 @@ class DriftGuard:
             how = "it failed unexpectedly; see the log"
         if at is None:
             log.warning("could not put the off-task window (%s) away: %s", put.app, how)
-        with self._work as work:
-            try:
+        try:
+            with self._work as work:
                 for episode in policy.put_away_done(put.episode, at, how).episodes:
                     self._store.save_episode(commitment.id, episode)
-            except Exception as exc:  # e.g. a full disk: the window is away all the same
-                if not getattr(exc, "logged", False):
-                    log.exception("could not record putting the window away")
-            if at is not None:
-                work.then(lambda: self._announce(*put_away_text(commitment, put.app, how)))
-            work.changed()
+                if at is not None:
+                    work.then(lambda: self._announce(*put_away_text(commitment, put.app, how)))
+                work.changed()
+        except Exception as exc:  # e.g. a full disk: the window is away all the same
+            if not getattr(exc, "logged", False):
+                log.exception("could not record putting the window away")
 
     # -- the judge, off the lock -------------------------------------------------------------
 
@@ -412,19 +424,19 @@ class DriftGuard:
         except Exception:
             log.exception("judge call failed unexpectedly")
             error = "the judge failed unexpectedly; see the log"
-        with self._work as work:
-            if policy is not self._policy or scope is not self._scope:
-                return  # the commitment left active (or restarted): drop it
-            self._scope = None
-            try:
+        try:
+            with self._work as work:
+                if policy is not self._policy or scope is not self._scope:
+                    return  # the commitment left active (or restarted): drop it
+                self._scope = None
                 after = self._apply(policy.settle(call.ticket, verdict, error, self._clock.now()))
-            except (
-                Exception
-            ) as exc:  # e.g. the disk is full: the verdict is lost, the guard goes on
-                if not getattr(exc, "logged", False):  # the store has said so once already
-                    log.exception("could not record the judge's verdict")
-                return
-            work.then(after.run)
+                work.then(after.run)
+        except Exception as exc:  # e.g. the disk is full: the verdict is lost, the guard goes on
+            if not getattr(exc, "logged", False):  # the store has said so once already
+                log.exception("could not record the judge's verdict")
+            with self._work:  # nothing written: the window is asked about again
+                if scope is self._scope and policy is self._policy:
+                    self._scope, policy.pending = None, None
 
     def shutdown(self) -> None:
         """Kill a running judge and refuse new ones (server stop)."""

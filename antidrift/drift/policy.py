@@ -14,14 +14,15 @@ a standing rule, the judge's verdict, then churn (provisional, until the judge a
 
 from __future__ import annotations
 
+import copy
 import re
-from collections import deque
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta
 from enum import StrEnum
 
 from antidrift.core.domain import IllegalTransitionError, Share, ValidationError
+from antidrift.drift.budget import CallBudget
 from antidrift.drift.teeth import PutAway, Teeth, WindowHandle
 from antidrift.drift.verdicts import (
     Figures,
@@ -150,25 +151,6 @@ class Effects:
         )
 
 
-class CallBudget:
-    """At most max_calls judge calls in any hour (it outlives commitments)."""
-
-    def __init__(self, max_calls: int) -> None:
-        self.max_calls = max_calls
-        self._starts: deque[datetime] = deque()
-
-    def _prune(self, now: datetime) -> None:
-        while self._starts and now - self._starts[0] >= timedelta(hours=1):
-            self._starts.popleft()
-
-    def available(self, now: datetime) -> bool:
-        self._prune(now)
-        return len(self._starts) < self.max_calls
-
-    def spend(self, now: datetime) -> None:
-        self._starts.append(now)
-
-
 @dataclass
 class DriftPolicy:
     """One commitment's drift guard. Every method takes `now`; none blocks or does I/O."""
@@ -192,6 +174,15 @@ class DriftPolicy:
     def __post_init__(self) -> None:
         for window, judgement in self.judgements.items():
             self._learn(window, judgement)
+
+    def copy(self) -> DriftPolicy:
+        """A copy that changes apart from this one (a change's memento); the budget stays
+        shared (the guard copies it once)."""
+        copied = copy.copy(self)
+        copied.judgements, copied.episodes = dict(self.judgements), list(self.episodes)
+        copied._app_last = dict(self._app_last)
+        copied.teeth = self.teeth.copy() if self.teeth is not None else None
+        return copied
 
     # -- inputs ------------------------------------------------------------------------------
 

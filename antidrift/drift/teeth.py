@@ -70,6 +70,13 @@ class Teeth:
         self._target: tuple[int, WindowHandle, datetime] | None = None  # episode, window, nudge
         self._done: set[int] = set(done)  # a restart keeps them: never twice for one episode
 
+    def copy(self) -> Teeth:
+        """A copy that changes apart from this one (a change's memento)."""
+        copied = Teeth(self.after, tuple(self._done))
+        copied.focus, copied.focus_since = self.focus, self.focus_since
+        copied._target = self._target
+        return copied
+
     def seen(self, window: WindowHandle | None, now: datetime) -> None:
         """A sample: the focused window exactly (None: not identified, or AntiDrift's page)."""
         if window is None or window != self.focus:

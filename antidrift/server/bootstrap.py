@@ -229,9 +229,10 @@ def build_controller(
     Nothing starts here (`Controller.start` takes the stored state up). The calendar is
     planned around: the guard stands down during an event, Sharpen hears the free minutes."""
     parts = parts or Tuning()
-    work = UnitOfWork()
+    work = UnitOfWork(store)  # one transaction per change; a rollback puts memory back too
     session = Session(store.load(), clock, Rhythm.parse(store.load_rhythm()))
     session.notifier, session.breaks = parts.notifier, parts.breaks
+    work.keep(session)  # the aggregate: state, commitment, rhythm, draft, absence
     drafts = Drafts(store, work, session)  # what the user types while planning
     drafts.resume()
 
@@ -268,6 +269,8 @@ def build_controller(
         enforcer=enforcer,
         busy=calendar.busy if calendar is not None else None,
     )
+    for part in (coaching, reflections, guard):  # their state in memory, kept by the change
+        work.keep(part)
     away = Away(work, session, store, guard, parts.away_after)  # time away from the keyboard
     return Controller(
         work,

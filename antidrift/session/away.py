@@ -13,8 +13,9 @@ from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
 
 from antidrift.core import timing
-from antidrift.core.domain import IllegalTransitionError, RuntimeState, require, whole_secs
+from antidrift.core.domain import IllegalTransitionError, RuntimeState, whole_secs
 from antidrift.core.ports import Store
+from antidrift.core.session import Move
 from antidrift.drift.guard import DriftGuard
 from antidrift.session.state import Session
 from antidrift.session.unit_of_work import UnitOfWork
@@ -47,8 +48,25 @@ class Away:
     ) -> None:
         self._work, self._s, self._store, self._guard = work, session, store, guard
         self.after_minutes = after_minutes  # 0: off (Controller.retune changes it)
-        self._since: datetime | None = None  # away since then (input stopped then)
-        self._back_at: datetime | None = None  # the last return (input came then)
+
+    # The absence is the aggregate's (core/session.py: a rollback puts it back).
+    @property
+    def _since(self) -> datetime | None:
+        """Away since then (input stopped then)."""
+        return self._s.focus.absence.since
+
+    @_since.setter
+    def _since(self, at: datetime | None) -> None:
+        self._s.focus.absence = replace(self._s.focus.absence, since=at)
+
+    @property
+    def _back_at(self) -> datetime | None:
+        """The last return (input came then)."""
+        return self._s.focus.absence.back_at
+
+    @_back_at.setter
+    def _back_at(self, at: datetime | None) -> None:
+        self._s.focus.absence = replace(self._s.focus.absence, back_at=at)
 
     @property
     def here(self) -> bool:
@@ -76,8 +94,8 @@ class Away:
             since = max(last_input, s.commitment.started_at, self._back_at or last_input)
             if not self.after_minutes or at - since < timedelta(minutes=self.after_minutes):
                 return False
-            c = s.commitment
-            self._store.mark_away(c.id, since)  # first: a failed write changes nothing
+            s.check(Move.AWAY)
+            self._store.mark_away(s.commitment.id, since)
             self._since = since
             self._guard.pause(at, away=True)
             work.changed()
@@ -89,9 +107,9 @@ class Away:
         span = whole_secs(self._since, at)
         back = replace(s.commitment, away_secs=s.commitment.away_secs + span)
         # The question is kept with the rhythm: a restart before it is answered still asks.
-        rhythm = s.write(self._store, s.rhythm.but(asked=(back.id, span) if span else None))
+        s.write(self._store, s.rhythm.but(asked=(back.id, span) if span else None))
         self._store.save(RuntimeState.ACTIVE, back)
-        s.commitment, s.rhythm, self._since, self._back_at = back, rhythm, None, at
+        s.commitment, self._since, self._back_at = back, None, at
         self._work.then(self._guard.resume(s.last_sample, at).run)
 
     def present(self, at: datetime) -> None:
@@ -106,7 +124,7 @@ class Away:
         answer to "You were away 12 min"); it goes with the commitment."""
         s = self._s
         if not pausing:
-            s.rhythm = s.write(self._store, s.rhythm.but(asked=None))
+            s.write(self._store, s.rhythm.but(asked=None))
         self.present(at)  # what ended here was counted: never again from before it
         if self._since is None:
             return
@@ -118,31 +136,31 @@ class Away:
         """Count the last absence as a pause: the deadline moves by it, paused_secs grows;
         the seconds it moved by."""
         with self._work as work:
-            secs = self._question("count time away as a pause")
+            secs = self._question(Move.CREDIT_AWAY)
             s = self._s
             credited = timing.credited(s.commitment, secs)
-            rhythm = s.write(self._store, s.rhythm.but(asked=None))
+            s.write(self._store, s.rhythm.but(asked=None))
             self._store.save(RuntimeState.ACTIVE, credited)
-            s.commitment, s.rhythm = credited, rhythm
+            s.commitment = credited
             work.changed()
         return secs
 
     def dismiss(self) -> None:
         """Keep counting: the absence stays time on the clock; the question goes."""
         with self._work as work:
-            self._question("dismiss the time away")
+            self._question(Move.DISMISS_AWAY)
             s = self._s
-            s.rhythm = s.write(self._store, s.rhythm.but(asked=None))
+            s.write(self._store, s.rhythm.but(asked=None))
             work.changed()
 
-    def _question(self, action: str) -> int:
+    def _question(self, move: Move) -> int:
         """The seconds of the absence to answer (409 when there is none)."""
         s = self._s
-        require(s.state, RuntimeState.ACTIVE, action=action)
+        s.check(move)
         returned = s.rhythm.asked
         if returned is None or returned[0] != s.commitment.id:
             raise IllegalTransitionError(
-                f"You can't {action} now: you have not been away since you last answered."
+                f"You can't {move.value} now: you have not been away since you last answered."
             )
         return returned[1]
 

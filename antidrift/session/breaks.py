@@ -1,16 +1,18 @@
 """A break between commitments: taken from the closure (or by itself with `auto_break`),
 ended early by hand or by its clock, which says "Break over". A part of the session like
-Interruptions: each move is one unit of work over the shared Session. The break lives in
-the rhythm (core/rhythm.py), so a restart keeps it; the state stays locked meanwhile, so no
-window is recorded or judged."""
+Interruptions: each move is one unit of work over the shared Session. A break is a stage of
+the transition table (core/session.py); it lives in the rhythm (core/rhythm.py), so a
+restart keeps it, and the runtime state stays locked meanwhile, so no window is recorded or
+judged."""
 
 from __future__ import annotations
 
 from datetime import datetime, timedelta
 
-from antidrift.core.domain import IllegalTransitionError, Outcome, RuntimeState, require
+from antidrift.core.domain import Outcome
 from antidrift.core.ports import Store
 from antidrift.core.rhythm import Break, break_minutes, is_long
+from antidrift.core.session import Move, Stage
 from antidrift.session.state import Session
 from antidrift.session.unit_of_work import UnitOfWork
 
@@ -24,12 +26,7 @@ class Breaks:
     def take(self, minutes: object = None) -> Break:
         """POST /break: while locked (after /end), for `minutes` or the setting's length."""
         with self._work:
-            s = self._s
-            require(s.state, RuntimeState.LOCKED, action="take a break")
-            if s.rhythm.rest is not None:
-                raise IllegalTransitionError(
-                    "You are on a break already: end it, or plan the next commitment."
-                )
+            self._s.check(Move.TAKE_BREAK)
             return self.begin(minutes)
 
     def begin(self, minutes: object = None) -> Break:
@@ -42,7 +39,7 @@ class Breaks:
         # turn is a (short) break, as the title and the status line then say.
         long = turn and length >= settings.long_minutes
         rest = Break(now, now + timedelta(minutes=length), long)
-        s.rhythm = s.write(self._store, s.rhythm.but(rest=rest, rested=False))
+        s.write(self._store, s.rhythm.but(rest=rest, rested=False))
         self._work.changed()
         return rest
 
@@ -58,9 +55,8 @@ class Breaks:
         """POST /break/end: the break ends now (409 when there is none)."""
         with self._work as work:
             s = self._s
-            if s.state is not RuntimeState.LOCKED or s.rhythm.rest is None:
-                raise IllegalTransitionError("There is no break to end.")
-            s.rhythm = s.write(self._store, s.rhythm.but(rest=None))
+            s.check(Move.END_BREAK)
+            s.write(self._store, s.rhythm.but(rest=None))
             work.changed()
 
     def tick(self) -> None:
@@ -68,8 +64,9 @@ class Breaks:
         with self._work as work:
             s = self._s
             rest = s.rhythm.rest
-            if rest is None or s.now() < rest.ends_at:
+            if s.focus.stage is not Stage.BREAK or s.now() < rest.ends_at:
                 return
-            s.rhythm = s.write(self._store, s.rhythm.but(rest=None, rested=True))
+            s.check(Move.BREAK_OVER)
+            s.write(self._store, s.rhythm.but(rest=None, rested=True))
             work.then(lambda: s.announce(*BREAK_OVER))
             work.changed()

@@ -25,6 +25,7 @@ from antidrift.core.domain import (
     validate_intent,
     validate_plan,
 )
+from antidrift.core.errors import Error
 from antidrift.core.plaintext import without_controls
 from antidrift.core.ports import Store
 from antidrift.session.drafts import Draft, Drafts
@@ -82,6 +83,15 @@ class Coaching:
         """Under the lock: the coach as the planning view shows it."""
         return self._view
 
+    def memento(self) -> tuple:
+        return self._view, self._call, self._generation
+
+    def restore(self, memento: object) -> None:
+        """After a rollback; a call the change stopped is gone (Sharpen asks again)."""
+        self._view, self._call, self._generation = memento  # type: ignore[misc]
+        if self._call is not None and self._call.scope.cancelled:
+            self._call, self._view = None, CoachView()
+
     def request(self, intent: object) -> None:
         """Sharpen: start a coach call for the intent; its result arrives through the
         listeners. Only while planning (NotPlanning: 400)."""
@@ -108,8 +118,8 @@ class Coaching:
     def _start(self, now: datetime, intent: str = "") -> CoachCall | None:
         """Under the lock: mark a call pending (a running one is cancelled); None when there
         is no coach to ask (the view then says so). The fields the user edited stay theirs."""
-        self._cancel_call()
         self._drafts.sharpened(intent)
+        self._cancel_call()
         if self.coach is None or self._closed:
             self._view = CoachView(CoachStatus.ERROR, error=self.unavailable)
             self._work.changed()
@@ -152,6 +162,13 @@ class Coaching:
         except Exception:
             log.exception("coach call failed unexpectedly")
             view = CoachView(CoachStatus.ERROR, error="The coach failed unexpectedly; see the log.")
+        try:
+            self._land(call, view)
+        except Error as exc:  # the draft could not be kept (a full disk): nothing changed
+            self._land(call, CoachView(CoachStatus.ERROR, error=exc.for_page))
+
+    def _land(self, call: CoachCall, view: CoachView) -> None:
+        """The call's result, as one change: the proposal fills the draft's open fields."""
         with self._work as work:
             if call is not self._call or self._s.state is not RuntimeState.PLANNING:
                 return  # superseded, cancelled, or the user left planning: discard silently
@@ -181,8 +198,10 @@ class Coaching:
         self._view = CoachView()
 
     def _cancel_call(self) -> None:
+        """Under the unit of work: the running call no longer counts; its CLI is killed (its
+        whole process group) once the change is committed, and lives on if it is not."""
         if self._call is not None:
-            self._call.scope.cancel()  # kills the CLI's whole process group
+            self._work.then(self._call.scope.cancel)
             self._call = None
 
     def keep_warm(self, on: bool) -> None:

@@ -1,13 +1,13 @@
-"""The session controller: the state machine. Every transition is one unit of work
-(unit_of_work.py): `require` the state, validate the input, `store.save` first (a failed save
-changes nothing), mutate the Session, tell the parts that share it (coaching, guard,
-reflections), `work.changed()`; the guard's `After` goes to `work.then`, and the listeners
-hear of it once the lock is released. The composition root (server/bootstrap.py) builds the
-parts; the controller starts nothing until `start()`."""
+"""The session controller: the moves of the loop. Every move is one unit of work
+(unit_of_work.py): `session.check(Move.X)` asks the transition table (core/session.py), the
+input is validated, the store written and the aggregate moved, the parts that share it told
+(coaching, guard, reflections), `work.changed()`; what must wait for the commit (a judge call,
+a coach process, a notification) goes to `work.then`. A failure anywhere rolls all of it
+back. The composition root (server/bootstrap.py) builds the parts; the controller starts
+nothing until `start()`."""
 
 from __future__ import annotations
 
-import contextlib
 import logging
 import uuid
 from collections.abc import Callable, Iterator
@@ -25,7 +25,6 @@ from antidrift.core.domain import (
     WindowSample,
     describe,
     parse_extend_minutes,
-    require,
     times_up,
     valid_text,
     validate_plan,
@@ -34,6 +33,7 @@ from antidrift.core.domain import (
 from antidrift.core.errors import WriteFailed
 from antidrift.core.ports import Store
 from antidrift.core.rhythm import five_said_after
+from antidrift.core.session import Move
 from antidrift.core.sites import redact_page
 from antidrift.core.timing import FIVE_MINUTES, FIVE_MINUTES_FROM, paused_total
 from antidrift.drift.guard import DriftGuard
@@ -178,25 +178,24 @@ class Controller:
         """draft: what the planning form opens with (Again: an earlier commitment's plan)."""
         with self._work as work:
             s = self._s
-            require(s.state, RuntimeState.LOCKED, action="plan")
-            # Persist first, as every transition does: a failed save changes nothing.
+            s.check(Move.PLAN)
             self.drafts.begin(draft)
-            rhythm = s.write(self._store, s.rhythm.but(closure=None, rest=None, rested=False))
+            s.write(self._store, s.rhythm.but(closure=None, rest=None, rested=False))
             self._store.save(RuntimeState.PLANNING, None)
-            s.state, s.rhythm = RuntimeState.PLANNING, rhythm
+            s.state = RuntimeState.PLANNING
             self.coaching.reset()
-            self.coaching.keep_warm(True)
+            work.then(lambda: self.coaching.keep_warm(True))
             work.changed()
 
     def cancel_planning(self) -> None:
         with self._work as work:
             s = self._s
-            require(s.state, RuntimeState.PLANNING, action="cancel planning")
+            s.check(Move.CANCEL_PLANNING)
             self._store.save(RuntimeState.LOCKED, None)
             s.state = RuntimeState.LOCKED
             self.drafts.clear()
             self.coaching.reset()
-            self.coaching.keep_warm(False)
+            work.then(lambda: self.coaching.keep_warm(False))
             work.changed()
 
     def start_manual_commitment(
@@ -228,7 +227,7 @@ class Controller:
         with self._work as work:
             s = self._s
             # The state first: a client in the wrong state must hear 409, not "fix your body".
-            require(s.state, RuntimeState.PLANNING, action="start a commitment")
+            s.check(Move.START)
             plan = validate_plan(next_action, success_condition, timebox_minutes)
             watch, teeth = parse_choice(drift), self._guard.parse_enforce(enforce)
             now = s.now()
@@ -239,7 +238,7 @@ class Controller:
             s.state, s.commitment, s.last_sample = RuntimeState.ACTIVE, commitment, None
             self.drafts.clear()
             self.coaching.reset()
-            self.coaching.keep_warm(False)
+            work.then(lambda: self.coaching.keep_warm(False))
             work.then(self._guard.begin(commitment, watch=watch).run)
             work.changed()
             started = self.snapshot()  # joins this unit of work: the lock is still held
@@ -250,10 +249,8 @@ class Controller:
         with self._work as work:
             s = self._s
             current = s.commitment
-            if not (
-                s.state is RuntimeState.ACTIVE
-                or (s.state is RuntimeState.REVIEW and current.ran_out)
-            ):
+            ran_out = current is not None and current.ran_out  # in review: not after Finish
+            if not s.focus.allows(Move.EXTEND) or (s.state is RuntimeState.REVIEW and not ran_out):
                 raise IllegalTransitionError(
                     "You can add time only while a commitment runs, or when its time ran out"
                     f" (not after Finish): {describe(s.state)}."
@@ -263,10 +260,10 @@ class Controller:
             rhythm = s.rhythm.but(finished=None)
             if five_said_after(current, now, FIVE_MINUTES_FROM, FIVE_MINUTES):
                 rhythm = rhythm.but(five_said=current.id)  # said once: not again after this
-            rhythm = s.write(self._store, rhythm)
+            s.write(self._store, rhythm)
             self._store.save(RuntimeState.ACTIVE, extended)
             resumed = s.state is RuntimeState.REVIEW
-            s.state, s.commitment, s.rhythm = RuntimeState.ACTIVE, extended, rhythm
+            s.state, s.commitment = RuntimeState.ACTIVE, extended
             if resumed:
                 self.away.present(now)  # the review was no absence
             if resumed:  # the time's-up review was neither work nor drift
@@ -281,6 +278,7 @@ class Controller:
             c = s.commitment
             if s.state is not RuntimeState.ACTIVE or c.paused or s.now() < c.deadline:
                 return False
+            s.check(Move.EXPIRE)
             self.interruptions.stop(c.deadline)
             ended = s.commitment
             work.then(lambda: s.announce(*times_up(ended)))
@@ -289,20 +287,17 @@ class Controller:
     def end(self, outcome: object, note: object = "") -> Commitment:
         with self._work as work:
             s = self._s
-            require(s.state, RuntimeState.REVIEW, action="record an outcome")
+            s.check(Move.END_WITH_BREAK if s.breaks.auto else Move.END)
             result, text = validate_review(outcome, note)
             ended = s.commitment.ended(s.commitment.ended_at, result, text)
             # The locked view acknowledges it until the next plan, through a restart too.
-            rhythm = s.write(self._store, s.rhythm.but(closure=ended.id, finished=None))
+            s.write(self._store, s.rhythm.but(closure=ended.id, finished=None))
             self._store.save(RuntimeState.LOCKED, ended)
-            self.reflections.cancel()
+            work.then(self.reflections.cancel)
             s.state, s.commitment, s.last_sample = RuntimeState.LOCKED, None, None
-            s.rhythm = rhythm
             work.changed()
-            if s.breaks.auto:  # auto_break: the break starts by itself
-                # A full disk is logged where it failed: the outcome stands, without a break.
-                with contextlib.suppress(WriteFailed):
-                    self.breaks.begin()
+            if s.breaks.auto:  # auto_break: the break starts by itself, in the same change
+                self.breaks.begin()
         return ended
 
     # -- the interruptions (interruptions.py) ------------------------------------------------
@@ -334,14 +329,17 @@ class Controller:
         write-back it gets is claimed first, in the store, so a second press (another tab, a
         reload, the history) is refused (409) and never writes twice; one that fails (nothing
         written) is given back. A crash mid-write keeps the claim: once, never twice."""
-        if not self._store.claim_write_back(commitment_id, action):
-            raise IllegalTransitionError(
-                "This commitment is already recorded in your task list: it is written there once."
-            )
+        with self._work:
+            if not self._store.claim_write_back(commitment_id, action):
+                raise IllegalTransitionError(
+                    "This commitment is already recorded in your task list: it is written"
+                    " there once."
+                )
         try:
             yield
         except BaseException:
-            self._store.release_write_back(commitment_id)
+            with self._work:
+                self._store.release_write_back(commitment_id)
             raise
         with self._work:
             c = self._s.commitment  # the review's own copy shows it as recorded after a reload
@@ -361,7 +359,8 @@ class Controller:
         shown = redact_page(app, title, url, exclude)
         with self._work as work:
             s = self._s
-            if s.state is not RuntimeState.ACTIVE or s.commitment.paused or self.away.here:
+            # Outside active a sample is dropped, not refused (an older contract).
+            if not s.focus.allows(Move.SAMPLE) or s.commitment.paused or self.away.here:
                 return False  # away: no one is at the keyboard, so no window has the focus
             if (app, title) == AWAY_MARK:
                 return False
@@ -409,7 +408,7 @@ class Controller:
     def acknowledge_drift(self, answer: object) -> None:
         """The user's answer to the drift banner: `back` or `on_task`."""
         with self._work as work:
-            require(self._s.state, RuntimeState.ACTIVE, action="answer the drift guard")
+            self._s.check(Move.ANSWER_DRIFT)
             work.then(self._guard.acknowledge(answer, self._s.now()).run)
             work.changed()
 

@@ -1,7 +1,8 @@
 """Changes to the history after the fact: a corrected outcome or note, a removed entry.
 
-Each change is one unit of work of the session: the store is written first, then the version
-moves (the locked view lists the history), then the listeners hear of it after the lock.
+Each change is one unit of work of the session: the store is written and the version moves
+(the locked view lists the history) in one transaction; the listeners hear of it after the
+commit.
 """
 
 from __future__ import annotations

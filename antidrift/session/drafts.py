@@ -27,6 +27,7 @@ from antidrift.core.domain import (
     ValidationError,
     whole_number,
 )
+from antidrift.core.session import Move
 from antidrift.session.state import Session
 from antidrift.session.unit_of_work import UnitOfWork
 
@@ -150,7 +151,15 @@ class Drafts:
     def __init__(self, store, work: UnitOfWork, session: Session) -> None:
         self._store = store
         self._work, self._s = work, session
-        self.draft = Draft()
+
+    @property
+    def draft(self) -> Draft:
+        """Under the lock: the draft (kept in the session's aggregate; empty unless planning)."""
+        return self._s.focus.draft or Draft()
+
+    @draft.setter
+    def draft(self, draft: Draft) -> None:
+        self._s.focus.draft = draft
 
     def _planning(self) -> bool:
         return self._s.state is RuntimeState.PLANNING
@@ -171,15 +180,14 @@ class Drafts:
         self.draft = Draft()
 
     def _put(self, draft: Draft) -> None:
-        self._store.save_draft(draft.to_json())  # persist first: a failed save changes nothing
+        self._store.save_draft(draft.to_json())
         self.draft = draft
 
     def pick(self, task: TaskRef | None) -> Draft:
         """POST /planning task=…: the draft serves this task (None: no task) and its title
         becomes the rough intent; the plan fields the user typed stay as they are."""
         with self._work as work:
-            if not self._planning():
-                raise IllegalTransitionError("You can pick a task only while planning.")
+            self._s.check(Move.PICK_TASK)
             intent = task.title if task is not None else self.draft.intent
             self._put(replace(self.draft, intent=intent, task=task))
             work.changed()
@@ -188,8 +196,7 @@ class Drafts:
     def save(self, data: Mapping[str, object]) -> Draft:
         """POST /planning/draft: keep what was typed; a changed plan field becomes the user's."""
         with self._work as work:
-            if not self._planning():
-                raise IllegalTransitionError("You can save a draft only while planning.")
+            self._s.check(Move.DRAFT)
             values = validate_draft(data)
             changed = {n for n, v in values.items() if v != self.draft.value(n)}
             if not changed:
@@ -203,8 +210,7 @@ class Drafts:
         """Coaching.use (POST /coach/use): the ready proposal's (`plan`) value goes into one
         field the user had edited; it holds the coach's text now, open to the next proposal."""
         with self._work as work:
-            if not self._planning():
-                raise IllegalTransitionError("You can use a proposal only while planning.")
+            self._s.check(Move.USE_PROPOSAL)
             if name not in PLAN_FIELDS:
                 raise ValidationError("Say which field: " + ", ".join(PLAN_FIELDS) + ".", "field")
             if plan is None:
@@ -230,9 +236,5 @@ class Drafts:
             if n in d.edited and d.value(n).strip() and d.value(n) != proposed_value(plan, n)
         )
         filled = {n: proposed_value(plan, n) for n in PLAN_FIELDS if n not in kept}
-        landed = replace(d, **filled, edited=d.edited & frozenset(kept))
-        try:
-            self._put(landed)
-        except Exception:  # the page still shows the proposal; the draft catches up as typed
-            self.draft = landed
+        self._put(replace(d, **filled, edited=d.edited & frozenset(kept)))
         return kept

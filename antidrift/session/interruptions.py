@@ -18,11 +18,11 @@ from antidrift.core.domain import (
     Outcome,
     RuntimeState,
     describe,
-    require,
     validate_next_action,
 )
 from antidrift.core.ports import Store
 from antidrift.core.rhythm import Finished
+from antidrift.core.session import Move
 from antidrift.drift.guard import DriftGuard
 from antidrift.session.away import Away
 from antidrift.session.reflecting import Reflections
@@ -50,13 +50,12 @@ class Interruptions:
         self._work, self._s, self._store = work, session, store
         self._guard, self._reflections = guard, reflections
         self._away = away  # an absence ends where the commitment pauses or stops
-        self._recorded: str | None = None  # the commitment whose outcome went to a task tool
 
     def pause(self) -> Commitment:
         """The clock stops, the guard waits, no window is recorded (409 unless running)."""
         with self._work as work:
             s = self._s
-            require(s.state, RuntimeState.ACTIVE, action="pause")
+            s.check(Move.PAUSE)
             if s.commitment.paused:
                 raise IllegalTransitionError("You can't pause now: the commitment is paused.")
             now = s.now()
@@ -72,11 +71,9 @@ class Interruptions:
         """The clock runs again from where it stood: the deadline moves by the pause."""
         with self._work as work:
             s = self._s
-            if s.state is not RuntimeState.ACTIVE or not s.commitment.paused:
-                where = describe(s.state)
-                if s.state is RuntimeState.ACTIVE:
-                    where = "the commitment is not paused"
-                raise IllegalTransitionError(f"You can't resume now: {where}.")
+            s.check(Move.RESUME)
+            if not s.commitment.paused:
+                raise IllegalTransitionError("You can't resume now: the commitment is not paused.")
             now = s.now()
             resumed = timing.resumed(s.commitment, now)
             self._store.save(RuntimeState.ACTIVE, resumed)
@@ -90,31 +87,27 @@ class Interruptions:
         """To review by hand (paused or not); it can be undone for UNDO_FINISH."""
         with self._work:
             s = self._s
-            require(s.state, RuntimeState.ACTIVE, action="finish")
+            s.check(Move.FINISH)
             now = s.now()
             self._away.end(now)  # first: Undo Finish comes back with the absence counted
             before = s.commitment
-            rhythm = s.write(self._store, s.rhythm.but(finished=Finished.of(before, now)))
+            s.write(self._store, s.rhythm.but(finished=Finished.of(before, now)))
             s.commitment = timing.resumed(before, now)  # finished while paused: it ends
             self.stop(now)
-            s.rhythm = rhythm
 
     def discard(self) -> Commitment:
         """Drop the running commitment (paused or not): to the history as discarded, neither
         met nor missed (the figures never count it), and back to locked with no closure."""
         with self._work as work:
             s = self._s
-            require(s.state, RuntimeState.ACTIVE, action="discard")
+            s.check(Move.DISCARD)
             now = s.now()
             self._away.end(now)  # an absence under way ends with it
             stopped = timing.resumed(s.commitment, now).stopped(now)
             gone = stopped.ended(stopped.ended_at, Outcome.DISCARDED, "")
             self._store.save(RuntimeState.LOCKED, gone)
-            try:
-                self._guard.stop(gone.ended_at)
-            except Exception:  # the transition has happened; drift figures are evidence
-                log.exception("could not record the drift guard's figures")
-            self._reflections.cancel()
+            self._guard.stop(gone.ended_at)
+            work.then(self._reflections.cancel)
             s.state, s.commitment, s.last_sample = RuntimeState.LOCKED, None, None
             work.changed()
         return gone
@@ -124,22 +117,16 @@ class Interruptions:
         history keeps the new one, and the guard asks the judge again (guard.replan)."""
         with self._work as work:
             s = self._s
-            require(s.state, RuntimeState.ACTIVE, action="change the next action")
+            s.check(Move.EDIT)
             text = validate_next_action(next_action)
             if text == s.commitment.next_action:
                 return s.commitment  # nothing changed: the verdicts stand
             changed = replace(s.commitment, next_action=text)
-            # Judged against the old words: forgotten first, so a full disk changes nothing
-            # (and a save failing after it only has the judge asked again, as a restart would).
-            self._store.forget_verdicts(changed.id)
+            self._store.forget_verdicts(changed.id)  # judged against the old words
             self._store.save(RuntimeState.ACTIVE, changed)
             s.commitment = changed
             work.changed()
-            try:
-                work.then(self._guard.replan(changed, s.last_sample, s.now()).run)
-            except Exception as exc:  # the change stands; an episode's end is evidence
-                if not getattr(exc, "logged", False):
-                    log.exception("could not ask the drift guard again")
+            work.then(self._guard.replan(changed, s.last_sample, s.now()).run)
         return changed
 
     def stop(self, at: datetime) -> None:
@@ -149,10 +136,7 @@ class Interruptions:
         stopped = s.commitment.stopped(at)
         self._store.save(RuntimeState.REVIEW, stopped)
         s.state, s.commitment = RuntimeState.REVIEW, stopped
-        try:
-            self._guard.stop(stopped.ended_at)
-        except Exception:  # the transition has happened; drift figures are evidence, not state
-            log.exception("could not record the drift guard's figures")
+        self._guard.stop(stopped.ended_at)
         self._work.changed()
 
     def undo_until(self) -> datetime | None:
@@ -182,8 +166,8 @@ class Interruptions:
             if held is None or held.commitment_id != commitment_id:
                 held = None
             else:
-                s.rhythm = s.write(self._store, s.rhythm.but(finished=None))
-                self._recorded = commitment_id
+                s.write(self._store, s.rhythm.but(finished=None))
+                s.focus.recorded = commitment_id
                 work.changed()  # the pages lose their Undo button
         try:
             yield
@@ -192,8 +176,8 @@ class Interruptions:
                 with self._work as work:
                     s = self._s
                     if s.rhythm.finished is None and s.state is RuntimeState.REVIEW:
-                        s.rhythm = s.write(self._store, s.rhythm.but(finished=held))
-                        self._recorded = None
+                        s.write(self._store, s.rhythm.but(finished=held))
+                        s.focus.recorded = None
                         work.changed()
             raise
 
@@ -203,7 +187,7 @@ class Interruptions:
         with self._work as work:
             s = self._s
             if self.undo_until() is None:
-                if s.state is RuntimeState.REVIEW and self._recorded == s.commitment.id:
+                if s.state is RuntimeState.REVIEW and s.focus.recorded == s.commitment.id:
                     raise IllegalTransitionError(
                         "You can't undo Finish now: its outcome is in your task list already"
                         " (ticked or noted there), and AntiDrift can't take that back."
@@ -214,10 +198,10 @@ class Interruptions:
                     f" once ({describe(s.state)})."
                 )
             before = s.rhythm.finished.before(s.commitment)
-            rhythm = s.write(self._store, s.rhythm.but(finished=None))
+            s.write(self._store, s.rhythm.but(finished=None))
             self._store.save(RuntimeState.ACTIVE, before)
-            self._reflections.cancel()
-            s.state, s.commitment, s.rhythm = RuntimeState.ACTIVE, before, rhythm
+            work.then(self._reflections.cancel)
+            s.state, s.commitment = RuntimeState.ACTIVE, before
             self._away.present(s.now())  # nor was the review
             work.then(self._guard.begin(before, s.last_sample, since=s.now()).run)
             work.changed()

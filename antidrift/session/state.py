@@ -12,9 +12,10 @@ from datetime import datetime, timedelta
 from antidrift.ai import Coach, Judge
 from antidrift.ai.reflect import Reflector
 from antidrift.core.clock import Clock, SteadyClock
-from antidrift.core.domain import Commitment, RuntimeState, WindowSample
+from antidrift.core.domain import RuntimeState
 from antidrift.core.ports import Persisted, Store
 from antidrift.core.rhythm import BreakSettings, Rhythm
+from antidrift.core.session import FocusSession, Move, Stage
 from antidrift.drift.policy import DriftSettings
 from antidrift.notify import Notifier
 
@@ -37,27 +38,52 @@ class Tuning:
     away_after: int = 3  # minutes without input until the user is away (0: never)
 
 
+def _field(name: str) -> property:
+    """One of the aggregate's fields, read and set through the Session."""
+    return property(
+        lambda self: getattr(self.focus, name),
+        lambda self, value: setattr(self.focus, name, value),
+    )
+
+
 class Session:
-    """The runtime state; read and written under the unit of work only."""
+    """The aggregate (core/session.py) with its time and its voice; read and written under
+    the unit of work only, which keeps it (a rollback puts its state back)."""
 
     def __init__(self, persisted: Persisted, clock: Clock, rhythm: Rhythm | None = None) -> None:
         # Within a run time comes from the monotonic clock: a wall-clock jump can neither
         # end a timebox early nor stretch it, nor make a duration negative.
         self.clock = SteadyClock(clock)
-        self.state = persisted.state
-        self.commitment: Commitment | None = persisted.commitment
-        self.last_sample: WindowSample | None = persisted.samples[-1] if persisted.samples else None
-        # The closure, the break, Undo Finish, the away question, "Break over": kept only
-        # where the stored state has them.
-        self.rhythm = _kept(rhythm or Rhythm(), self.state, self.commitment)
+        self.focus = FocusSession(
+            persisted.state,
+            persisted.commitment,
+            persisted.samples[-1] if persisted.samples else None,
+            rhythm or Rhythm(),
+        )
         self.breaks = BreakSettings()  # settings may change them (Controller.retune)
-        self.watcher_running = False  # told by the window sampler (Controller.set_watcher)
         self.notifier: Notifier | None = None  # settings may change it (Controller.retune)
         if self.state is RuntimeState.ACTIVE and self.commitment is not None:
             # The time left is derived once from the stored wall-clock deadline, and never
             # more than the timebox (the wall clock may have gone back while we were down).
             c = self.commitment
             self.clock.resync(not_before=c.deadline - timedelta(seconds=c.total_secs))
+
+    # The aggregate's fields, as the handlers read and set them.
+    state = _field("state")
+    commitment = _field("commitment")
+    last_sample = _field("last_sample")
+    rhythm = _field("rhythm")
+    watcher_running = _field("watcher_running")
+
+    def check(self, move: Move) -> Stage:
+        """The table's word on `move` from here (409 when it does not list it)."""
+        return self.focus.check(move)
+
+    def memento(self) -> FocusSession:
+        return self.focus.memento()
+
+    def restore(self, memento: object) -> None:
+        self.focus.restore(memento)
 
     def now(self) -> datetime:
         """The session's time: steady while a timebox runs, the wall clock otherwise."""
@@ -69,37 +95,16 @@ class Session:
         return self.clock.now()
 
     def write(self, store: Store, rhythm: Rhythm) -> Rhythm:
-        """Under the unit of work, before the move's own save: the rhythm it leaves, written
-        (the caller takes it up once every save went through; a failed one changes nothing)."""
+        """Under the unit of work: the rhythm the move leaves, written when it changed."""
         if rhythm != self.rhythm:
             store.save_rhythm(rhythm.dump())
+            self.rhythm = rhythm
         return rhythm
 
     def announce(self, title: str, body: str) -> None:
-        """A desktop notification, after the lock (the notifier runs off this thread)."""
+        """A desktop notification, after the commit (the notifier runs off this thread)."""
         if self.notifier is not None:
             try:
                 self.notifier.notify(title, body)
             except Exception:  # a notifier must never undo or stall a transition
                 log.exception("notifier failed")
-
-
-def _kept(rhythm: Rhythm, state: RuntimeState, commitment: Commitment | None) -> Rhythm:
-    """What of a stored rhythm still holds for the stored state (the rhythm is written just
-    before the state: a save that failed between the two leaves a rhythm that does not)."""
-    locked = state is RuntimeState.LOCKED
-    cid = commitment.id if commitment is not None else None
-    finished = rhythm.finished
-    if finished is not None and (state is not RuntimeState.REVIEW or finished.commitment_id != cid):
-        finished = None
-    asked = rhythm.asked
-    if asked is not None and (state is not RuntimeState.ACTIVE or asked[0] != cid):
-        asked = None
-    return Rhythm(
-        rhythm.closure if locked else None,
-        rhythm.rest if locked else None,
-        finished,
-        rhythm.five_said if rhythm.five_said == cid else None,
-        asked,
-        rhythm.rested and locked,
-    )

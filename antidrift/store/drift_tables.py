@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import sqlite3
 import threading
+from collections.abc import Callable
 from datetime import datetime
 
 from antidrift.drift.policy import Answer, Episode, Window
@@ -56,12 +57,13 @@ class DriftRecords:
 
     _db: sqlite3.Connection
     _lock: threading.Lock
+    _writing: Callable[[], sqlite3.Connection]
 
     def save_judgement(self, commitment_id: str, window: Window, judgement: Judgement) -> None:
         """One window's verdict for a commitment, with what was sent (a newer one replaces it)."""
         sent = judgement.exchange
         with self._lock:
-            self._db.execute(
+            self._writing().execute(
                 "INSERT INTO drift_judgements (commitment_id, app, title, on_task, reason,"
                 " verdict, source, sent_to, sent_app, sent_title, answer, sent_site)"
                 " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
@@ -102,7 +104,7 @@ class DriftRecords:
         """A commitment's verdicts but the user's own answers no longer decide (its next
         action changed): set aside, they still say how the time before the change went."""
         with self._lock:
-            self._db.execute(
+            self._writing().execute(
                 "UPDATE drift_judgements SET stale = 1 WHERE commitment_id = ? AND source != ?",
                 (commitment_id, Source.YOU.value),
             )
@@ -110,7 +112,7 @@ class DriftRecords:
     def save_episode(self, commitment_id: str, episode: Episode) -> None:
         """Insert or update one drift episode (it is saved when it opens and when it ends)."""
         with self._lock:
-            self._db.execute(
+            self._writing().execute(
                 "INSERT INTO drift_episodes (commitment_id, number, started_at, nudged_at,"
                 " ended_at, app, title, reason, answer, enforced_at, enforce_note)"
                 " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
@@ -161,7 +163,7 @@ class DriftRecords:
         """The figures /history and the review show, written when the commitment goes to
         review: episodes, the on-task share of on/off time, and the time judged unclear."""
         with self._lock:
-            self._db.execute(
+            self._writing().execute(
                 "INSERT INTO drift_summary (commitment_id, drift_count, on_task_share,"
                 " unclear_secs) VALUES (?, ?, ?, ?) ON CONFLICT(commitment_id) DO UPDATE"
                 " SET drift_count = excluded.drift_count, on_task_share = excluded.on_task_share,"
@@ -204,26 +206,20 @@ class DriftRecords:
     def add_rule(self, app: str, title_contains: str, verdict: Verdict, site: str = "") -> Rule:
         """A new rule; one about the same app, site and text (whatever their case) replaced."""
         with self._lock:
-            self._db.execute("BEGIN IMMEDIATE")
-            try:
-                for row in self._db.execute("SELECT * FROM drift_rules").fetchall():
-                    same_app = row["app"].casefold() == app.casefold() and row["site"] == site
-                    if same_app and row["title_contains"].casefold() == title_contains.casefold():
-                        self._db.execute("DELETE FROM drift_rules WHERE id = ?", (row["id"],))
-                cursor = self._db.execute(
-                    "INSERT INTO drift_rules (app, title_contains, verdict, site)"
-                    " VALUES (?, ?, ?, ?)",
-                    (app, title_contains, verdict.value, site),
-                )
-                rule_id = cursor.lastrowid
-                self._db.execute("COMMIT")
-            except BaseException:
-                self._db.execute("ROLLBACK")
-                raise
+            db = self._writing()
+            for row in db.execute("SELECT * FROM drift_rules").fetchall():
+                same_app = row["app"].casefold() == app.casefold() and row["site"] == site
+                if same_app and row["title_contains"].casefold() == title_contains.casefold():
+                    db.execute("DELETE FROM drift_rules WHERE id = ?", (row["id"],))
+            cursor = db.execute(
+                "INSERT INTO drift_rules (app, title_contains, verdict, site) VALUES (?, ?, ?, ?)",
+                (app, title_contains, verdict.value, site),
+            )
+            rule_id = cursor.lastrowid
         return Rule(rule_id, app, title_contains, verdict, site)
 
     def delete_rule(self, rule_id: int) -> bool:
         """Remove one rule; False when there is none with that id."""
         with self._lock:
-            cursor = self._db.execute("DELETE FROM drift_rules WHERE id = ?", (rule_id,))
+            cursor = self._writing().execute("DELETE FROM drift_rules WHERE id = ?", (rule_id,))
         return cursor.rowcount > 0

@@ -54,6 +54,16 @@ def connect(path: str) -> GuardedConnection:
         raise StoreError(f"{path} is not an AntiDrift database ({exc}).") from exc
 
 
+def open_reader(path: str) -> GuardedConnection:
+    """A second connection to the open database, for reads outside a change: in WAL mode it
+    sees what was committed, never a change's rows before its commit (`query_only`: it
+    cannot write)."""
+    db = sqlite3.connect(path, check_same_thread=False, isolation_level=None, timeout=2.0)
+    db.row_factory = sqlite3.Row
+    db.execute("PRAGMA query_only=ON")
+    return GuardedConnection(db, path)
+
+
 def _parts(path: str) -> list[Path]:
     return [Path(path), *(Path(f"{path}{suffix}") for suffix in ("-wal", "-shm", "-journal"))]
 

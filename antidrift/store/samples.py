@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import sqlite3
 import threading
+from collections.abc import Callable
 from datetime import datetime
 
 from antidrift.core.domain import WindowSample
@@ -21,10 +22,11 @@ class SampleRecords:
 
     _db: sqlite3.Connection
     _lock: threading.Lock
+    _writing: Callable[[], sqlite3.Connection]
 
     def add_sample(self, commitment_id: str, sample: WindowSample) -> None:
         with self._lock:
-            self._db.execute(
+            self._writing().execute(
                 "INSERT INTO samples (commitment_id, app, title, at, at_epoch, url, site)"
                 " VALUES (?, ?, ?, ?, ?, ?, ?)",
                 (
@@ -42,21 +44,16 @@ class SampleRecords:
         """An absence began at `since`: the samples taken after it were of no one at the
         keyboard (input had stopped), so they go; the away mark ends the window before it."""
         with self._lock:
-            self._db.execute("BEGIN IMMEDIATE")
-            try:
-                self._db.execute(
-                    "DELETE FROM samples WHERE commitment_id = ? AND at_epoch > ?",
-                    (commitment_id, since.timestamp()),
-                )
-                self._db.execute(
-                    "INSERT INTO samples (commitment_id, app, title, at, at_epoch)"
-                    " VALUES (?, '', '', ?, ?)",
-                    (commitment_id, since.isoformat(), since.timestamp()),
-                )
-                self._db.execute("COMMIT")
-            except BaseException:
-                self._db.execute("ROLLBACK")
-                raise
+            db = self._writing()
+            db.execute(
+                "DELETE FROM samples WHERE commitment_id = ? AND at_epoch > ?",
+                (commitment_id, since.timestamp()),
+            )
+            db.execute(
+                "INSERT INTO samples (commitment_id, app, title, at, at_epoch)"
+                " VALUES (?, '', '', ?, ?)",
+                (commitment_id, since.isoformat(), since.timestamp()),
+            )
 
     def samples(self, commitment_id: str) -> list[WindowSample]:
         with self._lock:

@@ -2,11 +2,8 @@
 
 from __future__ import annotations
 
-import contextlib
 import sqlite3
-import threading
 from datetime import datetime
-from pathlib import Path
 
 from antidrift.core.domain import (
     COUNTED,
@@ -18,8 +15,8 @@ from antidrift.core.domain import (
 )
 from antidrift.core.insights import Ended, PlaceTime, WindowTime
 from antidrift.core.ports import Persisted
+from antidrift.store.changes import Connections
 from antidrift.store.drift_tables import DriftRecords
-from antidrift.store.opening import connect
 from antidrift.store.samples import WINDOWS_ONLY as _WINDOWS_ONLY
 from antidrift.store.samples import SampleRecords
 
@@ -136,14 +133,10 @@ def _task_columns(task: TaskRef | None) -> tuple[str | None, ...]:
     return (task.source, task.id, task.title, task.url) if task else (None,) * 4
 
 
-class SQLiteStore(DriftRecords, SampleRecords):
-    """The embedded default store: one file, WAL, every write its own transaction (the drift
-    guard's tables: drift_tables.DriftRecords; the samples: samples.SampleRecords)."""
-
-    def __init__(self, path: str | Path) -> None:
-        self.path = str(path)
-        self._db = connect(self.path)
-        self._lock = threading.Lock()
+class SQLiteStore(Connections, DriftRecords, SampleRecords):
+    """The embedded default store: one file, WAL, one transaction per change (its connections:
+    changes.Connections; the drift guard's tables: drift_tables.DriftRecords; the samples:
+    samples.SampleRecords)."""
 
     def schema_version(self) -> int:
         with self._lock:
@@ -165,50 +158,45 @@ class SQLiteStore(DriftRecords, SampleRecords):
     def save(self, state: RuntimeState, commitment: Commitment | None) -> None:
         """Write the runtime state and the commitment it points to, atomically."""
         with self._lock:
-            self._db.execute("BEGIN IMMEDIATE")
-            try:
-                if commitment is not None:
-                    self._db.execute(
-                        "INSERT INTO commitments (id, next_action, success_condition,"
-                        " timebox_secs, started_at, deadline, ended_at, outcome, note,"
-                        " extended_secs, task_source, task_id, task_title, task_url, enforce,"
-                        " paused_at, paused_secs, away_secs)"
-                        " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
-                        " ON CONFLICT(id) DO UPDATE SET next_action = excluded.next_action,"
-                        " ended_at = excluded.ended_at,"
-                        " outcome = excluded.outcome, note = excluded.note,"
-                        " deadline = excluded.deadline, extended_secs = excluded.extended_secs,"
-                        " paused_at = excluded.paused_at, paused_secs = excluded.paused_secs,"
-                        " away_secs = excluded.away_secs",
-                        (
-                            commitment.id,
-                            commitment.next_action,
-                            commitment.success_condition,
-                            commitment.timebox_secs,
-                            _iso(commitment.started_at),
-                            _iso(commitment.deadline),
-                            _iso(commitment.ended_at),
-                            commitment.outcome.value if commitment.outcome else None,
-                            commitment.note,
-                            commitment.extended_secs,
-                            *_task_columns(commitment.task),
-                            commitment.enforce,
-                            _iso(commitment.paused_at),
-                            commitment.paused_secs,
-                            commitment.away_secs,
-                        ),
-                    )
-                if commitment is not None and commitment.outcome is not None:
-                    self._keep_app_time(commitment)
-                current = commitment.id if commitment and commitment.outcome is None else None
-                self._db.execute(
-                    "UPDATE runtime SET state = ?, commitment_id = ? WHERE id = 1",
-                    (state.value, current),
+            db = self._writing()
+            if commitment is not None:
+                db.execute(
+                    "INSERT INTO commitments (id, next_action, success_condition,"
+                    " timebox_secs, started_at, deadline, ended_at, outcome, note,"
+                    " extended_secs, task_source, task_id, task_title, task_url, enforce,"
+                    " paused_at, paused_secs, away_secs)"
+                    " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+                    " ON CONFLICT(id) DO UPDATE SET next_action = excluded.next_action,"
+                    " ended_at = excluded.ended_at,"
+                    " outcome = excluded.outcome, note = excluded.note,"
+                    " deadline = excluded.deadline, extended_secs = excluded.extended_secs,"
+                    " paused_at = excluded.paused_at, paused_secs = excluded.paused_secs,"
+                    " away_secs = excluded.away_secs",
+                    (
+                        commitment.id,
+                        commitment.next_action,
+                        commitment.success_condition,
+                        commitment.timebox_secs,
+                        _iso(commitment.started_at),
+                        _iso(commitment.deadline),
+                        _iso(commitment.ended_at),
+                        commitment.outcome.value if commitment.outcome else None,
+                        commitment.note,
+                        commitment.extended_secs,
+                        *_task_columns(commitment.task),
+                        commitment.enforce,
+                        _iso(commitment.paused_at),
+                        commitment.paused_secs,
+                        commitment.away_secs,
+                    ),
                 )
-                self._db.execute("COMMIT")
-            except BaseException:
-                self._db.execute("ROLLBACK")
-                raise
+            if commitment is not None and commitment.outcome is not None:
+                self._keep_app_time(commitment)
+            current = commitment.id if commitment and commitment.outcome is None else None
+            db.execute(
+                "UPDATE runtime SET state = ?, commitment_id = ? WHERE id = 1",
+                (state.value, current),
+            )
 
     def load_draft(self) -> str | None:
         """The planning draft as last saved (JSON text), or None."""
@@ -218,7 +206,7 @@ class SQLiteStore(DriftRecords, SampleRecords):
 
     def save_draft(self, draft: str | None) -> None:
         with self._lock:
-            self._db.execute("UPDATE runtime SET draft = ? WHERE id = 1", (draft,))
+            self._writing().execute("UPDATE runtime SET draft = ? WHERE id = 1", (draft,))
 
     def load_rhythm(self) -> str | None:
         """The rhythm as last saved (JSON text: core/rhythm.py), or None."""
@@ -228,32 +216,28 @@ class SQLiteStore(DriftRecords, SampleRecords):
 
     def save_rhythm(self, rhythm: str | None) -> None:
         with self._lock:
-            self._db.execute("UPDATE runtime SET rhythm = ? WHERE id = 1", (rhythm,))
+            self._writing().execute("UPDATE runtime SET rhythm = ? WHERE id = 1", (rhythm,))
 
     def _keep_app_time(self, commitment: Commitment) -> None:
         """Inside save's transaction: the ended commitment's actual time and time per app."""
         until = commitment.ended_at or commitment.deadline
-        self._db.execute(
+        db = self._writing()
+        db.execute(
             "UPDATE commitments SET actual_secs = ? WHERE id = ?",
             (
                 commitment.actual_secs,
                 commitment.id,
             ),
         )
-        self._db.execute("DELETE FROM app_time WHERE commitment_id = ?", (commitment.id,))
-        self._db.execute(_APP_TIME, {"cid": commitment.id, "until": until.timestamp()})
+        db.execute("DELETE FROM app_time WHERE commitment_id = ?", (commitment.id,))
+        db.execute(_APP_TIME, {"cid": commitment.id, "until": until.timestamp()})
 
     def rebuild_app_time(self) -> None:
         """Recompute every ended commitment's time per app (after a bulk import)."""
         with self._lock:
-            self._db.execute("BEGIN IMMEDIATE")
-            try:
-                self._db.execute("DELETE FROM app_time")
-                self._db.execute(_ALL_APP_TIME)
-                self._db.execute("COMMIT")
-            except BaseException:
-                self._db.execute("ROLLBACK")
-                raise
+            db = self._writing()
+            db.execute("DELETE FROM app_time")
+            db.execute(_ALL_APP_TIME)
 
     def history(self, limit: int | None = None, before: str | None = None) -> list[Commitment]:
         """Ended commitments, newest first; all of them unless limited; `before` an id pages.
@@ -380,18 +364,22 @@ class SQLiteStore(DriftRecords, SampleRecords):
     def correct(self, commitment_id: str, outcome: Outcome, note: str) -> Commitment | None:
         """Set an ended commitment's outcome and note; None when no such entry is in history."""
         with self._lock:
-            row = self._db.execute(
-                "UPDATE commitments SET outcome = ?, note = ?"
-                " WHERE id = ? AND outcome IS NOT NULL RETURNING *",
-                (outcome.value, note, commitment_id),
-            ).fetchone()
+            row = (
+                self._writing()
+                .execute(
+                    "UPDATE commitments SET outcome = ?, note = ?"
+                    " WHERE id = ? AND outcome IS NOT NULL RETURNING *",
+                    (outcome.value, note, commitment_id),
+                )
+                .fetchone()
+            )
         return _commitment(row) if row is not None else None
 
     def claim_write_back(self, commitment_id: str, action: str) -> bool:
         """Record that the commitment's one write-back is `action`; False when one already
         is (a single UPDATE: of two presses at once, one wins)."""
         with self._lock:
-            cursor = self._db.execute(
+            cursor = self._writing().execute(
                 "UPDATE commitments SET written_back = ? WHERE id = ? AND written_back IS NULL",
                 (action, commitment_id),
             )
@@ -400,38 +388,24 @@ class SQLiteStore(DriftRecords, SampleRecords):
     def release_write_back(self, commitment_id: str) -> None:
         """The claimed write-back failed (nothing was written): it can be pressed again."""
         with self._lock:
-            self._db.execute(
+            self._writing().execute(
                 "UPDATE commitments SET written_back = NULL WHERE id = ?", (commitment_id,)
             )
 
     def delete(self, commitment_id: str) -> bool:
         """Remove an ended commitment with everything recorded for it; False when unknown."""
         with self._lock:
-            self._db.execute("BEGIN IMMEDIATE")
-            try:
-                found = self._db.execute(
-                    "SELECT 1 FROM commitments WHERE id = ? AND outcome IS NOT NULL",
-                    (commitment_id,),
-                ).fetchone()
-                if found:
-                    for table in _PER_COMMITMENT_TABLES:
-                        self._db.execute(
-                            f"DELETE FROM {table} WHERE commitment_id = ?", (commitment_id,)
-                        )
-                    self._db.execute("DELETE FROM commitments WHERE id = ?", (commitment_id,))
-                self._db.execute("COMMIT")
-            except BaseException:
-                self._db.execute("ROLLBACK")
-                raise
+            db = self._writing()
+            found = db.execute(
+                "SELECT 1 FROM commitments WHERE id = ? AND outcome IS NOT NULL",
+                (commitment_id,),
+            ).fetchone()
+            if found:
+                for table in _PER_COMMITMENT_TABLES:
+                    db.execute(f"DELETE FROM {table} WHERE commitment_id = ?", (commitment_id,))
+                db.execute("DELETE FROM commitments WHERE id = ?", (commitment_id,))
         return found is not None
 
     def integrity_ok(self) -> bool:
         with self._lock:
             return self._db.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
-
-    def close(self) -> None:
-        with self._lock:
-            # If another process holds the database the WAL simply stays: nothing is lost.
-            with contextlib.suppress(sqlite3.Error):
-                self._db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
-            self._db.close()

@@ -49,20 +49,36 @@ class GuardedConnection:
         self._dir = str(Path(path).parent)
         self._failing: str | None = None  # the cause last logged, until a write succeeds
         self._log_lock = threading.Lock()
+        self._lost: WriteFailed | None = None  # a write of the open transaction failed
+
+    def fail_if_lost(self) -> None:
+        """Before a change writes again or commits: a write of its transaction that failed
+        (SQLite may have rolled it all back already) fails the whole change, even when the
+        caller went on — nothing after it may run in autocommit, or be half kept."""
+        if self._lost is not None:
+            raise self._lost
 
     def __getattr__(self, name: str):
         return getattr(self._db, name)
 
     def execute(self, sql: str, parameters=()) -> sqlite3.Cursor | None:
+        if sql in ("BEGIN IMMEDIATE", "ROLLBACK"):
+            self._lost = None  # a new transaction, or none: nothing of the last is pending
         if sql == "ROLLBACK" and not self._db.in_transaction:
             return None  # SQLite already rolled back: keep the real error in flight
         try:
             cursor = self._db.execute(sql, parameters)
         except sqlite3.Error as exc:
             code = cause_of(exc)
-            if code is None:
+            failed = self._failed(code, exc) if code is not None else None
+            if self._db.in_transaction or sql == "COMMIT" or code is not None:
+                self._lost = failed or WriteFailed(
+                    "the database refused a write: nothing was saved and nothing changed."
+                    " See the log."
+                )
+            if failed is None:
                 raise
-            raise self._failed(code, exc) from exc
+            raise failed from exc
         if (
             self._failing is not None
             and not self._db.in_transaction  # a COMMIT, or a write in autocommit mode

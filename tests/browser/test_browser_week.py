@@ -13,8 +13,8 @@ import pytest
 from antidrift.core.domain import Commitment, Outcome, RuntimeState, WindowSample
 from antidrift.drift.verdicts import Judgement, Source, Verdict
 from antidrift.drift.window_key import Window
-from antidrift.store.sqlite import SQLiteStore
 from tests.support.browser import App, history_app
+from tests.support.store import committing
 
 pytestmark = pytest.mark.browser
 
@@ -36,7 +36,7 @@ def seed_week(path: Path, now: datetime) -> None:
     """The WEEK's commitments through the store's own writes, with window samples every 30 s
     and the guard's verdicts: "code" on task, the named app off task for a third of the time
     (a browser's on the named site)."""
-    store = SQLiteStore(path)
+    store = committing(path)
     for n, (ago, minutes, outcome, off, site) in enumerate(WEEK):
         end = now - timedelta(days=ago, minutes=5)
         start = end - timedelta(minutes=minutes)

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from datetime import timedelta
 
-from antidrift.drift.policy import CallBudget, DriftPolicy, DriftSettings, DriftStatus, Effects
+from antidrift.drift.budget import CallBudget
+from antidrift.drift.policy import DriftPolicy, DriftSettings, DriftStatus, Effects
 from antidrift.drift.teeth import Teeth
 from antidrift.drift.verdicts import Judgement, Verdict
 from antidrift.drift.window_key import is_own_page

@@ -10,6 +10,7 @@ from pathlib import Path
 from antidrift.core.domain import MAX_SAMPLE_SPAN, Commitment, Outcome, RuntimeState
 from antidrift.store.sqlite import SQLiteStore
 from tests.fakes import START
+from tests.support.store import change, committing
 
 BASE = datetime(2026, 1, 5, 8, 0, tzinfo=UTC)
 ACTIONS = [
@@ -30,7 +31,7 @@ PLANS = [15, 25, 25, 30, 30, 45, 60, 90]
 def seed_history(path: Path, count: int, *, samples_each: int = 6, seed: int = 7) -> None:
     """count ended commitments, newest last, each with a few window samples, in one go."""
     rng = random.Random(seed)
-    store = SQLiteStore(path)
+    store = committing(path)
     commitments, samples = [], []
     for i in range(count):
         planned = rng.choice(PLANS)
@@ -66,7 +67,7 @@ def seed_review(path: Path, samples: int, *, distinct: int, seed: int = 11) -> N
     """The server's current commitment in review, with `samples` window samples over
     `distinct` windows (the review view's heaviest case)."""
     rng = random.Random(seed)
-    store = SQLiteStore(path)
+    store = committing(path)
     started = BASE
     c = Commitment(
         "review-1",
@@ -90,8 +91,11 @@ def seed_review(path: Path, samples: int, *, distinct: int, seed: int = 11) -> N
 
 
 def _bulk(store: SQLiteStore, commitments: list[Commitment], samples: list[tuple]) -> None:
-    db = store._db  # one transaction for thousands of rows: the store's API writes one each
-    db.execute("BEGIN IMMEDIATE")
+    with change(store) as db:  # one transaction for thousands of rows
+        _bulk_rows(db, commitments, samples)
+
+
+def _bulk_rows(db, commitments: list[Commitment], samples: list[tuple]) -> None:
     db.executemany(
         "INSERT INTO commitments (id, next_action, success_condition, timebox_secs, started_at,"
         " deadline, ended_at, outcome, note, extended_secs, actual_secs)"
@@ -117,25 +121,29 @@ def _bulk(store: SQLiteStore, commitments: list[Commitment], samples: list[tuple
         "INSERT INTO samples (commitment_id, app, title, at, at_epoch) VALUES (?, ?, ?, ?, ?)",
         samples,
     )
-    db.execute("COMMIT")
 
 
 def seed_ended(store, count: int, *, note: str = "", action: str = "Task {i}") -> list[Commitment]:
     """count ended commitments, one an hour, the oldest first; 30 planned, 20 + i % 15 taken."""
-    made = []
-    for i in range(count):
-        start = START + timedelta(hours=i)
-        c = Commitment(
-            f"c{i:04d}",
-            action.format(i=i),
-            "done",
-            30 * 60,
-            start,
-            start + timedelta(minutes=30),
-            ended_at=start + timedelta(minutes=20 + i % 11),
-            outcome=Outcome.MET if i % 3 else Outcome.MISSED,
-            note=note,
-        )
-        store.save(RuntimeState.LOCKED, c)
-        made.append(c)
+    made, raw = [], getattr(store, "store", store)  # a Committing's own store
+    with change(raw):
+        for i in range(count):
+            made.append(_ended(raw, i, note, action))
     return made
+
+
+def _ended(store, i: int, note: str, action: str) -> Commitment:
+    start = START + timedelta(hours=i)
+    c = Commitment(
+        f"c{i:04d}",
+        action.format(i=i),
+        "done",
+        30 * 60,
+        start,
+        start + timedelta(minutes=30),
+        ended_at=start + timedelta(minutes=20 + i % 11),
+        outcome=Outcome.MET if i % 3 else Outcome.MISSED,
+        note=note,
+    )
+    store.save(RuntimeState.LOCKED, c)
+    return c

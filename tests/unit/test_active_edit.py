@@ -18,6 +18,7 @@ from antidrift.session.readmodel import ReadModel
 from antidrift.store.sqlite import SQLiteStore
 from tests.fakes import FakeStore, wait_until
 from tests.support.session import build_controller
+from tests.support.store import Committing
 
 OLD, NEW = "Write the intro paragraph", "Write the methods section"
 SETTINGS = DriftSettings(timedelta(seconds=60), timedelta(seconds=300), 30)
@@ -179,17 +180,23 @@ def test_the_real_store_sets_aside_all_but_the_users_answers(tmp_path, clock):
     try:
         c = _running(controller)
         yours, judged = Window("firefox", "Tutorial"), Window("slack", "general")
-        store.save_judgement(c.id, yours, Judgement(Verdict.ON_TASK, "you said", Source.YOU))
-        store.save_judgement(c.id, judged, Judgement(Verdict.OFF_TASK, "chat", Source.JUDGE))
-        store.forget_verdicts(c.id)
+        Committing(store).save_judgement(
+            c.id, yours, Judgement(Verdict.ON_TASK, "you said", Source.YOU)
+        )
+        Committing(store).save_judgement(
+            c.id, judged, Judgement(Verdict.OFF_TASK, "chat", Source.JUDGE)
+        )
+        Committing(store).forget_verdicts(c.id)
         assert list(store.judgements(c.id, current=True)) == [yours]
         assert list(store.judgements(c.id)) == [yours, judged]  # the time before still
         # Judged again against the new words, the window decides again.
-        store.save_judgement(c.id, judged, Judgement(Verdict.ON_TASK, "the doc", Source.JUDGE))
+        Committing(store).save_judgement(
+            c.id, judged, Judgement(Verdict.ON_TASK, "the doc", Source.JUDGE)
+        )
         again = store.judgements(c.id, current=True)
         assert list(again) == [yours, judged] and again[judged].verdict is Verdict.ON_TASK
         # A restart reads them as set aside (a new connection, the same file).
-        store.forget_verdicts(c.id)
+        Committing(store).forget_verdicts(c.id)
         store.close()
         store = SQLiteStore(tmp_path / "antidrift.sqlite3")
         assert list(store.judgements(c.id, current=True)) == [yours]

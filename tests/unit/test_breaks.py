@@ -191,15 +191,7 @@ def test_undo_finish_survives_a_restart_within_its_30_seconds(make_controller, c
         make_controller(store_=store).undo_finish()  # once, restart or not
 
 
-def test_a_rhythm_that_no_longer_fits_the_state_is_dropped(make_controller, clock, store):
-    controller = make_controller()
-    _commit_and_end(controller, clock)
-    controller.breaks.take()
-    store.state = RuntimeState.PLANNING  # the state's save went through, not the rhythm's
-    planning = make_controller(store_=store)
-    planning.cancel_planning()  # back to locked: the stale break and closure stay gone
-    snap = planning.snapshot()
-    assert snap.rest is None and snap.closure is None
+def test_a_rhythm_that_cannot_be_read_is_dropped(make_controller, clock, store):
     store.rhythm = '{"break": {"ends_at": 3}}'
     store.state = RuntimeState.LOCKED
     assert make_controller(store_=store).snapshot().rest is None  # unreadable: dropped
@@ -259,10 +251,15 @@ class _BreakWontSave(FakeStore):
         super().save_rhythm(rhythm)
 
 
-def test_an_automatic_break_that_cannot_be_saved_leaves_the_outcome_saved(make_controller, clock):
+def test_an_automatic_break_that_cannot_be_saved_leaves_the_review_as_it_was(
+    make_controller, clock
+):
+    """The outcome and its break are one change: a full disk keeps neither."""
     store = _BreakWontSave()
     controller = make_controller(store_=store, breaks=BreakSettings(auto=True))
-    ended = _commit_and_end(controller, clock)
+    with pytest.raises(WriteFailed):
+        _commit_and_end(controller, clock)
     snap = controller.snapshot()
-    assert snap.state is RuntimeState.LOCKED and snap.closure == ended.id and snap.rest is None
-    assert store.commitments[ended.id].outcome.value == "met"
+    assert snap.state is RuntimeState.REVIEW and snap.closure is None and snap.rest is None
+    assert store.commitments[snap.commitment.id].outcome is None
+    assert store.state is RuntimeState.REVIEW and store.current.id == snap.commitment.id

@@ -8,9 +8,9 @@ from datetime import timedelta
 import pytest
 
 from antidrift.core.domain import EXCLUDED_TITLE, Share
+from antidrift.drift.budget import CallBudget
 from antidrift.drift.policy import (
     Answer,
-    CallBudget,
     DriftStatus,
     Judgement,
     NothingToAcknowledge,

@@ -7,7 +7,8 @@ from datetime import timedelta
 import pytest
 
 from antidrift.core.domain import EXCLUDED_TITLE, ValidationError
-from antidrift.drift.policy import Answer, CallBudget, DriftStatus, Window
+from antidrift.drift.budget import CallBudget
+from antidrift.drift.policy import Answer, DriftStatus, Window
 from antidrift.drift.verdicts import (
     Judgement,
     Rule,

@@ -21,6 +21,7 @@ NOT_DOMAIN = {
     # The subprocess seam stands below core (it imports nothing of the app): ai/, evidence/,
     # tasks/ and notify map its errors to their own sentences.
     "antidrift.process.ProcessError": "below core; mapped by the adapters above it",
+    "antidrift.core.errors.OutsideChange": "a bug (a store write outside a change), not a refusal",
 }
 
 

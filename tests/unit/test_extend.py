@@ -18,6 +18,7 @@ from antidrift.store import opening as database
 from antidrift.store.migrations import MIGRATIONS
 from antidrift.store.sqlite import SQLiteStore
 from tests.fakes import START
+from tests.support.store import committing
 from tests.support.walk import walk
 
 ACTIVE, REVIEW = RuntimeState.ACTIVE, RuntimeState.REVIEW
@@ -132,7 +133,7 @@ def test_a_bad_minutes_value_changes_nothing(controller, store):
 def test_extended_secs_and_the_moved_deadline_survive_a_reopen(tmp_path):
     path = tmp_path / "db.sqlite3"
     c = Commitment("c-1", "Write", "Done", 600, START, START + timedelta(minutes=10))
-    s = SQLiteStore(path)
+    s = committing(path)
     s.save(ACTIVE, c)
     moved = c.extend(15, START + timedelta(minutes=2))
     s.save(ACTIVE, moved)

@@ -15,9 +15,9 @@ from antidrift.core.domain import Commitment, Outcome, RuntimeState, WindowSampl
 from antidrift.core.errors import StoreError
 from antidrift.store import opening as database
 from antidrift.store.migrations import MIGRATIONS
-from antidrift.store.sqlite import SQLiteStore
 from tests.fakes import START, FakeClock, FakeCoach, wait_until
 from tests.support.session import build_controller
+from tests.support.store import committing
 
 ACTIVE, REVIEW, LOCKED = RuntimeState.ACTIVE, RuntimeState.REVIEW, RuntimeState.LOCKED
 
@@ -29,7 +29,7 @@ def db_path(tmp_path):
 
 @pytest.fixture
 def sqlite_store(db_path):
-    s = SQLiteStore(db_path)
+    s = committing(db_path)
     yield s
     s.close()
 
@@ -46,18 +46,18 @@ def test_a_fresh_store_is_locked_with_nothing_in_it(sqlite_store):
 
 def test_the_data_directory_is_created(db_path):
     assert not db_path.parent.exists()
-    SQLiteStore(db_path).close()
+    committing(db_path).close()
     assert db_path.exists()
 
 
 def test_active_commitment_and_samples_survive_a_reopen(db_path):
     c = commitment()
-    s = SQLiteStore(db_path)
+    s = committing(db_path)
     s.save(ACTIVE, c)
     s.add_sample(c.id, WindowSample("code", "a.py", START + timedelta(seconds=1)))
     s.add_sample(c.id, WindowSample("mail", "Inbox", START + timedelta(seconds=2)))
     s.close()
-    loaded = SQLiteStore(db_path).load()
+    loaded = committing(db_path).load()
     assert loaded.state is ACTIVE
     assert loaded.commitment == c
     assert [x.app for x in loaded.samples] == ["code", "mail"]
@@ -66,10 +66,10 @@ def test_active_commitment_and_samples_survive_a_reopen(db_path):
 def test_times_keep_their_offset(db_path):
     tz = timezone(timedelta(hours=2))
     c = commitment(start=datetime(2026, 1, 1, 10, 0, tzinfo=tz))
-    s = SQLiteStore(db_path)
+    s = committing(db_path)
     s.save(ACTIVE, c)
     s.close()
-    loaded = SQLiteStore(db_path).load().commitment
+    loaded = committing(db_path).load().commitment
     assert loaded.started_at == c.started_at
     assert loaded.started_at.utcoffset() == timedelta(hours=2)
 
@@ -131,7 +131,7 @@ def test_a_save_that_fails_half_way_leaves_nothing_behind(sqlite_store, db_path)
 
 
 def test_a_process_killed_in_the_middle_of_a_transaction_loses_only_that_transaction(db_path):
-    s = SQLiteStore(db_path)
+    s = committing(db_path)
     s.save(ACTIVE, commitment("kept"))
     s.close()
     script = textwrap.dedent(
@@ -147,7 +147,7 @@ def test_a_process_killed_in_the_middle_of_a_transaction_loses_only_that_transac
     )
     result = subprocess.run([sys.executable, "-c", script], timeout=20)
     assert result.returncode == -9
-    s = SQLiteStore(db_path)
+    s = committing(db_path)
     try:
         assert s.integrity_ok()
         loaded = s.load()
@@ -165,7 +165,8 @@ def test_writes_without_close_survive_a_kill_of_the_writer(db_path):
         from antidrift.core.domain import Commitment, RuntimeState, WindowSample
         from antidrift.store.sqlite import SQLiteStore
         t = datetime(2026, 3, 2, 9, tzinfo=timezone.utc)
-        s = SQLiteStore({str(db_path)!r})
+        from tests.support.store import committing
+        s = committing({str(db_path)!r})
         c = Commitment("c-9", "Write", "Done", 600, t, t + timedelta(minutes=10))
         s.save(RuntimeState.ACTIVE, c)
         for i in range(50):
@@ -174,7 +175,7 @@ def test_writes_without_close_survive_a_kill_of_the_writer(db_path):
         """
     )
     assert subprocess.run([sys.executable, "-c", script], timeout=20).returncode == -9
-    s = SQLiteStore(db_path)
+    s = committing(db_path)
     try:
         loaded = s.load()
         assert loaded.state is ACTIVE and loaded.commitment.id == "c-9"
@@ -187,9 +188,9 @@ def test_writes_without_close_survive_a_kill_of_the_writer(db_path):
 
 
 def test_migrations_are_recorded_once_and_not_reapplied(db_path):
-    SQLiteStore(db_path).close()
-    SQLiteStore(db_path).close()
-    s = SQLiteStore(db_path)
+    committing(db_path).close()
+    committing(db_path).close()
+    s = committing(db_path)
     assert s.schema_version() == MIGRATIONS[-1][0]
     s.close()
     db = sqlite3.connect(db_path)
@@ -200,12 +201,12 @@ def test_migrations_are_recorded_once_and_not_reapplied(db_path):
 
 
 def test_a_new_migration_applies_to_an_existing_database_keeping_its_data(db_path, monkeypatch):
-    s = SQLiteStore(db_path)
+    s = committing(db_path)
     s.save(ACTIVE, commitment("old"))
     s.close()
     extra = (MIGRATIONS[-1][0] + 1, "add_tags", "CREATE TABLE tags (name TEXT)")
     monkeypatch.setattr(database, "MIGRATIONS", [*MIGRATIONS, extra])
-    s = SQLiteStore(db_path)
+    s = committing(db_path)
     try:
         assert s.schema_version() == extra[0]
         assert s.load().commitment.id == "old"
@@ -219,11 +220,11 @@ def test_a_new_migration_applies_to_an_existing_database_keeping_its_data(db_pat
 
 
 def test_a_failing_migration_is_rolled_back_and_not_recorded(db_path, monkeypatch):
-    SQLiteStore(db_path).close()
+    committing(db_path).close()
     broken = (MIGRATIONS[-1][0] + 1, "broken", "CREATE TABLE half (x); SELECT * FROM missing")
     monkeypatch.setattr(database, "MIGRATIONS", [*MIGRATIONS, broken])
     with pytest.raises(StoreError):
-        SQLiteStore(db_path)
+        committing(db_path)
     db = sqlite3.connect(db_path)
     tables = {r[0] for r in db.execute("SELECT name FROM sqlite_master WHERE type='table'")}
     versions = [r[0] for r in db.execute("SELECT version FROM schema_migrations")]
@@ -257,7 +258,7 @@ def test_the_schema_has_no_place_for_coach_state(sqlite_store, db_path):
 def test_a_proposal_is_kept_only_as_the_draft_and_the_draft_goes_with_planning(db_path):
     # 0.4: what the user types (and the proposal that filled their fields) is the draft,
     # kept through a restart while planning; nothing of it stays once planning ends.
-    store = SQLiteStore(db_path)
+    store = committing(db_path)
     controller = build_controller(store, FakeClock(), coach=FakeCoach())
     try:
         controller.enter_planning()
@@ -279,7 +280,7 @@ def test_a_file_that_is_not_a_database_is_a_store_error(tmp_path):
     path = tmp_path / "antidrift.sqlite3"
     path.write_bytes(b"this is not sqlite at all, just some text" * 100)
     with pytest.raises(StoreError) as err:
-        SQLiteStore(path)
+        committing(path)
     assert str(path) in str(err.value)
 
 
@@ -290,7 +291,7 @@ def test_an_unwritable_data_directory_is_a_store_error_naming_the_fix(tmp_path):
     folder.chmod(0o500)
     try:
         with pytest.raises(StoreError) as err:
-            SQLiteStore(folder / "antidrift.sqlite3")
+            committing(folder / "antidrift.sqlite3")
         assert "--data-dir" in str(err.value)
     finally:
         folder.chmod(0o700)
@@ -298,14 +299,14 @@ def test_an_unwritable_data_directory_is_a_store_error_naming_the_fix(tmp_path):
 
 def test_the_controller_over_sqlite_restarts_into_the_same_commitment(db_path):
     clock = FakeClock()
-    first_store = SQLiteStore(db_path)
+    first_store = committing(db_path)
     first = build_controller(first_store, clock)
     first.enter_planning()
     c = first.start_manual_commitment("Write", "Done", 20)
     first.record_window("code", "main.py")
     first.shutdown()  # no store.close(): a crash does not close anything
     clock.advance(60)
-    second_store = SQLiteStore(db_path)
+    second_store = committing(db_path)
     second = build_controller(second_store, clock)
     second.start()
     try:
@@ -319,7 +320,7 @@ def test_the_controller_over_sqlite_restarts_into_the_same_commitment(db_path):
         second.shutdown()
         second_store.close()
         first_store.close()
-    third = SQLiteStore(db_path)
+    third = committing(db_path)
     try:
         loaded = third.load()
         assert loaded.state is REVIEW and loaded.commitment.ended_at == c.deadline
@@ -329,14 +330,14 @@ def test_the_controller_over_sqlite_restarts_into_the_same_commitment(db_path):
 
 def test_the_controller_over_sqlite_sends_an_overdue_commitment_to_review_on_startup(db_path):
     clock = FakeClock(datetime(2026, 3, 2, 9, tzinfo=UTC))
-    s = SQLiteStore(db_path)
+    s = committing(db_path)
     first = build_controller(s, clock)
     first.enter_planning()
     c = first.start_manual_commitment("Write", "Done", 5)
     first.shutdown()
     s.close()
     clock.advance(timedelta(days=1))
-    s = SQLiteStore(db_path)
+    s = committing(db_path)
     try:
         again = build_controller(s, clock)
         again.start()
@@ -349,7 +350,7 @@ def test_the_controller_over_sqlite_sends_an_overdue_commitment_to_review_on_sta
 
 
 def test_a_write_back_is_claimed_once_and_kept_through_the_end_of_the_review(db_path):
-    s = SQLiteStore(db_path)
+    s = committing(db_path)
     c = commitment()
     s.save(ACTIVE, c)
     stopped = c.stopped(START + timedelta(minutes=3))
@@ -358,7 +359,7 @@ def test_a_write_back_is_claimed_once_and_kept_through_the_end_of_the_review(db_
     assert s.claim_write_back(c.id, "done") is False  # the second press
     s.save(LOCKED, stopped.ended(stopped.ended_at, Outcome.MET, "ok"))  # the review's own copy
     s.close()
-    again = SQLiteStore(db_path)
+    again = committing(db_path)
     assert again.entry(c.id).written_back == "note"
     again.release_write_back(c.id)  # a write that failed gives it back
     assert again.entry(c.id).written_back is None and again.claim_write_back(c.id, "done")

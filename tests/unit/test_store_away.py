@@ -15,8 +15,8 @@ from antidrift.core.domain import Commitment, Outcome, RuntimeState, WindowSampl
 from antidrift.core.ports import EXPORT_COLUMNS
 from antidrift.store import opening as database
 from antidrift.store.migrations import MIGRATIONS
-from antidrift.store.sqlite import SQLiteStore
 from tests.fakes import START
+from tests.support.store import committing
 
 ACTIVE, REVIEW, LOCKED = RuntimeState.ACTIVE, RuntimeState.REVIEW, RuntimeState.LOCKED
 
@@ -28,7 +28,7 @@ def db_path(tmp_path):
 
 @pytest.fixture
 def store(db_path):
-    s = SQLiteStore(db_path)
+    s = committing(db_path)
     yield s
     s.close()
 
@@ -61,10 +61,10 @@ def test_the_away_mark_drops_the_later_samples_and_its_span_is_no_windows(store)
 
 
 def test_away_secs_survive_a_reopen(db_path):
-    s = SQLiteStore(db_path)
+    s = committing(db_path)
     s.save(ACTIVE, replace(commitment(), away_secs=90))
     s.close()
-    s = SQLiteStore(db_path)
+    s = committing(db_path)
     try:
         assert s.load().commitment.away_secs == 90
     finally:
@@ -74,7 +74,7 @@ def test_away_secs_survive_a_reopen(db_path):
 def test_a_database_of_the_previous_schema_takes_the_away_column(db_path, monkeypatch):
     away = next(i for i, (_, name, _) in enumerate(MIGRATIONS) if name == "away")
     monkeypatch.setattr(database, "MIGRATIONS", MIGRATIONS[:away])
-    old = SQLiteStore(db_path)
+    old = committing(db_path)
     assert old.schema_version() == MIGRATIONS[away - 1][0]
     old.close()
     db = sqlite3.connect(db_path)  # what 0.4 wrote: no away_secs column yet
@@ -92,7 +92,7 @@ def test_a_database_of_the_previous_schema_takes_the_away_column(db_path, monkey
         )
     db.close()
     monkeypatch.setattr(database, "MIGRATIONS", MIGRATIONS)
-    new = SQLiteStore(db_path)
+    new = committing(db_path)
     try:
         assert new.schema_version() == MIGRATIONS[-1][0]
         (entry,) = new.history()

@@ -10,8 +10,8 @@ import pytest
 
 from antidrift.core.domain import Commitment, Outcome, RuntimeState, WindowSample
 from antidrift.drift.policy import Answer, Episode, Judgement, Source, Verdict, Window
-from antidrift.store.sqlite import SQLiteStore
 from tests.fakes import START, FakeStore
+from tests.support.store import committing
 
 ACTIVE, REVIEW, LOCKED = RuntimeState.ACTIVE, RuntimeState.REVIEW, RuntimeState.LOCKED
 MET, MISSED = Outcome.MET, Outcome.MISSED
@@ -19,7 +19,7 @@ MET, MISSED = Outcome.MET, Outcome.MISSED
 
 @pytest.fixture(params=["FakeStore", "SQLiteStore"])
 def store(request, tmp_path):
-    made = FakeStore() if request.param == "FakeStore" else SQLiteStore(tmp_path / "db.sqlite3")
+    made = FakeStore() if request.param == "FakeStore" else committing(tmp_path / "db.sqlite3")
     yield made
     made.close()
 

@@ -14,8 +14,8 @@ from antidrift.drift.policy import Episode, Window
 from antidrift.drift.verdicts import Exchange, Judgement, Rule, Source, Verdict
 from antidrift.store import opening as database
 from antidrift.store.migrations import MIGRATIONS
-from antidrift.store.sqlite import SQLiteStore
 from tests.fakes import START
+from tests.support.store import committing
 
 JUDGE_MIGRATION = next(m for m in MIGRATIONS if m[1].startswith("judge:"))
 
@@ -26,7 +26,7 @@ def commitment(cid: str) -> Commitment:
 
 @pytest.fixture
 def db(tmp_path):
-    s = SQLiteStore(tmp_path / "antidrift.sqlite3")
+    s = committing(tmp_path / "antidrift.sqlite3")
     s.save(RuntimeState.ACTIVE, commitment("c1"))
     yield s
     s.close()
@@ -39,7 +39,7 @@ def test_a_verdict_keeps_who_decided_and_exactly_what_was_sent(db, tmp_path):
     db.save_judgement("c1", Window("firefox", "(excluded)"), judged)
     db.save_judgement("c1", Window("code", "a.py"), ruled)
     db.close()
-    again = SQLiteStore(tmp_path / "antidrift.sqlite3")
+    again = committing(tmp_path / "antidrift.sqlite3")
     try:
         assert again.judgements("c1") == {
             Window("firefox", "(excluded)"): judged,
@@ -80,7 +80,7 @@ def test_rules_are_added_listed_replaced_and_removed_and_survive_a_restart(db, t
     newest = db.add_rule("code", "", Verdict.ON_TASK)
     assert newest.id not in (first.id, second.id), "a removed rule's id is never reused"
     db.close()
-    again = SQLiteStore(tmp_path / "antidrift.sqlite3")
+    again = committing(tmp_path / "antidrift.sqlite3")
     try:
         assert again.rules() == [Rule(replaced.id, "Firefox", "youtube", Verdict.ON_TASK), newest]
     finally:
@@ -98,7 +98,7 @@ def test_verdicts_of_a_0_3_database_are_read_after_the_upgrade(tmp_path, monkeyp
     path = tmp_path / "antidrift.sqlite3"
     older = [m for m in MIGRATIONS if m[0] < JUDGE_MIGRATION[0]]
     monkeypatch.setattr(database, "MIGRATIONS", older)
-    SQLiteStore(path).close()
+    committing(path).close()
     raw = sqlite3.connect(path)
     # The commitment as 0.3 wrote it (today's store writes columns later migrations add).
     raw.execute(
@@ -122,7 +122,7 @@ def test_verdicts_of_a_0_3_database_are_read_after_the_upgrade(tmp_path, monkeyp
     raw.commit()
     raw.close()
     monkeypatch.setattr(database, "MIGRATIONS", MIGRATIONS)
-    s = SQLiteStore(path)
+    s = committing(path)
     try:
         assert s.judgements("old") == {
             Window("code", "a.py"): Judgement(Verdict.ON_TASK, "the editor for it"),
@@ -139,7 +139,7 @@ def test_verdicts_of_a_0_3_database_are_read_after_the_upgrade(tmp_path, monkeyp
 
 def test_the_teeth_choice_and_what_they_did_survive_a_restart(tmp_path):
     path = tmp_path / "teeth.sqlite3"
-    s = SQLiteStore(path)
+    s = committing(path)
     toothed = replace(commitment("t1"), enforce="minimize")
     s.save(RuntimeState.ACTIVE, toothed)
     opened = Episode(1, START, START + timedelta(seconds=60), "firefox", "Cat videos", "videos")
@@ -148,7 +148,7 @@ def test_the_teeth_choice_and_what_they_did_survive_a_restart(tmp_path):
     s.save_episode("t1", put)
     s.save_episode("t1", replace(put, ended_at=START + timedelta(seconds=95)))
     s.close()
-    again = SQLiteStore(path)
+    again = committing(path)
     try:
         assert again.load().commitment.enforce == "minimize"
         [episode] = again.episodes("t1")
@@ -183,7 +183,7 @@ def test_a_sample_s_page_a_site_rule_and_the_site_sent_survive_a_restart(db, tmp
     # The same site again replaces its rule; the app's rule is another.
     again_rule = db.add_rule("", "", Verdict.ON_TASK, "youtube.com")
     db.close()
-    again = SQLiteStore(tmp_path / "antidrift.sqlite3")
+    again = committing(tmp_path / "antidrift.sqlite3")
     try:
         first, second = again.samples("c1")
         assert (first.url, first.site) == ("https://youtube.com/watch?v=1", "youtube.com")

@@ -13,9 +13,9 @@ from antidrift.core.ports import EXPORT_COLUMNS
 from antidrift.drift.policy import Episode, Judgement, Verdict, Window
 from antidrift.store import opening as database
 from antidrift.store.migrations import MIGRATIONS
-from antidrift.store.sqlite import SQLiteStore
 from antidrift.web.projection import history_json
 from tests.fakes import START
+from tests.support.store import committing
 
 ACTIVE, REVIEW, LOCKED = RuntimeState.ACTIVE, RuntimeState.REVIEW, RuntimeState.LOCKED
 MET, MISSED = Outcome.MET, Outcome.MISSED
@@ -23,7 +23,7 @@ MET, MISSED = Outcome.MET, Outcome.MISSED
 
 @pytest.fixture
 def db(tmp_path):
-    s = SQLiteStore(tmp_path / "antidrift.sqlite3")
+    s = committing(tmp_path / "antidrift.sqlite3")
     yield s
     s.close()
 
@@ -151,9 +151,10 @@ def test_window_time_of_many_samples_returns_only_the_top_windows(db):
 def test_migration_4_fills_sample_times_and_app_time_for_an_existing_history(tmp_path, monkeypatch):
     path = tmp_path / "old.sqlite3"
     monkeypatch.setattr(database, "MIGRATIONS", [m for m in MIGRATIONS if m[0] < 4])
-    old = SQLiteStore(path)
+    old = committing(path)
     # The store of that version wrote these rows; written raw so today's save() is not used.
-    old._db.execute(
+    raw = old.store._writer  # autocommit, outside any change: what an old version did
+    raw.execute(
         "INSERT INTO commitments (id, next_action, success_condition, timebox_secs, started_at,"
         " deadline, ended_at, outcome) VALUES ('c', 'a', 'b', 600, ?, ?, ?, 'met')",
         (
@@ -163,13 +164,13 @@ def test_migration_4_fills_sample_times_and_app_time_for_an_existing_history(tmp
         ),
     )
     for app, offset in (("code", 0), ("mail", 45), ("code", 90)):
-        old._db.execute(
+        raw.execute(
             "INSERT INTO samples (commitment_id, app, title, at) VALUES ('c', ?, '', ?)",
             (app, (START + timedelta(seconds=offset)).isoformat()),
         )
     old.close()
     monkeypatch.setattr(database, "MIGRATIONS", MIGRATIONS)
-    new = SQLiteStore(path)
+    new = committing(path)
     try:
         assert new.schema_version() >= 4
         assert new.app_totals() == pytest.approx({"code": 45.0 + 30.0, "mail": 45.0})

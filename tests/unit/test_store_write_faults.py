@@ -22,12 +22,12 @@ ACTIVE, REVIEW = RuntimeState.ACTIVE, RuntimeState.REVIEW
 
 def _fill(store: SQLiteStore) -> None:
     """No page may be added from now on: the next write that needs one gets SQLITE_FULL."""
-    pages = store._db.execute("PRAGMA page_count").fetchone()[0]
-    store._db.execute(f"PRAGMA max_page_count = {pages}")
+    pages = store._writer.execute("PRAGMA page_count").fetchone()[0]
+    store._writer.execute(f"PRAGMA max_page_count = {pages}")
 
 
 def _free(store: SQLiteStore) -> None:
-    store._db.execute("PRAGMA max_page_count = 1073741823")
+    store._writer.execute("PRAGMA max_page_count = 1073741823")
 
 
 @pytest.fixture

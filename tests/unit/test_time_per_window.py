@@ -23,6 +23,7 @@ from antidrift.core.domain import (
 )
 from antidrift.store.sqlite import SQLiteStore
 from tests.fakes import START
+from tests.support.store import committing
 
 samples = st.lists(
     st.tuples(
@@ -57,7 +58,7 @@ def near(values: dict) -> dict:
 @quick
 @given(rows=samples, minutes_taken=took)
 def test_a_commitments_time_per_window_and_per_app_in_sql_is_the_domains(rows, minutes_taken):
-    store = SQLiteStore(":memory:")
+    store = committing(":memory:")
     try:
         added, end = ended(store, "c", rows, minutes_taken)
         got = store.window_time("c", end, top=1000)
@@ -76,7 +77,7 @@ def test_a_commitments_time_per_window_and_per_app_in_sql_is_the_domains(rows, m
 @quick
 @given(rows=samples, minutes_taken=took, top=st.integers(1, 4))
 def test_the_top_windows_are_the_domains_largest(rows, minutes_taken, top):
-    store = SQLiteStore(":memory:")
+    store = committing(":memory:")
     try:
         added, end = ended(store, "c", rows, minutes_taken)
         got = store.window_time("c", end, top=top)
@@ -92,7 +93,7 @@ def test_the_top_windows_are_the_domains_largest(rows, minutes_taken, top):
 def test_time_per_app_kept_at_each_end_and_rebuilt_after_an_import_is_the_domains(
     commitments,
 ):
-    store = SQLiteStore(":memory:")
+    store = committing(":memory:")
     try:
         want: Counter = Counter()
         for n, (rows, minutes_taken) in enumerate(commitments):
@@ -109,7 +110,7 @@ def test_time_per_app_kept_at_each_end_and_rebuilt_after_an_import_is_the_domain
 def test_a_sample_counts_until_the_next_at_most_a_minute():
     # The definition itself, in one worked example, so the properties above hold a known thing.
     rows = [("code", "a", 0), ("mail", "", 30), ("code", "a", 200), ("chat", "b", 230)]
-    store = SQLiteStore(":memory:")
+    store = committing(":memory:")
     try:
         _, end = ended(store, "c", rows, 4)  # ends at 240 s
         got = {(w.app, w.title): w.seconds for w in store.window_time("c", end).windows}
@@ -133,7 +134,7 @@ sited = st.lists(
 @given(rows=sited, minutes_taken=took)
 def test_a_browser_s_time_is_counted_per_site_in_sql_as_in_the_reference(rows, minutes_taken):
 
-    store = SQLiteStore(":memory:")
+    store = committing(":memory:")
     try:
         c = Commitment("c", "do it", "done", 600, START, START + timedelta(minutes=10))
         store.save(RuntimeState.ACTIVE, c)

@@ -1,6 +1,7 @@
 """The one transition routine (session/unit_of_work.py): the listeners hear of a change once,
-after the lock, after the work that waited for it; nothing changed, nothing said; and no part
-of the session takes a lock or tells the listeners by hand."""
+after the commit and the lock, after the work that waited for it; nothing changed, nothing
+said; a refusal or a failed commit rolls back and puts memory back; and no part of the
+session takes a lock or tells the listeners by hand."""
 
 from __future__ import annotations
 
@@ -15,8 +16,8 @@ from antidrift.session.unit_of_work import UnitOfWork
 PACKAGE = Path(__file__).resolve().parents[2] / "antidrift"
 
 
-def recording() -> tuple[UnitOfWork, list[str]]:
-    work, heard = UnitOfWork(), []
+def recording(changes=None) -> tuple[UnitOfWork, list[str]]:
+    work, heard = UnitOfWork(changes), []
     work.subscribe(lambda: heard.append("listeners"))
     return work, heard
 
@@ -67,17 +68,80 @@ def test_a_block_inside_another_joins_it():
     assert heard == ["inner then", "listeners"]
 
 
-def test_a_refusal_drops_the_waiting_work_but_a_change_before_it_is_announced():
-    work, heard = recording()
+class _Part:
+    """A part of the session in memory, kept by the unit of work."""
+
+    def __init__(self) -> None:
+        self.value = "before"
+
+    def memento(self) -> object:
+        return self.value
+
+    def restore(self, memento: object) -> None:
+        self.value = memento
+
+
+class _Changes:
+    """The store's side of a change, as a list of what happened to it."""
+
+    def __init__(self, fail_commit: bool = False) -> None:
+        self.said: list[str] = []
+        self.fail_commit = fail_commit
+
+    def open_change(self) -> None:
+        self.said.append("open")
+
+    def commit_change(self) -> None:
+        self.said.append("commit")
+        if self.fail_commit:
+            raise ValueError("the commit failed")
+
+    def rollback_change(self) -> None:
+        self.said.append("rollback")
+
+
+def test_a_refusal_rolls_back_puts_memory_back_and_announces_nothing():
+    changes, part = _Changes(), _Part()
+    work, heard = recording(changes)
+    work.keep(part)
     with pytest.raises(ValueError), work:
         work.then(lambda: heard.append("then"))
         raise ValueError("refused")
-    assert heard == []
+    assert heard == [] and changes.said == ["open", "rollback"]
     with pytest.raises(ValueError), work:
+        part.value = "changed"
         work.changed()
         work.then(lambda: heard.append("then"))
         raise ValueError("failed after a change")
-    assert heard == ["listeners"]
+    assert heard == [] and part.value == "before" and work.version == 0
+    assert changes.said[-2:] == ["open", "rollback"]
+
+
+def test_a_failed_commit_is_a_rollback_too():
+    changes, part = _Changes(fail_commit=True), _Part()
+    work, heard = recording(changes)
+    work.keep(part)
+    with pytest.raises(ValueError, match="the commit failed"), work:
+        part.value = "changed"
+        work.changed()
+        work.then(lambda: heard.append("then"))
+    assert heard == [] and part.value == "before" and work.version == 0
+    assert changes.said == ["open", "commit"]  # the store rolled back inside its commit
+    changes.fail_commit = False
+    with work:  # the lock was given back
+        pass
+
+
+def test_a_committed_change_keeps_its_memory_and_then_announces():
+    changes, part = _Changes(), _Part()
+    work, heard = recording(changes)
+    work.keep(part)
+    with work:
+        part.value = "changed"
+        work.changed()
+        work.then(lambda: heard.append("then"))
+    assert heard == ["then", "listeners"] and part.value == "changed"
+    assert changes.said == ["open", "commit"]
 
 
 def test_a_broken_listener_does_not_keep_the_others_from_hearing():
