@@ -72,12 +72,6 @@ def describe(state: RuntimeState) -> str:
     return _WHERE_YOU_ARE[state]
 
 
-def require(state: RuntimeState, *allowed: RuntimeState, action: str) -> None:
-    """IllegalTransitionError (409) unless `state` is one in which `action` exists."""
-    if state not in allowed:
-        raise IllegalTransitionError(f"You can't {action} now: {describe(state)}.")
-
-
 @dataclass(frozen=True)
 class TaskRef:
     """A task in the user's own task list: its source (taskwarrior, github, markdown,

@@ -1,4 +1,4 @@
-"""The session as one aggregate, and the one transition table that decides every move.
+"""The session as one aggregate.
 
 `FocusSession` holds everything the loop keeps between requests: the runtime state, the
 commitment, the window seen last, the rhythm (closure, break, Undo Finish, the away
@@ -6,115 +6,36 @@ question), the planning draft, the absence under way, and which outcome went to 
 It does no I/O: the session wing's handlers move it inside one unit of work, which writes it
 in one transaction and, on a rollback, puts back the copy it took before (`memento`).
 
-The table lists, for each stage of the loop, the moves that exist there and the stage each
-leads to. A break is a stage of its own (stored and shown as locked with a break:
-`runtime_state` keeps the loop's four names). A move the table does not list for the current
-stage is refused (409) with a sentence, before anything is written.
+Each move is a method that asks the one transition table (core/transitions.py) first, so a
+move it does not list for the current stage is refused (409) with a sentence before anything
+moves or is written; some return an event (a timebox over, a break over, an absence begun or
+ended) for the handler to act on after the commit.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, replace
-from datetime import datetime
-from enum import StrEnum
+from datetime import datetime, timedelta
 
-from antidrift.core.domain import Commitment, RuntimeState, WindowSample, describe
+from antidrift.core import timing
+from antidrift.core.domain import (
+    Commitment,
+    Outcome,
+    RuntimeState,
+    WindowSample,
+    describe,
+    parse_extend_minutes,
+    validate_review,
+    whole_secs,
+)
 from antidrift.core.errors import IllegalTransitionError
-from antidrift.core.rhythm import Rhythm
+from antidrift.core.rhythm import Break, Finished, Rhythm, five_said_after
+from antidrift.core.transitions import TRANSITIONS, Move, Stage, check
 
-
-class Stage(StrEnum):
-    """Where the loop is: the runtime state, with a break told apart from locked."""
-
-    LOCKED = "locked"
-    BREAK = "break"
-    PLANNING = "planning"
-    ACTIVE = "active"
-    REVIEW = "review"
-
-
-class Move(StrEnum):
-    """Every command that moves the session; the value is how a refusal names it."""
-
-    PLAN = "plan"
-    DRAFT = "save a draft"
-    PICK_TASK = "pick a task"
-    USE_PROPOSAL = "use a proposal"
-    CANCEL_PLANNING = "cancel planning"
-    START = "start a commitment"
-    PAUSE = "pause"
-    RESUME = "resume"
-    EDIT = "change the next action"
-    EXTEND = "add time"
-    EXPIRE = "run out of time"
-    FINISH = "finish"
-    UNDO_FINISH = "undo Finish"
-    DISCARD = "discard"
-    SAMPLE = "record a window"
-    AWAY = "be away"
-    CREDIT_AWAY = "count time away as a pause"
-    DISMISS_AWAY = "dismiss the time away"
-    ANSWER_DRIFT = "answer the drift guard"
-    END = "record an outcome"
-    END_WITH_BREAK = "record an outcome and take a break"
-    TAKE_BREAK = "take a break"
-    END_BREAK = "end the break"
-    BREAK_OVER = "let the break run out"
-
-
-L, B, P, A, R = Stage.LOCKED, Stage.BREAK, Stage.PLANNING, Stage.ACTIVE, Stage.REVIEW
-
-# (stage, move) → the stage it leads to. Nothing else is allowed.
-TRANSITIONS: dict[tuple[Stage, Move], Stage] = {
-    (L, Move.PLAN): P,
-    (B, Move.PLAN): P,
-    (L, Move.TAKE_BREAK): B,
-    (B, Move.END_BREAK): L,
-    (B, Move.BREAK_OVER): L,
-    (P, Move.DRAFT): P,
-    (P, Move.PICK_TASK): P,
-    (P, Move.USE_PROPOSAL): P,
-    (P, Move.CANCEL_PLANNING): L,
-    (P, Move.START): A,
-    (A, Move.PAUSE): A,
-    (A, Move.RESUME): A,
-    (A, Move.EDIT): A,
-    (A, Move.EXTEND): A,
-    (A, Move.EXPIRE): R,
-    (A, Move.FINISH): R,
-    (A, Move.DISCARD): L,
-    (A, Move.SAMPLE): A,
-    (A, Move.AWAY): A,
-    (A, Move.CREDIT_AWAY): A,
-    (A, Move.DISMISS_AWAY): A,
-    (A, Move.ANSWER_DRIFT): A,
-    (R, Move.EXTEND): A,  # only when the timebox ran out (not after Finish)
-    (R, Move.UNDO_FINISH): A,
-    (R, Move.END): L,
-    (R, Move.END_WITH_BREAK): B,
-}
-
-# Refusals that say more than where the user is.
-_REFUSED = {
-    (B, Move.TAKE_BREAK): "You are on a break already: end it, or plan the next commitment.",
-    (L, Move.END_BREAK): "There is no break to end.",
-    (P, Move.END_BREAK): "There is no break to end.",
-    (A, Move.END_BREAK): "There is no break to end.",
-    (R, Move.END_BREAK): "There is no break to end.",
-}
-
-
-# Moves of one stage alone, refused in every other with the same sentence.
-_ONLY = {
-    Move.DRAFT: "You can save a draft only while planning.",
-    Move.PICK_TASK: "You can pick a task only while planning.",
-    Move.USE_PROPOSAL: "You can use a proposal only while planning.",
-}
-
-
-def state_of(stage: Stage) -> RuntimeState:
-    """The runtime state a stage is stored and shown as."""
-    return RuntimeState.LOCKED if stage is Stage.BREAK else RuntimeState(stage.value)
+UNDO_FINISH = timedelta(seconds=30)  # how long a manual Finish can be taken back
+# Input within this of an absence's start is the idle clock's own rounding, not a return.
+SLACK = timedelta(seconds=1)
 
 
 @dataclass(frozen=True)
@@ -123,6 +44,33 @@ class Absence:
 
     since: datetime | None = None  # input stopped then
     back_at: datetime | None = None  # input came then (or the clock ran again from elsewhere)
+
+
+@dataclass(frozen=True)
+class TimeboxOver:
+    """Event: the running commitment's timebox ran out (it is in review now)."""
+
+    commitment: Commitment
+
+
+@dataclass(frozen=True)
+class BreakOver:
+    """Event: the break ran its course ("Break over")."""
+
+
+@dataclass(frozen=True)
+class WentAway:
+    """Event: input stopped at `since`, long enough ago: the user is away."""
+
+    commitment_id: str
+    since: datetime
+
+
+@dataclass(frozen=True)
+class CameBack:
+    """Event: input came again at `at`; the absence is counted and asked about."""
+
+    at: datetime
 
 
 @dataclass
@@ -149,15 +97,247 @@ class FocusSession:
         return (self.stage, move) in TRANSITIONS
 
     def check(self, move: Move) -> Stage:
-        """The stage `move` leads to from here; IllegalTransitionError (409) when the table
-        does not list it, said as a sentence."""
-        stage = self.stage
-        found = TRANSITIONS.get((stage, move))
-        if found is None:
-            said = _REFUSED.get((stage, move)) or _ONLY.get(move)
-            where = describe(state_of(stage))
-            raise IllegalTransitionError(said or f"You can't {move.value} now: {where}.")
-        return found
+        """The stage `move` leads to from here (409 when the table does not list it)."""
+        return check(self.stage, move)
+
+    # -- the moves: each checks the table, then moves the aggregate (the handler writes it) --
+
+    def plan(self, draft: object) -> None:
+        self.check(Move.PLAN)
+        self.state, self.draft = RuntimeState.PLANNING, draft
+        self.rhythm = self.rhythm.but(closure=None, rest=None, rested=False)
+
+    def cancel_planning(self) -> None:
+        self.check(Move.CANCEL_PLANNING)
+        self.state, self.draft = RuntimeState.LOCKED, None
+
+    def start(self, commitment: Commitment) -> None:
+        self.check(Move.START)
+        self.state, self.commitment, self.last_sample = RuntimeState.ACTIVE, commitment, None
+        self.draft = None
+
+    def pause(self, now: datetime) -> Commitment:
+        """The clock stops (409 unless running); an absence in progress ends, counted."""
+        self.check(Move.PAUSE)
+        if self.commitment.paused:
+            raise IllegalTransitionError("You can't pause now: the commitment is paused.")
+        self.end_absence(now, pausing=True)
+        self.commitment = timing.paused(self.commitment, now)
+        return self.commitment
+
+    def resume(self, now: datetime) -> Commitment:
+        """The clock runs again from where it stood: the deadline moves by the pause."""
+        self.check(Move.RESUME)
+        if not self.commitment.paused:
+            raise IllegalTransitionError("You can't resume now: the commitment is not paused.")
+        self.commitment = timing.resumed(self.commitment, now)
+        self.present(now)  # the pause was no absence
+        return self.commitment
+
+    def edit(self, next_action: str) -> Commitment | None:
+        """The running commitment's next action as the user now puts it (None: unchanged)."""
+        self.check(Move.EDIT)
+        if next_action == self.commitment.next_action:
+            return None
+        self.commitment = replace(self.commitment, next_action=next_action)
+        return self.commitment
+
+    def extend(self, minutes: object, now: datetime) -> bool:
+        """More minutes while active, or a commitment whose timebox ran out reopened (True:
+        it came back from review)."""
+        current = self.commitment
+        ran_out = current is not None and current.ran_out  # in review: not after Finish
+        if not self.allows(Move.EXTEND) or (self.state is RuntimeState.REVIEW and not ran_out):
+            raise IllegalTransitionError(
+                "You can add time only while a commitment runs, or when its time ran out"
+                f" (not after Finish): {describe(self.state)}."
+            )
+        extended = current.extend(parse_extend_minutes(minutes), now)
+        rhythm = self.rhythm.but(finished=None)
+        if five_said_after(current, now, timing.FIVE_MINUTES_FROM, timing.FIVE_MINUTES):
+            rhythm = rhythm.but(five_said=current.id)  # said once: not again after this
+        reopened = self.state is RuntimeState.REVIEW
+        self.state, self.commitment, self.rhythm = RuntimeState.ACTIVE, extended, rhythm
+        if reopened:
+            self.present(now)  # the review was no absence
+        return reopened
+
+    def expire(self, now: datetime) -> TimeboxOver | None:
+        """A running (not paused) commitment whose deadline has passed goes to review."""
+        c = self.commitment
+        if self.state is not RuntimeState.ACTIVE or c.paused or now < c.deadline:
+            return None
+        self.check(Move.EXPIRE)
+        return TimeboxOver(self.stop(c.deadline))
+
+    def finish(self, now: datetime) -> Commitment:
+        """To review by hand (paused or not); Undo Finish can take it back for a while."""
+        self.check(Move.FINISH)
+        self.end_absence(now)  # first: Undo Finish comes back with the absence counted
+        before = self.commitment
+        self.rhythm = self.rhythm.but(finished=Finished.of(before, now))
+        self.commitment = timing.resumed(before, now)  # finished while paused: it ends
+        return self.stop(now)
+
+    def stop(self, at: datetime) -> Commitment:
+        """The running commitment stops at `at` and goes to review."""
+        self.end_absence(at)  # away when the time ran out: the review says how much
+        self.state, self.commitment = RuntimeState.REVIEW, self.commitment.stopped(at)
+        return self.commitment
+
+    def discard(self, now: datetime) -> Commitment:
+        """The running commitment (paused or not) to the history as discarded: locked, with
+        no closure."""
+        self.check(Move.DISCARD)
+        self.end_absence(now)  # an absence under way ends with it
+        stopped = timing.resumed(self.commitment, now).stopped(now)
+        gone = stopped.ended(stopped.ended_at, Outcome.DISCARDED, "")
+        self.state, self.commitment, self.last_sample = RuntimeState.LOCKED, None, None
+        return gone
+
+    def undo_until(self, now: datetime) -> datetime | None:
+        """Until when the last Finish can be undone (None: it cannot)."""
+        done = self.rhythm.finished
+        if done is None or self.state is not RuntimeState.REVIEW:
+            return None
+        if done.commitment_id != self.commitment.id or now > done.at + UNDO_FINISH:
+            return None
+        return done.at + UNDO_FINISH
+
+    def undo_finish(self, now: datetime) -> Commitment:
+        """Back to the running commitment as it was before Finish: the same deadline (and a
+        pause in progress still paused)."""
+        if self.undo_until(now) is None:
+            if self.state is RuntimeState.REVIEW and self.recorded == self.commitment.id:
+                raise IllegalTransitionError(
+                    "You can't undo Finish now: its outcome is in your task list already"
+                    " (ticked or noted there), and AntiDrift can't take that back."
+                )
+            raise IllegalTransitionError(
+                "You can't undo Finish now: it can be undone for"
+                f" {int(UNDO_FINISH.total_seconds())} seconds after you press it,"
+                f" once ({describe(self.state)})."
+            )
+        self.check(Move.UNDO_FINISH)
+        before = self.rhythm.finished.before(self.commitment)
+        self.rhythm = self.rhythm.but(finished=None)
+        self.state, self.commitment = RuntimeState.ACTIVE, before
+        self.present(now)  # nor was the review
+        return before
+
+    def end(
+        self, outcome: object, note: object, rest: Callable[[Commitment], Break] | None = None
+    ) -> Commitment:
+        """The review's outcome: the history has it, the locked view acknowledges it; with
+        `rest` (the automatic break, as it would be after this commitment), a break too."""
+        self.check(Move.END_WITH_BREAK if rest is not None else Move.END)
+        result, text = validate_review(outcome, note)
+        ended = self.commitment.ended(self.commitment.ended_at, result, text)
+        self.rhythm = self.rhythm.but(closure=ended.id, finished=None)
+        if rest is not None:
+            self.rhythm = self.rhythm.but(rest=rest(ended), rested=False)
+        self.state, self.commitment, self.last_sample = RuntimeState.LOCKED, None, None
+        return ended
+
+    def take_break(self, rest: Break) -> None:
+        self.check(Move.TAKE_BREAK)
+        self.rhythm = self.rhythm.but(rest=rest, rested=False)
+
+    def end_break(self) -> None:
+        self.check(Move.END_BREAK)
+        self.rhythm = self.rhythm.but(rest=None)
+
+    def break_over(self, now: datetime) -> BreakOver | None:
+        """A break whose time is up ends, and says so."""
+        if self.stage is not Stage.BREAK or now < self.rhythm.rest.ends_at:
+            return None
+        self.check(Move.BREAK_OVER)
+        self.rhythm = self.rhythm.but(rest=None, rested=True)
+        return BreakOver()
+
+    def sample(self, sample: WindowSample) -> bool | None:
+        """A window sample: None when none is kept now (outside active — dropped, not
+        refused —, paused or away); else whether it is the newest seen."""
+        if not self.allows(Move.SAMPLE) or self.commitment.paused or self.away:
+            return None
+        if self.last_sample is None or sample.at >= self.last_sample.at:
+            self.last_sample = sample
+            return True
+        return False
+
+    # -- time away ----------------------------------------------------------------------
+
+    @property
+    def away(self) -> bool:
+        return self.absence.since is not None
+
+    def idle(
+        self, idle_secs: float, at: datetime, after_minutes: int
+    ) -> tuple[bool, WentAway | CameBack | None]:
+        """The desktop's seconds since the last input at `at`: whether the user is away, and
+        the absence that began or ended with it."""
+        c = self.commitment
+        if self.state is not RuntimeState.ACTIVE or c.paused:
+            return False, None
+        last_input = at - timedelta(seconds=max(0.0, idle_secs))
+        since = self.absence.since
+        if since is not None:
+            if not after_minutes:  # turned off while away: the absence ends now
+                last_input = at
+            elif last_input <= since + SLACK:
+                return True, None
+            return False, self._back(min(max(last_input, since), at))
+        # Never away from before the commitment began or before the last return: each is
+        # the user at the keyboard (an idle source may lag behind the input it missed).
+        since = max(last_input, c.started_at, self.absence.back_at or last_input)
+        if not after_minutes or at - since < timedelta(minutes=after_minutes):
+            return False, None
+        self.check(Move.AWAY)
+        self.absence = replace(self.absence, since=since)
+        return True, WentAway(c.id, since)
+
+    def _back(self, at: datetime) -> CameBack:
+        span = whole_secs(self.absence.since, at)
+        back = replace(self.commitment, away_secs=self.commitment.away_secs + span)
+        # The question is kept with the rhythm: a restart before it is answered still asks.
+        self.rhythm = self.rhythm.but(asked=(back.id, span) if span else None)
+        self.commitment, self.absence = back, Absence(None, at)
+        return CameBack(at)
+
+    def present(self, at: datetime) -> None:
+        """The clock runs again at `at` (resume, undo, more time), maybe with no input here
+        (a command from elsewhere): no absence counts from before."""
+        back_at = self.absence.back_at
+        self.absence = replace(self.absence, back_at=at if back_at is None else max(back_at, at))
+
+    def end_absence(self, at: datetime, *, pausing: bool = False) -> None:
+        """Before the commitment is paused or stopped at `at`: an absence in progress ends
+        there and is counted. A question not yet answered stays through a pause (Pause
+        pressed on coming back is no answer to "You were away 12 min"); it goes with the
+        commitment."""
+        if not pausing:
+            self.rhythm = self.rhythm.but(asked=None)
+        self.present(at)  # what ended here was counted: never again from before it
+        since = self.absence.since
+        if since is None:
+            return
+        span = whole_secs(since, max(at, since))
+        self.commitment = replace(self.commitment, away_secs=self.commitment.away_secs + span)
+        self.absence = replace(self.absence, since=None)
+
+    def answer_away(self, move: Move) -> int:
+        """Count the last absence as a pause (CREDIT_AWAY: the deadline moves by it) or keep
+        counting it (DISMISS_AWAY); the absence's seconds (409 when there is none)."""
+        self.check(move)
+        returned = self.rhythm.asked
+        if returned is None or returned[0] != self.commitment.id:
+            raise IllegalTransitionError(
+                f"You can't {move.value} now: you have not been away since you last answered."
+            )
+        if move is Move.CREDIT_AWAY:
+            self.commitment = timing.credited(self.commitment, returned[1])
+        self.rhythm = self.rhythm.but(asked=None)
+        return returned[1]
 
     def memento(self) -> FocusSession:
         return replace(self)

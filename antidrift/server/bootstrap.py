@@ -282,7 +282,7 @@ def build_controller(
         reflections=reflections,
         corrections=Corrections(store, work),  # the history corrected after the fact
         rules=StandingRules(store, work, guard),  # the running commitment's guard follows
-        interruptions=Interruptions(work, session, store, guard, reflections, away),
+        interruptions=Interruptions(work, session, store, guard, reflections),
         away=away,
         calendar=calendar,
     )

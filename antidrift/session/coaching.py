@@ -21,13 +21,13 @@ from antidrift.core.domain import (
     Plan,
     RuntimeState,
     ValidationError,
-    require,
     validate_intent,
     validate_plan,
 )
 from antidrift.core.errors import Error
 from antidrift.core.plaintext import without_controls
 from antidrift.core.ports import Store
+from antidrift.core.transitions import Move
 from antidrift.session.drafts import Draft, Drafts
 from antidrift.session.snapshot import CoachStatus, CoachView
 from antidrift.session.state import Session
@@ -96,8 +96,8 @@ class Coaching:
         """Sharpen: start a coach call for the intent; its result arrives through the
         listeners. Only while planning (NotPlanning: 400)."""
         with self._work:
-            if self._s.state is not RuntimeState.PLANNING:
-                raise NotPlanning()
+            if not self._s.focus.allows(Move.SHARPEN):
+                raise NotPlanning()  # an older contract: 400, not 409
             text = validate_intent(intent)
             call = self._start(self._s.now(), text)
         if call is not None:  # after the listeners: the pages show it pending first
@@ -106,7 +106,7 @@ class Coaching:
     def cancel(self) -> None:
         """Stop a running Sharpen: its CLI is killed and the coach goes back to idle."""
         with self._work as work:
-            require(self._s.state, RuntimeState.PLANNING, action="cancel the coach")
+            self._s.check(Move.CANCEL_COACH)
             self.reset()
             work.changed()
 

@@ -23,19 +23,15 @@ from antidrift.core.domain import (
     IllegalTransitionError,
     RuntimeState,
     WindowSample,
-    describe,
-    parse_extend_minutes,
     times_up,
     valid_text,
     validate_plan,
-    validate_review,
 )
 from antidrift.core.errors import WriteFailed
 from antidrift.core.ports import Store
-from antidrift.core.rhythm import five_said_after
-from antidrift.core.session import Move
 from antidrift.core.sites import redact_page
-from antidrift.core.timing import FIVE_MINUTES, FIVE_MINUTES_FROM, paused_total
+from antidrift.core.timing import paused_total
+from antidrift.core.transitions import Move
 from antidrift.drift.guard import DriftGuard
 from antidrift.drift.policy import OFF, parse_choice
 from antidrift.drift.rules import StandingRules
@@ -119,6 +115,19 @@ class Controller:
             if self._s.state is RuntimeState.PLANNING:  # resumed in planning: the coach warms
                 self.coaching.keep_warm(True)
 
+    def check(self, move: Move) -> None:
+        """A route's word before it reads what a move needs: 409 unless the table lists
+        `move` now."""
+        with self._work:
+            self._s.check(move)
+
+    def next_action(self) -> str:
+        """The running commitment's next action, as its editor opens with it (409 unless
+        it can be changed now)."""
+        with self._work:
+            self._s.check(Move.EDIT)
+            return self._s.commitment.next_action
+
     # -- listeners ---------------------------------------------------------------------------
 
     def subscribe(self, listener: Listener) -> None:
@@ -178,11 +187,8 @@ class Controller:
         """draft: what the planning form opens with (Again: an earlier commitment's plan)."""
         with self._work as work:
             s = self._s
-            s.check(Move.PLAN)
-            self.drafts.begin(draft)
-            s.write(self._store, s.rhythm.but(closure=None, rest=None, rested=False))
-            self._store.save(RuntimeState.PLANNING, None)
-            s.state = RuntimeState.PLANNING
+            s.focus.plan(draft or Draft())
+            s.persist(self._store)
             self.coaching.reset()
             work.then(lambda: self.coaching.keep_warm(True))
             work.changed()
@@ -190,10 +196,8 @@ class Controller:
     def cancel_planning(self) -> None:
         with self._work as work:
             s = self._s
-            s.check(Move.CANCEL_PLANNING)
-            self._store.save(RuntimeState.LOCKED, None)
-            s.state = RuntimeState.LOCKED
-            self.drafts.clear()
+            s.focus.cancel_planning()
+            s.persist(self._store)
             self.coaching.reset()
             work.then(lambda: self.coaching.keep_warm(False))
             work.changed()
@@ -234,9 +238,8 @@ class Controller:
             # The task the user picked while planning (the draft kept it) goes with it.
             task = self.drafts.draft.task
             commitment = Commitment.begin(str(uuid.uuid4()), plan, now, task, enforce=teeth)
-            self._store.save(RuntimeState.ACTIVE, commitment)
-            s.state, s.commitment, s.last_sample = RuntimeState.ACTIVE, commitment, None
-            self.drafts.clear()
+            s.focus.start(commitment)
+            s.persist(self._store)
             self.coaching.reset()
             work.then(lambda: self.coaching.keep_warm(False))
             work.then(self._guard.begin(commitment, watch=watch).run)
@@ -248,56 +251,34 @@ class Controller:
         """Add minutes while active, or reopen a commitment whose timebox ran out."""
         with self._work as work:
             s = self._s
-            current = s.commitment
-            ran_out = current is not None and current.ran_out  # in review: not after Finish
-            if not s.focus.allows(Move.EXTEND) or (s.state is RuntimeState.REVIEW and not ran_out):
-                raise IllegalTransitionError(
-                    "You can add time only while a commitment runs, or when its time ran out"
-                    f" (not after Finish): {describe(s.state)}."
-                )
-            now = s.now()
-            extended = current.extend(parse_extend_minutes(minutes), now)
-            rhythm = s.rhythm.but(finished=None)
-            if five_said_after(current, now, FIVE_MINUTES_FROM, FIVE_MINUTES):
-                rhythm = rhythm.but(five_said=current.id)  # said once: not again after this
-            s.write(self._store, rhythm)
-            self._store.save(RuntimeState.ACTIVE, extended)
-            resumed = s.state is RuntimeState.REVIEW
-            s.state, s.commitment = RuntimeState.ACTIVE, extended
-            if resumed:
-                self.away.present(now)  # the review was no absence
-            if resumed:  # the time's-up review was neither work nor drift
-                work.then(self._guard.begin(extended, s.last_sample, since=s.now()).run)
+            reopened = s.focus.extend(minutes, s.now())
+            s.persist(self._store)
+            if reopened:  # the time's-up review was neither work nor drift
+                work.then(self._guard.begin(s.commitment, s.last_sample, since=s.now()).run)
             work.changed()
-        return extended
+            return s.commitment
 
     def expire_if_due(self) -> bool:
         """Move an active commitment whose deadline has passed to review."""
         with self._work as work:
             s = self._s
-            c = s.commitment
-            if s.state is not RuntimeState.ACTIVE or c.paused or s.now() < c.deadline:
+            over = s.focus.expire(s.now())
+            if over is None:
                 return False
-            s.check(Move.EXPIRE)
-            self.interruptions.stop(c.deadline)
-            ended = s.commitment
-            work.then(lambda: s.announce(*times_up(ended)))
+            self.interruptions.stopped(over.commitment)
+            work.then(lambda: s.announce(*times_up(over.commitment)))
         return True
 
     def end(self, outcome: object, note: object = "") -> Commitment:
         with self._work as work:
             s = self._s
-            s.check(Move.END_WITH_BREAK if s.breaks.auto else Move.END)
-            result, text = validate_review(outcome, note)
-            ended = s.commitment.ended(s.commitment.ended_at, result, text)
+            # auto_break: the break starts by itself, in the same move
+            rest = self.breaks.planner() if s.breaks.auto and s.focus.allows(Move.END) else None
+            ended = s.focus.end(outcome, note, rest)
             # The locked view acknowledges it until the next plan, through a restart too.
-            s.write(self._store, s.rhythm.but(closure=ended.id, finished=None))
-            self._store.save(RuntimeState.LOCKED, ended)
+            s.persist(self._store, ended)
             work.then(self.reflections.cancel)
-            s.state, s.commitment, s.last_sample = RuntimeState.LOCKED, None, None
             work.changed()
-            if s.breaks.auto:  # auto_break: the break starts by itself, in the same change
-                self.breaks.begin()
         return ended
 
     # -- the interruptions (interruptions.py) ------------------------------------------------
@@ -360,7 +341,7 @@ class Controller:
         with self._work as work:
             s = self._s
             # Outside active a sample is dropped, not refused (an older contract).
-            if not s.focus.allows(Move.SAMPLE) or s.commitment.paused or self.away.here:
+            if not s.focus.allows(Move.SAMPLE) or s.commitment.paused or s.focus.away:
                 return False  # away: no one is at the keyboard, so no window has the focus
             if (app, title) == AWAY_MARK:
                 return False
@@ -371,9 +352,9 @@ class Controller:
             sample = WindowSample(
                 app_kept[:MAX_TEXT], title_kept[:MAX_TEXT], at or s.now(), own, url_kept, site
             )
+            newest = s.focus.sample(sample)
             self._store.add_sample(s.commitment.id, sample)
-            if s.last_sample is None or sample.at >= s.last_sample.at:
-                s.last_sample = sample
+            if newest:
                 work.then(self._guard.observe(sample, exact).run)
             work.changed()
         return True

@@ -27,7 +27,7 @@ from antidrift.core.domain import (
     ValidationError,
     whole_number,
 )
-from antidrift.core.session import Move
+from antidrift.core.transitions import Move
 from antidrift.session.state import Session
 from antidrift.session.unit_of_work import UnitOfWork
 
@@ -167,21 +167,12 @@ class Drafts:
     def resume(self) -> None:
         """At construction: a restart in planning takes up the saved draft."""
         with self._work:
-            planning = self._planning()
-            self.draft = Draft.from_json(self._store.load_draft()) if planning else Draft()
-
-    def begin(self, draft: Draft | None = None) -> None:
-        """Under the lock: planning opens with this draft (an empty one by default)."""
-        self._put(draft or Draft())
-
-    def clear(self) -> None:
-        """Under the lock: planning is over; nothing is kept."""
-        self._store.save_draft(None)
-        self.draft = Draft()
+            if self._planning():
+                self._s.take_up(Draft.from_json(self._store.load_draft()))
 
     def _put(self, draft: Draft) -> None:
-        self._store.save_draft(draft.to_json())
         self.draft = draft
+        self._s.persist(self._store)
 
     def pick(self, task: TaskRef | None) -> Draft:
         """POST /planning task=…: the draft serves this task (None: no task) and its title

@@ -1,42 +1,31 @@
-"""Pause, resume, finish and its undo: the moves that interrupt a running commitment, and the
-stop into review that Finish and a timebox's end share. A part of the session like Coaching:
-each move is one unit of work over the shared Session; the timing itself is pure
-(timing.py)."""
+"""Pause, resume, finish and its undo, discard, a changed next action: the handlers of the
+moves that interrupt a running commitment. Each is one unit of work: the aggregate moves
+(core/session.py, which asks the transition table), the runtime row is written, the drift
+guard is told; the timing itself is pure (core/timing.py)."""
 
 from __future__ import annotations
 
-import logging
 from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import replace
-from datetime import datetime, timedelta
+from datetime import datetime
 
-from antidrift.core import timing
 from antidrift.core.domain import (
     Commitment,
     IllegalTransitionError,
-    Outcome,
     RuntimeState,
-    describe,
     validate_next_action,
 )
 from antidrift.core.ports import Store
-from antidrift.core.rhythm import Finished
-from antidrift.core.session import Move
+from antidrift.core.transitions import Move
 from antidrift.drift.guard import DriftGuard
-from antidrift.session.away import Away
 from antidrift.session.reflecting import Reflections
 from antidrift.session.state import Session
 from antidrift.session.unit_of_work import UnitOfWork
 
-log = logging.getLogger("antidrift.session")
-
-UNDO_FINISH = timedelta(seconds=30)  # how long a manual Finish can be taken back
-
 
 class Interruptions:
-    """Moves the shared Session's commitment; what a Finish can be undone to is in its
-    rhythm (kept through a restart)."""
+    """The handlers; what a Finish can be undone to is in the aggregate's rhythm (kept
+    through a restart)."""
 
     def __init__(
         self,
@@ -45,24 +34,17 @@ class Interruptions:
         store: Store,
         guard: DriftGuard,
         reflections: Reflections,
-        away: Away,
     ) -> None:
         self._work, self._s, self._store = work, session, store
         self._guard, self._reflections = guard, reflections
-        self._away = away  # an absence ends where the commitment pauses or stops
 
     def pause(self) -> Commitment:
         """The clock stops, the guard waits, no window is recorded (409 unless running)."""
         with self._work as work:
             s = self._s
-            s.check(Move.PAUSE)
-            if s.commitment.paused:
-                raise IllegalTransitionError("You can't pause now: the commitment is paused.")
             now = s.now()
-            self._away.end(now, pausing=True)  # an absence in progress ends (counted) here
-            paused = timing.paused(s.commitment, now)
-            self._store.save(RuntimeState.ACTIVE, paused)
-            s.commitment = paused
+            paused = s.focus.pause(now)
+            s.persist(self._store)
             self._guard.pause(now)
             work.changed()
         return paused
@@ -71,44 +53,35 @@ class Interruptions:
         """The clock runs again from where it stood: the deadline moves by the pause."""
         with self._work as work:
             s = self._s
-            s.check(Move.RESUME)
-            if not s.commitment.paused:
-                raise IllegalTransitionError("You can't resume now: the commitment is not paused.")
             now = s.now()
-            resumed = timing.resumed(s.commitment, now)
-            self._store.save(RuntimeState.ACTIVE, resumed)
-            s.commitment = resumed
-            self._away.present(now)  # the pause was no absence
+            resumed = s.focus.resume(now)
+            s.persist(self._store)
             work.then(self._guard.resume(s.last_sample, now).run)
             work.changed()
         return resumed
 
     def finish(self) -> None:
-        """To review by hand (paused or not); it can be undone for UNDO_FINISH."""
+        """To review by hand (paused or not); it can be undone for a while (UNDO_FINISH)."""
         with self._work:
             s = self._s
-            s.check(Move.FINISH)
-            now = s.now()
-            self._away.end(now)  # first: Undo Finish comes back with the absence counted
-            before = s.commitment
-            s.write(self._store, s.rhythm.but(finished=Finished.of(before, now)))
-            s.commitment = timing.resumed(before, now)  # finished while paused: it ends
-            self.stop(now)
+            self.stopped(s.focus.finish(s.now()))
+
+    def stopped(self, stopped: Commitment) -> None:
+        """Under the unit of work, once the aggregate moved to review: written, the guard's
+        figures kept."""
+        self._s.persist(self._store)
+        self._guard.stop(stopped.ended_at)
+        self._work.changed()
 
     def discard(self) -> Commitment:
         """Drop the running commitment (paused or not): to the history as discarded, neither
         met nor missed (the figures never count it), and back to locked with no closure."""
         with self._work as work:
             s = self._s
-            s.check(Move.DISCARD)
-            now = s.now()
-            self._away.end(now)  # an absence under way ends with it
-            stopped = timing.resumed(s.commitment, now).stopped(now)
-            gone = stopped.ended(stopped.ended_at, Outcome.DISCARDED, "")
-            self._store.save(RuntimeState.LOCKED, gone)
+            gone = s.focus.discard(s.now())
+            s.persist(self._store, gone)
             self._guard.stop(gone.ended_at)
             work.then(self._reflections.cancel)
-            s.state, s.commitment, s.last_sample = RuntimeState.LOCKED, None, None
             work.changed()
         return gone
 
@@ -117,37 +90,19 @@ class Interruptions:
         history keeps the new one, and the guard asks the judge again (guard.replan)."""
         with self._work as work:
             s = self._s
-            s.check(Move.EDIT)
-            text = validate_next_action(next_action)
-            if text == s.commitment.next_action:
+            s.check(Move.EDIT)  # the state first, then the input
+            changed = s.focus.edit(validate_next_action(next_action))
+            if changed is None:
                 return s.commitment  # nothing changed: the verdicts stand
-            changed = replace(s.commitment, next_action=text)
             self._store.forget_verdicts(changed.id)  # judged against the old words
-            self._store.save(RuntimeState.ACTIVE, changed)
-            s.commitment = changed
+            s.persist(self._store)
             work.changed()
             work.then(self._guard.replan(changed, s.last_sample, s.now()).run)
         return changed
 
-    def stop(self, at: datetime) -> None:
-        """Under the unit of work: the running commitment stops at `at` and goes to review."""
-        s = self._s
-        self._away.end(at)  # away when the time ran out: the review says how much
-        stopped = s.commitment.stopped(at)
-        self._store.save(RuntimeState.REVIEW, stopped)
-        s.state, s.commitment = RuntimeState.REVIEW, stopped
-        self._guard.stop(stopped.ended_at)
-        self._work.changed()
-
     def undo_until(self) -> datetime | None:
         """Under the unit of work: until when the last Finish can be undone (None: it cannot)."""
-        s = self._s
-        done = s.rhythm.finished
-        if done is None or s.state is not RuntimeState.REVIEW:
-            return None
-        if done.commitment_id != s.commitment.id or s.now() > done.at + UNDO_FINISH:
-            return None
-        return done.at + UNDO_FINISH
+        return self._s.focus.undo_until(self._s.now())
 
     @contextmanager
     def finish_standing(self, commitment_id: str) -> Iterator[None]:
@@ -166,8 +121,8 @@ class Interruptions:
             if held is None or held.commitment_id != commitment_id:
                 held = None
             else:
-                s.write(self._store, s.rhythm.but(finished=None))
-                s.focus.recorded = commitment_id
+                s.rhythm, s.focus.recorded = s.rhythm.but(finished=None), commitment_id
+                s.persist(self._store)
                 work.changed()  # the pages lose their Undo button
         try:
             yield
@@ -176,8 +131,8 @@ class Interruptions:
                 with self._work as work:
                     s = self._s
                     if s.rhythm.finished is None and s.state is RuntimeState.REVIEW:
-                        s.write(self._store, s.rhythm.but(finished=held))
-                        s.focus.recorded = None
+                        s.rhythm, s.focus.recorded = s.rhythm.but(finished=held), None
+                        s.persist(self._store)
                         work.changed()
             raise
 
@@ -186,23 +141,10 @@ class Interruptions:
         pause in progress still paused), the guard watching again with its verdicts."""
         with self._work as work:
             s = self._s
-            if self.undo_until() is None:
-                if s.state is RuntimeState.REVIEW and s.focus.recorded == s.commitment.id:
-                    raise IllegalTransitionError(
-                        "You can't undo Finish now: its outcome is in your task list already"
-                        " (ticked or noted there), and AntiDrift can't take that back."
-                    )
-                raise IllegalTransitionError(
-                    "You can't undo Finish now: it can be undone for"
-                    f" {int(UNDO_FINISH.total_seconds())} seconds after you press it,"
-                    f" once ({describe(s.state)})."
-                )
-            before = s.rhythm.finished.before(s.commitment)
-            s.write(self._store, s.rhythm.but(finished=None))
-            self._store.save(RuntimeState.ACTIVE, before)
+            now = s.now()
+            before = s.focus.undo_finish(now)
+            s.persist(self._store)
             work.then(self._reflections.cancel)
-            s.state, s.commitment = RuntimeState.ACTIVE, before
-            self._away.present(s.now())  # nor was the review
             work.then(self._guard.begin(before, s.last_sample, since=s.now()).run)
             work.changed()
         return before

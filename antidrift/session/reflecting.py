@@ -8,9 +8,10 @@ from concurrent.futures import Executor
 
 from antidrift.ai import Cancelled, CoachError
 from antidrift.ai.reflect import Reflector, ReviewFacts
-from antidrift.core.domain import Commitment, RuntimeState, require
+from antidrift.core.domain import Commitment
 from antidrift.core.insights import WindowTime
 from antidrift.core.ports import Store
+from antidrift.core.transitions import Move
 from antidrift.process import CancelScope
 from antidrift.session.snapshot import ReflectionStatus, ReflectionView
 from antidrift.session.state import Session
@@ -62,7 +63,7 @@ class Reflections:
     def request(self) -> None:
         """Two sentences from the coach on the commitment under review (the Reflect button)."""
         with self._work:
-            require(self._s.state, RuntimeState.REVIEW, action="ask for a reflection")
+            self._s.check(Move.REFLECT)
             commitment, now = self._s.commitment, self._s.now()
             scope = self._start(commitment.id)
         if scope is None:

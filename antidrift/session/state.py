@@ -12,10 +12,11 @@ from datetime import datetime, timedelta
 from antidrift.ai import Coach, Judge
 from antidrift.ai.reflect import Reflector
 from antidrift.core.clock import Clock, SteadyClock
-from antidrift.core.domain import RuntimeState
+from antidrift.core.domain import Commitment, RuntimeState
 from antidrift.core.ports import Persisted, Store
 from antidrift.core.rhythm import BreakSettings, Rhythm
-from antidrift.core.session import FocusSession, Move, Stage
+from antidrift.core.session import FocusSession
+from antidrift.core.transitions import Move, Stage
 from antidrift.drift.policy import DriftSettings
 from antidrift.notify import Notifier
 
@@ -60,6 +61,9 @@ class Session:
             persisted.samples[-1] if persisted.samples else None,
             rhythm or Rhythm(),
         )
+        # What the runtime row holds: (state and commitment, rhythm, draft), so a move writes
+        # only what it changed.
+        self._stored: tuple = ((self.state, self.commitment), self.rhythm, None)
         self.breaks = BreakSettings()  # settings may change them (Controller.retune)
         self.notifier: Notifier | None = None  # settings may change it (Controller.retune)
         if self.state is RuntimeState.ACTIVE and self.commitment is not None:
@@ -79,11 +83,17 @@ class Session:
         """The table's word on `move` from here (409 when it does not list it)."""
         return self.focus.check(move)
 
-    def memento(self) -> FocusSession:
-        return self.focus.memento()
+    def memento(self) -> tuple[FocusSession, tuple]:
+        return self.focus.memento(), self._stored
 
     def restore(self, memento: object) -> None:
-        self.focus.restore(memento)
+        focus, self._stored = memento  # type: ignore[misc]
+        self.focus.restore(focus)
+
+    def take_up(self, draft: object) -> None:
+        """At construction: the draft a restart in planning resumes with, as stored."""
+        self.focus.draft = draft
+        self._stored = (*self._stored[:2], draft)
 
     def now(self) -> datetime:
         """The session's time: steady while a timebox runs, the wall clock otherwise."""
@@ -94,12 +104,20 @@ class Session:
             self.clock.resync(not_before=(c.ended_at or c.started_at) if c else None)
         return self.clock.now()
 
-    def write(self, store: Store, rhythm: Rhythm) -> Rhythm:
-        """Under the unit of work: the rhythm the move leaves, written when it changed."""
-        if rhythm != self.rhythm:
+    def persist(self, store: Store, ended: Commitment | None = None) -> None:
+        """Under the unit of work, after a move: what of the runtime row the aggregate has
+        changed since it was last written — the state with its commitment (`ended`: the one
+        that just left it, for the history), the rhythm, the draft — in the change's one
+        transaction."""
+        f = self.focus
+        row, rhythm, draft = (f.state, f.commitment), f.rhythm, f.draft
+        if ended is not None or row != self._stored[0]:
+            store.save(f.state, ended or f.commitment)
+        if rhythm != self._stored[1]:
             store.save_rhythm(rhythm.dump())
-            self.rhythm = rhythm
-        return rhythm
+        if draft != self._stored[2]:
+            store.save_draft(draft.to_json() if draft is not None else None)
+        self._stored = (row, rhythm, draft)
 
     def announce(self, title: str, body: str) -> None:
         """A desktop notification, after the commit (the notifier runs off this thread)."""

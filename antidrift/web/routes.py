@@ -9,13 +9,12 @@ from flask import Blueprint, current_app, jsonify, request
 from antidrift.core.domain import (
     MAX_TEXT,
     Plan,
-    RuntimeState,
     ValidationError,
     parse_minutes,
-    require,
     validate_window,
 )
 from antidrift.core.sites import validate_url
+from antidrift.core.transitions import Move
 from antidrift.session.drafts import TEXT_LIMITS, Draft
 from antidrift.web import manifest as app_manifest
 from antidrift.web import tasks
@@ -70,7 +69,7 @@ def enter_planning():
     again = data.get("again")
     draft = None
     if again not in (None, ""):  # Again: planning opens with that commitment's plan
-        require(controller().snapshot().state, RuntimeState.LOCKED, action="plan")
+        controller().check(Move.PLAN)
         draft = _again(again)
     controller().enter_planning(draft)
     return done()
@@ -101,7 +100,7 @@ def save_draft():
 @bp.post("/planning/minutes")
 def pick_minutes():
     """The 15/25/50 buttons beside Minutes: the draft's minutes, and (htmx) the input anew."""
-    require(controller().snapshot().state, RuntimeState.PLANNING, action="pick minutes")
+    controller().check(Move.PICK_MINUTES)
     minutes = parse_minutes(payload().get("timebox_minutes"))
     draft = controller().drafts.save({"timebox_minutes": str(minutes)})
     if not from_htmx():
@@ -184,12 +183,11 @@ def discard():
 @bp.get("/commitment/next_action")
 def next_action():
     """The running commitment's next action; for the page, its editor's field, afresh."""
-    snap = controller().snapshot()
-    require(snap.state, RuntimeState.ACTIVE, action="change the next action")
+    text = controller().next_action()
     if from_htmx():
         renderer = current_app.extensions["antidrift.renderer"]
-        return renderer.next_action_field(snap.commitment.next_action), 200, HTML
-    return jsonify(next_action=snap.commitment.next_action)
+        return renderer.next_action_field(text), 200, HTML
+    return jsonify(next_action=text)
 
 
 @bp.post("/commitment/next_action")
