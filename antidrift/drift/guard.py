@@ -19,7 +19,7 @@ from datetime import datetime
 from antidrift.ai import Cancelled, CoachError, Judge
 from antidrift.core.clock import Clock
 from antidrift.core.domain import Commitment, ValidationError, WindowSample
-from antidrift.core.ports import Store, Transaction
+from antidrift.core.ports import Repository, Transaction
 from antidrift.drift.after import After, counted_from, nudge_text, put_away_text
 from antidrift.drift.budget import CallBudget
 from antidrift.drift.policy import (
@@ -71,7 +71,7 @@ class DriftGuard:
         *,
         judge: Judge | None,
         settings: DriftSettings | None,
-        store: Store,
+        store: Repository,
         clock: Clock,
         work: Transaction,
         announce: Callable[[str, str], None],

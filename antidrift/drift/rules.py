@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Protocol
 
 from antidrift.core.domain import NotFound, ValidationError
-from antidrift.core.ports import Store, Transaction
+from antidrift.core.ports import Repository, Transaction
 from antidrift.drift.verdicts import Rule, validate_rule
 
 # A rule is one line on the rules page and one check per window: more than this is a list no
@@ -31,7 +31,7 @@ class Guard(Protocol):
 class StandingRules:
     """Add or remove a rule; ValidationError for bad input, NotFound for an unknown id."""
 
-    def __init__(self, store: Store, work: Transaction, guard: Guard) -> None:
+    def __init__(self, store: Repository, work: Transaction, guard: Guard) -> None:
         self._store = store
         self._work = work
         self._guard = guard

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from antidrift.core.domain import whole_secs
-from antidrift.core.ports import Store
+from antidrift.core.ports import Repository
 from antidrift.core.session import CameBack, WentAway
 from antidrift.core.transitions import Move
 from antidrift.drift.guard import DriftGuard
@@ -41,7 +41,7 @@ class Away:
         self,
         work: UnitOfWork,
         session: Session,
-        store: Store,
+        store: Repository,
         guard: DriftGuard,
         after_minutes: int = DEFAULT_AFTER,
     ) -> None:

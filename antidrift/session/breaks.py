@@ -11,7 +11,7 @@ from collections.abc import Callable
 from datetime import timedelta
 
 from antidrift.core.domain import Commitment, Outcome
-from antidrift.core.ports import Store
+from antidrift.core.ports import Repository
 from antidrift.core.rhythm import Break, break_minutes, is_long
 from antidrift.core.transitions import Move
 from antidrift.session.state import Session
@@ -21,7 +21,7 @@ BREAK_OVER = ("Break over · AntiDrift", "Plan the next commitment when you are 
 
 
 class Breaks:
-    def __init__(self, work: UnitOfWork, session: Session, store: Store) -> None:
+    def __init__(self, work: UnitOfWork, session: Session, store: Repository) -> None:
         self._work, self._s, self._store = work, session, store
 
     def take(self, minutes: object = None) -> Break:

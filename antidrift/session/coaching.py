@@ -26,7 +26,7 @@ from antidrift.core.domain import (
 )
 from antidrift.core.errors import Error
 from antidrift.core.plaintext import without_controls
-from antidrift.core.ports import Store
+from antidrift.core.ports import Repository
 from antidrift.core.transitions import Move
 from antidrift.session.drafts import Draft, Drafts
 from antidrift.session.snapshot import CoachStatus, CoachView
@@ -52,7 +52,7 @@ class Coaching:
     def __init__(
         self,
         coach: Coach | None,
-        store: Store,
+        store: Repository,
         work: UnitOfWork,
         session: Session,
         unavailable: str,

@@ -28,7 +28,7 @@ from antidrift.core.domain import (
     validate_plan,
 )
 from antidrift.core.errors import WriteFailed
-from antidrift.core.ports import Store
+from antidrift.core.ports import Repository
 from antidrift.core.sites import redact_page
 from antidrift.core.timing import paused_total
 from antidrift.core.transitions import Move
@@ -61,7 +61,7 @@ class Controller:
         self,
         work: UnitOfWork,
         session: Session,
-        store: Store,
+        store: Repository,
         *,
         guard: DriftGuard,
         drafts: Drafts,

@@ -8,14 +8,14 @@ commit.
 from __future__ import annotations
 
 from antidrift.core.domain import Commitment, NotFound, validate_review
-from antidrift.core.ports import Store
+from antidrift.core.ports import Repository
 from antidrift.session.unit_of_work import UnitOfWork
 
 
 class Corrections:
     """Correct or remove an ended commitment; NotFound when the history has no such entry."""
 
-    def __init__(self, store: Store, work: UnitOfWork) -> None:
+    def __init__(self, store: Repository, work: UnitOfWork) -> None:
         self._store = store
         self._work = work
 

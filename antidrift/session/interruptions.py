@@ -15,7 +15,7 @@ from antidrift.core.domain import (
     RuntimeState,
     validate_next_action,
 )
-from antidrift.core.ports import Store
+from antidrift.core.ports import Repository
 from antidrift.core.transitions import Move
 from antidrift.drift.guard import DriftGuard
 from antidrift.session.reflecting import Reflections
@@ -31,7 +31,7 @@ class Interruptions:
         self,
         work: UnitOfWork,
         session: Session,
-        store: Store,
+        store: Repository,
         guard: DriftGuard,
         reflections: Reflections,
     ) -> None:

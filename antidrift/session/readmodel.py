@@ -10,7 +10,7 @@ from datetime import datetime, time, timedelta
 from antidrift.core import insights
 from antidrift.core.domain import COUNTED, Commitment, NotFound
 from antidrift.core.insights import Calibration, Ended, WindowTime
-from antidrift.core.ports import Store
+from antidrift.core.ports import History
 from antidrift.core.week import (
     DAYS,
     Week,
@@ -28,7 +28,7 @@ from antidrift.drift.window_key import window_of
 class ReadModel:
     """What the locked, review, insights and history pages read beyond the snapshot."""
 
-    def __init__(self, store: Store) -> None:
+    def __init__(self, store: History) -> None:
         self._store = store
 
     def history(self, limit: int | None = None, before: str | None = None) -> list[Commitment]:

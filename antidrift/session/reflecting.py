@@ -10,7 +10,7 @@ from antidrift.ai import Cancelled, CoachError
 from antidrift.ai.reflect import Reflector, ReviewFacts
 from antidrift.core.domain import Commitment
 from antidrift.core.insights import WindowTime
-from antidrift.core.ports import Store
+from antidrift.core.ports import Repository
 from antidrift.core.transitions import Move
 from antidrift.process import CancelScope
 from antidrift.session.snapshot import ReflectionStatus, ReflectionView
@@ -27,7 +27,7 @@ class Reflections:
     def __init__(
         self,
         reflector: Reflector | None,
-        store: Store,
+        store: Repository,
         executor: Executor,
         work: UnitOfWork,
         session: Session,

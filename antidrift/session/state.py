@@ -13,7 +13,7 @@ from antidrift.ai import Coach, Judge
 from antidrift.ai.reflect import Reflector
 from antidrift.core.clock import Clock, SteadyClock
 from antidrift.core.domain import Commitment, RuntimeState
-from antidrift.core.ports import Persisted, Store
+from antidrift.core.ports import Persisted, Repository
 from antidrift.core.rhythm import BreakSettings, Rhythm
 from antidrift.core.session import FocusSession
 from antidrift.core.transitions import Move, Stage
@@ -104,7 +104,7 @@ class Session:
             self.clock.resync(not_before=(c.ended_at or c.started_at) if c else None)
         return self.clock.now()
 
-    def persist(self, store: Store, ended: Commitment | None = None) -> None:
+    def persist(self, store: Repository, ended: Commitment | None = None) -> None:
         """Under the unit of work, after a move: what of the runtime row the aggregate has
         changed since it was last written — the state with its commitment (`ended`: the one
         that just left it, for the history), the rhythm, the draft — in the change's one
