@@ -269,7 +269,7 @@ def build_controller(
         enforcer=enforcer,
         busy=calendar.busy if calendar is not None else None,
     )
-    for part in (coaching, reflections, guard):  # their state in memory, kept by the change
+    for part in (coaching, guard):  # their state in memory, kept by the change
         work.keep(part)
     away = Away(work, session, store, guard, parts.away_after)  # time away from the keyboard
     return Controller(

@@ -45,15 +45,6 @@ class Reflections:
     def available(self) -> bool:
         return self.reflector is not None
 
-    def memento(self) -> tuple:
-        return self._view, self._scope
-
-    def restore(self, memento: object) -> None:
-        """After a rollback; a call the change stopped is gone (Reflect asks again)."""
-        self._view, self._scope = memento  # type: ignore[misc]
-        if self._scope is not None and self._scope.cancelled:
-            self._view, self._scope = ReflectionView(), None
-
     def view(self, commitment_id: str) -> ReflectionView:
         """Under the lock: the reflection of this commitment (idle if it has none yet)."""
         if self._view.commitment_id != commitment_id:

@@ -14,7 +14,14 @@ from antidrift.core.rhythm import BreakSettings
 from antidrift.drift.policy import DriftSettings
 from antidrift.session.drafts import Draft
 from antidrift.store.sqlite import SQLiteStore
-from tests.fakes import FakeClock, FakeJudge, RecordingNotifier
+from tests.fakes import (
+    DEFAULT_PROPOSAL,
+    FakeClock,
+    FakeCoach,
+    FakeJudge,
+    RecordingNotifier,
+    wait_until,
+)
 from tests.support.session import build_controller
 
 LONG = "x" * 490  # near the longest text a plan field takes: writes that need room
@@ -71,8 +78,9 @@ def session(path: Path, *, auto_break: bool = False):
     writes = FailingWrites(store._writer._db)
     store._writer._db = writes
     judge, notifier = FakeJudge(gated=True), RecordingNotifier()
+    coach = FakeCoach(*[DEFAULT_PROPOSAL] * 4)
     controller = build_controller(
-        store, clock, judge=judge, notifier=notifier, drift=DriftSettings(),
+        store, clock, coach=coach, judge=judge, notifier=notifier, drift=DriftSettings(),
         breaks=BreakSettings(auto=auto_break),
     )  # fmt: skip
     heard: list[int] = []
@@ -90,6 +98,13 @@ def session(path: Path, *, auto_break: bool = False):
 def planning(s: Session) -> None:
     s.controller.enter_planning()
     s.controller.drafts.save({"next_action": "Write the intro", "timebox_minutes": "25"})
+
+
+def proposed(s: Session) -> None:
+    """Planning, with the coach's proposal on the page."""
+    planning(s)
+    s.controller.coaching.request("write the intro")
+    wait_until(lambda: s.controller.snapshot().coach.status == "ready")
 
 
 def running(s: Session) -> None:
@@ -181,8 +196,9 @@ COMMANDS = [
             lambda s: s.controller.enter_planning(Draft(LONG, LONG, LONG, "25"))),
     Command("plan from a break", resting, lambda s: s.controller.enter_planning()),
     Command("draft", planning, lambda s: s.controller.drafts.save({"intent": LONG})),
-    Command("cancel planning", planning, lambda s: s.controller.cancel_planning()),
-    Command("start", planning,
+    Command("cancel planning", proposed, lambda s: s.controller.cancel_planning()),
+    Command("sharpen", proposed, lambda s: s.controller.coaching.request(LONG[:200])),
+    Command("start", proposed,
             lambda s: s.controller.start_manual_commitment(LONG, LONG, 25)),
     Command("start with the guard off", planning,
             lambda s: s.controller.start_manual_commitment("Write", "Done", 25, drift="off")),
