@@ -53,7 +53,7 @@ sys.path.insert(0, str(REPO / "scripts"))
 from bench_backup import GOALS as GOALS_B  # noqa: E402
 from bench_backup import bench_backup  # noqa: E402
 from bench_calendar import GOAL as GOAL_E1  # noqa: E402
-from bench_calendar import bench_e1  # noqa: E402
+from bench_calendar import GOAL_E2, bench_e1, bench_e2  # noqa: E402
 from bench_drift import GOAL as GOAL_D1  # noqa: E402
 from bench_drift import bench_d1  # noqa: E402
 from bench_reflection import GOALS as GOALS_R  # noqa: E402
@@ -76,6 +76,7 @@ GOALS = {
     "P8": "≤ aw-server 0.12.0 beside it",
     "D1": GOAL_D1,
     "E1": GOAL_E1,
+    "E2": GOAL_E2,
     **GOALS_R,
     **GOALS_B,
     "C1": "≤ 1.10",
@@ -958,6 +959,8 @@ def run(trials: Trials, *, quick: bool, profile: Path | None, only: set[str]) ->
             figures["D1"] = bench_d1(root, quick=quick)
         if want("E1"):
             figures["E1"] = bench_e1(root, "quick" if quick else "full")
+        if want("E2"):
+            figures["E2"] = bench_e2(root, "quick" if quick else "full")
         reflection_trials = REFLECTION_TRIALS["quick" if quick else "full"]
         if want("R1") or want("R2"):
             figures["R1"], figures["R2"] = bench_history(root, reflection_trials)

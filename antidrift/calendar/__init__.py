@@ -3,7 +3,7 @@ timed events of today and tomorrow, and what the loop plans around (agenda.py, p
 
 from antidrift.calendar.agenda import Agenda, Event, agenda_of, soon_text
 from antidrift.calendar.fetch import FetchFailed, fetch
-from antidrift.calendar.ics import UnreadableCalendar, events_between
+from antidrift.calendar.ics import UnreadableCalendar
 from antidrift.calendar.keeper import Calendar
 from antidrift.calendar.sources import FORMS, Source, named, parse
 
@@ -16,7 +16,6 @@ __all__ = [
     "Source",
     "UnreadableCalendar",
     "agenda_of",
-    "events_between",
     "fetch",
     "named",
     "parse",

@@ -1,18 +1,30 @@
-"""One calendar URL fetched the way the user allowed: https only (redirects too), within a
-time and a size, and named in any message by its host alone (a secret iCal address carries
-its key in the path)."""
+"""One calendar URL fetched the way the user allowed: https only, within one deadline for the
+whole fetch (from the name's lookup and the connection to the last byte, headers included),
+within a size, and named in any message by its host alone (a secret iCal address carries its
+key in the path).
+
+A redirect is followed only to the same host and port, over https, and to the very address
+the first request reached (the name is looked up once): a calendar's server can move its
+calendar, never send AntiDrift to another service on this machine or the network."""
 
 from __future__ import annotations
 
+import contextlib
+import socket
 import ssl
+import threading
 import time
-from urllib.parse import urlsplit
+from collections.abc import Iterator
+from urllib.parse import urljoin, urlsplit
 
+from antidrift import process
 from antidrift.core.errors import Error
 
 TIMEOUT = 5.0  # seconds for the whole fetch, redirects included
 MAX_BYTES = 5 * 1024 * 1024
+MAX_REDIRECTS = 5
 CHUNK = 64 * 1024
+_MOVED = (301, 302, 303, 307, 308)
 
 
 class FetchFailed(Error):
@@ -30,87 +42,158 @@ def host_of(url: str) -> str:
         return "?"
 
 
-def _https_only():
-    """A redirect handler that follows https only. urllib.request is imported here, by the
-    first fetch, not by every start (issue 33: a server with no calendar URL never needs it)."""
-    import urllib.request
-
-    class HttpsOnly(urllib.request.HTTPRedirectHandler):
-        max_redirections = 5
-
-        def redirect_request(self, req, fp, code, msg, headers, newurl):
-            if urlsplit(newurl).scheme.lower() != "https":
-                raise FetchFailed(f"it redirects to a plain http address at {host_of(newurl)}")
-            return super().redirect_request(req, fp, code, msg, headers, newurl)
-
-    return HttpsOnly()
-
-
 def fetch(
     url: str,
     *,
     timeout: float = TIMEOUT,
     max_bytes: int = MAX_BYTES,
     context: ssl.SSLContext | None = None,
+    scope: process.CancelScope | None = None,
 ) -> bytes:
-    """The body of an https URL; FetchFailed when slow, too large, not https or refused."""
-    if urlsplit(url).scheme.lower() != "https":
+    """The body of an https URL; FetchFailed when slow, too large, not https or refused;
+    process.Cancelled when the scope is cancelled meanwhile (its socket is shut at once)."""
+    first = _parts(url)
+    if first is None:
         raise FetchFailed("only https:// addresses are fetched")
-    import urllib.request
-
+    host, port, _ = first
     deadline = time.monotonic() + timeout
-    opener = urllib.request.build_opener(
-        _https_only(), urllib.request.HTTPSHandler(context=context or ssl.create_default_context())
-    )
-    request = urllib.request.Request(
-        url, headers={"User-Agent": "AntiDrift", "Accept": "text/calendar"}
-    )
+    context = context or ssl.create_default_context()
     try:
-        with opener.open(request, timeout=timeout) as response:
-            length = response.headers.get("Content-Length")
-            if length and length.isdigit() and int(length) > max_bytes:
-                raise FetchFailed(f"it is larger than {max_bytes // (1024 * 1024)} MB")
-            body = bytearray()
-            while True:
-                left = deadline - time.monotonic()
-                if left <= 0:
-                    raise FetchFailed(f"it took longer than {timeout:g} s")
-                _set_timeout(response, left)
-                chunk = (
-                    response.read1(CHUNK) if hasattr(response, "read1") else response.read(CHUNK)
-                )
-                if not chunk:
-                    break
-                body += chunk
-                if len(body) > max_bytes:
-                    raise FetchFailed(f"it is larger than {max_bytes // (1024 * 1024)} MB")
-            if time.monotonic() > deadline:
-                raise FetchFailed(f"it took longer than {timeout:g} s")
-            return bytes(body)
+        address = _lookup(host, port, deadline, timeout)
+        for _ in range(MAX_REDIRECTS + 1):
+            status, location, body = _get(
+                address, url, context, deadline, timeout, max_bytes, scope
+            )
+            if status not in _MOVED:
+                if status != 200:
+                    raise FetchFailed(f"the server answered {status}")
+                return body
+            url = _moved(url, location)
+        raise FetchFailed("it redirects too many times")
     except FetchFailed:
         raise
-    except urllib.error.HTTPError as exc:
-        raise FetchFailed(f"the server answered {exc.code}") from None
+    except process.Cancelled:
+        raise
+    except ssl.SSLCertVerificationError:
+        raise FetchFailed("its certificate is not trusted") from None
     except TimeoutError:
         raise FetchFailed(f"it took longer than {timeout:g} s") from None
-    except urllib.error.URLError as exc:
-        reason = exc.reason
-        if isinstance(reason, FetchFailed):
-            raise reason from None
-        if isinstance(reason, TimeoutError):
+    except (OSError, ssl.SSLError, ValueError) as exc:
+        if time.monotonic() >= deadline:
             raise FetchFailed(f"it took longer than {timeout:g} s") from None
-        if isinstance(reason, ssl.SSLError):
-            raise FetchFailed("its certificate is not trusted") from None
-        raise FetchFailed(f"it could not be reached ({_words(reason)})") from None
-    except (OSError, ValueError) as exc:
+        if scope is not None and scope.cancelled:
+            raise process.Cancelled("calendar fetch") from None
         raise FetchFailed(f"it could not be reached ({_words(exc)})") from None
 
 
-def _set_timeout(response, seconds: float) -> None:
-    """Each read waits at most what is left of the whole fetch's time."""
-    sock = getattr(getattr(getattr(response, "fp", None), "raw", None), "_sock", None)
-    if sock is not None:
-        sock.settimeout(max(0.01, seconds))
+def _parts(url: str) -> tuple[str, int, str] | None:
+    """An https URL's host, port and request target; None for anything else."""
+    try:
+        parts = urlsplit(url)
+        if parts.scheme.lower() != "https" or not parts.hostname:
+            return None
+        target = (parts.path or "/") + (f"?{parts.query}" if parts.query else "")
+        return parts.hostname, parts.port or 443, target
+    except ValueError:
+        return None
+
+
+def _moved(url: str, location: str | None) -> str:
+    """Where a redirect leads, if it may be followed: https, the same host and port."""
+    if not location:
+        raise FetchFailed("it redirects to no address")
+    target = urljoin(url, location)
+    if urlsplit(target).scheme.lower() != "https":
+        raise FetchFailed(f"it redirects to a plain http address at {host_of(target)}")
+    here, there = _parts(url), _parts(target)
+    if there is None or (there[0].lower(), there[1]) != (here[0].lower(), here[1]):
+        raise FetchFailed(f"it redirects to another server ({host_of(target)})")
+    return target
+
+
+def _lookup(host: str, port: int, deadline: float, timeout: float) -> tuple:
+    """The address to connect to, looked up once (on a thread: a lookup that hangs is left
+    behind at the deadline, never waited for)."""
+    found: list = []
+
+    def look() -> None:
+        try:
+            found.append(socket.getaddrinfo(host, port, type=socket.SOCK_STREAM))
+        except OSError as exc:
+            found.append(exc)
+
+    thread = threading.Thread(target=look, name="antidrift-calendar-lookup", daemon=True)
+    thread.start()
+    thread.join(max(0.0, deadline - time.monotonic()))
+    if not found:
+        raise FetchFailed(f"it took longer than {timeout:g} s")
+    if isinstance(found[0], OSError):
+        raise found[0]
+    return found[0][0][4]
+
+
+def _get(address, url, context, deadline, timeout, max_bytes, scope):
+    """One GET at `address`: (status, Location, body). The socket is shut when the deadline
+    passes or the scope is cancelled, so no read (a header line included) outlives either."""
+    import http.client
+
+    host, port, target = _parts(url)
+    left = deadline - time.monotonic()
+    if left <= 0:
+        raise FetchFailed(f"it took longer than {timeout:g} s")
+    held = [socket.create_connection(address[:2], timeout=left)]
+    with _shut_at(held, left, scope):
+        held.append(context.wrap_socket(held[0], server_hostname=host))  # it takes the fd
+        tls = held[-1]
+        connection = http.client.HTTPSConnection(host, port, context=context)
+        connection.sock = tls
+        try:
+            connection.request(
+                "GET",
+                target,
+                headers={"User-Agent": "AntiDrift", "Accept": "text/calendar"},
+            )
+            response = connection.getresponse()
+            if response.status in _MOVED:
+                return response.status, response.getheader("Location"), b""
+            if response.status != 200:
+                return response.status, None, b""
+            length = response.getheader("Content-Length") or ""
+            if length.isdigit() and int(length) > max_bytes:
+                raise FetchFailed(f"it is larger than {max_bytes // (1024 * 1024)} MB")
+            body = bytearray()
+            while chunk := response.read1(CHUNK):
+                body += chunk
+                if len(body) > max_bytes:
+                    raise FetchFailed(f"it is larger than {max_bytes // (1024 * 1024)} MB")
+            if time.monotonic() >= deadline:
+                raise FetchFailed(f"it took longer than {timeout:g} s")
+            return 200, None, bytes(body)
+        finally:
+            connection.close()
+
+
+@contextlib.contextmanager
+def _shut_at(held: list[socket.socket], seconds: float, scope) -> Iterator[None]:
+    """While inside: the socket (the last in `held`: TLS takes the plain one's place) is shut
+    down after `seconds`, or when the scope is cancelled (a blocked read returns at once)."""
+
+    def shut() -> None:
+        with contextlib.suppress(OSError):
+            held[-1].shutdown(socket.SHUT_RDWR)
+
+    timer = threading.Timer(seconds, shut)
+    timer.daemon = True
+    timer.start()
+    try:
+        if scope is None:
+            yield
+        else:
+            with scope.stopping(shut, "calendar fetch"):
+                yield
+    finally:
+        timer.cancel()
+        held[-1].close()
 
 
 def _words(reason: object) -> str:

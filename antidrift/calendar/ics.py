@@ -1,6 +1,9 @@
 """An iCalendar file to the timed events to plan around: parsed with icalendar, Google's
 X-WR-TIMEZONE made standard (x-wr-timezone), recurrences expanded with
-recurring-ical-events (RRULE, RDATE, EXDATE, moved instances by RECURRENCE-ID).
+recurring-ical-events (RRULE, RDATE, EXDATE, moved instances by RECURRENCE-ID), at most
+MAX_OCCURRENCES of them. The libraries iterate a series from its start inside one call, so
+nothing here can stop a hostile rule: the server runs this in a child process with a CPU
+and memory limit and a deadline (calendar/expand.py), never in its own.
 
 Counted: timed events; not all-day ones, not STATUS:CANCELLED, not TRANSP:TRANSPARENT (free),
 not those the user declined (PARTSTAT=DECLINED on an attendee with the user's address).
@@ -15,6 +18,7 @@ from antidrift.calendar.agenda import Event
 from antidrift.core.errors import Error
 
 TITLE_MAX = 200
+MAX_OCCURRENCES = 10_000  # per calendar, in the span shown: more is cut short, and said
 UNTITLED = "Busy"
 # A one-off event this far outside the window cannot reach into it, whatever its time zone
 # (offsets stay within a day); longer ones with DTEND are kept by their end.
@@ -28,30 +32,44 @@ class UnreadableCalendar(Error, ValueError):
     """Not an iCalendar file (or one the libraries refuse); the message says why."""
 
 
-def events_between(data: bytes, start: datetime, end: datetime, email: str = "") -> list[Event]:
-    """The counted events that overlap start..end (aware), sorted by start."""
-    try:
-        text = data.decode("utf-8-sig")
-    except UnicodeDecodeError:
-        text = data.decode("latin-1")
+def decode(data: bytes) -> str:
+    """A calendar's bytes as text: UTF-8 (a BOM dropped), each bad byte replaced alone."""
+    return data.decode("utf-8-sig", errors="replace")
+
+
+def read_events(
+    text: str, start: datetime, end: datetime, email: str = "", limit: int = MAX_OCCURRENCES
+) -> tuple[list[Event], bool]:
+    """The counted events that overlap start..end (aware), sorted by start; and whether
+    there were more occurrences than `limit` (the rest are not read)."""
     if "BEGIN:VCALENDAR" not in text[:4096].upper():
         raise UnreadableCalendar("it is not an iCalendar file (no BEGIN:VCALENDAR)")
     text = _within(_unfold(text), start.date() - MARGIN, end.date() + MARGIN)
-    # Imported here, on the calendar's thread: the three libraries are ~8 MiB and ~0.1 s of
-    # start-up that a server with no calendar (the default) should not pay (issue 33).
+    # Imported here, in the child process that reads calendars: the three libraries are
+    # ~8 MiB and ~0.1 s of start-up the server never pays.
     import icalendar
     import recurring_ical_events
     import x_wr_timezone
 
+    found, cut = [], False
     try:
-        found = []
         for calendar in icalendar.Calendar.from_ical(text, multiple=True):
-            calendar = x_wr_timezone.to_standard(calendar)
-            found += recurring_ical_events.of(calendar).between(start, end)
+            query = recurring_ical_events.of(x_wr_timezone.to_standard(calendar))
+            for series in query.series:
+                for occurrence in series.between(start, end):
+                    if len(found) == limit:
+                        cut = True
+                        break
+                    found.append(occurrence.as_component(False))
+                if cut:
+                    break
+    except MemoryError:
+        raise
     except Exception as exc:  # the libraries raise many kinds on a broken file
-        raise UnreadableCalendar(f"it cannot be read as iCalendar ({_short(exc)})") from None
+        # Named by its kind alone: a parser's message quotes the file's lines.
+        raise UnreadableCalendar(f"it cannot be read as iCalendar ({type(exc).__name__})") from None
     events = {e for e in (_event(c, email) for c in found) if e is not None}
-    return sorted(e for e in events if e.ends_at > start and e.starts_at < end)
+    return sorted(e for e in events if e.ends_at > start and e.starts_at < end), cut
 
 
 def _within(text: str, first: date, last: date) -> str:
@@ -158,8 +176,3 @@ def title(summary: object) -> str:
     if len(text) > TITLE_MAX:
         text = text[: TITLE_MAX - 1].rstrip() + "…"
     return text or UNTITLED
-
-
-def _short(exc: Exception) -> str:
-    text = " ".join(str(exc).split()) or type(exc).__name__
-    return text[:120]

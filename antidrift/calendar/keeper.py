@@ -1,24 +1,32 @@
 """The user's calendars kept fresh off the request path: each file re-read when its mtime
 changes, each URL fetched every 15 minutes (and at once when the setting is saved), the last
-good copy of a URL kept in the data directory. Pages only read what is in memory."""
+good copy of a URL kept in the data directory. Pages only read what is in memory.
+
+Each calendar is read on a thread of its own (one slow or huge calendar never delays
+another), and parsed in a child process bounded in CPU, memory and time (expand.py); a
+calendar removed in Settings has its work stopped at once."""
 
 from __future__ import annotations
 
 import contextlib
+import functools
 import hashlib
 import logging
 import os
 import stat
 import tempfile
 import threading
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from pathlib import Path
 
+from antidrift import process
 from antidrift.calendar.agenda import Agenda, Event, agenda_of, day_end
+from antidrift.calendar.expand import Expanded, expand
 from antidrift.calendar.fetch import MAX_BYTES, FetchFailed, fetch
-from antidrift.calendar.ics import UnreadableCalendar, events_between
+from antidrift.calendar.ics import MAX_OCCURRENCES, UnreadableCalendar
 from antidrift.calendar.sources import Source
 from antidrift.core.clock import Clock
 
@@ -26,6 +34,8 @@ log = logging.getLogger("antidrift.calendar")
 
 REFRESH = 15 * 60.0  # seconds between two fetches of a URL (and two expansions of a file)
 LOOK = 30.0  # seconds between two looks at a file's mtime
+DEADLINE = 5.0  # seconds a fetch may take in all, and so may a reading (a setting)
+DOCTOR_WAIT = 6.0  # seconds `antidrift doctor` waits for the calendars
 
 
 @dataclass
@@ -36,6 +46,7 @@ class _Kept:
     stamp: tuple[int, int] | None = None  # a file's (mtime_ns, size) when read
     refreshed: float | None = None  # monotonic time of the last fetch or expansion
     problem: str | None = None
+    cut: bool = False  # more occurrences than are kept: the line says so
 
 
 class Calendar:
@@ -46,20 +57,24 @@ class Calendar:
         cache_dir: Path,
         clock: Clock,
         *,
-        fetcher: Callable[[str], bytes] = fetch,
+        fetcher: Callable[..., bytes] | None = None,
         refresh: float = REFRESH,
         look: float = LOOK,
+        deadline: float = DEADLINE,
     ) -> None:
         self.cache_dir = cache_dir
         self._clock = clock
-        self._fetch = fetcher
+        self._deadline = deadline
+        # fetcher(url, scope=…): the body, or FetchFailed; cancelling the scope stops it
+        self._fetch = fetcher or functools.partial(fetch, timeout=deadline)
         self._refresh_every, self._look_every = refresh, look
         self._sources: tuple[Source, ...] = ()
         self._email = ""
         self._kept: dict[str, _Kept] = {}
         self._events: tuple[Event, ...] = ()
         self._problem: str | None = None
-        self._lock = threading.Lock()  # the kept copies; one refresh at a time
+        self._lock = threading.Lock()  # the kept copies, the sources being read
+        self._reading: dict[str, process.CancelScope] = {}  # source text -> its reading
         self._wake = threading.Event()
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
@@ -91,6 +106,9 @@ class Calendar:
             self._sources, self._email = tuple(sources), email
             names = {s.text for s in sources}
             self._kept = {k: v for k, v in self._kept.items() if k in names}
+            for text, scope in self._reading.items():
+                if text not in names:  # removed: its fetch or reading stops at once
+                    scope.cancel()
             for kept in self._kept.values():
                 kept.refreshed, kept.stamp = None, None
             self._publish()
@@ -98,32 +116,58 @@ class Calendar:
 
     # -- refreshing ----------------------------------------------------------------------------
 
-    def refresh(self) -> None:
-        """One pass over every source: what is due is read, fetched, expanded."""
+    def refresh(self, wait: float | None = None) -> list[Source]:
+        """One pass over every source, each on a thread of its own: what is due is read,
+        fetched, expanded. Waits for them (at most `wait` seconds: then the sources still
+        being read are returned, and go on)."""
         with self._lock:
             sources, email = self._sources, self._email
+        threads = []
         for source in sources:
-            if self._stop.is_set():
+            thread = threading.Thread(
+                target=self._refresh_one, args=(source, email), daemon=True,
+                name=f"antidrift-calendar-{len(threads)}",
+            )  # fmt: skip
+            thread.start()
+            threads.append((source, thread))
+        until = None if wait is None else time.monotonic() + wait
+        for _, thread in threads:
+            thread.join(None if until is None else max(0.0, until - time.monotonic()))
+        return [source for source, thread in threads if thread.is_alive()]
+
+    def _refresh_one(self, source: Source, email: str) -> None:
+        """One source, unless it is being read already (a slow one is not asked twice)."""
+        scope = process.CancelScope()
+        with self._lock:
+            if source.text in self._reading or self._stop.is_set():
                 return
+            self._reading[source.text] = scope
+            kept = self._kept.setdefault(source.text, _Kept())
+        try:
+            if source.path is not None:
+                self._read_file(source, kept, email, scope)
+            else:
+                self._read_url(source, kept, email, scope)
+        except process.Cancelled:
+            return  # removed from the setting, or the server stops: nothing to say
+        except Exception:  # a calendar must never take the server down
+            log.exception("reading the calendar %s failed unexpectedly", source.label)
+            kept.problem = f"Calendar {source.label} failed unexpectedly; see the log."
+        finally:
             with self._lock:
-                kept = self._kept.setdefault(source.text, _Kept())
-            try:
-                if source.path is not None:
-                    self._read_file(source, kept, email)
-                else:
-                    self._read_url(source, kept, email)
-            except Exception:  # a calendar must never take the server down
-                log.exception("reading the calendar %s failed unexpectedly", source.label)
-                kept.problem = f"Calendar {source.label} failed unexpectedly; see the log."
-            with self._lock:
-                if source.text in self._kept:
-                    self._publish()
+                if self._reading.get(source.text) is scope:
+                    del self._reading[source.text]
+        with self._lock:
+            if source.text in self._kept:
+                self._publish()
 
     def _due(self, kept: _Kept) -> bool:
         mono = self._clock.monotonic()
         return kept.refreshed is None or mono - kept.refreshed >= self._refresh_every
 
-    def _read_file(self, source: Source, kept: _Kept, email: str) -> None:
+    def _read_file(
+        self, source: Source, kept: _Kept, email: str, scope: process.CancelScope
+    ) -> None:
         path = source.path
         try:
             st = path.stat()
@@ -135,7 +179,7 @@ class Calendar:
             return
         try:
             data = _read_regular(path)
-            kept.events = self._expand(data, email)
+            self._take(kept, self._expand(data, email, scope))
         except OSError as exc:
             kept.problem = f"Calendar file {source.label} cannot be read ({_why(exc)})."
             return
@@ -146,12 +190,17 @@ class Calendar:
             kept.refreshed = self._clock.monotonic()
         kept.stamp, kept.problem = stamp, None
 
-    def _read_url(self, source: Source, kept: _Kept, email: str) -> None:
+    def _take(self, kept: _Kept, expanded: Expanded) -> None:
+        kept.events, kept.cut = expanded.events, expanded.cut
+
+    def _read_url(
+        self, source: Source, kept: _Kept, email: str, scope: process.CancelScope
+    ) -> None:
         cache = self.cached(source)
         if kept.refreshed is None and not kept.events and cache.exists():
             # At start: the last good copy first, so the page has it before the fetch ends.
             with contextlib.suppress(OSError, UnreadableCalendar):
-                kept.events = self._expand(cache.read_bytes(), email)
+                self._take(kept, self._expand(cache.read_bytes(), email, scope))
                 with self._lock:
                     if source.text in self._kept:
                         self._publish()
@@ -159,23 +208,32 @@ class Calendar:
             return
         kept.refreshed = self._clock.monotonic()
         try:
-            data = self._fetch(source.url)
-            events = self._expand(data, email)
+            data = self._fetch(source.url, scope=scope)
+            expanded = self._expand(data, email, scope)
         except (FetchFailed, UnreadableCalendar) as exc:
-            kept.problem = self._stale(source, cache, str(exc), kept, email)
+            kept.problem = self._stale(source, cache, str(exc), kept, email, scope)
             log.info("calendar at %s: %s", source.label, exc)
             return
-        kept.events, kept.problem = events, None
+        self._take(kept, expanded)
+        kept.problem = None
         try:
             _write(cache, data)
         except OSError as exc:
             log.info("the calendar at %s could not be kept in %s: %s", source.label, cache, exc)
 
-    def _stale(self, source: Source, cache: Path, why: str, kept: _Kept, email: str) -> str:
+    def _stale(
+        self,
+        source: Source,
+        cache: Path,
+        why: str,
+        kept: _Kept,
+        email: str,
+        scope: process.CancelScope,
+    ) -> str:
         """The line for a URL that failed: with the last good copy, when there is one."""
         line = f"Calendar at {source.label} could not be read: {why}"
-        try:
-            kept.events = self._expand(cache.read_bytes(), email)  # the window moves on
+        try:  # the window moves on
+            self._take(kept, self._expand(cache.read_bytes(), email, scope))
             when = datetime.fromtimestamp(cache.stat().st_mtime).astimezone()
         except (OSError, UnreadableCalendar):
             return line + "."
@@ -186,10 +244,11 @@ class Calendar:
             + "."
         )
 
-    def _expand(self, data: bytes, email: str) -> tuple[Event, ...]:
+    def _expand(self, data: bytes, email: str, scope: process.CancelScope) -> Expanded:
+        """The events of the span shown, read in a child process (expand.py)."""
         at = self._clock.now()
-        start = at - timedelta(days=1)
-        return tuple(events_between(data, start, day_end(at) + timedelta(days=1), email))
+        start, end = at - timedelta(days=1), day_end(at) + timedelta(days=1)
+        return expand(data, start, end, email, deadline=self._deadline, scope=scope)
 
     def cached(self, source: Source) -> Path:
         """Where a URL's last good copy is kept."""
@@ -198,9 +257,16 @@ class Calendar:
 
     def _publish(self) -> None:
         """Under the lock: the events and the problem line the pages read."""
-        kept = [self._kept[s.text] for s in self._sources if s.text in self._kept]
+        named = [s for s in self._sources if s.text in self._kept]
+        kept = [self._kept[s.text] for s in named]
         events = sorted({e for k in kept for e in k.events})
         problems = [k.problem for k in kept if k.problem]
+        problems += [
+            f"Calendar {s.label} has more than {MAX_OCCURRENCES:,} events in the days shown:"
+            " the rest were left out."
+            for s in named
+            if self._kept[s.text].cut and not self._kept[s.text].problem
+        ]
         self._events = tuple(events)
         self._problem = " ".join(problems) if problems else None
 
@@ -210,11 +276,15 @@ class Calendar:
         """`antidrift doctor`'s calendar section: each calendar read now, and what it gave."""
         if not self._sources:
             return ["calendars: none (ANTIDRIFT_CALENDAR)"]
-        self.refresh()
+        # A fetch and a reading, each within its deadline; doctor ends within 10 s in all.
+        wait = min(2 * self._deadline + 0.5, DOCTOR_WAIT)
+        unfinished = {s.text for s in self.refresh(wait)}
         lines = ["calendars (ANTIDRIFT_CALENDAR):"]
         for source in self._sources:
             kept = self._kept.get(source.text, _Kept())
             count = f"{len(kept.events)} timed event(s) today and tomorrow"
+            if source.text in unfinished:
+                count = f"still being read after {wait:g} s"
             lines.append(f"  {source.label}: {kept.problem or count}")
         return lines
 
@@ -230,6 +300,9 @@ class Calendar:
     def stop(self, timeout: float = 2.0) -> None:
         self._stop.set()
         self._wake.set()
+        with self._lock:
+            for scope in self._reading.values():
+                scope.cancel()
         if self._thread is not None and self._thread.is_alive():
             self._thread.join(timeout)
 

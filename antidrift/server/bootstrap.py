@@ -352,7 +352,7 @@ def build_runtime(settings: Settings, *, clock: Clock | None = None) -> Runtime:
 
 def build_calendar(settings: Settings, clock: Clock) -> calendar.Calendar:
     """The user's calendars (none set: an empty one, which the Settings page may fill)."""
-    kept = calendar.Calendar(settings.data_dir / "calendar", clock)
+    kept = calendar.Calendar(settings.data_dir / "calendar", clock, deadline=settings.read_deadline)
     kept.configure(calendar.parse(",".join(settings.calendar)), settings.calendar_email)
     return kept
 

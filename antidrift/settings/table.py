@@ -318,6 +318,13 @@ SETTINGS: tuple[Setting, ...] = (
         "Your address in the calendar: events you declined there are not planned around.",
         page=True,
     ),
+    # -- outside data --
+    Setting(
+        "read_deadline",
+        "ANTIDRIFT_READ_DEADLINE",
+        Number(0.1, 60),
+        "Seconds a read of outside data may take in all (a calendar's fetch, its reading).",
+    ),
 )
 BY_KEY: dict[str, Setting] = {s.key: s for s in SETTINGS}
 PAGE_KEYS: tuple[str, ...] = tuple(s.key for s in SETTINGS if s.page)
@@ -373,6 +380,7 @@ class Settings:
     tasks: tuple[str, ...] = ()
     calendar: tuple[str, ...] = ()
     calendar_email: str = ""
+    read_deadline: float = 5.0
     # The process environment, for what the desktop tells its programs (PATH, DISPLAY, …).
     env: Mapping[str, str] = field(default_factory=dict, repr=False, compare=False)
     # key → default | saved | environment | command line; a key not in it is a default.

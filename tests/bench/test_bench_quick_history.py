@@ -1,4 +1,4 @@
-"""The benchmark's drift, history, backup and calendar figures (D1, R1–R3, B1–B2, E1) in
+"""The benchmark's drift, history, backup and calendar figures (D1, R1–R3, B1–B2, E1–E2) in
 quick mode, one run of the script per group.
 
 Sanity only, never the goals (see test_bench_quick_server.py)."""
@@ -49,3 +49,5 @@ def test_quick_bench_reports_the_calendar_figure(tmp_path):
     assert set(f) == set(CALENDAR)
     # E1: a refresh of the 5,000-event file was timed, and it found the window's events.
     assert 0 < f["E1"]["median"] < 30_000 and f["E1"]["events_counted"] > 10
+    # E2: the 45,000-event file, read whole (under the 5 MiB a read takes) in its child.
+    assert 0 < f["E2"]["median"] < 30_000 and f["E2"]["events_counted"] > 10

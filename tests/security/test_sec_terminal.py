@@ -189,8 +189,11 @@ def test_every_line_the_command_line_prints_goes_through_the_fence():
     service, backup and restore): `say` (antidrift/core/terminal.py) is the one way out."""
     package = REPO / "antidrift"
     offenders = []
+    # The one writer to a pipe, not a terminal: the calendar's child answers its parent in
+    # JSON (ASCII, every control character escaped), which reads it as data.
+    pipes = {package / "core" / "terminal.py", package / "calendar" / "child.py"}
     for path in package.rglob("*.py"):
-        if path == package / "core" / "terminal.py":
+        if path in pipes:
             continue
         for number, line in enumerate(path.read_text().splitlines(), 1):
             code = line.split("#", 1)[0]

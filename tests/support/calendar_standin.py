@@ -9,6 +9,9 @@ HTTPS with a self-signed certificate (github_standin.make_certificate): one path
     /to-http.ics   302 to the same calendar over plain http
     /to-https.ics  302 to /cal.ics over https (Outlook moves its addresses so)
     /gone.ics      404
+    /slow-headers.ics  a header line every `trickle` seconds, never the end of them
+    /elsewhere.ics     302 to the same path on another port of this machine
+    /to-localhost.ics  302 to /cal.ics under another name of this machine (localhost)
 """
 
 from __future__ import annotations
@@ -64,6 +67,28 @@ class CalendarStandIn:
                     except OSError:
                         return
                     stand_in._stop.wait(30)
+                    return
+                if path == "/slow-headers.ics":
+                    self.send_response(200)
+                    for n in range(100000):
+                        if stand_in._stop.wait(stand_in.trickle):
+                            return
+                        try:
+                            self.send_header(f"X-Slow-{n}", "x")
+                            self.flush_headers()
+                        except OSError:
+                            return
+                if path in ("/elsewhere.ics", "/to-localhost.ics"):
+                    port = stand_in.server.server_port
+                    there = (
+                        f"https://127.0.0.1:{port + 1}/cal.ics"
+                        if path == "/elsewhere.ics"
+                        else f"https://localhost:{port}/cal.ics"
+                    )
+                    self.send_response(302)
+                    self.send_header("Location", there)
+                    self.send_header("Content-Length", "0")
+                    self.end_headers()
                     return
                 if path == "/hang.ics":
                     stand_in._stop.wait(30)

@@ -123,7 +123,7 @@ def test_at_start_the_last_good_copy_is_shown_before_the_fetch_ends(tmp_path, ca
     keeper(tmp_path, calendar_server, clock).refresh()  # a run before kept its copy
     held, asked = threading.Event(), threading.Event()
 
-    def slow(url: str) -> bytes:
+    def slow(url: str, scope=None) -> bytes:
         asked.set()
         held.wait(5)
         raise FetchFailed("it took longer than 5 s")

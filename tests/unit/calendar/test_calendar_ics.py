@@ -8,7 +8,8 @@ import icalendar
 import pytest
 import recurring_ical_events
 
-from antidrift.calendar import UnreadableCalendar, events_between
+from antidrift.calendar import UnreadableCalendar
+from antidrift.calendar.ics import decode, read_events
 from tests.support.ics import NEW_YORK, calendar, event, many
 
 DAY = datetime(2026, 3, 2, tzinfo=UTC)  # a Monday; New York is on EST until 8 March
@@ -17,7 +18,8 @@ TWO_DAYS = (DAY, DAY + timedelta(days=2))
 
 def found(text: str, start=DAY, end=DAY + timedelta(days=2), email: str = ""):
     return [
-        (e.title, e.starts_at, e.ends_at) for e in events_between(text.encode(), start, end, email)
+        (e.title, e.starts_at, e.ends_at)
+        for e in read_events(decode(text.encode()), start, end, email)[0]
     ]
 
 
@@ -148,4 +150,4 @@ def test_an_untitled_event_is_busy():
 )
 def test_what_is_no_calendar_is_said_so(data):
     with pytest.raises(UnreadableCalendar):
-        events_between(data, *TWO_DAYS)
+        read_events(decode(data), *TWO_DAYS)
