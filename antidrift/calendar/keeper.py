@@ -13,7 +13,6 @@ import functools
 import hashlib
 import logging
 import os
-import stat
 import tempfile
 import threading
 import time
@@ -29,6 +28,7 @@ from antidrift.calendar.fetch import MAX_BYTES, FetchFailed, fetch
 from antidrift.calendar.ics import MAX_OCCURRENCES, UnreadableCalendar
 from antidrift.calendar.sources import Source
 from antidrift.core.clock import Clock
+from antidrift.core.outside import Unreadable, read_file
 
 log = logging.getLogger("antidrift.calendar")
 
@@ -178,10 +178,10 @@ class Calendar:
         if stamp == kept.stamp and not self._due(kept):
             return
         try:
-            data = _read_regular(path)
+            data = read_file(path, max_bytes=MAX_BYTES, what="it")
             self._take(kept, self._expand(data, email, scope))
-        except OSError as exc:
-            kept.problem = f"Calendar file {source.label} cannot be read ({_why(exc)})."
+        except Unreadable as exc:
+            kept.problem = f"Calendar file {source.label}: {exc.message}."
             return
         except UnreadableCalendar as exc:
             kept.problem = f"Calendar file {source.label}: {exc}."
@@ -199,8 +199,8 @@ class Calendar:
         cache = self.cached(source)
         if kept.refreshed is None and not kept.events and cache.exists():
             # At start: the last good copy first, so the page has it before the fetch ends.
-            with contextlib.suppress(OSError, UnreadableCalendar):
-                self._take(kept, self._expand(cache.read_bytes(), email, scope))
+            with contextlib.suppress(Unreadable, UnreadableCalendar):
+                self._take(kept, self._expand(self._cached(cache), email, scope))
                 with self._lock:
                     if source.text in self._kept:
                         self._publish()
@@ -233,9 +233,9 @@ class Calendar:
         """The line for a URL that failed: with the last good copy, when there is one."""
         line = f"Calendar at {source.label} could not be read: {why}"
         try:  # the window moves on
-            self._take(kept, self._expand(cache.read_bytes(), email, scope))
+            self._take(kept, self._expand(self._cached(cache), email, scope))
             when = datetime.fromtimestamp(cache.stat().st_mtime).astimezone()
-        except (OSError, UnreadableCalendar):
+        except (OSError, Unreadable, UnreadableCalendar):
             return line + "."
         return (
             line
@@ -249,6 +249,11 @@ class Calendar:
         at = self._clock.now()
         start, end = at - timedelta(days=1), day_end(at) + timedelta(days=1)
         return expand(data, start, end, email, deadline=self._deadline, scope=scope)
+
+    def _cached(self, cache: Path) -> bytes:
+        """A last good copy, read back as any outside file is (it is in the data directory,
+        where another program may have put something else)."""
+        return read_file(cache, max_bytes=MAX_BYTES, what="its last good copy")
 
     def cached(self, source: Source) -> Path:
         """Where a URL's last good copy is kept."""
@@ -311,27 +316,6 @@ class Calendar:
             self._wake.clear()
             self.refresh()
             self._wake.wait(self._look_every)
-
-
-def _read_regular(path: Path) -> bytes:
-    """A regular file's bytes, at most MAX_BYTES (as a fetched calendar): a FIFO or a device
-    named as a calendar is never read (O_NONBLOCK: not even blocked on at open)."""
-    flags = os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_NOCTTY", 0) | getattr(os, "O_CLOEXEC", 0)
-    if not stat.S_ISREG(path.stat().st_mode):
-        raise UnreadableCalendar("it is not a regular file")
-    fd = os.open(path, flags)
-    try:
-        if not stat.S_ISREG(os.fstat(fd).st_mode):  # replaced between the look and the open
-            raise UnreadableCalendar("it is not a regular file")
-        data = b""
-        while len(data) <= MAX_BYTES:
-            chunk = os.read(fd, MAX_BYTES + 1 - len(data))
-            if not chunk:
-                return data
-            data += chunk
-        raise UnreadableCalendar(f"it is larger than {MAX_BYTES // 2**20} MB")
-    finally:
-        os.close(fd)
 
 
 def _write(path: Path, data: bytes) -> None:

@@ -15,18 +15,19 @@ profiles are named in `profiles.ini` (the `[Install…]` section's `Default=`, e
 from __future__ import annotations
 
 import configparser
-import json
 import os
 from collections.abc import Mapping
 from pathlib import Path
 
+from antidrift.core.outside import Unreadable, Why, parse_json, read_file
 from antidrift.evidence.probe import ProbeError, text_field
 from antidrift.evidence.tabs import PRIVATE, same_page
 
 MAGIC = b"mozLz40\0"
 MAX_FILE = 32 << 20  # bytes of a compressed session store (a few hundred tabs: ~1 MiB)
-MAX_JSON = 128 << 20  # bytes it may decompress to
+MAX_JSON = 64 << 20  # bytes it may decompress to (a thousand tabs with their history: ~20 MiB)
 RECOVERY = Path("sessionstore-backups") / "recovery.jsonlz4"
+WHAT = "Firefox's session store"
 # A window's title ends with the brand after an em dash ("… — Mozilla Firefox"); a private
 # window's adds its mode to it, in the build's language ("Mozilla Firefox Private Browsing",
 # "Mozilla Firefox (Privater Modus)", "Mozilla Firefox — Navigation privée").
@@ -152,14 +153,12 @@ class FirefoxSessions:
         kept = self._cache.get(path)
         if kept is not None and kept[0] == stamp:
             return kept[1]
-        if stat.st_size > MAX_FILE:
-            raise ProbeError("Firefox's session store is larger than AntiDrift reads")
         try:
-            data = path.read_bytes()
-            tabs = selected_tabs(json.loads(read_mozlz4(data)))
-        except OSError:
-            return []
-        except (ValueError, RecursionError):
-            raise ProbeError("Firefox's session store holds no JSON") from None
+            data = read_file(path, max_bytes=MAX_FILE, what=WHAT)
+            tabs = selected_tabs(parse_json(read_mozlz4(data), what=WHAT))
+        except Unreadable as exc:
+            if exc.why is Why.MISSING:
+                return []
+            raise ProbeError(exc.message) from None
         self._cache = {path: (stamp, tabs)} | {p: v for p, v in self._cache.items() if p != path}
         return tabs

@@ -7,10 +7,8 @@ the user did not ask for (ANTIDRIFT_DRIFT=of once kept sending window titles to 
 
 from __future__ import annotations
 
-import json
 import logging
 import os
-import stat
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -18,6 +16,7 @@ from urllib.parse import urlsplit
 
 from antidrift.core.errors import Error
 from antidrift.core.loopback import is_loopback
+from antidrift.core.outside import Unreadable, Why, parse_json, read_file
 from antidrift.settings.kinds import as_text
 from antidrift.settings.table import (
     BY_KEY,
@@ -173,11 +172,10 @@ def read_saved(path: Path) -> dict[str, object]:
     if text is None:
         return {}
     try:
-        data = json.loads(text)
-    except (ValueError, RecursionError) as exc:
-        why = "nested too deep" if isinstance(exc, RecursionError) else str(exc)
+        data = parse_json(text, what="it")
+    except Unreadable as exc:  # "it holds no JSON", "it is nested too deep"
         raise InvalidSetting(
-            f"{path} cannot be read as saved settings ({why}): fix it or remove it."
+            f"{path} cannot be read as saved settings ({exc.message}): fix it or remove it."
         ) from None
     if not isinstance(data, dict):
         raise InvalidSetting(f"{path} is not a JSON object of settings: fix it or remove it.")
@@ -189,70 +187,38 @@ def read_saved(path: Path) -> dict[str, object]:
 
 
 def _read_regular(path: Path) -> str | None:
-    """The text of a regular file of at most MAX_SAVED_BYTES (None: no file); else refused."""
-    flags = os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_NOCTTY", 0) | getattr(os, "O_CLOEXEC", 0)
+    """The text of a regular file of at most MAX_SAVED_BYTES (None: no file), through the one
+    bounded reader (core/outside.py); else refused with what to do."""
     try:
-        mode = os.stat(path).st_mode
-        if not stat.S_ISREG(mode):  # a device or a FIFO is never even opened
-            raise _not_regular(path, mode)
-        fd = os.open(path, flags)
-    except (FileNotFoundError, NotADirectoryError):
-        if os.path.islink(path):
+        raw = read_file(path, max_bytes=MAX_SAVED_BYTES, what=str(path))
+    except Unreadable as exc:
+        if exc.why is Why.MISSING:
+            if os.path.islink(path):
+                raise InvalidSetting(
+                    f"{path} is a link to {os.readlink(path)}, which is not there: fix the link"
+                    " or remove it."
+                ) from None
+            return None
+        if exc.why is Why.DENIED:
+            if not os.access(path.parent, os.X_OK):
+                return None  # the data directory itself is unusable: the store's check says
             raise InvalidSetting(
-                f"{path} is a link to {os.readlink(path)}, which is not there: fix the link or"
-                " remove it."
+                f"{path} cannot be read: fix its permissions or remove it."
             ) from None
-        return None
-    except PermissionError:
-        if not os.access(path.parent, os.X_OK):
-            return None  # the data directory itself is unusable: the store's check says how
-        raise InvalidSetting(f"{path} cannot be read: fix its permissions or remove it.") from None
-    except OSError as exc:  # a socket, a device that will not open
-        raise InvalidSetting(f"{path} cannot be read ({exc.strerror}): remove it.") from None
-    try:
-        info = os.fstat(fd)
-        if not stat.S_ISREG(info.st_mode):  # replaced between the look and the open
-            raise _not_regular(path, info.st_mode)
-        raw = b""
-        while len(raw) <= MAX_SAVED_BYTES:
-            chunk = os.read(fd, MAX_SAVED_BYTES + 1 - len(raw))
-            if not chunk:
-                break
-            raw += chunk
-    except OSError as exc:
-        why = exc.strerror or str(exc)
-        raise InvalidSetting(f"{path} cannot be read ({why}): fix it or remove it.") from None
-    finally:
-        os.close(fd)
-    if len(raw) > MAX_SAVED_BYTES:
-        raise InvalidSetting(
-            f"{path} is larger than {MAX_SAVED_BYTES // 1024} KiB, more than saved settings"
-            " ever are: fix it or remove it."
-        )
+        if exc.why is Why.NOT_REGULAR:
+            raise InvalidSetting(
+                f"{exc.message}: settings are read only from a file; remove it."
+            ) from None
+        if exc.why is Why.TOO_LARGE:
+            raise InvalidSetting(
+                f"{path} is larger than {MAX_SAVED_BYTES // 1024} KiB, more than saved"
+                " settings ever are: fix it or remove it."
+            ) from None
+        raise InvalidSetting(f"{exc.message}: fix it or remove it.") from None
     try:
         return raw.decode("utf-8")
     except UnicodeDecodeError:
         raise InvalidSetting(f"{path} is not UTF-8 text: fix it or remove it.") from None
-
-
-def _not_regular(path: Path, mode: int) -> InvalidSetting:
-    return InvalidSetting(
-        f"{path} is not a regular file ({_kind_of(mode)}): settings are read only from a file;"
-        " remove it."
-    )
-
-
-def _kind_of(mode: int) -> str:
-    for test, name in (
-        (stat.S_ISFIFO, "a named pipe"),
-        (stat.S_ISCHR, "a device"),
-        (stat.S_ISBLK, "a device"),
-        (stat.S_ISDIR, "a folder"),
-        (stat.S_ISSOCK, "a socket"),
-    ):
-        if test(mode):
-            return name
-    return "not a file"
 
 
 def shown(value: object, limit: int = 60, kind: object = None) -> str:

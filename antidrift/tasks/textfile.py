@@ -22,6 +22,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
+from antidrift.core.outside import Unreadable, read_file
 from antidrift.tasks.source import Conflict, SourceError
 
 MAX_FILE = 1 << 20  # bytes; a task file larger than this is refused, not half-read
@@ -73,30 +74,11 @@ def newline_of(text: str) -> str:
 
 
 def _read_fd(path: str, label: str) -> bytes:
-    # O_NONBLOCK: a path swapped for a FIFO must not hang the listing on open().
+    """The file's bytes through the one bounded reader (core/outside.py)."""
     try:
-        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
-    except FileNotFoundError:
-        raise SourceError(f"{label}: the file does not exist.") from None
-    except OSError as exc:
-        raise SourceError(f"{label}: the file cannot be read ({exc.strerror}).") from None
-    try:
-        info = os.fstat(fd)
-        if not stat.S_ISREG(info.st_mode):
-            raise SourceError(f"{label} is not a regular file.")
-        if info.st_size > MAX_FILE:
-            raise SourceError(f"{label} is larger than {MAX_FILE // 1024} KiB.")
-        chunks, size = [], 0
-        while chunk := os.read(fd, 64 * 1024):
-            chunks.append(chunk)
-            size += len(chunk)
-            if size > MAX_FILE:  # it grew while we read
-                raise SourceError(f"{label} is larger than {MAX_FILE // 1024} KiB.")
-        return b"".join(chunks)
-    except OSError as exc:
-        raise SourceError(f"{label}: the file cannot be read ({exc.strerror}).") from None
-    finally:
-        os.close(fd)
+        return read_file(path, max_bytes=MAX_FILE, what=f"{label}: the file")
+    except Unreadable as exc:
+        raise SourceError(f"{exc.message}.") from None
 
 
 def read(path: Path, label: str) -> Snapshot:

@@ -82,7 +82,7 @@ REASONS = {
     "invalid JSON": "cannot be read as saved settings",
     "a FIFO": "not a regular file (a named pipe)",
     "/dev/zero via a link": "not a regular file (a device)",
-    "JSON nested too deep": "(nested too deep)",
+    "JSON nested too deep": "(it is nested too deep)",
     "a link to someone else's file": "cannot be read as saved settings",
     "a link to nothing": "which is not there",
     "a folder": "not a regular file (a folder)",

@@ -119,5 +119,5 @@ def test_a_fifo_or_an_oversized_file_is_a_quiet_line_and_never_hangs_the_refresh
         pytest.fail("the refresh hung on a FIFO named as a calendar")
     agenda = kept.agenda(NOW)
     assert agenda.next.title == "Standup"
-    assert "Calendar file pipe.ics: it is not a regular file." in agenda.problem
+    assert "Calendar file pipe.ics: it is not a regular file (a named pipe)." in agenda.problem
     assert "Calendar file huge.ics: it is larger than 5 MB." in agenda.problem
