@@ -103,8 +103,12 @@ class ActivityWatchProbe:
             return False
         return True
 
-    def _get(self, path: str, bucket: tuple[str, str] | None = None) -> str:
-        deadline = time.monotonic() + self._timeout
+    def _get(
+        self, path: str, bucket: tuple[str, str] | None = None, deadline: float | None = None
+    ) -> str:
+        """One GET within `deadline` (monotonic; default: the timeout from now): a call of
+        several requests passes its one deadline to each."""
+        deadline = deadline if deadline is not None else time.monotonic() + self._timeout
         parts = self._target()
         try:
             raw = self._exchange(parts, path, deadline)
@@ -187,6 +191,7 @@ _HEAD_CAP = 64 * 1024  # bytes of status line and headers on top of the body's c
 TAB_BUCKET_TYPE = "web.tab.current"
 TAB_BUCKET_PREFIX = "aw-watcher-web-"  # aw-watcher-web-<browser>_<hostname>
 BUCKETS_FOR = 60.0  # seconds the list of buckets is reused (a watcher is added rarely)
+MAX_BUCKETS = 100  # a browser's watcher buckets considered (a machine has a handful)
 
 
 def tab_buckets(text: str, browser: str) -> list[str]:
@@ -201,7 +206,7 @@ def tab_buckets(text: str, browser: str) -> list[str]:
         if isinstance(about, dict)
         and about.get("type") == TAB_BUCKET_TYPE
         and (bucket == prefix or bucket.startswith(prefix + "_"))
-    )
+    )[:MAX_BUCKETS]
 
 
 def tab_of(text: str, title: str) -> str | None:
@@ -228,17 +233,20 @@ class ActivityWatchTabs:
         self._buckets: dict[str, tuple[float, list[str]]] = {}
 
     def tab(self, browser: str, title: str) -> str | None:
-        for bucket in self._for(browser):
+        """Within one deadline for the whole call, however many buckets answer slowly."""
+        deadline = time.monotonic() + self._probe._timeout
+        for bucket in self._for(browser, deadline):
             path = f"/api/0/buckets/{urllib.parse.quote(bucket, safe='')}/events?limit=1"
-            found = tab_of(self._probe._get(path), title)
+            found = tab_of(self._probe._get(path, deadline=deadline), title)
             if found is not None:
                 return found
         return None
 
-    def _for(self, browser: str) -> list[str]:
+    def _for(self, browser: str, deadline: float) -> list[str]:
         kept = self._buckets.get(browser)
         if kept is None or self._clock() - kept[0] > BUCKETS_FOR:
-            kept = (self._clock(), tab_buckets(self._probe._get("/api/0/buckets/"), browser))
+            listed = self._probe._get("/api/0/buckets/", deadline=deadline)
+            kept = (self._clock(), tab_buckets(listed, browser))
             self._buckets[browser] = kept
         return kept[1]
 

@@ -4,10 +4,16 @@ tab's URL is never taken."""
 
 from __future__ import annotations
 
+import http.server
+import json
+import threading
+import time
+
 import pytest
 
 from antidrift.evidence import WindowSampler, with_tabs
-from antidrift.evidence.activitywatch import ActivityWatchProbe
+from antidrift.evidence.activitywatch import MAX_BUCKETS, ActivityWatchProbe, ActivityWatchTabs
+from antidrift.evidence.probe import ProbeError
 from antidrift.server import bootstrap
 from antidrift.settings import load
 
@@ -92,3 +98,46 @@ def test_the_server_s_sampler_reads_tabs_from_aw_server_and_firefox(aw, tmp_path
         assert [s.name for s in sampler.probe.sources] == ["activitywatch", "firefox"]
     finally:
         runtime.stop()
+
+
+def test_a_listener_with_thousands_of_slow_buckets_holds_a_sample_one_deadline():
+    """Issue 41: something listening where aw-server should be, listing thousands of tab
+    buckets that each answer slowly, stalled the window watcher for over an hour (a deadline
+    per request). Now the whole call has one deadline, and at most 100 buckets are asked."""
+    asked: list[str] = []
+    buckets = {
+        f"aw-watcher-web-firefox_host{i:04d}": {"type": "web.tab.current"} for i in range(3000)
+    }
+
+    class Slow(http.server.BaseHTTPRequestHandler):
+        def do_GET(self):  # noqa: N802
+            asked.append(self.path)
+            body = json.dumps(buckets if self.path == "/api/0/buckets/" else []).encode()
+            if self.path != "/api/0/buckets/":
+                time.sleep(0.05)  # each bucket answers, slowly
+            self.send_response(200)
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+        def log_message(self, *args):
+            pass
+
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Slow)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        probe = ActivityWatchProbe(f"http://127.0.0.1:{server.server_port}", timeout=1.0)
+        tabs = ActivityWatchTabs(probe)
+        began = time.monotonic()
+        try:
+            found = tabs.tab("firefox", "Page — Mozilla Firefox")
+        except ProbeError as exc:
+            found = exc  # the deadline passed: a sentence, as any slow source's
+        took = time.monotonic() - began
+        assert took < 1.5, took
+        assert found is None or isinstance(found, ProbeError)
+        assert len(tabs._buckets["firefox"][1]) == MAX_BUCKETS
+        assert len(asked) <= 1 + MAX_BUCKETS
+    finally:
+        server.shutdown()
+        server.server_close()
