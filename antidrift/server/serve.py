@@ -297,14 +297,18 @@ def database_lines(path: Path) -> tuple[bool, list[str]]:
         dbcheck.inspect(path, [version for version, _, _ in MIGRATIONS])
         db = dbcheck.open_read_only(path)
         try:
-            (version,) = db.execute("SELECT MAX(version) FROM schema_migrations").fetchone()
+            versions = {r[0] for r in db.execute("SELECT version FROM schema_migrations")}
             (ended,) = db.execute("SELECT COUNT(*) FROM commitments").fetchone()
+            differs = dbcheck.structure_differs(dbcheck.structure(db), versions, MIGRATIONS)
         finally:
             db.close()
+        version = max(versions, default=0)
     except dbcheck.UnusableDatabase as exc:
         return False, [*lines, f"  refused: {exc}"]
     except sqlite3.Error as exc:  # locked by another program, or a table that is not there
         return False, [*lines, f"  cannot be read now: {exc}"]
+    if differs:  # it opens, but a change may fail on what is not ours (an index, a column)
+        return True, [*lines, f"  schema version {version}, but {differs}"]
     summary = f"AntiDrift's, schema version {version}, quick_check ok, {ended} commitment(s)"
     return True, [*lines, f"  {summary}"]
 

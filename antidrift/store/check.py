@@ -17,6 +17,12 @@ from urllib.parse import quote
 from antidrift.core.errors import Error
 
 APPLICATION_ID = 0x41447269  # "ADri"
+# The table of applied migrations, as opening.migrate makes it.
+SCHEMA_MIGRATIONS = (
+    "CREATE TABLE IF NOT EXISTS schema_migrations"
+    " (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TEXT NOT NULL"
+    " DEFAULT CURRENT_TIMESTAMP)"
+)
 MOVE_ASIDE = "move it aside (rename it) to start afresh, or choose another --data-dir"
 ANOTHER_BACKUP = "choose another backup"  # a file to restore from is never moved aside
 
@@ -48,15 +54,16 @@ def inspect(path: Path, known_versions: Collection[int], *, writable: bool = Tru
 
 def inspect_restorable(path: Path, migrations: Sequence[tuple[int, str, str]]) -> None:
     """Refuse (UnusableDatabase) a file to restore from unless start-up would open it and it
-    holds all its schema has: AntiDrift's mark (or 0.2's signature), versions 1..n that this
-    AntiDrift knows, every table those migrations made, no trigger or view they did not."""
+    is exactly what the migrations make: AntiDrift's mark (or 0.2's signature), versions 1..n
+    that this AntiDrift knows, and the structure those migrations make at that version (no
+    table missing, no trigger or view, index, column or constraint changed or added)."""
     inspect(path, [version for version, _, _ in migrations], writable=False)
     try:
         db = open_read_only(path)
     except (OSError, sqlite3.Error) as exc:
         raise UnusableDatabase(f"Cannot read {path}: {exc}.") from None
     try:
-        found = set(db.execute("SELECT type, name FROM sqlite_master"))
+        found = structure(db)
         versions = (
             {r[0] for r in db.execute("SELECT version FROM schema_migrations")}
             if ("table", "schema_migrations") in found
@@ -70,25 +77,136 @@ def inspect_restorable(path: Path, migrations: Sequence[tuple[int, str, str]]) -
         raise UnusableDatabase(_unrestorable(path, "it holds no AntiDrift history at all"))
     if versions != set(range(1, max(versions) + 1)):
         raise UnusableDatabase(_unrestorable(path, "its schema versions have a gap"))
+    differs = structure_differs(found, versions, migrations)
+    if differs:
+        raise UnusableDatabase(_unrestorable(path, differs))
+
+
+def structure_differs(
+    found: dict, versions: set[int], migrations: Sequence[tuple[int, str, str]]
+) -> str:
+    """How a database's structure (`structure`) differs from what the migrations of
+    `versions` make, in words ("" when it does not)."""
     made = _made_by([m for m in migrations if m[0] in versions])
-    missing = sorted(name for kind, name in made - found if kind == "table")
+    missing = sorted(name for kind, name in set(made) - set(found) if kind == "table")
     if missing:
-        raise UnusableDatabase(_unrestorable(path, f"its table {missing[0]} is missing"))
-    alien = sorted(f"{kind} {name}" for kind, name in found - made if kind in ("trigger", "view"))
+        return f"its table {missing[0]} is missing"
+    alien = sorted(
+        f"{kind} {name}" for kind, name in set(found) - set(made) if kind in ("trigger", "view")
+    )
     if alien:
         # A trigger runs on our own writes: one we did not make is never let in.
-        raise UnusableDatabase(_unrestorable(path, f"it has a {alien[0]} AntiDrift did not make"))
+        return f"it has a {alien[0]} AntiDrift did not make"
+    differs = _first_difference(found, made)
+    if differs:
+        return (
+            f"its structure is not what AntiDrift makes at schema version {max(versions)}"
+            f" ({differs})"
+        )
+    return ""
 
 
-def _made_by(migrations: Sequence[tuple[int, str, str]]) -> set[tuple[str, str]]:
-    """What these migrations create, (type, name), made in memory the way opening.py does."""
-    db = sqlite3.connect(":memory:")
+def structure(db: sqlite3.Connection) -> dict[tuple[str, str], object]:
+    """A database's structure, normalised (not its SQL text, so the same schema made by an
+    older AntiDrift compares equal): each table's columns (name, type, NOT NULL, default,
+    key), foreign keys and CHECK constraints; each index's table, uniqueness, columns and
+    condition; each trigger's and view's normalised SQL."""
+    found: dict[tuple[str, str], object] = {}
+    rows = db.execute(
+        "SELECT type, name, tbl_name, sql FROM sqlite_master WHERE name NOT LIKE 'sqlite_%'"
+    ).fetchall()
+    for kind, name, table, sql in rows:
+        if kind == "table":
+            found[(kind, name)] = _table(db, name, sql or "")
+        elif kind == "index":
+            found[(kind, name)] = _index(db, name, table, sql or "")
+        else:
+            found[(kind, name)] = _words(sql or "")
+    for kind, name in list(found):
+        if kind == "table":  # the indexes UNIQUE and PRIMARY KEY make, by what they cover
+            for _, index, unique, origin, partial in db.execute(
+                f"PRAGMA index_list({_quoted(name)})"
+            ):
+                if origin != "c":
+                    columns = tuple(
+                        r[2] for r in db.execute(f"PRAGMA index_info({_quoted(index)})")
+                    )
+                    found[("key", f"{name}{columns}")] = (origin, unique, partial)
+    return found
+
+
+def _table(db: sqlite3.Connection, name: str, sql: str) -> object:
+    columns = tuple(
+        (col, (kind or "").upper(), notnull, _words(default or ""), pk, hidden)
+        for _, col, kind, notnull, default, pk, hidden in db.execute(
+            f"PRAGMA table_xinfo({_quoted(name)})"
+        )
+    )
+    if name == "schema_migrations":  # 0.2 made it as it was then: its columns suffice
+        return tuple(sorted(c[0] for c in columns))
+    keys = tuple(
+        sorted(tuple(r[2:]) for r in db.execute(f"PRAGMA foreign_key_list({_quoted(name)})"))
+    )
+    return columns, keys, tuple(sorted(_checks(sql))), "WITHOUT ROWID" in _words(sql)
+
+
+def _index(db: sqlite3.Connection, name: str, table: str, sql: str) -> object:
+    columns = tuple(
+        (col, desc, coll)
+        for _, _, col, desc, coll, key in db.execute(f"PRAGMA index_xinfo({_quoted(name)})")
+        if key
+    )
+    words = _words(sql)
+    where = words.split(" WHERE ", 1)[1] if " WHERE " in words else ""
+    return table, words.startswith("CREATE UNIQUE"), columns, where
+
+
+def _checks(sql: str) -> list[str]:
+    """The CHECK constraints of a CREATE TABLE, each normalised."""
+    found, text, at = [], _words(sql), 0
+    while (at := text.find("CHECK", at)) >= 0:
+        start = text.find("(", at)
+        depth, end = 0, start
+        for end in range(start, len(text)):
+            depth += {"(": 1, ")": -1}.get(text[end], 0)
+            if depth == 0:
+                break
+        found.append(text[start : end + 1].replace("( ", "(").replace(" )", ")"))
+        at = end + 1
+    return found
+
+
+def _words(sql: str) -> str:
+    """SQL text with its spacing and the case of its words made one (quoted text kept)."""
+    return " ".join(sql.replace("(", " ( ").replace(")", " ) ").replace(",", " , ").split()).upper()
+
+
+def _quoted(name: str) -> str:
+    return '"' + name.replace('"', '""') + '"'
+
+
+def _first_difference(found: dict, made: dict) -> str:
+    """The first way `found` differs from `made`, in words; "" when it does not."""
+    for kind, name in sorted(set(found) | set(made)):
+        label = "a key" if kind == "key" else f"{'an' if kind == 'index' else 'a'} {kind} {name}"
+        if (kind, name) not in made:
+            return f"{label} AntiDrift did not make"
+        if (kind, name) not in found:
+            return f"{label} is missing"
+        if found[(kind, name)] != made[(kind, name)]:
+            return f"{label} is not as AntiDrift makes it"
+    return ""
+
+
+def _made_by(migrations: Sequence[tuple[int, str, str]]) -> dict[tuple[str, str], object]:
+    """What these migrations make, normalised, made in memory the way opening.py does."""
+    db = sqlite3.connect(":memory:", isolation_level=None)
     try:
-        db.execute("CREATE TABLE schema_migrations (version INTEGER PRIMARY KEY)")
+        db.execute(SCHEMA_MIGRATIONS)
         for _, _, sql in migrations:
             for statement in filter(str.strip, sql.split(";")):
                 db.execute(statement)
-        return {(kind, name) for kind, name in db.execute("SELECT type, name FROM sqlite_master")}
+        return structure(db)
     finally:
         db.close()
 

@@ -97,11 +97,7 @@ def migrate(db: sqlite3.Connection) -> None:
     # Marked first, so a file we created is ours even if we stop half-way through.
     if db.execute("PRAGMA application_id").fetchone()[0] != dbcheck.APPLICATION_ID:
         db.execute(f"PRAGMA application_id = {dbcheck.APPLICATION_ID}")
-    db.execute(
-        "CREATE TABLE IF NOT EXISTS schema_migrations"
-        " (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TEXT NOT NULL"
-        " DEFAULT CURRENT_TIMESTAMP)"
-    )
+    db.execute(dbcheck.SCHEMA_MIGRATIONS)
     done = {row[0] for row in db.execute("SELECT version FROM schema_migrations")}
     for version, name, sql in MIGRATIONS:
         if version in done:

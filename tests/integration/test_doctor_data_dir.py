@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import sqlite3
 from pathlib import Path
 
 import pytest
@@ -108,3 +109,15 @@ def test_doctor_reads_a_database_a_server_holds_and_says_who(tmp_path, doctor):
     assert code == 0, out
     assert "(served by AntiDrift at http://127.0.0.1:7799/):" in out
     assert "quick_check ok" in out
+
+
+def test_doctor_says_when_the_database_is_not_as_antidrift_makes_it(tmp_path, doctor):
+    """Issue 41: an extra index let every Start fail while doctor said quick_check ok."""
+    data = tmp_path / "D"
+    SQLiteStore(str(data / "antidrift.sqlite3")).close()
+    db = sqlite3.connect(data / "antidrift.sqlite3")
+    db.execute("CREATE UNIQUE INDEX one_a_day ON commitments(substr(started_at, 1, 10))")
+    db.close()
+    code, out = doctor("--data-dir", str(data))
+    assert "an index one_a_day AntiDrift did not make" in out, out
+    assert "quick_check ok" not in out

@@ -219,7 +219,18 @@ def _bad_file(path: Path, kind: str) -> None:
     seed_history(path, 3)
     db = sqlite3.connect(path, isolation_level=None)
     db.execute("PRAGMA journal_mode = DELETE")
+    if kind == "changed constraint":  # the rules' CHECK let one more verdict in
+        db.execute("PRAGMA writable_schema = ON")
+        db.execute(
+            "UPDATE sqlite_master SET sql = replace(sql, ?, ?) WHERE name = 'drift_rules'",
+            ("'off_task')", "'off_task', 'x')"),
+        )
+        db.close()
+        return
     statement = {
+        "extra index": "CREATE UNIQUE INDEX extra ON samples(commitment_id, id)",
+        "changed table": "ALTER TABLE commitments ADD COLUMN extra TEXT",
+        "missing index": "DROP INDEX samples_by_commitment",
         "no commitments table": "DROP TABLE commitments",
         "newer schema": "INSERT INTO schema_migrations (version, name) VALUES (999, 'future')",
         "schema gap": "DELETE FROM schema_migrations WHERE version = 2",
@@ -236,6 +247,10 @@ def _bad_file(path: Path, kind: str) -> None:
     [
         ("empty SQLite file", "no AntiDrift history"),
         ("no commitments table", "table commitments is missing"),
+        ("extra index", "an index extra AntiDrift did not make"),
+        ("changed table", "a table commitments is not as AntiDrift makes it"),
+        ("missing index", "an index samples_by_commitment is missing"),
+        ("changed constraint", "a table drift_rules is not as AntiDrift makes it"),
         ("newer schema", "newer AntiDrift"),
         ("schema gap", "versions have a gap"),
         ("foreign trigger", "trigger t AntiDrift did not make"),
