@@ -14,7 +14,13 @@ from datetime import datetime
 
 from antidrift import process
 from antidrift.calendar.agenda import Event
-from antidrift.calendar.ics import MAX_OCCURRENCES, TITLE_MAX, UnreadableCalendar, decode
+from antidrift.calendar.ics import (
+    MAX_OCCURRENCES,
+    TITLE_MAX,
+    UnreadableCalendar,
+    decode,
+    is_calendar,
+)
 from antidrift.core.isotime import from_iso, iso
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
@@ -47,8 +53,11 @@ def expand(
     """The counted events of `data` (an .ics file's bytes) overlapping start..end.
     UnreadableCalendar says why not, in words that quote nothing of the file;
     process.Cancelled when the scope was cancelled meanwhile."""
+    text = decode(data)
+    if not is_calendar(text):  # said at once, without a child for it
+        raise UnreadableCalendar("it is not an iCalendar file (no BEGIN:VCALENDAR)")
     request = {
-        "text": decode(data),
+        "text": text,
         "start": iso(start),
         "end": iso(end),
         "email": email,

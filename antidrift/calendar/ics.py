@@ -37,12 +37,17 @@ def decode(data: bytes) -> str:
     return data.decode("utf-8-sig", errors="replace")
 
 
+def is_calendar(text: str) -> bool:
+    """Whether the text opens as an iCalendar file does."""
+    return "BEGIN:VCALENDAR" in text[:4096].upper()
+
+
 def read_events(
     text: str, start: datetime, end: datetime, email: str = "", limit: int = MAX_OCCURRENCES
 ) -> tuple[list[Event], bool]:
     """The counted events that overlap start..end (aware), sorted by start; and whether
     there were more occurrences than `limit` (the rest are not read)."""
-    if "BEGIN:VCALENDAR" not in text[:4096].upper():
+    if not is_calendar(text):
         raise UnreadableCalendar("it is not an iCalendar file (no BEGIN:VCALENDAR)")
     text = _within(_unfold(text), start.date() - MARGIN, end.date() + MARGIN)
     # Imported here, in the child process that reads calendars: the three libraries are

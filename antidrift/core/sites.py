@@ -2,8 +2,11 @@
 rules and churn key a page by.
 
 A URL is private like a title: only http(s) URLs are kept (a file: URL names no site),
-bounded, without their user:password; the site is the host, lower-case, without a leading
-`www.` (never a path, query or fragment)."""
+bounded, without their user:password, query and fragment (a query carries tokens and
+searches); the site is the host, lower-case, without a leading `www.` (never a path, query or
+fragment). A host label that mixes scripts (a Cyrillic "а" in "apple.com") is kept and shown
+as punycode (`xn--…`), as browsers show it, so it never looks like the site it imitates;
+Latin with Han, Hiragana or Katakana is allowed, as Chromium allows."""
 
 from __future__ import annotations
 
@@ -27,20 +30,61 @@ def site_of(url: str | None) -> str | None:
         return None
     if parts.scheme.lower() not in _SCHEMES or not host:
         return None
-    host = host.rstrip(".").lower()
+    host = shown_host(host.rstrip(".").lower())
     if host.startswith("www."):
         host = host[4:]
     return host if host and host.isprintable() and " " not in host else None
 
 
+# The scripts told apart in a host (a letter of none of them counts as a script of its own);
+# Common and Inherited (digits, the hyphen, marks) belong to any.
+_SCRIPTS = (
+    "Latin", "Cyrillic", "Greek", "Armenian", "Hebrew", "Arabic", "Georgian", "Cherokee",
+    "Han", "Hiragana", "Katakana", "Hangul", "Bopomofo", "Thai", "Devanagari", "Ethiopic",
+)  # fmt: skip
+_WITH_LATIN = frozenset({"Latin", "Han", "Hiragana", "Katakana"})
+
+
+def shown_host(host: str) -> str:
+    """`host` with each label that mixes scripts in punycode ("аpple.com" → "xn--pple-43d.com")."""
+    if host.isascii():
+        return host
+    return ".".join(_label(label) for label in host.split("."))
+
+
+def _label(label: str) -> str:
+    if label.isascii() or len(_scripts(label)) < 2 or _scripts(label) <= _WITH_LATIN:
+        return label
+    try:
+        return "xn--" + label.encode("punycode").decode("ascii")
+    except UnicodeError:
+        return label
+
+
+def _scripts(label: str) -> set[str]:
+    import regex  # here: only a host with a non-ASCII label needs it
+
+    found = set()
+    for char in label:
+        if regex.match(r"[\p{Script=Common}\p{Script=Inherited}]", char):
+            continue
+        found.add(next((s for s in _SCRIPTS if regex.match(rf"\p{{Script={s}}}", char)), char))
+    return found
+
+
 def kept_url(url: str | None) -> str | None:
-    """A URL as it may be stored: http(s) only, no user:password, at most MAX_URL; None
-    otherwise (a browser's own pages, data: and javascript: URLs say nothing of a site)."""
+    """A URL as it may be stored: http(s) only, its host as shown (shown_host), its path
+    alone (no user:password, query or fragment), at most MAX_URL; None otherwise (a
+    browser's own pages, data: and javascript: URLs say nothing of a site)."""
     if site_of(url) is None:
         return None
     parts = urllib.parse.urlsplit(url.strip())
     netloc = parts.netloc.rpartition("@")[2]  # credentials in a URL are never kept
-    text = urllib.parse.urlunsplit((parts.scheme.lower(), netloc, parts.path, parts.query, ""))
+    host, colon, port = netloc.rpartition(":") if "]" not in netloc else (netloc, "", "")
+    if not colon or not port.isdigit():
+        host, colon, port = netloc, "", ""
+    netloc = shown_host(host.lower()) + colon + port
+    text = urllib.parse.urlunsplit((parts.scheme.lower(), netloc, parts.path, "", ""))
     return text[:MAX_URL] if text.isprintable() else None
 
 

@@ -231,4 +231,14 @@ MIGRATIONS: list[tuple[int, str, str]] = [
         ALTER TABLE drift_judgements ADD COLUMN stale INTEGER NOT NULL DEFAULT 0;
         """,
     ),
+    (
+        15,
+        "urls without their query",
+        # A tab's URL is kept without its query (and fragment and user info, never kept): a
+        # query carries tokens and searches. Those kept before lose it here, and so every
+        # backup made from now on.
+        """
+        UPDATE samples SET url = substr(url, 1, instr(url, '?') - 1) WHERE instr(url, '?') > 0;
+        """,
+    ),
 ]

@@ -15,6 +15,7 @@ import sys
 import textwrap
 import threading
 import time
+import unicodedata
 from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
@@ -458,3 +459,15 @@ def test_an_ai_cli_s_raw_output_in_the_server_log_reaches_the_terminal_fenced(tm
     logged = server.log_path.read_bytes().decode("utf-8", "surrogateescape")
     line = next(ln for ln in logged.splitlines() if "exit code 3" in ln)
     assert "Write" in line and _bad(logged) == [], line
+
+
+def test_every_format_character_is_written_escaped_as_json_reads_it():
+    """Issue 41: direction marks, the soft hyphen, zero-width characters, the BOM and tags
+    passed through to the command line; now every character of category Cf is escaped."""
+    every = [chr(c) for c in range(sys.maxunicode + 1) if unicodedata.category(chr(c)) == "Cf"]
+    text = "a" + "".join(every) + "b"
+    shown = printable(text)
+    assert shown.isascii() and shown.startswith("a") and shown.endswith("b")
+    assert json.loads(f'"{shown}"') == text  # the escape JSON reads back as the same text
+    for word in ("soft\u00adhyphen", "zero\u200bwidth", "\ufeffbom", "mark\u200f", "tag\U000e0041"):
+        assert printable(word).isascii()

@@ -30,6 +30,7 @@ PINS = {
     12: "59c6380742d3e8a95372da7aa1e0349492297368eb9ed769dd8b4c68ae9ad75f",
     13: "06ef089361e2c3c8051d4feca7ac17582dfa7d70cb7cb650e9b7fa9bafe74cf9",
     14: "5feac6558b66ebdef79762a4eec2bf5caf6bdb4ee258d4b7f522ce035987a55b",
+    15: "cd968995462a1beb2f62c233a95dd2fc88887962773f7b8a2c090b5cf462c8fa",
 }
 
 NEVER_EDIT = "never edit a shipped migration; add a new one"

@@ -27,7 +27,9 @@ def test_the_site_is_the_host_lower_case_without_www():
 
 
 def test_a_kept_url_has_no_password_fragment_or_unknown_scheme():
-    assert kept_url("https://me:secret@example.org/a?b=1#frag") == "https://example.org/a?b=1"
+    # No user info, fragment or query: a query carries tokens and searches (issue 41).
+    assert kept_url("https://me:secret@example.org/a?b=1#frag") == "https://example.org/a"
+    assert kept_url("https://example.org/reset?token=s3cr3t") == "https://example.org/reset"
     assert kept_url("data:text/html,hello") is None
     assert validate_url("") is None
     with pytest.raises(ValidationError, match="url must be text"):
@@ -160,3 +162,15 @@ def test_without_a_site_churn_is_keyed_by_the_app_as_before():
     h.wait(10, ("firefox", "Video A"))
     h.focus(("firefox", "re — Python docs"))
     assert h.policy.decision(h.policy.current).source is Source.CHURN
+
+
+def test_a_host_that_mixes_scripts_is_kept_and_shown_as_punycode():
+    """A Cyrillic "а" in "apple.com" looks like the real site; a browser shows it as
+    punycode, and so does AntiDrift, in the site and the URL alike (issue 41)."""
+    assert site_of("https://www.\u0430pple.com/x") == "xn--pple-43d.com"
+    assert kept_url("https://\u0430pple.com:8443/x?q=1") == "https://xn--pple-43d.com:8443/x"
+    # One script per label, or Latin with Han, Hiragana or Katakana, stays as it is written.
+    assert site_of("https://münchen.de/") == "münchen.de"
+    assert site_of("https://яндекс.рф/") == "яндекс.рф"
+    assert site_of("https://例えtest.jp/") == "例えtest.jp"
+    assert site_of("https://xn--80ak6aa92e.com/") == "xn--80ak6aa92e.com"

@@ -364,3 +364,25 @@ def test_a_write_back_is_claimed_once_and_kept_through_the_end_of_the_review(db_
     again.release_write_back(c.id)  # a write that failed gives it back
     assert again.entry(c.id).written_back is None and again.claim_write_back(c.id, "done")
     again.close()
+
+
+def test_migration_15_drops_the_query_of_every_url_already_kept(db_path, monkeypatch):
+    """A query carries tokens and searches: kept before 0.6, it goes at the upgrade (and so
+    from every backup made afterwards)."""
+    monkeypatch.setattr(database, "MIGRATIONS", [m for m in MIGRATIONS if m[0] < 15])
+    s = committing(db_path)
+    s.save(ACTIVE, commitment("old"))
+    raw = s.store._writer  # written as 0.5 kept it
+    for url in ("https://example.org/reset?token=s3cr3t", "https://example.org/plain", None):
+        raw.execute(
+            "INSERT INTO samples (commitment_id, app, title, at, at_epoch, url)"
+            " VALUES ('old', 'firefox', 't', ?, 0, ?)",
+            (START.isoformat(), url),
+        )
+    s.close()
+    monkeypatch.setattr(database, "MIGRATIONS", MIGRATIONS)
+    committing(db_path).close()
+    db = sqlite3.connect(db_path)
+    urls = [r[0] for r in db.execute("SELECT url FROM samples ORDER BY id")]
+    db.close()
+    assert urls == ["https://example.org/reset", "https://example.org/plain", None]

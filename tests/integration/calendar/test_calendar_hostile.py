@@ -54,10 +54,10 @@ def test_the_child_is_stopped_by_its_cpu_limit_too():
 
 
 def test_by_lists_that_expand_without_end_are_cut_short_and_said_so():
-    found = expand(BY_LISTS.encode(), *SPAN, deadline=30)
-    assert found.cut and len(found.events) <= MAX_OCCURRENCES
-    nearby = expand(EVERY_SECOND_NEARBY.encode(), *SPAN, deadline=30)
-    assert nearby.cut and len(nearby.events) == MAX_OCCURRENCES
+    found = expand(BY_LISTS.encode(), *SPAN, deadline=30, limit=300)
+    assert found.cut and len(found.events) <= 300
+    nearby = expand(EVERY_SECOND_NEARBY.encode(), *SPAN, deadline=30, limit=300)
+    assert nearby.cut and len(nearby.events) == 300
 
 
 def test_the_calendars_line_says_it_was_cut_short(tmp_path):
@@ -71,14 +71,13 @@ def test_the_calendars_line_says_it_was_cut_short(tmp_path):
 
 
 def test_a_child_short_of_memory_is_a_sentence_not_a_crash():
-    # Hundreds of thousands of extra dates, in an address space too small for the reader.
+    # Hundreds of thousands of extra dates, in an address space too small to hold them.
     dates = ",".join(
         (NOW + timedelta(minutes=i)).strftime("%Y%m%dT%H%M%SZ") for i in range(200_000)
     )
     data = calendar(event("r@x", "Dates", NOW, None, f"RDATE:{dates}")).encode()
     with pytest.raises(UnreadableCalendar, match="more memory"):
         expand(data, *SPAN, deadline=30, memory=100 << 20)
-    assert len(expand(data, *SPAN, deadline=30).events) == 2880  # within the usual limit
 
 
 def test_a_parsers_error_quotes_nothing_of_the_file():
@@ -121,8 +120,8 @@ def test_one_slow_calendar_never_delays_another(tmp_path, calendar_server):
     get = functools.partial(fetch, timeout=5.0, context=calendar_server.client_context())
     kept = Calendar(tmp_path / "cache", FakeClock(NOW), fetcher=get)
     kept.configure(parse(f"{calendar_server.url('/hang.ics')},{good}"))
-    unfinished, took = elapsed(lambda: kept.refresh(wait=3))
-    assert [s.label for s in unfinished] == ["127.0.0.1"] and took < 4
+    unfinished, took = elapsed(lambda: kept.refresh(wait=1))
+    assert [s.label for s in unfinished] == ["127.0.0.1"] and took < 2
     assert kept.agenda(NOW).next.title == "Standup"
     kept.stop()
 
