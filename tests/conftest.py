@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+
 import pytest
 from hypothesis import HealthCheck
 from hypothesis import settings as hypothesis_settings
@@ -24,7 +26,11 @@ from tests.support.session import build_controller
 hypothesis_settings.register_profile(
     "antidrift", deadline=None, suppress_health_check=[HealthCheck.too_slow]
 )
-hypothesis_settings.load_profile("antidrift")
+# CI: the same, bounded in examples (a property's run stays a few seconds on two cores).
+hypothesis_settings.register_profile(
+    "ci", parent=hypothesis_settings.get_profile("antidrift"), max_examples=40
+)
+hypothesis_settings.load_profile("ci" if os.environ.get("CI") else "antidrift")
 
 # The layers that wait longest run first (scripts/test hands out whole files in this order,
 # `--no-loadscope-reorder`): a long browser file started last would run alone at the end
