@@ -119,43 +119,27 @@ class DriftGuard:
 
     # -- a change's memento (the unit of work keeps the guard) -------------------------------
 
-    def memento(self) -> tuple:
+    # What a change may move in memory: a rollback puts each back (the policy and the budget
+    # as copies, so the change works on its own).
+    _KEPT = (
+        "on", "_in_event", "_judge", "_settings", "_budget", "_policy", "_off_here",
+        "_paused", "_waiting", "_commitment", "_scope", "_retuned", "_exclude",
+    )  # fmt: skip
+
+    def memento(self) -> dict[str, object]:
         """The guard's state in memory, as a change found it."""
-        policy = self._policy.copy() if self._policy is not None else None
-        return (
-            self.on,
-            self._in_event,
-            self._judge,
-            self._settings,
-            self._budget.copy(),
-            policy,
-            self._off_here,
-            self._paused,
-            self._waiting,
-            self._commitment,
-            self._scope,
-            self._retuned,
-            self._exclude,
-        )
+        kept = {name: getattr(self, name) for name in self._KEPT}
+        kept["_budget"] = budget = self._budget.copy()
+        if self._policy is not None:  # the copy spends from the copied budget, as it did
+            kept["_policy"] = policy = self._policy.copy()
+            policy.budget = budget
+        return kept
 
     def restore(self, memento: object) -> None:
         """After a rollback: as the change found it. A judge call the change stopped is not
         brought back: the window is asked about again at the next sample or tick."""
-        (
-            self.on,
-            self._in_event,
-            self._judge,
-            self._settings,
-            self._budget,
-            self._policy,
-            self._off_here,
-            self._paused,
-            self._waiting,
-            self._commitment,
-            self._scope,
-            self._retuned,
-            self._exclude,
-        ) = memento  # type: ignore[misc]
+        for name, value in memento.items():  # type: ignore[attr-defined]
+            setattr(self, name, value)
         if self._scope is not None and self._scope.cancelled:
             self._scope = None
             if self._policy is not None:

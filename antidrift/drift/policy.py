@@ -176,8 +176,8 @@ class DriftPolicy:
             self._learn(window, judgement)
 
     def copy(self) -> DriftPolicy:
-        """A copy that changes apart from this one (a change's memento); the budget stays
-        shared (the guard copies it once)."""
+        """A copy that changes apart from this one (a change's memento); the budget it
+        spends from is the guard's to copy (it outlives commitments)."""
         copied = copy.copy(self)
         copied.judgements, copied.episodes = dict(self.judgements), list(self.episodes)
         copied._app_last = dict(self._app_last)

@@ -9,7 +9,7 @@ from __future__ import annotations
 import pytest
 
 from antidrift.core.errors import WriteFailed
-from tests.support.changes import COMMANDS, Command, Session, dump, session
+from tests.support.changes import COMMANDS, Command, Session, dump, running, session
 from tests.support.tmpfs import fill, small_tmpfs
 
 
@@ -63,3 +63,17 @@ def test_a_real_full_disk_changes_nothing(command, tmp_path):
         filler.unlink()
         command.run(s)  # with room again, it goes through
         assert dump(s.store.path) != before[0]
+
+
+def test_a_rolled_back_change_gives_back_what_it_spent_of_the_judges_hourly_budget(tmp_path):
+    """The policy spends from the guard's budget: the memento copies both together, so after
+    a rollback they are one budget again, as it stood."""
+    with session(tmp_path / "db.sqlite3") as s:
+        running(s)
+        guard = s.controller._guard
+        spent = len(guard._budget._starts)
+        kept = guard.memento()
+        guard._policy.budget.spend(s.clock.now())
+        guard.restore(kept)
+        assert guard._policy.budget is guard._budget
+        assert len(guard._budget._starts) == spent
