@@ -40,8 +40,7 @@ REPO = Path(__file__).resolve().parents[1]
 if str(REPO) not in sys.path:  # run as a script: the site day uses the tests' fakes
     sys.path.insert(0, str(REPO))
 
-from antidrift.ai import Cancelled  # noqa: E402
-from antidrift.ai import Verdict as JudgeVerdict  # noqa: E402
+from antidrift.ai import Cancelled, JudgeVerdict  # noqa: E402
 from antidrift.drift.policy import (  # noqa: E402
     CallBudget,
     DriftPolicy,

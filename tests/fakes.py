@@ -10,7 +10,7 @@ from collections import Counter, deque
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime, timedelta
 
-from antidrift.ai import Cancelled, CancelScope, Proposal, Verdict
+from antidrift.ai import Cancelled, CancelScope, JudgeVerdict, Proposal
 from antidrift.core import insights
 from antidrift.core.domain import AWAY_MARK, Commitment, Outcome, RuntimeState, WindowSample
 from antidrift.core.insights import WindowTime
@@ -607,7 +607,7 @@ class FakeJudge:
             else:
                 verdict, reason = "off_task", f"{app} does not serve it"
             answer = json.dumps({"verdict": verdict, "reason": reason})
-            return Verdict(verdict, reason, answer)
+            return JudgeVerdict(verdict, reason, answer)
         except Cancelled:
             call.outcome = "cancelled"
             raise

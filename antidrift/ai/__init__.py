@@ -4,7 +4,7 @@ table): import nothing of the app but its subprocess seam."""
 from antidrift.process import CancelScope
 
 from . import warm
-from .backends import BACKENDS, Backend, Options, Tuning, new_backend, served, tuning_for
+from .backends import BACKENDS, Backend, BackendTuning, Options, new_backend, served, tuning_for
 from .backends.claude import CLAUDE_ARGS, ClaudeBackend
 from .backends.codex import CODEX_ARGS, CodexBackend
 from .backends.command import CommandBackend
@@ -40,7 +40,7 @@ from .judge import (
     Judge,
     JudgeError,
     JudgeService,
-    Verdict,
+    JudgeVerdict,
     build_judge_prompt,
     parse_verdict,
 )
@@ -77,9 +77,9 @@ __all__ = [
     "Service",
     "ServiceDown",
     "ServiceFailed",
-    "Tuning",
+    "BackendTuning",
     "UnknownBackend",
-    "Verdict",
+    "JudgeVerdict",
     "build_judge_prompt",
     "build_prompt",
     "extract_json",

@@ -36,7 +36,7 @@ class JudgeError(CoachError):
 
 
 @dataclass(frozen=True)
-class Verdict:
+class JudgeVerdict:
     """Whether one window serves the commitment (on_task, off_task or unclear), the judge's
     one-line reason, and the answer text as it came back (for the review's "what was sent")."""
 
@@ -63,8 +63,8 @@ class Judge(Protocol):
         *,
         site: str | None = None,
         scope: CancelScope | None = None,
-    ) -> Verdict:
-        """A Verdict, or a CoachError; title None means judge by the app alone; `site`: the
+    ) -> JudgeVerdict:
+        """A JudgeVerdict, or a CoachError; title None means judge by the app alone; `site`: the
         browser page's host (never a path, query or fragment)."""
         ...
 
@@ -142,10 +142,10 @@ def _reason(value: object) -> str:
     return text if len(text) <= MAX_REASON else text[: MAX_REASON - 1] + "…"
 
 
-def parse_verdict(json_str: str) -> Verdict:
-    """Validate one JSON object as a Verdict; unknown keys are ignored; JudgeError otherwise."""
+def parse_verdict(json_str: str) -> JudgeVerdict:
+    """Validate one JSON object as a JudgeVerdict; unknown keys are ignored; else JudgeError."""
     data = json_object(json_str, lambda what: JudgeError(f"the judge's answer is {what}"))
-    return Verdict(_verdict(data), _reason(data.get("reason")))
+    return JudgeVerdict(_verdict(data), _reason(data.get("reason")))
 
 
 class JudgeService:
@@ -176,13 +176,13 @@ class JudgeService:
         *,
         site: str | None = None,
         scope: CancelScope | None = None,
-    ) -> Verdict:
+    ) -> JudgeVerdict:
         """Ask the backend about one window; raise a CoachError on failure."""
         prompt = build_judge_prompt(next_action, success_condition, app, title, site)
         try:
             raw = self.backend.run(prompt, timeout=self.timeout, scope=scope, schema=VERDICT_SCHEMA)
             found = parse_verdict(extract_json(raw))
-            return Verdict(found.verdict, found.reason, raw)
+            return JudgeVerdict(found.verdict, found.reason, raw)
         except CLITimeout as err:
             raise JudgeError(f"the judge took longer than {self.timeout:g} s") from err
         except EmptyResponse as err:

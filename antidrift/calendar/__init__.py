@@ -5,7 +5,7 @@ from antidrift.calendar.agenda import Agenda, Event, agenda_of, soon_text
 from antidrift.calendar.fetch import FetchFailed, fetch
 from antidrift.calendar.ics import UnreadableCalendar
 from antidrift.calendar.keeper import Calendar
-from antidrift.calendar.sources import FORMS, Source, named, parse
+from antidrift.calendar.sources import FORMS, CalendarSource, named, parse
 
 __all__ = [
     "FORMS",
@@ -13,7 +13,7 @@ __all__ = [
     "Calendar",
     "Event",
     "FetchFailed",
-    "Source",
+    "CalendarSource",
     "UnreadableCalendar",
     "agenda_of",
     "fetch",

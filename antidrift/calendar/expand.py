@@ -52,7 +52,7 @@ def expand(
 ) -> Expanded:
     """The counted events of `data` (an .ics file's bytes) overlapping start..end.
     UnreadableCalendar says why not, in words that quote nothing of the file;
-    process.Cancelled when the scope was cancelled meanwhile."""
+    process.RunCancelled when the scope was cancelled meanwhile."""
     text = decode(data)
     if not is_calendar(text):  # said at once, without a child for it
         raise UnreadableCalendar("it is not an iCalendar file (no BEGIN:VCALENDAR)")
@@ -81,7 +81,7 @@ def expand(
         raise UnreadableCalendar(f"reading it took longer than {deadline:g} s") from None
     except process.TooLarge:
         raise UnreadableCalendar("it gave more than a calendar may") from None
-    except process.Cancelled:
+    except process.RunCancelled:
         raise
     except process.ProcessError as exc:
         raise UnreadableCalendar(f"it could not be read ({exc})") from None

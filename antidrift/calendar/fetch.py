@@ -51,7 +51,7 @@ def fetch(
     scope: process.CancelScope | None = None,
 ) -> bytes:
     """The body of an https URL; FetchFailed when slow, too large, not https or refused;
-    process.Cancelled when the scope is cancelled meanwhile (its socket is shut at once)."""
+    process.RunCancelled when the scope is cancelled meanwhile (its socket is shut at once)."""
     first = _parts(url)
     if first is None:
         raise FetchFailed("only https:// addresses are fetched")
@@ -72,7 +72,7 @@ def fetch(
         raise FetchFailed("it redirects too many times")
     except FetchFailed:
         raise
-    except process.Cancelled:
+    except process.RunCancelled:
         raise
     except ssl.SSLCertVerificationError:
         raise FetchFailed("its certificate is not trusted") from None
@@ -82,7 +82,7 @@ def fetch(
         if time.monotonic() >= deadline:
             raise FetchFailed(f"it took longer than {timeout:g} s") from None
         if scope is not None and scope.cancelled:
-            raise process.Cancelled("calendar fetch") from None
+            raise process.RunCancelled("calendar fetch") from None
         raise FetchFailed(f"it could not be reached ({_words(exc)})") from None
 
 

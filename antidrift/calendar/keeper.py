@@ -26,7 +26,7 @@ from antidrift.calendar.agenda import Agenda, Event, agenda_of, day_end
 from antidrift.calendar.expand import Expanded, expand
 from antidrift.calendar.fetch import MAX_BYTES, FetchFailed, fetch
 from antidrift.calendar.ics import MAX_OCCURRENCES, UnreadableCalendar
-from antidrift.calendar.sources import Source
+from antidrift.calendar.sources import CalendarSource
 from antidrift.core.clock import Clock
 from antidrift.core.outside import Unreadable, read_file
 
@@ -39,7 +39,7 @@ DOCTOR_WAIT = 6.0  # seconds `antidrift doctor` waits for the calendars
 
 
 @dataclass
-class _Kept:
+class _KeptCopy:
     """What one source gave last: its events, and what to compare to know it changed."""
 
     events: tuple[Event, ...] = ()
@@ -68,9 +68,9 @@ class Calendar:
         # fetcher(url, scope=…): the body, or FetchFailed; cancelling the scope stops it
         self._fetch = fetcher or functools.partial(fetch, timeout=deadline)
         self._refresh_every, self._look_every = refresh, look
-        self._sources: tuple[Source, ...] = ()
+        self._sources: tuple[CalendarSource, ...] = ()
         self._email = ""
-        self._kept: dict[str, _Kept] = {}
+        self._kept: dict[str, _KeptCopy] = {}
         self._events: tuple[Event, ...] = ()
         self._problem: str | None = None
         self._lock = threading.Lock()  # the kept copies, the sources being read
@@ -99,7 +99,7 @@ class Calendar:
 
     # -- the setting -------------------------------------------------------------------------
 
-    def configure(self, sources: tuple[Source, ...], email: str = "") -> None:
+    def configure(self, sources: tuple[CalendarSource, ...], email: str = "") -> None:
         """The setting as saved: what is no longer named is forgotten, and the refresher
         reads every calendar at once (a URL is fetched anew: a save is also how to retry)."""
         with self._lock:
@@ -116,7 +116,7 @@ class Calendar:
 
     # -- refreshing ----------------------------------------------------------------------------
 
-    def refresh(self, wait: float | None = None) -> list[Source]:
+    def refresh(self, wait: float | None = None) -> list[CalendarSource]:
         """One pass over every source, each on a thread of its own: what is due is read,
         fetched, expanded. Waits for them (at most `wait` seconds: then the sources still
         being read are returned, and go on)."""
@@ -135,20 +135,20 @@ class Calendar:
             thread.join(None if until is None else max(0.0, until - time.monotonic()))
         return [source for source, thread in threads if thread.is_alive()]
 
-    def _refresh_one(self, source: Source, email: str) -> None:
+    def _refresh_one(self, source: CalendarSource, email: str) -> None:
         """One source, unless it is being read already (a slow one is not asked twice)."""
         scope = process.CancelScope()
         with self._lock:
             if source.text in self._reading or self._stop.is_set():
                 return
             self._reading[source.text] = scope
-            kept = self._kept.setdefault(source.text, _Kept())
+            kept = self._kept.setdefault(source.text, _KeptCopy())
         try:
             if source.path is not None:
                 self._read_file(source, kept, email, scope)
             else:
                 self._read_url(source, kept, email, scope)
-        except process.Cancelled:
+        except process.RunCancelled:
             return  # removed from the setting, or the server stops: nothing to say
         except Exception:  # a calendar must never take the server down
             log.exception("reading the calendar %s failed unexpectedly", source.label)
@@ -161,12 +161,12 @@ class Calendar:
             if source.text in self._kept:
                 self._publish()
 
-    def _due(self, kept: _Kept) -> bool:
+    def _due(self, kept: _KeptCopy) -> bool:
         mono = self._clock.monotonic()
         return kept.refreshed is None or mono - kept.refreshed >= self._refresh_every
 
     def _read_file(
-        self, source: Source, kept: _Kept, email: str, scope: process.CancelScope
+        self, source: CalendarSource, kept: _KeptCopy, email: str, scope: process.CancelScope
     ) -> None:
         path = source.path
         try:
@@ -190,11 +190,11 @@ class Calendar:
             kept.refreshed = self._clock.monotonic()
         kept.stamp, kept.problem = stamp, None
 
-    def _take(self, kept: _Kept, expanded: Expanded) -> None:
+    def _take(self, kept: _KeptCopy, expanded: Expanded) -> None:
         kept.events, kept.cut = expanded.events, expanded.cut
 
     def _read_url(
-        self, source: Source, kept: _Kept, email: str, scope: process.CancelScope
+        self, source: CalendarSource, kept: _KeptCopy, email: str, scope: process.CancelScope
     ) -> None:
         cache = self.cached(source)
         if kept.refreshed is None and not kept.events and cache.exists():
@@ -223,10 +223,10 @@ class Calendar:
 
     def _stale(
         self,
-        source: Source,
+        source: CalendarSource,
         cache: Path,
         why: str,
-        kept: _Kept,
+        kept: _KeptCopy,
         email: str,
         scope: process.CancelScope,
     ) -> str:
@@ -255,7 +255,7 @@ class Calendar:
         where another program may have put something else)."""
         return read_file(cache, max_bytes=MAX_BYTES, what="its last good copy")
 
-    def cached(self, source: Source) -> Path:
+    def cached(self, source: CalendarSource) -> Path:
         """Where a URL's last good copy is kept."""
         name = hashlib.sha256(source.url.encode()).hexdigest()[:16]
         return self.cache_dir / f"{name}.ics"
@@ -286,7 +286,7 @@ class Calendar:
         unfinished = {s.text for s in self.refresh(wait)}
         lines = ["calendars (ANTIDRIFT_CALENDAR):"]
         for source in self._sources:
-            kept = self._kept.get(source.text, _Kept())
+            kept = self._kept.get(source.text, _KeptCopy())
             count = f"{len(kept.events)} timed event(s) today and tomorrow"
             if source.text in unfinished:
                 count = f"still being read after {wait:g} s"

@@ -11,7 +11,7 @@ FORMS = ("a path to an .ics file", "an https:// address")
 
 
 @dataclass(frozen=True)
-class Source:
+class CalendarSource:
     """One calendar: a local file (`path`) or an address fetched over https (`url`)."""
 
     text: str  # as the setting spells it
@@ -44,10 +44,10 @@ def named(item: str) -> str:
     return f"{parts.scheme}://{host}/…" if host else "(an address)"
 
 
-def parse(text: str) -> tuple[Source, ...]:
+def parse(text: str) -> tuple[CalendarSource, ...]:
     """Each calendar the setting names, in order; ValueError with the reason for one that
     is neither."""
-    found: list[Source] = []
+    found: list[CalendarSource] = []
     for part in text.split(","):
         item = part.strip()
         if not item:
@@ -60,13 +60,13 @@ def parse(text: str) -> tuple[Source, ...]:
             path = Path(item).expanduser()
             if path.suffix.lower() != ".ics":
                 raise ValueError(f"{item} is not an .ics file")
-            found.append(Source(item, path=path))
+            found.append(CalendarSource(item, path=path))
     if len({s.text for s in found}) != len(found):
         raise ValueError("a calendar is named twice")
     return tuple(found)
 
 
-def _url(item: str) -> Source:
+def _url(item: str) -> CalendarSource:
     try:
         parts = urlsplit(item)
         parts.port  # noqa: B018 — a port that is no number raises here
@@ -78,4 +78,4 @@ def _url(item: str) -> Source:
         raise ValueError("an https:// address needs a host and no spaces")
     if parts.username is not None or parts.password is not None:
         raise ValueError("an address with a user or password in it would reach the log")
-    return Source(item, url=item)
+    return CalendarSource(item, url=item)

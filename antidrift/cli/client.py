@@ -38,7 +38,7 @@ class NotRunning(ClientError):
     exit_code = 1
 
 
-class Refused(ClientError):
+class ServerRefused(ClientError):
     """The server said no (400, 404, 409 …), in its own sentence: exit 2."""
 
     exit_code = 2
@@ -196,14 +196,14 @@ class Client:
         if status == 200 or (status == 404 and sentence is None):
             raise NotRunning(f"Something at {self.url} answers, but it is not AntiDrift.")
         if status == 404 and what.startswith("POST"):
-            raise Refused(
+            raise ServerRefused(
                 f"The running AntiDrift does not know {what}: it is older than this command."
                 " Restart it after upgrading.",
                 status,
             )
         if status >= 500:
             raise ServerTrouble(sentence or f"AntiDrift answered {status} to {what}.", status)
-        raise Refused(sentence or f"AntiDrift refused {what} ({status}).", status)
+        raise ServerRefused(sentence or f"AntiDrift refused {what} ({status}).", status)
 
 
 RUNTIME_STATES = ("locked", "planning", "active", "review")

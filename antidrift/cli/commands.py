@@ -27,7 +27,7 @@ Setup = Callable[[argparse.ArgumentParser], Run]
 
 
 @dataclass(frozen=True)
-class Command:
+class CliCommand:
     """One subcommand: its name, `module:function` that sets it up, its one-line help."""
 
     name: str
@@ -39,22 +39,22 @@ class Command:
         return getattr(importlib.import_module(f"antidrift.{module}"), function)(parser)
 
 
-COMMANDS: tuple[Command, ...] = (
-    Command("serve", "server.serve:serve_command", "run the server (the default)"),
-    Command("doctor", "server.serve:doctor_command", "check settings, AI CLIs, window source"),
-    Command("backup", "store.backup:backup_command", "copy the database into backups/"),
-    Command("restore", "store.restore:restore_command", "put a backup in the database's place"),
-    Command("service", "server.service:service_command", "start AntiDrift at login (or not)"),
-    Command("status", "cli.remote:status_command", "the commitment in one line (or --follow)"),
-    Command("start", "cli.remote:start_command", 'commit: start "ACTION" --done … --minutes N'),
-    Command("finish", "cli.remote:finish_command", "finish the running commitment now"),
-    Command("extend", "cli.remote:extend_command", "give the commitment N more minutes"),
-    Command("end", "cli.remote:end_command", "record the review: end met|missed [--note TEXT]"),
-    Command("pause", "cli.remote:pause_command", "pause the running commitment"),
-    Command("resume", "cli.remote:resume_command", "resume a paused commitment"),
-    Command("back", "cli.remote:back_command", "answer a drift nudge: back to it"),
-    Command("on-task", "cli.remote:on_task_command", "answer a drift nudge: this is on task"),
-    Command("judge-eval", "cli.judge_eval:setup", "how often the drift judge is right"),
+COMMANDS: tuple[CliCommand, ...] = (
+    CliCommand("serve", "server.serve:serve_command", "run the server (the default)"),
+    CliCommand("doctor", "server.serve:doctor_command", "check settings, AI CLIs, window source"),
+    CliCommand("backup", "store.backup:backup_command", "copy the database into backups/"),
+    CliCommand("restore", "store.restore:restore_command", "put a backup in the database's place"),
+    CliCommand("service", "server.service:service_command", "start AntiDrift at login (or not)"),
+    CliCommand("status", "cli.remote:status_command", "the commitment in one line (or --follow)"),
+    CliCommand("start", "cli.remote:start_command", 'commit: start "ACTION" --done … --minutes N'),
+    CliCommand("finish", "cli.remote:finish_command", "finish the running commitment now"),
+    CliCommand("extend", "cli.remote:extend_command", "give the commitment N more minutes"),
+    CliCommand("end", "cli.remote:end_command", "record the review: end met|missed [--note TEXT]"),
+    CliCommand("pause", "cli.remote:pause_command", "pause the running commitment"),
+    CliCommand("resume", "cli.remote:resume_command", "resume a paused commitment"),
+    CliCommand("back", "cli.remote:back_command", "answer a drift nudge: back to it"),
+    CliCommand("on-task", "cli.remote:on_task_command", "answer a drift nudge: this is on task"),
+    CliCommand("judge-eval", "cli.judge_eval:setup", "how often the drift judge is right"),
 )
 
 DEFAULT = "serve"  # `antidrift [flags]` is `antidrift serve [flags]`

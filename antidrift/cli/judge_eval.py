@@ -59,7 +59,7 @@ class Case:
 
 
 @dataclass(frozen=True)
-class Outcome:
+class EvalOutcome:
     """What the judge said of one case (None with the error when the call failed)."""
 
     case: Case
@@ -186,8 +186,8 @@ def evaluate(
     *,
     exclude: re.Pattern[str] | None = None,
     clock: Callable[[], float] = time.perf_counter,
-    progress: Callable[[int, Outcome], None] | None = None,
-) -> list[Outcome]:
+    progress: Callable[[int, EvalOutcome], None] | None = None,
+) -> list[EvalOutcome]:
     """Each case through the judge, one at a time; a failed call is an outcome, not a stop."""
     outcomes = []
     for number, case in enumerate(cases, 1):
@@ -195,16 +195,16 @@ def evaluate(
         started = clock()
         try:
             verdict = judge.judge(case.next_action, case.done_when, app, title, site=site)
-            outcome = Outcome(case, verdict.verdict, (clock() - started) * 1000)
+            outcome = EvalOutcome(case, verdict.verdict, (clock() - started) * 1000)
         except CoachError as exc:
-            outcome = Outcome(case, None, (clock() - started) * 1000, str(exc))
+            outcome = EvalOutcome(case, None, (clock() - started) * 1000, str(exc))
         outcomes.append(outcome)
         if progress is not None:
             progress(number, outcome)
     return outcomes
 
 
-def score(outcomes: Sequence[Outcome]) -> Report:
+def score(outcomes: Sequence[EvalOutcome]) -> Report:
     """The figures over every outcome (a failed call counts as a wrong answer)."""
     total = len(outcomes)
     said_off = [o for o in outcomes if o.said == "off_task"]
@@ -277,7 +277,7 @@ def run_command(args: argparse.Namespace) -> int:
         cases = cases[: args.limit]
     judge, where, exclude = configured_judge()
 
-    def progress(number: int, outcome: Outcome) -> None:
+    def progress(number: int, outcome: EvalOutcome) -> None:
         mark = "." if outcome.right else ("E" if outcome.error else "x")
         say(mark, end="" if number % 50 else "\n", err=True)
 

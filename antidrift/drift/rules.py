@@ -18,14 +18,14 @@ from antidrift.drift.verdicts import Rule, validate_rule
 MAX_RULES = 500
 
 
-class After(Protocol):
+class GuardWork(Protocol):
     def run(self) -> None: ...
 
 
 class Guard(Protocol):
     """The drift guard, as far as rules go: the running commitment follows new rules."""
 
-    def rules_changed(self, rules: tuple[Rule, ...]) -> After: ...
+    def rules_changed(self, rules: tuple[Rule, ...]) -> GuardWork: ...
 
 
 class StandingRules:

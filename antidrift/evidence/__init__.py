@@ -8,14 +8,14 @@ the fallback), `tabs` (a browser's active tab, from ActivityWatch's browser watc
 (what an idle source is: time since the last input; each desktop's module defines its own),
 `report` (doctor) and `sampler` (the thread). Probes never import the sampler."""
 
-from antidrift.evidence.choose import MODES, Choice, choose, choose_idle, new_probe, with_tabs
+from antidrift.evidence.choose import MODES, SourceChoice, choose, choose_idle, new_probe, with_tabs
 from antidrift.evidence.idle import IdleProbe
 from antidrift.evidence.probe import ProbeError, WindowProbe
 from antidrift.evidence.sampler import WindowSampler
 
 __all__ = [
     "MODES",
-    "Choice",
+    "SourceChoice",
     "IdleProbe",
     "ProbeError",
     "WindowProbe",

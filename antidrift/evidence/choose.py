@@ -30,7 +30,7 @@ AW_ADVICE = (
 
 
 @dataclass(frozen=True)
-class Choice:
+class SourceChoice:
     """The probe to sample with (None: none), why, and what would make one work."""
 
     probe: WindowProbe | None
@@ -74,16 +74,16 @@ def choose(
     platform: str = sys.platform,
     aw_answers: Callable[[str], bool] | None = None,
     try_first: bool = False,
-) -> Choice:
+) -> SourceChoice:
     """The source for ANTIDRIFT_WINDOW_SOURCE's mode. `try_first` samples the session's probe
     once so that a desktop whose tool or extension fails can fall back to ActivityWatch."""
     mode = mode.strip().lower()
     if mode not in modes():
         raise ValueError(f"unknown window source {mode!r}: use one of {', '.join(modes())}")
     if mode == "off":
-        return Choice(None, "ANTIDRIFT_WINDOW_SOURCE=off")
+        return SourceChoice(None, "ANTIDRIFT_WINDOW_SOURCE=off")
     if mode != "auto":
-        return Choice(new_probe(mode, env, aw_url), f"ANTIDRIFT_WINDOW_SOURCE={mode}")
+        return SourceChoice(new_probe(mode, env, aw_url), f"ANTIDRIFT_WINDOW_SOURCE={mode}")
     answers = aw_answers or (lambda url: ActivityWatchProbe(url, timeout=1.0).answers())
     path = env.get("PATH")
     found = fitting(env, platform)
@@ -100,22 +100,26 @@ def choose(
                 probe.active_window()
             except ProbeError as exc:
                 if answers(aw_url):
-                    return Choice(
+                    return SourceChoice(
                         ActivityWatchProbe(aw_url),
                         f"{why}, but the {name} probe failed ({exc}); ActivityWatch answers"
                         f" at {aw_url}",
                     )
                 failed = f"; the {name} probe failed for now: {exc}"
-        return Choice(probe, why + failed, f"{entry.install}; or {AW_ADVICE}" if failed else "")
+        return SourceChoice(
+            probe, why + failed, f"{entry.install}; or {AW_ADVICE}" if failed else ""
+        )
     reason = (
         _no_fit_note(env)
         if not found
         else "the desktop's tool is missing: " + ", ".join(f"{d.tool} ({d.name})" for d in missing)
     )
     if answers(aw_url):
-        return Choice(ActivityWatchProbe(aw_url), f"{reason}; ActivityWatch answers at {aw_url}")
+        return SourceChoice(
+            ActivityWatchProbe(aw_url), f"{reason}; ActivityWatch answers at {aw_url}"
+        )
     advice = "; or ".join([*(d.install for d in missing), AW_ADVICE])
-    return Choice(None, reason, advice + "; or post samples to /evidence/window")
+    return SourceChoice(None, reason, advice + "; or post samples to /evidence/window")
 
 
 def _which(which: Callable[[str], str | None], tool: str, path: str | None) -> bool:

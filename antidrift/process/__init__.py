@@ -36,7 +36,7 @@ class ProcessError(Exception):
         self.name = name
 
 
-class NotFound(ProcessError):
+class ProgramMissing(ProcessError):
     """The program does not exist or may not be executed."""
 
     def __init__(self, name: str) -> None:
@@ -74,7 +74,7 @@ class Exited(ProcessError):
         self.stderr = stderr
 
 
-class Cancelled(ProcessError):
+class RunCancelled(ProcessError):
     """The call was cancelled (its scope, or server shutdown); the process group was killed."""
 
     def __init__(self, name: str = "process") -> None:
@@ -108,7 +108,7 @@ class _Child:
     """One started process; its group may be signalled until, and only until, it is reaped."""
 
     proc: subprocess.Popen
-    stopped: bool = False  # set by kill_all_running: the call ends as Cancelled
+    stopped: bool = False  # set by kill_all_running: the call ends as RunCancelled
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
     _reaping: bool = False
 
@@ -173,13 +173,13 @@ class CancelScope:
     @contextlib.contextmanager
     def stopping(self, stop: Callable[[], None], name: str = "call") -> Iterator[None]:
         """While inside, cancel() also calls stop(): how work that is no process (an HTTP
-        request: shut its socket down) is cut short. Raises Cancelled at once when the scope
+        request: shut its socket down) is cut short. Raises RunCancelled at once when the scope
         is already cancelled. stop() runs on the cancelling thread, never after the block is
         left, and must not call back into this scope."""
         token = object()
         with self._lock:
             if self._cancelled:
-                raise Cancelled(name)
+                raise RunCancelled(name)
             self._stops[token] = stop
         try:
             yield
@@ -309,7 +309,7 @@ def _spawn(argv, scope, env, cwd, name) -> tuple[subprocess.Popen, _Child]:
             )
         except (FileNotFoundError, PermissionError) as err:
             log.warning("%s: cannot execute %s: %s", name, argv[0], err)
-            raise NotFound(name) from err
+            raise ProgramMissing(name) from err
         except OSError as err:
             log.warning("%s: cannot start %s: %s", name, argv[0], err)
             raise StartFailed(name, err.strerror or "") from err
@@ -334,7 +334,7 @@ def run(
     """Run argv (never a shell) with `stdin` written to it and closed; return its bounded,
     decoded output. Raises a ProcessError subclass; a non-zero exit is the caller's to judge."""
     if scope is not None and scope.cancelled:
-        raise Cancelled(name)
+        raise RunCancelled(name)
     data = stdin.encode("utf-8", errors="replace")  # a lone surrogate must not crash us
     log.debug("%s: running %s", name, argv)
     proc, child = _spawn(argv, scope, env, cwd, name)
@@ -366,7 +366,7 @@ def run(
         thread.join(_READER_GRACE)
 
     if (scope is not None and scope.cancelled) or child.stopped:
-        raise Cancelled(name)
+        raise RunCancelled(name)
     if out.overflowed:
         log.debug("%s: stdout exceeded %d bytes; killed", name, max_output)
         raise TooLarge(name, max_output)

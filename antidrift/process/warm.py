@@ -15,9 +15,9 @@ from antidrift.process import (
     _CHUNK,
     _READER_GRACE,
     _STDERR_CAP,
-    Cancelled,
     CancelScope,
     Exited,
+    RunCancelled,
     TimedOut,
     TooLarge,
     _Child,
@@ -108,7 +108,7 @@ class Warm:
             if scope is not None:
                 if not scope._attach(self._child):
                     self.stop()
-                    raise Cancelled(self.name)
+                    raise RunCancelled(self.name)
                 self._scope = scope
             try:
                 return self._exchange(line, done, timeout, scope)
@@ -136,7 +136,7 @@ class Warm:
             if got == _EOF:
                 self.stop()
                 if (scope is not None and scope.cancelled) or self._child.stopped:
-                    raise Cancelled(self.name)
+                    raise RunCancelled(self.name)
                 if self.overflowed:
                     raise TooLarge(self.name, self._max_line)
                 raise Exited(self.name, self._err.text())

@@ -6,7 +6,7 @@ One module per source (taskwarrior, github, markdown, todotxt), one table of the
 parallel, bounded listing (board.py). Nothing here imports Flask or the controller."""
 
 from antidrift.tasks.board import Board, Listing, Offer, doctor_lines, outcome_text, split_key
-from antidrift.tasks.registry import SOURCES, Spec, available, build, forms, parse
+from antidrift.tasks.registry import SOURCES, SourceSpec, available, build, forms, parse
 from antidrift.tasks.source import DONE, NOTE, Conflict, Gone, SourceError, Task, TaskSource
 
 __all__ = [
@@ -19,7 +19,7 @@ __all__ = [
     "Listing",
     "Offer",
     "SourceError",
-    "Spec",
+    "SourceSpec",
     "Task",
     "TaskSource",
     "available",

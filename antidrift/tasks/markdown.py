@@ -183,7 +183,7 @@ class MarkdownSource:
         self.label = self.path.name
         self._key = textfile.file_key(self.path)
 
-    def _read(self) -> tuple[textfile.Snapshot, list[str], list[Item]]:
+    def _read(self) -> tuple[textfile.FileSnapshot, list[str], list[Item]]:
         snapshot = textfile.read(self.path, self.label)
         lines = textfile.split_lines(snapshot.text)
         return snapshot, lines, items(lines)

@@ -44,7 +44,7 @@ SOURCES: dict[str, Kind] = {
 
 
 @dataclass(frozen=True)
-class Spec:
+class SourceSpec:
     """One entry of the `tasks` setting: a source's name and, for a file, its path."""
 
     kind: str
@@ -54,10 +54,10 @@ class Spec:
         return self.kind if self.path is None else f"{self.kind}:{self.path}"
 
 
-def parse(value: str) -> tuple[Spec, ...]:
+def parse(value: str) -> tuple[SourceSpec, ...]:
     """The `tasks` setting (`taskwarrior, github, markdown:<path>, todotxt:<path>`) → specs,
     duplicates dropped; ValueError naming the one fault (settings/kinds.py words the rest)."""
-    specs: list[Spec] = []
+    specs: list[SourceSpec] = []
     for item in (part.strip() for part in value.split(",")):
         if not item:
             continue
@@ -72,11 +72,11 @@ def parse(value: str) -> tuple[Spec, ...]:
                 raise ValueError(f"{kind}:{path} is not a full path: start it with / or ~")
             if not path.isprintable():
                 raise ValueError(f"the path after {kind}: contains control characters")
-            spec = Spec(kind, path)
+            spec = SourceSpec(kind, path)
         elif colon:
             raise ValueError(f"{kind} takes no path")
         else:
-            spec = Spec(kind)
+            spec = SourceSpec(kind)
         if spec not in specs:
             specs.append(spec)
     return tuple(specs)
@@ -87,12 +87,12 @@ def forms() -> list[str]:
     return [f"{name}:<path>" if kind.takes_path else name for name, kind in SOURCES.items()]
 
 
-def build(specs: tuple[Spec, ...], env: Env | None = None) -> list[TaskSource]:
+def build(specs: tuple[SourceSpec, ...], env: Env | None = None) -> list[TaskSource]:
     """The configured sources, in the order given (the user's environment for the CLIs)."""
     env = os.environ if env is None else env
     return [SOURCES[spec.kind].build(spec.path, env) for spec in specs]
 
 
-def available(spec: Spec, env: Env | None = None) -> bool:
+def available(spec: SourceSpec, env: Env | None = None) -> bool:
     """Whether the source can work here: its CLI is on PATH, its file exists."""
     return SOURCES[spec.kind].available(spec.path, os.environ if env is None else env)

@@ -98,7 +98,7 @@ def run_cli(
             env=dict(env) if env is not None else None,
             name=argv[0],
         )
-    except process.NotFound:
+    except process.ProgramMissing:
         raise SourceError(f"{label}: {argv[0]} is not installed.") from None
     except process.TimedOut:
         raise SourceError(f"{label} did not answer within {timeout:g} s.") from None

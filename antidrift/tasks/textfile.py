@@ -33,7 +33,7 @@ _EDITING_GUARD = threading.Lock()
 
 
 @dataclass(frozen=True)
-class Snapshot:
+class FileSnapshot:
     """A file's bytes as read, and where its real (symlink-resolved) path is."""
 
     path: str
@@ -81,10 +81,10 @@ def _read_fd(path: str, label: str) -> bytes:
         raise SourceError(f"{exc.message}.") from None
 
 
-def read(path: Path, label: str) -> Snapshot:
+def read(path: Path, label: str) -> FileSnapshot:
     """The file's bytes, at most MAX_FILE; SourceError when missing, special or too large."""
     real = os.path.realpath(os.path.expanduser(path))
-    return Snapshot(real, _read_fd(real, label))
+    return FileSnapshot(real, _read_fd(real, label))
 
 
 @contextlib.contextmanager
@@ -107,7 +107,7 @@ def _writable(info: os.stat_result, label: str) -> None:
         )
 
 
-def replace(snapshot: Snapshot, text: str, label: str) -> None:
+def replace(snapshot: FileSnapshot, text: str, label: str) -> None:
     """Write text over the file atomically, keeping its permissions; Conflict (nothing
     written) when the file no longer holds the bytes the snapshot read; SourceError when it
     is read-only or hard-linked."""

@@ -71,7 +71,7 @@ class TodoTxtSource:
         self._key = textfile.file_key(self.path)
         self._today = today
 
-    def _read(self) -> tuple[textfile.Snapshot, list[Line]]:
+    def _read(self) -> tuple[textfile.FileSnapshot, list[Line]]:
         snapshot = textfile.read(self.path, self.label)
         return snapshot, open_lines(textfile.split_lines(snapshot.text))
 

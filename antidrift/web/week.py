@@ -36,15 +36,15 @@ class Bar:
 
 
 @dataclass(frozen=True)
-class Tick:
+class WeekTick:
     minutes: int
     y: float
 
 
 @dataclass(frozen=True)
-class Chart:
+class WeekChart:
     bars: tuple[Bar, ...]
-    ticks: tuple[Tick, ...]
+    ticks: tuple[WeekTick, ...]
     label: str  # what the image says: every day's figure
     width: int = CHART_W
     height: int = CHART_H
@@ -52,7 +52,7 @@ class Chart:
     baseline: float = CHART_H - CHART_BOTTOM
 
 
-def chart(days: tuple[Day, ...]) -> Chart:
+def chart(days: tuple[Day, ...]) -> WeekChart:
     """Bars of focused minutes, oldest on the left, today's marked; the label says it all."""
     top = nice_ceiling(max((d.focused_minutes for d in days), default=0))
     baseline = CHART_H - CHART_BOTTOM
@@ -79,8 +79,8 @@ def chart(days: tuple[Day, ...]) -> Chart:
         )
     figures = "; ".join(f"{b.spoken}: {_minutes(b.day.focused_minutes)}" for b in bars)
     label = f"Focused minutes per day, oldest first. {figures}."
-    ticks = tuple(Tick(m, round(baseline - plot_h * m / top, 2)) for m in (0, top // 2, top))
-    return Chart(tuple(bars), ticks, label)
+    ticks = tuple(WeekTick(m, round(baseline - plot_h * m / top, 2)) for m in (0, top // 2, top))
+    return WeekChart(tuple(bars), ticks, label)
 
 
 def _spoken(day: date, *, today: bool) -> str:

@@ -20,7 +20,7 @@ import pytest
 from werkzeug.serving import make_server
 
 from antidrift.cli import commands
-from antidrift.cli.client import Client, Refused
+from antidrift.cli.client import Client, ServerRefused
 from antidrift.drift.policy import DriftSettings
 from tests.fakes import RecordingNotifier, wait_until
 from tests.support.command import antidrift
@@ -143,7 +143,7 @@ def test_an_illegal_move_is_exit_2_in_one_line(live, capsys):
 
 def test_a_route_the_server_lacks_is_a_sentence_not_a_traceback(live):
     """`pause` and `resume` against a server that predates them (the daily page adds them)."""
-    with pytest.raises(Refused) as refused:
+    with pytest.raises(ServerRefused) as refused:
         Client(live.url).post("/no-such-move")
     assert refused.value.exit_code == 2
     assert "does not know POST /no-such-move" in refused.value.message

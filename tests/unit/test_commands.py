@@ -62,7 +62,7 @@ def test_an_unknown_first_word_is_taken_as_serve_flags(capsys):
 def test_each_command_is_one_line_of_the_table():
     """So a new command is a one-line change that merges cleanly beside the others."""
     source = Path(commands.__file__).read_text().splitlines()
-    rows = [line for line in source if line.startswith("    Command(")]
+    rows = [line for line in source if line.startswith("    CliCommand(")]
     assert len(rows) == len(commands.COMMANDS)
     assert all(line.endswith("),") for line in rows), rows
 

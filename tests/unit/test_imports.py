@@ -3,6 +3,7 @@ the test reads its sys.modules. And no module under antidrift/ grows past 450 li
 
 from __future__ import annotations
 
+import ast
 import json
 import shutil
 import subprocess
@@ -114,3 +115,25 @@ def test_the_layers_contract_catches_an_upward_import(tmp_path):
     result = lint_imports(tmp_path)
     assert result.returncode != 0
     assert "antidrift.core.clock -> antidrift.server.app" in result.stdout
+
+
+def _class_names(root: Path) -> dict[str, list[str]]:
+    """Every class defined under `root`, by name: where each is."""
+    found: dict[str, list[str]] = {}
+    for path in sorted(root.rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.ClassDef):
+                found.setdefault(node.name, []).append(str(path.relative_to(root)))
+    return found
+
+
+def test_no_two_classes_in_the_package_share_a_name():
+    """A name says one thing (issue 40: 16 names were defined twice, Tuning, Verdict, …)."""
+    twice = {name: where for name, where in _class_names(PACKAGE).items() if len(where) > 1}
+    assert twice == {}
+
+
+def test_the_check_sees_a_class_name_defined_twice(tmp_path):
+    (tmp_path / "a.py").write_text("class Tick:\n    pass\n")
+    (tmp_path / "b.py").write_text("def f():\n    class Tick:\n        pass\n")
+    assert _class_names(tmp_path)["Tick"] == ["a.py", "b.py"]

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from antidrift.ai import JudgeError, Verdict
+from antidrift.ai import JudgeError, JudgeVerdict
 from antidrift.cli.judge_eval import (
     VERDICTS,
     Case,
@@ -153,7 +153,7 @@ class ScriptedJudge:
         said = self.script.get(next_action, "unclear")
         if isinstance(said, BaseException):
             raise said
-        return Verdict(said, "scripted", json.dumps({"verdict": said}))
+        return JudgeVerdict(said, "scripted", json.dumps({"verdict": said}))
 
 
 def case(number: int, expected: str, **more) -> Case:

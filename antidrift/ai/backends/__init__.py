@@ -14,7 +14,15 @@ from dataclasses import dataclass
 
 from ..errors import UnknownBackend
 from . import claude, codex, command, ollama, openai
-from .base import DEFAULT_EFFORT, MAX_ANSWER, Backend, Options, Tuning, schema_text, tuning_for
+from .base import (
+    DEFAULT_EFFORT,
+    MAX_ANSWER,
+    Backend,
+    BackendTuning,
+    Options,
+    schema_text,
+    tuning_for,
+)
 
 
 def installed(backend: Backend) -> bool:
@@ -28,7 +36,7 @@ def answers(backend: Backend) -> bool:
 
 
 @dataclass(frozen=True)
-class Entry:
+class BackendEntry:
     """One backend in the table: how it is built, and whether it can answer on this machine
     (doctor asks; it may look for a program or ask a local server, never a model)."""
 
@@ -37,12 +45,12 @@ class Entry:
     served: bool = False  # asks a model server at ai_url (else it runs a program)
 
 
-BACKENDS: dict[str, Entry] = {
-    "claude": Entry(claude.build, installed),
-    "codex": Entry(codex.build, installed),
-    "command": Entry(command.build, installed),
-    "ollama": Entry(ollama.build, answers, served=True),
-    "openai": Entry(openai.build, installed, served=True),
+BACKENDS: dict[str, BackendEntry] = {
+    "claude": BackendEntry(claude.build, installed),
+    "codex": BackendEntry(codex.build, installed),
+    "command": BackendEntry(command.build, installed),
+    "ollama": BackendEntry(ollama.build, answers, served=True),
+    "openai": BackendEntry(openai.build, installed, served=True),
 }
 DEFAULT = "claude"  # what an empty ANTIDRIFT_AI_BACKEND means
 
@@ -75,9 +83,9 @@ __all__ = [
     "DEFAULT_EFFORT",
     "MAX_ANSWER",
     "Backend",
-    "Entry",
+    "BackendEntry",
     "Options",
-    "Tuning",
+    "BackendTuning",
     "installed",
     "names",
     "new_backend",

@@ -17,7 +17,7 @@ MAX_ANSWER = 1 << 20  # bytes read of an answer (a CLI's stdout, codex's -o file
 
 
 @dataclass(frozen=True)
-class Tuning:
+class BackendTuning:
     """The model and reasoning effort a coach call asks for; None leaves the CLI's choice."""
 
     model: str | None = None
@@ -29,11 +29,11 @@ class Tuning:
         return f"{model}, {effort}"
 
 
-def tuning_for(model: str, effort: str, default_model: str | None) -> Tuning:
+def tuning_for(model: str, effort: str, default_model: str | None) -> BackendTuning:
     """The tuning for settings already validated: an empty model is the backend's usual one,
     `default` (model or effort) leaves the CLI its own choice."""
     chosen = default_model if not model else None if model == "default" else model
-    return Tuning(chosen, None if effort == "default" else effort or DEFAULT_EFFORT)
+    return BackendTuning(chosen, None if effort == "default" else effort or DEFAULT_EFFORT)
 
 
 class Backend(Protocol):
@@ -41,7 +41,9 @@ class Backend(Protocol):
 
     name: str
     env_var: str  # the setting a person changes to point it elsewhere (named in hints)
-    tuning: Tuning | None  # the model and effort asked for; None where there are no such knobs
+    tuning: (
+        BackendTuning | None
+    )  # the model and effort asked for; None where there are no such knobs
 
     def run(
         self,

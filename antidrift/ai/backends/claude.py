@@ -17,7 +17,7 @@ from antidrift.process.warm import Warm
 
 from .. import warm
 from ..errors import Cancelled, CLITimeout, OutputTooLarge
-from .base import DEFAULT_EFFORT, MAX_ANSWER, Call, Options, Tuning, schema_text, tuning_for
+from .base import DEFAULT_EFFORT, MAX_ANSWER, BackendTuning, Call, Options, schema_text, tuning_for
 from .diagnose import check, trim
 from .runner import BinaryBackend, run_cli
 
@@ -90,10 +90,10 @@ class ClaudeBackend(BinaryBackend):
     login_fix = "run claude once in a terminal"
 
     def __init__(
-        self, bin: str | None = None, tuning: Tuning | None = None, *, warm_up: bool = True
+        self, bin: str | None = None, tuning: BackendTuning | None = None, *, warm_up: bool = True
     ) -> None:
         super().__init__(bin)
-        self.tuning = tuning or Tuning(CLAUDE_MODEL, DEFAULT_EFFORT)
+        self.tuning = tuning or BackendTuning(CLAUDE_MODEL, DEFAULT_EFFORT)
         # Whether keep_warm() may start a claude ahead of need (ANTIDRIFT_AI_WARM). Off by
         # default for a configured server: a binary that is not claude (a wrapper, a test
         # fake) may not speak stream-json, and an idle claude holds ~170 MiB.
@@ -162,7 +162,7 @@ class ClaudeBackend(BinaryBackend):
                 timeout=timeout,
                 scope=call.scope,
             )
-        except process.Cancelled as err:
+        except process.RunCancelled as err:
             raise Cancelled() from err
         except process.TooLarge as err:
             raise OutputTooLarge(self.name, err.limit) from err

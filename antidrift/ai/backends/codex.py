@@ -17,7 +17,7 @@ from ..errors import (
     EmptyResponse,
     OutputTooLarge,
 )
-from .base import DEFAULT_EFFORT, MAX_ANSWER, Call, Options, Tuning, schema_text, tuning_for
+from .base import DEFAULT_EFFORT, MAX_ANSWER, BackendTuning, Call, Options, schema_text, tuning_for
 from .diagnose import check
 from .runner import VERSION_TIMEOUT, BinaryBackend, run_cli
 
@@ -54,9 +54,9 @@ class CodexBackend(BinaryBackend):
     env_var = "ANTIDRIFT_CODEX_BIN"
     login_fix = "run codex login in a terminal"
 
-    def __init__(self, bin: str | None = None, tuning: Tuning | None = None) -> None:
+    def __init__(self, bin: str | None = None, tuning: BackendTuning | None = None) -> None:
         super().__init__(bin)
-        self.tuning = tuning or Tuning(None, DEFAULT_EFFORT)
+        self.tuning = tuning or BackendTuning(None, DEFAULT_EFFORT)
 
     def args(self, binary: str, output_path: str, schema_path: str | None = None) -> list[str]:
         """The argv for one call writing its last message to output_path; prompt on stdin."""

@@ -117,7 +117,7 @@ def _call(
         with guard:
             deadline.start()
             status, answer, error = _exchange(call, method, data, sent, max_bytes)
-    except process.Cancelled as err:  # the scope was cancelled before the call began
+    except process.RunCancelled as err:  # the scope was cancelled before the call began
         raise Cancelled() from err
     finally:
         deadline.cancel()

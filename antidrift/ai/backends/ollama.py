@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from ..errors import CoachError, ServiceFailed, UnknownBackend
-from .base import Options, Tuning
+from .base import BackendTuning, Options
 from .http import HttpBackend, get_json, shown
 
 DEFAULT_URL = "http://127.0.0.1:11434"  # Ollama's own default address
@@ -30,7 +30,7 @@ class OllamaBackend(HttpBackend):
 
     def __init__(self, model: str, url: str = DEFAULT_URL) -> None:
         self.url = (url or DEFAULT_URL).rstrip("/")
-        self.tuning = Tuning(model, None)
+        self.tuning = BackendTuning(model, None)
 
     def version(self) -> str | None:
         """Ollama's own version (GET /api/version, within seconds), None when nothing answers."""

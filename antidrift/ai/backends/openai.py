@@ -18,7 +18,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from ..errors import CoachError, ServiceFailed, UnknownBackend
-from .base import Options, Tuning
+from .base import BackendTuning, Options
 from .http import HttpBackend, get_json, shown
 
 SCHEMA_NAME = "answer"
@@ -33,7 +33,7 @@ class OpenAIBackend(HttpBackend):
 
     def __init__(self, url: str, model: str | None = None, key: str | None = None) -> None:
         self.url = url.rstrip("/")
-        self.tuning = Tuning(model or None, None)
+        self.tuning = BackendTuning(model or None, None)
         self._key = key or None  # never logged, never shown
 
     def headers(self) -> dict[str, str]:

@@ -48,9 +48,9 @@ def run_cli(
             cwd=cwd,
             name=name,
         )
-    except process.Cancelled as err:
+    except process.RunCancelled as err:
         raise Cancelled() from err
-    except process.NotFound as err:
+    except process.ProgramMissing as err:
         raise CLINotFound(name) from err
     except process.StartFailed as err:
         raise CLIFailed(name) from err

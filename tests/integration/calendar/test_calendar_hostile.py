@@ -155,4 +155,4 @@ def test_a_fetch_is_stopped_at_once_by_its_scope(calendar_server):
     get = functools.partial(fetch, timeout=10.0, context=calendar_server.client_context())
     threading.Timer(0.3, scope.cancel).start()
     result, took = elapsed(lambda: get(calendar_server.url("/hang.ics"), scope=scope))
-    assert isinstance(result, process.Cancelled) and took < 1.5
+    assert isinstance(result, process.RunCancelled) and took < 1.5

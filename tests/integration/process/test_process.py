@@ -10,9 +10,9 @@ import pytest
 
 from antidrift import process as process_module
 from antidrift.process import (
-    Cancelled,
     CancelScope,
-    NotFound,
+    ProgramMissing,
+    RunCancelled,
     TimedOut,
     TooLarge,
     kill_all_running,
@@ -49,14 +49,14 @@ def test_invalid_utf8_is_replaced_not_a_crash(write_cli):
 
 
 def test_missing_executable_is_cli_not_found(fake_bin):
-    with pytest.raises(NotFound):
+    with pytest.raises(ProgramMissing):
         run_cli([str(fake_bin / "nope")], "", timeout=5, name="nope")
 
 
 def test_non_executable_file_is_cli_not_found(fake_bin):
     path = fake_bin / "plain"
     path.write_text("not a program")
-    with pytest.raises(NotFound):
+    with pytest.raises(ProgramMissing):
         run_cli([str(path)], "", timeout=5)
 
 
@@ -180,7 +180,7 @@ def test_cancel_from_another_thread_kills_cli_and_child(write_cli, tmp_path, pro
     scope.cancel()
     thread.join(5)
     assert not thread.is_alive()
-    assert isinstance(outcome.get("error"), Cancelled)
+    assert isinstance(outcome.get("error"), RunCancelled)
     assert_within(time.monotonic() - cancelled_at, 1.5, "the cancel")
     assert all(procs.wait_dead(pid) for pid in pids)
 
@@ -189,7 +189,7 @@ def test_a_cancelled_scope_kills_later_attaches_too(write_cli, tmp_path):
     cli, _ = _sleeping_cli(write_cli, tmp_path)
     scope = CancelScope()
     scope.cancel()
-    with pytest.raises(Cancelled):
+    with pytest.raises(RunCancelled):
         run_cli([str(cli)], "", timeout=30, scope=scope)
 
 
@@ -200,7 +200,7 @@ def test_kill_all_running_kills_a_running_cli(write_cli, tmp_path, procs):
     assert kill_all_running() == 1
     thread.join(5)
     assert not thread.is_alive()
-    assert isinstance(outcome.get("error"), Cancelled)
+    assert isinstance(outcome.get("error"), RunCancelled)
     assert_within(outcome["elapsed"], 5, "the kill")
     assert all(procs.wait_dead(pid) for pid in pids)
     assert process_module._running == {}

@@ -14,7 +14,7 @@ import threading
 import pytest
 
 from antidrift import process
-from antidrift.process import Cancelled, CancelScope, kill_all_running
+from antidrift.process import CancelScope, RunCancelled, kill_all_running
 from antidrift.process.warm import start
 
 
@@ -54,7 +54,7 @@ def test_a_cancel_or_shutdown_right_after_a_run_reaps_signals_nothing(write_cli,
     scope = CancelScope()
     watch.between += [scope.cancel, kill_all_running]
     cli = write_cli("quick", "print('done')\n")
-    with pytest.raises(Cancelled):  # cancelled before the call returned: the caller's word
+    with pytest.raises(RunCancelled):  # cancelled before the call returned: the caller's word
         process.run([str(cli)], "", timeout=10, scope=scope)
     assert len(watch.reaped) == 1  # the hook ran: the window was entered
     assert watch.signalled_after_reap == []
@@ -65,7 +65,7 @@ def test_a_timed_out_run_is_not_signalled_after_its_reaping(write_cli, watch):
     scope = CancelScope()
     watch.between += [scope.cancel, kill_all_running]
     cli = write_cli("slow", "time.sleep(30)\n")
-    with pytest.raises(Cancelled):  # timed out, then cancelled before the call returned
+    with pytest.raises(RunCancelled):  # timed out, then cancelled before the call returned
         process.run([str(cli)], "", timeout=0.2, scope=scope)
     assert len(watch.reaped) == 1
     assert watch.signalled_after_reap == []

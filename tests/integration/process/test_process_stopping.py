@@ -7,7 +7,7 @@ import threading
 
 import pytest
 
-from antidrift.process import Cancelled, CancelScope
+from antidrift.process import CancelScope, RunCancelled
 
 
 def test_cancel_calls_the_stop_of_the_work_in_progress():
@@ -29,7 +29,7 @@ def test_an_already_cancelled_scope_refuses_to_begin():
     scope = CancelScope()
     scope.cancel()
     began = []
-    with pytest.raises(Cancelled), scope.stopping(lambda: None, name="ollama"):
+    with pytest.raises(RunCancelled), scope.stopping(lambda: None, name="ollama"):
         began.append(True)
     assert began == []
 

@@ -9,6 +9,7 @@ import pytest
 
 from antidrift.ai import (
     PROPOSAL_SCHEMA,
+    BackendTuning,
     Cancelled,
     CancelScope,
     ClaudeBackend,
@@ -23,7 +24,6 @@ from antidrift.ai import (
     CommandBackend,
     Options,
     OutputTooLarge,
-    Tuning,
     UnknownBackend,
     new_backend,
     run_cli,
@@ -104,7 +104,7 @@ def test_a_claude_is_kept_warm_only_when_asked(on):
 
 
 def test_claude_gets_the_schema_as_one_compact_json_word():
-    argv = ClaudeBackend(tuning=Tuning(None, None)).args("/x/claude", PROPOSAL_SCHEMA)
+    argv = ClaudeBackend(tuning=BackendTuning(None, None)).args("/x/claude", PROPOSAL_SCHEMA)
     assert argv[-2:] == ["--json-schema", json.dumps(PROPOSAL_SCHEMA, separators=(",", ":"))]
     assert "--model" not in argv and "--effort" not in argv
 
@@ -131,7 +131,9 @@ def test_codex_argv_is_the_verified_one_with_the_output_file():
 
 
 def test_codex_model_and_schema_file_when_asked():
-    argv = CodexBackend(tuning=Tuning("gpt-5.5", "high")).args("/x/codex", "/t/a", "/t/s.json")
+    argv = CodexBackend(tuning=BackendTuning("gpt-5.5", "high")).args(
+        "/x/codex", "/t/a", "/t/s.json"
+    )
     assert argv[8:] == [
         "-m",
         "gpt-5.5",

@@ -15,7 +15,7 @@ from antidrift.ai import (
     CoachError,
     JudgeError,
     JudgeService,
-    Verdict,
+    JudgeVerdict,
     build_judge_prompt,
     extract_json,
     parse_verdict,
@@ -73,7 +73,7 @@ def test_prompt_asks_for_three_answers_and_no_longer_says_true_when_unsure():
     ],
 )
 def test_parse_verdict_accepts_verdicts_and_ignores_unknown_keys(answer, expected):
-    assert parse_verdict(answer) == Verdict(*expected)
+    assert parse_verdict(answer) == JudgeVerdict(*expected)
 
 
 @pytest.mark.parametrize(
@@ -106,7 +106,7 @@ def test_service_extracts_the_verdict_from_chatter(fake_backend):
     fake_backend.enqueue(answer)
     judge = JudgeService(fake_backend, timeout=7)
     verdict = judge.judge(ACTION, DONE, "firefox", "Twitter — Home")
-    assert verdict == Verdict("off_task", "social feed", answer), "what came back is kept"
+    assert verdict == JudgeVerdict("off_task", "social feed", answer), "what came back is kept"
     assert fake_backend.timeouts == [7]
     assert '"Twitter — Home"' in fake_backend.prompts[0]
 
@@ -173,7 +173,7 @@ def test_parse_verdict_on_verdict_shaped_objects_is_bounded_or_refused(data):
 )
 def test_valid_verdict_in_chatter_round_trips(said, reason, before, after, extra):
     answer = before + json.dumps({"verdict": said, "reason": reason, **extra}) + after
-    assert parse_verdict(extract_json(answer)) == Verdict(said, reason)
+    assert parse_verdict(extract_json(answer)) == JudgeVerdict(said, reason)
 
 
 def test_service_asks_for_the_verdict_schema(fake_backend):

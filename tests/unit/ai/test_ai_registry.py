@@ -23,7 +23,7 @@ from antidrift.ai import (
     backends,
     new_backend,
 )
-from antidrift.ai.backends import BACKENDS, Entry, names
+from antidrift.ai.backends import BACKENDS, BackendEntry, names
 from antidrift.ai.backends.http import post_json
 from antidrift.server import serve
 from antidrift.settings import table
@@ -65,7 +65,7 @@ def build_loopback(options: Options) -> LoopbackBackend:
 @pytest.fixture
 def with_loopback(monkeypatch):
     """The registry with one more line."""
-    monkeypatch.setitem(BACKENDS, "loopback", Entry(build_loopback))
+    monkeypatch.setitem(BACKENDS, "loopback", BackendEntry(build_loopback))
 
 
 @pytest.fixture

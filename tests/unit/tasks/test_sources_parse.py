@@ -8,7 +8,7 @@ import re
 import pytest
 
 from antidrift.settings.kinds import Tasks
-from antidrift.tasks import SOURCES, SourceError, Spec, parse
+from antidrift.tasks import SOURCES, SourceError, SourceSpec, parse
 from antidrift.tasks.github import parse_issues
 from antidrift.tasks.source import MAX_TITLE, clean_title
 from antidrift.tasks.taskwarrior import parse_export
@@ -18,13 +18,13 @@ UUID = "13841924-e10e-45de-821d-9c9ceeb65dc8"
 
 def test_the_setting_names_sources_and_file_paths():
     assert parse(" taskwarrior , GitHub,markdown:~/notes/todo.md,, todotxt:/srv/a:b/todo.txt") == (
-        Spec("taskwarrior"),
-        Spec("github"),
-        Spec("markdown", "~/notes/todo.md"),
-        Spec("todotxt", "/srv/a:b/todo.txt"),
+        SourceSpec("taskwarrior"),
+        SourceSpec("github"),
+        SourceSpec("markdown", "~/notes/todo.md"),
+        SourceSpec("todotxt", "/srv/a:b/todo.txt"),
     )
     assert parse("") == ()
-    assert parse("github, github") == (Spec("github"),)
+    assert parse("github, github") == (SourceSpec("github"),)
 
 
 @pytest.mark.parametrize(
