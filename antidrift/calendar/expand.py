@@ -6,6 +6,7 @@ Settings, the server stopping). What comes back is checked as any outside data i
 from __future__ import annotations
 
 import json
+import logging
 import os
 import signal
 import sys
@@ -22,6 +23,8 @@ from antidrift.calendar.ics import (
     is_calendar,
 )
 from antidrift.core.isotime import from_iso, iso
+
+log = logging.getLogger("antidrift.calendar")
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 CPU_SECS = 5  # of work for one calendar: a real 45,000-event file needs well under 2
@@ -87,8 +90,11 @@ def expand(
         raise UnreadableCalendar(f"it could not be read ({exc})") from None
     if done.returncode in (-signal.SIGXCPU, -signal.SIGKILL):
         raise UnreadableCalendar(f"reading it takes more than {cpu_secs} s of work")
-    if done.returncode != 0 and not done.stdout:  # the kernel refused it memory, say
-        raise UnreadableCalendar("it needs more memory to read than a calendar may take")
+    if done.returncode != 0 and not done.stdout:
+        if "memory" in done.stderr.lower():  # the limit refused it (MemoryError, or earlier)
+            raise UnreadableCalendar("it needs more memory to read than a calendar may take")
+        log.warning("the calendar reader exited with %s and said nothing", done.returncode)
+        raise UnreadableCalendar("its reader failed; see the log")
     return _answer(done.stdout)
 
 
@@ -120,7 +126,8 @@ def _aware(text: str) -> datetime:
 
 def _child_env() -> dict[str, str]:
     """The child's environment: the package's place and the time zone, nothing else."""
-    env = {"PYTHONPATH": ROOT, "PATH": os.environ.get("PATH", "")}
+    paths = [ROOT, *filter(None, os.environ.get("PYTHONPATH", "").split(os.pathsep))]
+    env = {"PYTHONPATH": os.pathsep.join(paths), "PATH": os.environ.get("PATH", "")}
     for name in ("TZ", "LANG", "LC_ALL", "HOME"):
         if name in os.environ:
             env[name] = os.environ[name]

@@ -10,6 +10,7 @@ calendar, never send AntiDrift to another service on this machine or the network
 from __future__ import annotations
 
 import contextlib
+import http.client
 import socket
 import ssl
 import threading
@@ -35,11 +36,14 @@ class FetchFailed(Error):
 
 
 def host_of(url: str) -> str:
-    """What a message may say of a URL: its host (never the path, which may be a key)."""
+    """What a message may say of a URL: its host (never the path, which may be a key), when
+    it is a plain host name of at most 60 characters (a redirect's is the server's choice)."""
     try:
-        return urlsplit(url).hostname or "?"
+        host = urlsplit(url).hostname or ""
     except ValueError:
-        return "?"
+        host = ""
+    plain = all(c.isalnum() or c in ".-_:" for c in host)
+    return host if host and len(host) <= 60 and plain else "another address"
 
 
 def fetch(
@@ -78,11 +82,14 @@ def fetch(
         raise FetchFailed("its certificate is not trusted") from None
     except TimeoutError:
         raise FetchFailed(f"it took longer than {timeout:g} s") from None
-    except (OSError, ssl.SSLError, ValueError) as exc:
+    except (OSError, ssl.SSLError, ValueError, http.client.HTTPException) as exc:
+        # A socket shut at the deadline or by the scope ends the read in any of these.
         if time.monotonic() >= deadline:
             raise FetchFailed(f"it took longer than {timeout:g} s") from None
         if scope is not None and scope.cancelled:
             raise process.RunCancelled("calendar fetch") from None
+        if isinstance(exc, http.client.HTTPException):  # a status line or chunk of no HTTP
+            raise FetchFailed("its server's answer is not HTTP") from None
         raise FetchFailed(f"it could not be reached ({_words(exc)})") from None
 
 
@@ -107,7 +114,7 @@ def _moved(url: str, location: str | None) -> str:
         raise FetchFailed(f"it redirects to a plain http address at {host_of(target)}")
     here, there = _parts(url), _parts(target)
     if there is None or (there[0].lower(), there[1]) != (here[0].lower(), here[1]):
-        raise FetchFailed(f"it redirects to another server ({host_of(target)})")
+        raise FetchFailed("it redirects to another server")
     return target
 
 
@@ -135,14 +142,12 @@ def _lookup(host: str, port: int, deadline: float, timeout: float) -> tuple:
 def _get(address, url, context, deadline, timeout, max_bytes, scope):
     """One GET at `address`: (status, Location, body). The socket is shut when the deadline
     passes or the scope is cancelled, so no read (a header line included) outlives either."""
-    import http.client
-
     host, port, target = _parts(url)
     left = deadline - time.monotonic()
     if left <= 0:
         raise FetchFailed(f"it took longer than {timeout:g} s")
     held = [socket.create_connection(address[:2], timeout=left)]
-    with _shut_at(held, left, scope):
+    with _shut_at(held, deadline, scope):
         held.append(context.wrap_socket(held[0], server_hostname=host))  # it takes the fd
         tls = held[-1]
         connection = http.client.HTTPSConnection(host, port, context=context)
@@ -168,21 +173,24 @@ def _get(address, url, context, deadline, timeout, max_bytes, scope):
                     raise FetchFailed(f"it is larger than {max_bytes // (1024 * 1024)} MB")
             if time.monotonic() >= deadline:
                 raise FetchFailed(f"it took longer than {timeout:g} s")
+            if response.length:  # the server closed before the length it announced
+                raise FetchFailed("its server stopped before the end of it")
             return 200, None, bytes(body)
         finally:
             connection.close()
 
 
 @contextlib.contextmanager
-def _shut_at(held: list[socket.socket], seconds: float, scope) -> Iterator[None]:
+def _shut_at(held: list[socket.socket], deadline: float, scope) -> Iterator[None]:
     """While inside: the socket (the last in `held`: TLS takes the plain one's place) is shut
-    down after `seconds`, or when the scope is cancelled (a blocked read returns at once)."""
+    down at the deadline (monotonic), or when the scope is cancelled (a blocked read returns
+    at once)."""
 
     def shut() -> None:
         with contextlib.suppress(OSError):
             held[-1].shutdown(socket.SHUT_RDWR)
 
-    timer = threading.Timer(seconds, shut)
+    timer = threading.Timer(max(0.0, deadline - time.monotonic()), shut)
     timer.daemon = True
     timer.start()
     try:

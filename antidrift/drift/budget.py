@@ -29,3 +29,7 @@ class CallBudget:
         copied = CallBudget(self.max_calls)
         copied._starts = deque(self._starts)
         return copied
+
+    def restore(self, copy: CallBudget) -> None:
+        """What a copy holds, back in this budget (a rollback)."""
+        self.max_calls, self._starts = copy.max_calls, deque(copy._starts)

@@ -119,8 +119,9 @@ class DriftGuard:
 
     # -- a change's memento (the unit of work keeps the guard) -------------------------------
 
-    # What a change may move in memory: a rollback puts each back (the policy and the budget
-    # as copies, so the change works on its own).
+    # What a change may move in memory: a rollback puts each back. The policy and the budget
+    # keep their identity (a judge call in flight holds the policy it will land in): their
+    # state is copied, and given back into the same objects.
     _KEPT = (
         "on", "_in_event", "_judge", "_settings", "_budget", "_policy", "_off_here",
         "_paused", "_waiting", "_commitment", "_scope", "_retuned", "_exclude",
@@ -128,18 +129,24 @@ class DriftGuard:
 
     def memento(self) -> dict[str, object]:
         """The guard's state in memory, as a change found it."""
-        kept = {name: getattr(self, name) for name in self._KEPT}
-        kept["_budget"] = budget = self._budget.copy()
-        if self._policy is not None:  # the copy spends from the copied budget, as it did
-            kept["_policy"] = policy = self._policy.copy()
-            policy.budget = budget
+        kept: dict[str, object] = {name: getattr(self, name) for name in self._KEPT}
+        kept["budget state"] = self._budget.copy()
+        if self._policy is not None:
+            kept["policy state"] = self._policy.copy()
         return kept
 
     def restore(self, memento: object) -> None:
-        """After a rollback: as the change found it. A judge call the change stopped is not
-        brought back: the window is asked about again at the next sample or tick."""
-        for name, value in memento.items():  # type: ignore[attr-defined]
+        """After a rollback: as the change found it, the same policy and budget objects with
+        their state put back. A judge call the change stopped is not brought back: the window
+        is asked about again at the next sample or tick."""
+        kept = dict(memento)  # type: ignore[call-overload]
+        budget, policy = kept.pop("budget state"), kept.pop("policy state", None)
+        for name, value in kept.items():
             setattr(self, name, value)
+        self._budget.restore(budget)
+        if policy is not None:
+            self._policy.__dict__.update(policy.__dict__)
+            self._policy.budget = self._budget
         if self._scope is not None and self._scope.cancelled:
             self._scope = None
             if self._policy is not None:

@@ -28,6 +28,8 @@ MAX_FILE = 32 << 20  # bytes of a compressed session store (a few hundred tabs: 
 MAX_JSON = 64 << 20  # bytes it may decompress to (a thousand tabs with their history: ~20 MiB)
 RECOVERY = Path("sessionstore-backups") / "recovery.jsonlz4"
 WHAT = "Firefox's session store"
+# Objects and lists in it: a thousand tabs with long histories hold a few hundred thousand.
+MAX_LISTS = 1_000_000
 # A window's title ends with the brand after an em dash ("… — Mozilla Firefox"); a private
 # window's adds its mode to it, in the build's language ("Mozilla Firefox Private Browsing",
 # "Mozilla Firefox (Privater Modus)", "Mozilla Firefox — Navigation privée").
@@ -155,7 +157,7 @@ class FirefoxSessions:
             return kept[1]
         try:
             data = read_file(path, max_bytes=MAX_FILE, what=WHAT)
-            tabs = selected_tabs(parse_json(read_mozlz4(data), what=WHAT))
+            tabs = selected_tabs(parse_json(read_mozlz4(data), what=WHAT, max_containers=MAX_LISTS))
         except Unreadable as exc:
             if exc.why is Why.MISSING:
                 return []

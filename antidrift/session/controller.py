@@ -277,7 +277,7 @@ class Controller:
             ended = s.focus.end(outcome, note, rest)
             # The locked view acknowledges it until the next plan, through a restart too.
             s.persist(self._store, ended)
-            work.then(self.reflections.cancel)
+            work.then(self.reflections.stop)
             work.changed()
         return ended
 

@@ -81,7 +81,7 @@ class Interruptions:
             gone = s.focus.discard(s.now())
             s.persist(self._store, gone)
             self._guard.stop(gone.ended_at)
-            work.then(self._reflections.cancel)
+            work.then(self._reflections.stop)
             work.changed()
         return gone
 
@@ -144,7 +144,7 @@ class Interruptions:
             now = s.now()
             before = s.focus.undo_finish(now)
             s.persist(self._store)
-            work.then(self._reflections.cancel)
+            work.then(self._reflections.stop)
             work.then(self._guard.begin(before, s.last_sample, since=s.now()).run)
             work.changed()
         return before

@@ -115,6 +115,11 @@ class Reflections:
         except RuntimeError:  # shutting down with the server
             scope.cancel()
 
+    def stop(self) -> None:
+        """After a change that left review (work.then): cancel, under the lock again."""
+        with self._work:
+            self.cancel()
+
     def cancel(self) -> None:
         """Under the lock: stop a running call (its CLI is killed) and forget the result."""
         if self._scope is not None:

@@ -8,7 +8,8 @@ from __future__ import annotations
 
 import pytest
 
-from antidrift.core.errors import WriteFailed
+from antidrift.core.errors import ValidationError, WriteFailed
+from tests.fakes import wait_until
 from tests.support.changes import COMMANDS, Command, Session, dump, running, session
 from tests.support.tmpfs import fill, small_tmpfs
 
@@ -66,14 +67,30 @@ def test_a_real_full_disk_changes_nothing(command, tmp_path):
 
 
 def test_a_rolled_back_change_gives_back_what_it_spent_of_the_judges_hourly_budget(tmp_path):
-    """The policy spends from the guard's budget: the memento copies both together, so after
-    a rollback they are one budget again, as it stood."""
+    """The policy spends from the guard's budget: after a rollback they are the same objects
+    as before (a judge call in flight lands in that policy), with their state as it was."""
     with session(tmp_path / "db.sqlite3") as s:
         running(s)
         guard = s.controller._guard
-        spent = len(guard._budget._starts)
+        policy, budget, spent = guard._policy, guard._budget, len(guard._budget._starts)
         kept = guard.memento()
         guard._policy.budget.spend(s.clock.now())
+        guard._policy.pending = None
         guard.restore(kept)
-        assert guard._policy.budget is guard._budget
-        assert len(guard._budget._starts) == spent
+        assert guard._policy is policy and guard._budget is budget is policy.budget
+        assert len(budget._starts) == spent and policy.pending is not None
+
+
+def test_a_refusal_while_the_judge_thinks_never_loses_its_verdict(tmp_path):
+    """A refusal rolls back the session: the judge's call in flight must still land (the
+    policy it holds is the guard's own), and the guard asks again for the next window."""
+    with session(tmp_path / "db.sqlite3") as s:
+        running(s)  # the judge is asked about intro.md (gated: it thinks)
+        s.judge.wait_calls(1)
+        with pytest.raises(ValidationError):
+            s.controller.extend("nonsense")
+        s.judge.release_all()
+        assert s.judge.calls[0].finished.wait(5)
+        wait_until(lambda: s.controller._guard._scope is None, timeout=5)  # it landed
+        s.controller.record_window("slack", "general")
+        s.judge.wait_calls(2)

@@ -12,6 +12,9 @@ HTTPS with a self-signed certificate (github_standin.make_certificate): one path
     /slow-headers.ics  a header line every `trickle` seconds, never the end of them
     /elsewhere.ics     302 to the same path on another port of this machine
     /to-localhost.ics  302 to /cal.ics under another name of this machine (localhost)
+    /short.ics     says 1000 bytes, sends 10, closes
+    /not-http.ics  answers a line that is no HTTP status
+    /to-odd-http.ics  302 to plain http on a host name with a control character
 """
 
 from __future__ import annotations
@@ -87,6 +90,24 @@ class CalendarStandIn:
                     )
                     self.send_response(302)
                     self.send_header("Location", there)
+                    self.send_header("Content-Length", "0")
+                    self.end_headers()
+                    return
+                if path == "/short.ics":
+                    self.send_response(200)
+                    self.send_header("Content-Length", "1000")
+                    self.send_header("Connection", "close")
+                    self.end_headers()
+                    self.wfile.write(b"BEGIN:VCAL")
+                    self.close_connection = True
+                    return
+                if path == "/not-http.ics":
+                    self.wfile.write(b"HELLO THERE\r\n\r\n")
+                    self.close_connection = True
+                    return
+                if path == "/to-odd-http.ics":
+                    self.send_response(302)
+                    self.send_header("Location", "http://a\x07b.example/cal.ics")
                     self.send_header("Content-Length", "0")
                     self.end_headers()
                     return

@@ -8,10 +8,11 @@ import lz4.block
 import pytest
 
 from antidrift.core.outside import MAX_CONTAINERS, Unreadable, Why, parse_json, read_file
-from antidrift.evidence.firefox import MAGIC, FirefoxSessions
+from antidrift.evidence.firefox import MAGIC, MAX_LISTS, FirefoxSessions
 from antidrift.evidence.probe import ProbeError
 
 MANY = "[" + ",".join(["[]"] * (MAX_CONTAINERS + 1)) + "]"
+MANY_TABS = "[" + ",".join(["[]"] * (MAX_LISTS + 1)) + "]"
 
 
 def test_json_with_more_lists_than_the_bound_is_refused_before_it_is_parsed():
@@ -40,9 +41,9 @@ def test_a_session_store_that_decompresses_to_millions_of_lists_is_refused(tmp_p
     profile = home / ".mozilla" / "firefox" / "p"
     (profile / "sessionstore-backups").mkdir(parents=True)
     (profile.parent / "profiles.ini").write_text("[Profile0]\nPath=p\nDefault=1\n")
-    raw = MANY.encode()
+    raw = MANY_TABS.encode()
     packed = MAGIC + len(raw).to_bytes(4, "little") + lz4.block.compress(raw, store_size=False)
     assert len(packed) < len(raw) // 50  # it compresses to almost nothing
     (profile / "sessionstore-backups" / "recovery.jsonlz4").write_bytes(packed)
-    with pytest.raises(ProbeError, match="holds more than 500,000 objects and lists"):
+    with pytest.raises(ProbeError, match="holds more than 1,000,000 objects and lists"):
         FirefoxSessions({"HOME": str(home)}).tab("firefox", "Page — Mozilla Firefox")

@@ -156,3 +156,18 @@ def test_a_fetch_is_stopped_at_once_by_its_scope(calendar_server):
     threading.Timer(0.3, scope.cancel).start()
     result, took = elapsed(lambda: get(calendar_server.url("/hang.ics"), scope=scope))
     assert isinstance(result, process.RunCancelled) and took < 1.5
+
+
+@pytest.mark.parametrize(
+    ("path", "said"),
+    [
+        ("/short.ics", "its server stopped before the end of it"),
+        ("/not-http.ics", "its server's answer is not HTTP"),
+        ("/to-odd-http.ics", "redirects to a plain http address at another address"),
+    ],
+)
+def test_an_answer_cut_short_or_not_http_is_a_sentence_quoting_nothing(calendar_server, path, said):
+    get = functools.partial(fetch, timeout=2.0, context=calendar_server.client_context())
+    with pytest.raises(FetchFailed) as caught:
+        get(calendar_server.url(path))
+    assert said in caught.value.message and "\x07" not in caught.value.message
