@@ -32,7 +32,7 @@ class Why(StrEnum):
     TOO_LARGE = "is larger than {}"
     DENIED = "may not be read (permission denied)"
     FAILED = "cannot be read ({})"
-    NOT_JSON = "holds no JSON"
+    NOT_JSON = "holds no JSON ({})"
     TOO_DEEP = "is nested too deep"
     TOO_MANY = "holds more than {} objects and lists"
 
@@ -107,8 +107,10 @@ def parse_json(
         return json.loads(text)
     except RecursionError:
         raise Unreadable(what, Why.TOO_DEEP) from None
+    except json.JSONDecodeError as exc:  # where, never what: the text is not quoted
+        raise Unreadable(what, Why.NOT_JSON, f"line {exc.lineno} column {exc.colno}") from None
     except ValueError:
-        raise Unreadable(what, Why.NOT_JSON) from None
+        raise Unreadable(what, Why.NOT_JSON, "not text") from None
 
 
 def _size(limit: int) -> str:

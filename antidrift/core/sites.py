@@ -28,7 +28,7 @@ def site_of(url: str | None) -> str | None:
         host = parts.hostname
     except ValueError:
         return None
-    if parts.scheme.lower() not in _SCHEMES or not host:
+    if parts.scheme.lower() not in _SCHEMES or not host or not _fits_dns(host):
         return None
     host = shown_host(host.rstrip(".").lower())
     if host.startswith("www."):
@@ -45,6 +45,12 @@ _SCRIPTS = (
 _WITH_LATIN = frozenset({"Latin", "Han", "Hiragana", "Katakana"})
 
 
+def _fits_dns(host: str) -> bool:
+    """At most 253 characters, labels of at most 63: what a host can be (and a bound on the
+    work of showing it)."""
+    return len(host) <= 253 and all(len(label) <= 63 for label in host.split("."))
+
+
 def shown_host(host: str) -> str:
     """`host` with each label that mixes scripts in punycode ("аpple.com" → "xn--pple-43d.com")."""
     if host.isascii():
@@ -53,7 +59,10 @@ def shown_host(host: str) -> str:
 
 
 def _label(label: str) -> str:
-    if label.isascii() or len(_scripts(label)) < 2 or _scripts(label) <= _WITH_LATIN:
+    if label.isascii():
+        return label
+    scripts = _scripts(label)
+    if len(scripts) < 2 or scripts <= _WITH_LATIN:
         return label
     try:
         return "xn--" + label.encode("punycode").decode("ascii")
@@ -72,10 +81,10 @@ def _scripts(label: str) -> set[str]:
     return found
 
 
-def kept_url(url: str | None) -> str | None:
-    """A URL as it may be stored: http(s) only, its host as shown (shown_host), its path
-    alone (no user:password, query or fragment), at most MAX_URL; None otherwise (a
-    browser's own pages, data: and javascript: URLs say nothing of a site)."""
+def seen_url(url: str | None) -> str | None:
+    """A URL as AntiDrift looks at it (what the exclude pattern matches): http(s) only, its
+    host as shown (shown_host), no user:password or fragment, at most MAX_URL; None
+    otherwise (a browser's own pages, data: and javascript: URLs say nothing of a site)."""
     if site_of(url) is None:
         return None
     parts = urllib.parse.urlsplit(url.strip())
@@ -84,8 +93,15 @@ def kept_url(url: str | None) -> str | None:
     if not colon or not port.isdigit():
         host, colon, port = netloc, "", ""
     netloc = shown_host(host.lower()) + colon + port
-    text = urllib.parse.urlunsplit((parts.scheme.lower(), netloc, parts.path, "", ""))
+    text = urllib.parse.urlunsplit((parts.scheme.lower(), netloc, parts.path, parts.query, ""))
     return text[:MAX_URL] if text.isprintable() else None
+
+
+def kept_url(url: str | None) -> str | None:
+    """A URL as it may be stored: as seen (seen_url), without its query (it carries tokens
+    and searches)."""
+    seen = seen_url(url)
+    return seen.partition("?")[0] if seen is not None else None
 
 
 def validate_url(value: object) -> str | None:
@@ -94,7 +110,7 @@ def validate_url(value: object) -> str | None:
         return None
     if not isinstance(value, str) or "\x00" in value:
         raise ValidationError("url must be text.", "url")
-    return kept_url(value)
+    return seen_url(value)  # the session keeps it as kept_url, after the exclude pattern
 
 
 def on_site(site: str | None, rule_site: str) -> bool:
@@ -111,10 +127,10 @@ def redact_page(
     matches the site and the URL too: a private page keeps neither, and its title is hidden;
     a private title (or app) hides the page's URL and site with it."""
     app, title = redact_window(app, title, exclude)
-    url = kept_url(url)
-    site = site_of(url)
+    seen = seen_url(url)  # matched with its query: a pattern may name a search
+    site = site_of(seen)
     if EXCLUDED_TITLE in (app, title):
         return app, title, None, None
-    if exclude is not None and url is not None and (exclude.search(site) or exclude.search(url)):
+    if exclude is not None and seen is not None and (exclude.search(site) or exclude.search(seen)):
         return app, EXCLUDED_TITLE, None, None
-    return app, title, url, site
+    return app, title, kept_url(seen), site

@@ -16,12 +16,13 @@ import re
 import sys
 from typing import TextIO
 
-# Category Cf as of Unicode 14 (Python 3.11), written out: computing it at every start would
-# cost a scan of every code point (tests/security/test_sec_terminal.py holds it to unicodedata).
+# Category Cf as of Unicode 15.1 (Python 3.11 knows 14; 3.12 and 3.13 add U+13439-1343F),
+# written out: computing it at every start would cost a scan of every code point
+# (tests/security/test_sec_terminal.py holds it to the running Python's unicodedata).
 FORMAT = (
     "\u00ad\u0600-\u0605\u061c\u06dd\u070f\u0890-\u0891\u08e2\u180e\u200b-\u200f"
     "\u202a-\u202e\u2060-\u2064\u2066-\u206f\ufeff\ufff9-\ufffb\U000110bd\U000110cd"
-    "\U00013430-\U00013438\U0001bca0-\U0001bca3\U0001d173-\U0001d17a\U000e0001"
+    "\U00013430-\U0001343f\U0001bca0-\U0001bca3\U0001d173-\U0001d17a\U000e0001"
     "\U000e0020-\U000e007f"
 )
 _UNSAFE = re.compile(f"[\x00-\x09\x0b-\x1f\x7f-\x9f{FORMAT}\ud800-\udfff]")

@@ -377,7 +377,7 @@ def build_backups(settings: Settings, clock: Clock) -> Scheduler | None:
     return Scheduler(settings.database, settings.backups, now=clock.now)
 
 
-def choose_window_source(settings: Settings) -> evidence.Choice:
+def choose_window_source(settings: Settings) -> evidence.SourceChoice:
     """The evidence source for this session, said in the log with why and what would help."""
     choice = evidence.choose(
         settings.window_source,

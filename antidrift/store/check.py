@@ -9,6 +9,7 @@ too: each with a sentence saying where the file is and what to do.
 from __future__ import annotations
 
 import os
+import re
 import sqlite3
 from collections.abc import Collection, Sequence
 from pathlib import Path
@@ -161,17 +162,26 @@ def _index(db: sqlite3.Connection, name: str, table: str, sql: str) -> object:
     return table, words.startswith("CREATE UNIQUE"), columns, where
 
 
+_CHECK = re.compile(r"\bCHECK\s*\(", re.IGNORECASE)
+
+
 def _checks(sql: str) -> list[str]:
-    """The CHECK constraints of a CREATE TABLE, each normalised."""
-    found, text, at = [], _words(sql), 0
-    while (at := text.find("CHECK", at)) >= 0:
-        start = text.find("(", at)
-        depth, end = 0, start
-        for end in range(start, len(text)):
-            depth += {"(": 1, ")": -1}.get(text[end], 0)
-            if depth == 0:
-                break
-        found.append(text[start : end + 1].replace("( ", "(").replace(" )", ")"))
+    """The CHECK constraints of a CREATE TABLE, each normalised: `CHECK (` as a word (not a
+    column such as last_checked), its parentheses balanced outside quoted text."""
+    found, at = [], 0
+    while (match := _CHECK.search(sql, at)) is not None:
+        depth, quote, end = 0, "", match.end() - 1
+        for end in range(match.end() - 1, len(sql)):
+            char = sql[end]
+            if quote:
+                quote = "" if char == quote else quote
+            elif char in "'\"`[":
+                quote = "]" if char == "[" else char
+            elif char in "()":
+                depth += 1 if char == "(" else -1
+                if depth == 0:
+                    break
+        found.append(_words(sql[match.end() - 1 : end + 1]))
         at = end + 1
     return found
 

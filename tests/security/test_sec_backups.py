@@ -229,6 +229,8 @@ def _bad_file(path: Path, kind: str) -> None:
         return
     statement = {
         "extra index": "CREATE UNIQUE INDEX extra ON samples(commitment_id, id)",
+        # A CHECK found inside a column's name once looped forever (restore and doctor hung).
+        "a table of someone's": "CREATE TABLE mine (id INTEGER, last_checked TEXT)",
         "changed table": "ALTER TABLE commitments ADD COLUMN extra TEXT",
         "missing index": "DROP INDEX samples_by_commitment",
         "no commitments table": "DROP TABLE commitments",
@@ -248,6 +250,7 @@ def _bad_file(path: Path, kind: str) -> None:
         ("empty SQLite file", "no AntiDrift history"),
         ("no commitments table", "table commitments is missing"),
         ("extra index", "an index extra AntiDrift did not make"),
+        ("a table of someone's", "a table mine AntiDrift did not make"),
         ("changed table", "a table commitments is not as AntiDrift makes it"),
         ("missing index", "an index samples_by_commitment is missing"),
         ("changed constraint", "a table drift_rules is not as AntiDrift makes it"),

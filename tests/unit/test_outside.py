@@ -47,3 +47,9 @@ def test_a_session_store_that_decompresses_to_millions_of_lists_is_refused(tmp_p
     (profile / "sessionstore-backups" / "recovery.jsonlz4").write_bytes(packed)
     with pytest.raises(ProbeError, match="holds more than 1,000,000 objects and lists"):
         FirefoxSessions({"HOME": str(home)}).tab("firefox", "Page — Mozilla Firefox")
+
+
+def test_text_that_is_no_json_is_said_with_where_never_with_what():
+    with pytest.raises(Unreadable) as caught:
+        parse_json('{\n  "ai_model": "secret-model",\n}', what="it")
+    assert caught.value.message == "it holds no JSON (line 3 column 1)"

@@ -4,6 +4,7 @@ site, standing rules for a site and its subdomains, and churn keyed by site in a
 from __future__ import annotations
 
 import re
+import time
 
 import pytest
 
@@ -174,3 +175,23 @@ def test_a_host_that_mixes_scripts_is_kept_and_shown_as_punycode():
     assert site_of("https://яндекс.рф/") == "яндекс.рф"
     assert site_of("https://例えtest.jp/") == "例えtest.jp"
     assert site_of("https://xn--80ak6aa92e.com/") == "xn--80ak6aa92e.com"
+
+
+def test_the_exclude_pattern_sees_the_query_that_is_never_kept():
+    """A pattern may name a search (`search\\?q=`): it is matched before the query goes."""
+    private = re.compile(r"search\?q=")
+    search = "https://www.google.com/search?q=my+diagnosis"
+    assert redact_page("firefox", "my diagnosis - Google Search", search, private) == (
+        "firefox", "(excluded)", None, None,
+    )  # fmt: skip
+    kept = redact_page("firefox", "Docs", "https://docs.python.org/x?highlight=1#a", None)
+    assert kept == ("firefox", "Docs", "https://docs.python.org/x", "docs.python.org")
+
+
+def test_a_host_longer_than_dns_allows_is_no_site_and_costs_nothing():
+    """A 20,000-character host of two scripts took 67 s of punycode; no host is that long."""
+    host = "".join("\u4e00\u0430"[i % 2] for i in range(20_000))
+    began = time.monotonic()
+    assert validate_url(f"https://{host}.com/") is None and site_of(f"https://{host}/") is None
+    assert time.monotonic() - began < 0.5
+    assert site_of("https://" + "a" * 64 + ".com/") is None
