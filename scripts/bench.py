@@ -678,6 +678,7 @@ def bench_p8(root: Path, trials: Trials) -> dict | None:
 
 
 def _stop(proc: subprocess.Popen) -> None:
+    """SIGTERM, then the whole group killed if it has not gone in 10 s."""
     proc.send_signal(signal.SIGTERM)
     try:
         proc.wait(10)
@@ -733,12 +734,7 @@ def bench_p6(root: Path, trials: Trials) -> dict:
                 # What the start cost in CPU, whatever else the machine was doing.
                 cpu.append(cpu_seconds(proc.pid))
             finally:
-                proc.send_signal(signal.SIGTERM)
-                try:
-                    proc.wait(10)
-                except subprocess.TimeoutExpired:
-                    os.killpg(proc.pid, signal.SIGKILL)
-                    proc.wait(5)
+                _stop(proc)
     floors = []
     for n in range(trials.starts):  # the stack's floor, started as often, in the same run
         port = free_port()
