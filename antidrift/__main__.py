@@ -2,6 +2,6 @@
 
 import sys
 
-from antidrift.cli.commands import main
+from antidrift.commands import main
 
 sys.exit(main())

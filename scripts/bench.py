@@ -692,7 +692,7 @@ def _stop(proc: subprocess.Popen) -> None:
 
 def serve_argv(port: int, data_dir: Path) -> list[str]:
     script = Path(sys.executable).with_name("antidrift")
-    base = [str(script)] if script.exists() else [sys.executable, "-m", "antidrift.server.serve"]
+    base = [str(script)] if script.exists() else [sys.executable, "-m", "antidrift"]
     return [*base, "serve", "--port", str(port), "--data-dir", str(data_dir)]
 
 

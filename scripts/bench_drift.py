@@ -25,8 +25,8 @@ from pathlib import Path
 
 from bench_drift_day import day_met, simulate_day, simulate_site_day, site_day_met
 
-from antidrift.drift.policy import CallBudget, DriftPolicy, DriftSettings, Judgement
-from antidrift.drift.verdicts import Verdict
+from antidrift.core.drift_records import Judgement, Verdict
+from antidrift.drift.policy import CallBudget, DriftPolicy, DriftSettings
 from tests.support.fake_judge import drift_server
 
 GOAL = (

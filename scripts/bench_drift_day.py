@@ -41,6 +41,7 @@ if str(REPO) not in sys.path:  # run as a script: the site day uses the tests' f
     sys.path.insert(0, str(REPO))
 
 from antidrift.ai import Cancelled, JudgeVerdict  # noqa: E402
+from antidrift.core.drift_records import Judgement, Rule, Verdict  # noqa: E402
 from antidrift.drift.policy import (  # noqa: E402
     CallBudget,
     DriftPolicy,
@@ -48,7 +49,7 @@ from antidrift.drift.policy import (  # noqa: E402
     Effects,
     JudgeCall,
 )
-from antidrift.drift.verdicts import Judgement, Rule, Verdict, matching_rule  # noqa: E402
+from antidrift.drift.verdicts import matching_rule  # noqa: E402
 from antidrift.drift.window_key import window_of  # noqa: E402
 from antidrift.store.sqlite import SQLiteStore  # noqa: E402
 from tests.fakes import FakeClock  # noqa: E402

@@ -49,7 +49,7 @@ TEETH_TESTS = [
 SCOPES: dict[str, tuple[list[str], list[str]]] = {
     "teeth": (["antidrift/drift/teeth.py", "antidrift/drift/put_away.py"], TEETH_TESTS),
     "drift": (
-        ["antidrift/drift/*"],
+        ["antidrift/drift/*", "antidrift/core/drift_records.py"],
         [
             *TEETH_TESTS,
             "tests/unit/test_drift_config.py",

@@ -13,9 +13,9 @@ from datetime import UTC, datetime, timedelta
 from antidrift.ai import Cancelled, CancelScope, JudgeVerdict, Proposal
 from antidrift.core import insights
 from antidrift.core.domain import AWAY_MARK, Commitment, Outcome, RuntimeState, WindowSample
+from antidrift.core.drift_records import Rule
 from antidrift.core.insights import WindowTime
 from antidrift.core.ports import Persisted
-from antidrift.drift.verdicts import Rule
 from antidrift.session.snapshot import CoachInfo
 
 START = datetime(2026, 3, 2, 9, 0, 0, tzinfo=UTC)

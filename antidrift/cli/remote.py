@@ -4,7 +4,7 @@ running server (antidrift/cli/client.py); none starts one.
 
 Exit codes: 0 done; 1 no AntiDrift running (one line, with the command that starts one);
 2 the server refused (its own sentence: 400, 404, 409); 3 the server could not (5xx). A
-ClientError says which; the command line maps it (cli/commands.py), as every refusal.
+ClientError says which; the command line maps it (antidrift/commands.py), as every refusal.
 
 `status --follow` writes a line at every change and every second while a commitment runs,
 and keeps going across server restarts. Its requests: one `GET /state` held by the server
@@ -34,8 +34,8 @@ from antidrift.cli.client import (
     server_data_dir,
     starts_one,
 )
-from antidrift.cli.commands import version
 from antidrift.core.domain import validate_plan
+from antidrift.core.release import version
 from antidrift.core.terminal import say
 
 RETRY = 1.0  # seconds between attempts while no server answers

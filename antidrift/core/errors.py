@@ -1,7 +1,7 @@
 """The one error base: every refusal AntiDrift explains to a person is an `Error`, with the
 sentence for people (`message`), the HTTP status it answers with (`status`) and whether it
 was logged already where it happened (`logged`). The web layer maps it in one place
-(`web/errors.py`), the command line in another (`cli/commands.py`); no route or command
+(`web/errors.py`), the command line in another (`commands.py`); no route or command
 chooses a status of its own for one. tests/unit/test_errors.py holds every exception class
 under antidrift/ to it (or to a short list of exceptions that are not for people, each with
 its reason). The domain's refusals stand here too (bad input 400, not now 409, not there

@@ -10,14 +10,11 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import TYPE_CHECKING, Protocol
+from typing import Protocol
 
 from antidrift.core.domain import Commitment, Outcome, RuntimeState, WindowSample
+from antidrift.core.drift_records import Episode, Judgement, Rule, Verdict, Window
 from antidrift.core.insights import Ended, PlaceTime, WindowTime
-
-if TYPE_CHECKING:  # the drift wing's records, named in the port's signatures only
-    from antidrift.drift.policy import Episode, Judgement, Window
-    from antidrift.drift.verdicts import Rule, Verdict
 
 # The columns of export_rows, the same names and order as a /history row's keys.
 EXPORT_COLUMNS = (

@@ -8,7 +8,7 @@ from dataclasses import dataclass, field, replace
 from datetime import datetime
 
 from antidrift.core.domain import Commitment, WindowSample
-from antidrift.drift.policy import Episode
+from antidrift.core.drift_records import Episode
 
 
 @dataclass

@@ -19,6 +19,7 @@ from datetime import datetime
 from antidrift.ai import Cancelled, CoachError, Judge
 from antidrift.core.clock import Clock
 from antidrift.core.domain import Commitment, ValidationError, WindowSample
+from antidrift.core.drift_records import Answer, Episode, Exchange, Judgement, Rule, Source, Verdict
 from antidrift.core.ports import Repository, Transaction
 from antidrift.drift.after import After, counted_from, nudge_text, put_away_text
 from antidrift.drift.budget import CallBudget
@@ -26,13 +27,11 @@ from antidrift.drift.policy import (
     GUARD_OFF,
     OFF,
     OFF_FOR_COMMITMENT,
-    Answer,
     DriftPolicy,
     DriftSettings,
     DriftStatus,
     DriftView,
     Effects,
-    Episode,
     JudgeCall,
     NothingToAcknowledge,
     drift_figures,
@@ -47,7 +46,7 @@ from antidrift.drift.teeth import (
     WindowHandle,
     parse_enforce,
 )
-from antidrift.drift.verdicts import Exchange, Judgement, Rule, Source, Verdict, kept_answer
+from antidrift.drift.verdicts import kept_answer
 from antidrift.process import CancelScope
 
 log = logging.getLogger("antidrift.drift")

@@ -22,18 +22,11 @@ from datetime import datetime, timedelta
 from enum import StrEnum
 
 from antidrift.core.domain import IllegalTransitionError, Share, ValidationError
+from antidrift.core.drift_records import Answer, Episode, Judgement, Rule, Source, Verdict, Window
 from antidrift.drift.budget import CallBudget
 from antidrift.drift.teeth import PutAway, Teeth, WindowHandle
-from antidrift.drift.verdicts import (
-    Figures,
-    Judgement,
-    Rule,
-    Source,
-    Verdict,
-    figures,
-    matching_rule,
-)
-from antidrift.drift.window_key import Window, churn_key, churn_reason, judge_page, window_of
+from antidrift.drift.verdicts import Figures, figures, matching_rule
+from antidrift.drift.window_key import churn_key, churn_reason, judge_page, window_of
 
 TAUGHT_REASON = "you said this is on task"
 
@@ -47,11 +40,6 @@ class DriftStatus(StrEnum):
     PAUSED = "paused"  # the commitment is paused: nothing is judged or nudged
     AWAY = "away"  # no input for the away_after minutes: nothing is judged or nudged
     EVENT = "event"  # a calendar event is under way: nothing is judged or nudged
-
-
-class Answer(StrEnum):
-    BACK = "back"
-    ON_TASK = "on_task"
 
 
 class NothingToAcknowledge(IllegalTransitionError):
@@ -81,26 +69,6 @@ class JudgeCall:
     title: str | None
     site: str | None = None
     app: str = ""
-
-
-@dataclass(frozen=True)
-class Episode:
-    """A drift episode: from the switch away to focus back on the task (or an answer)."""
-
-    number: int
-    started_at: datetime
-    nudged_at: datetime
-    app: str
-    title: str
-    reason: str
-    ended_at: datetime | None = None
-    answer: Answer | None = None
-    enforced_at: datetime | None = None  # the teeth put its window away then
-    enforce_note: str | None = None  # how (or, enforced_at None, why they could not)
-    site: str = ""  # the page's site, for the banner's rule (not stored)
-
-    def seconds(self, now: datetime) -> float:
-        return max(0.0, ((self.ended_at or now) - self.started_at).total_seconds())
 
 
 @dataclass(frozen=True)

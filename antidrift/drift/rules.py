@@ -10,8 +10,9 @@ from __future__ import annotations
 from typing import Protocol
 
 from antidrift.core.domain import NotFound, ValidationError
+from antidrift.core.drift_records import Rule
 from antidrift.core.ports import Repository, Transaction
-from antidrift.drift.verdicts import Rule, validate_rule
+from antidrift.drift.verdicts import validate_rule
 
 # A rule is one line on the rules page and one check per window: more than this is a list no
 # one reads, and a page that grows without bound.

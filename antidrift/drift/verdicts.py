@@ -5,6 +5,8 @@ apart from a real verdict (it never opens an episode; the review counts it on it
 Every verdict carries its source — the judge, the user's answer on the banner, a standing
 rule, or title churn (a new title in an app already found off task) — and, when the judge
 decided, exactly what went to which backend and what came back, so the review can show it.
+The records themselves (Verdict, Source, Exchange, Judgement, Rule) are core/drift_records.py's:
+here are the rules' matching and checking, the judge's kept answer and the review's figures.
 """
 
 from __future__ import annotations
@@ -12,104 +14,16 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Hashable, Mapping
 from dataclasses import dataclass
-from enum import StrEnum
 from typing import TypeVar
 
-from antidrift.core.domain import EXCLUDED_TITLE, ValidationError
-from antidrift.core.sites import on_site, site_of
+from antidrift.core.domain import ValidationError
+from antidrift.core.drift_records import Judgement, Rule, Verdict
+from antidrift.core.sites import site_of
 
 MAX_RULE_APP = 200  # characters of a rule's app name (as a window source reports it)
 MAX_RULE_TEXT = 200  # characters of a rule's "title contains" text
 MAX_ANSWER_KEPT = 2000  # characters of a judge's raw answer kept for the review
 K = TypeVar("K", bound=Hashable)  # a window, however the caller keys it
-
-
-class Verdict(StrEnum):
-    ON_TASK = "on_task"
-    OFF_TASK = "off_task"
-    UNCLEAR = "unclear"
-
-
-class Source(StrEnum):
-    """Who decided: the judge, the user (banner), a standing rule, or title churn."""
-
-    JUDGE = "judge"
-    YOU = "you"
-    RULE = "rule"
-    CHURN = "churn"
-
-
-@dataclass(frozen=True)
-class Exchange:
-    """One judge call as it went out and came back: the review's "what was sent"."""
-
-    backend: str  # e.g. "ollama (llama3.2)", "claude"
-    app: str
-    title: str | None  # None: the title is private and was not sent (the app alone was)
-    answer: str | None  # the backend's answer text, as received (bounded); None: none came
-    site: str | None = None  # the page's host, when one was sent (never its path)
-
-
-@dataclass(frozen=True)
-class Judgement:
-    """A verdict on one window for one commitment, its reason, who decided, what was sent."""
-
-    verdict: Verdict
-    reason: str
-    source: Source = Source.JUDGE
-    exchange: Exchange | None = None  # set when a judge call decided it
-
-    @property
-    def on_task(self) -> bool:
-        return self.verdict is Verdict.ON_TASK
-
-    @property
-    def off_task(self) -> bool:
-        return self.verdict is Verdict.OFF_TASK
-
-
-@dataclass(frozen=True)
-class Rule:
-    """A standing rule: windows of `app` (whose title contains the text, if any), or pages on
-    `site` and its subdomains, are always on or off task, in every commitment, with no judge
-    call."""
-
-    id: int
-    app: str  # "" with a site: every browser
-    title_contains: str
-    verdict: Verdict
-    site: str = ""
-
-    def matches(self, app: str, title: str, site: str | None = None) -> bool:
-        """App names match whole and without case; the text anywhere in the title, without
-        case; a site itself or any of its subdomains. A private title (already the
-        placeholder) never matches a text rule."""
-        if self.site and not on_site(site, self.site):
-            return False
-        if self.app and app.casefold() != self.app.casefold():
-            return False
-        if not self.title_contains:
-            return True
-        if title == EXCLUDED_TITLE:
-            return False
-        return self.title_contains.casefold() in title.casefold()
-
-    @property
-    def specificity(self) -> tuple[int, int, int, int]:
-        # A rule about some titles beats one about a site (the deeper the subdomain, the
-        # more specific), which beats one about the whole app; the newer wins a tie.
-        depth = self.site.count(".") + 1 if self.site else 0
-        return (1 if self.title_contains else 0, depth, len(self.title_contains), self.id)
-
-    def describe(self) -> str:
-        """How the page and the review name the rule: "firefox is always on task"."""
-        what = " on ".join(part for part in (self.app, self.site) if part)
-        if self.title_contains:
-            what = f"{what} «{self.title_contains}»"
-        return f"{what} is always {self.verdict.value.replace('_', ' ')}"
-
-    def judgement(self) -> Judgement:
-        return Judgement(self.verdict, f"your rule: {self.describe()}", Source.RULE)
 
 
 def matching_rule(

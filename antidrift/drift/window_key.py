@@ -4,10 +4,10 @@ out, AntiDrift's own page recognised, and what of a title the judge may see."""
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
 from functools import lru_cache
 
 from antidrift.core.domain import EXCLUDED_TITLE, redact
+from antidrift.core.drift_records import Window
 
 # A title that ticks (a countdown, a player's position) or counts (an unread badge) is still
 # the same window: without this, a window showing a clock would be judged every few seconds.
@@ -63,17 +63,6 @@ def _own_page(next_action: str) -> re.Pattern[str]:
     )
     title = rf"(?:{forms}) · {re.escape(PAGE_NAME)}"
     return re.compile(_AROUND.format(name=re.escape(PAGE_NAME), title=title))
-
-
-@dataclass(frozen=True)
-class Window:
-    """A focused window as stored (an excluded title is already the placeholder). `site`: a
-    browser tab's host (core/sites.py), "" for none; it rides along with the key and is not
-    part of it (a verdict is kept per app and title), so churn and rules can ask for it."""
-
-    app: str
-    title: str
-    site: str = field(default="", compare=False)
 
 
 def window_of(app: str, title: str, site: str | None = None) -> Window:

@@ -10,8 +10,8 @@ from pathlib import Path
 from flask import Flask
 from jinja2 import Environment, FileSystemLoader, select_autoescape
 
-from antidrift.cli.commands import version
 from antidrift.core.errors import StoreError
+from antidrift.core.release import version
 from antidrift.core.terminal import say
 from antidrift.server import bootstrap
 from antidrift.settings import LiveSettings, Settings, SettingsError, load

@@ -9,6 +9,7 @@ from datetime import datetime, time, timedelta
 
 from antidrift.core import insights
 from antidrift.core.domain import COUNTED, Commitment, NotFound
+from antidrift.core.drift_records import Episode, Judgement, Rule, Window
 from antidrift.core.insights import Calibration, Ended, WindowTime
 from antidrift.core.ports import History
 from antidrift.core.week import (
@@ -20,8 +21,6 @@ from antidrift.core.week import (
     week_of,
     week_streak,
 )
-from antidrift.drift.policy import Episode, Window
-from antidrift.drift.verdicts import Judgement, Rule
 from antidrift.drift.window_key import window_of
 
 

@@ -8,8 +8,16 @@ import threading
 from collections.abc import Callable
 from datetime import datetime
 
-from antidrift.drift.policy import Answer, Episode, Window
-from antidrift.drift.verdicts import Exchange, Judgement, Rule, Source, Verdict
+from antidrift.core.drift_records import (
+    Answer,
+    Episode,
+    Exchange,
+    Judgement,
+    Rule,
+    Source,
+    Verdict,
+    Window,
+)
 
 
 def _iso(value: datetime | None) -> str | None:

@@ -11,8 +11,7 @@ from pathlib import Path
 import pytest
 
 from antidrift.core.domain import Commitment, Outcome, RuntimeState, WindowSample
-from antidrift.drift.verdicts import Judgement, Source, Verdict
-from antidrift.drift.window_key import Window
+from antidrift.core.drift_records import Judgement, Source, Verdict, Window
 from tests.support.browser import App, history_app
 from tests.support.store import committing
 

@@ -19,7 +19,7 @@ from datetime import timedelta
 import pytest
 from werkzeug.serving import make_server
 
-from antidrift.cli import commands
+from antidrift import commands
 from antidrift.cli.client import Client, ServerRefused
 from antidrift.drift.policy import DriftSettings
 from tests.fakes import RecordingNotifier, wait_until

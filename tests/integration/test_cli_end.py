@@ -11,7 +11,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from antidrift.cli import commands
+from antidrift import commands
 from antidrift.core.domain import MAX_NOTE
 from tests.support.server import REPO, RunningServer
 from tests.support.walk import server_post, walk_http

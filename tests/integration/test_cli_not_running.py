@@ -10,7 +10,7 @@ import shlex
 
 import pytest
 
-from antidrift.cli import commands
+from antidrift import commands
 from antidrift.cli.client import starts_one
 from antidrift.store import datalock
 from tests.support.server import free_port

@@ -25,7 +25,7 @@ from tests.support.server import REPO, RunningServer, free_port
 
 
 def _serve(data_dir: Path, prefix: tuple[str, ...] = ()) -> subprocess.CompletedProcess:
-    argv = [sys.executable, "-m", "antidrift.server.serve", "serve", "--port", str(free_port())]
+    argv = [sys.executable, "-m", "antidrift", "serve", "--port", str(free_port())]
     return subprocess.run(
         [*prefix, *argv, "--data-dir", str(data_dir), "--threads", "8"],
         cwd=REPO,

@@ -210,7 +210,7 @@ def _serve(tmp_path, *args: str) -> subprocess.Popen:
         [
             sys.executable,
             "-m",
-            "antidrift.server.serve",
+            "antidrift",
             "serve",
             "--data-dir",
             str(tmp_path / "d"),

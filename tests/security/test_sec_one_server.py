@@ -34,7 +34,7 @@ def _run(argv: list[str], env: dict[str, str], timeout: float = 20) -> tuple[int
 
 
 def _serve(data_dir: Path, port: int) -> tuple[int, str, float]:
-    argv = [sys.executable, "-m", "antidrift.server.serve", "serve", "--port", str(port)]
+    argv = [sys.executable, "-m", "antidrift", "serve", "--port", str(port)]
     return _run([*argv, "--data-dir", str(data_dir), "--threads", "8"], _env())
 
 

@@ -85,7 +85,7 @@ def _env(data: Path) -> dict[str, str]:
 
 
 ENTRY_POINTS = {
-    "serve": [sys.executable, "-m", "antidrift.server.serve", "serve", "--threads", "8"],
+    "serve": [sys.executable, "-m", "antidrift", "serve", "--threads", "8"],
     "gunicorn": [str(BIN / "gunicorn"), "-c", "gunicorn.conf.py", "antidrift:create_app()"],
     "flask": [str(BIN / "flask"), "--app", "antidrift", "run"],
 }

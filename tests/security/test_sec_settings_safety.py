@@ -16,8 +16,8 @@ from pathlib import Path
 import pytest
 
 from antidrift.core.domain import EXCLUDED_TITLE, RuntimeState
+from antidrift.core.drift_records import Verdict
 from antidrift.drift.rules import MAX_RULES
-from antidrift.drift.verdicts import Verdict
 from antidrift.settings import SettingsError, kinds, load
 from antidrift.settings.kinds import MATCH_SECONDS, Pattern
 from tests.support.timing import assert_within

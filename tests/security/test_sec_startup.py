@@ -21,7 +21,7 @@ def _serve(data_dir: Path, home: Path) -> subprocess.CompletedProcess:
         [
             sys.executable,
             "-m",
-            "antidrift.server.serve",
+            "antidrift",
             "serve",
             "--data-dir",
             str(data_dir),

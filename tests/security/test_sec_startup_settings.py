@@ -83,7 +83,7 @@ REFUSED_TOGETHER = [
 
 BIN = Path(sys.executable).parent
 ENTRIES = {
-    "serve": [sys.executable, "-m", "antidrift.server.serve", "serve", "--threads", "8"],
+    "serve": [sys.executable, "-m", "antidrift", "serve", "--threads", "8"],
     "gunicorn": [str(BIN / "gunicorn"), "-c", "gunicorn.conf.py", "antidrift:create_app()"],
     "flask": [str(BIN / "flask"), "--app", "antidrift", "run"],
 }
@@ -166,7 +166,7 @@ def test_a_hand_edited_saved_value_is_one_line_naming_the_file_and_the_key(tmp_p
     assert str(saved) in line and "drift='of'" in line and "one of ai, off" in line, line
     # The environment wins over the file, so it can also get a server going again at once.
     result = subprocess.run(
-        [sys.executable, "-m", "antidrift.server.serve", "doctor"],
+        [sys.executable, "-m", "antidrift", "doctor"],
         cwd=REPO,
         capture_output=True,
         text=True,

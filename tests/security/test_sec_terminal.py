@@ -21,8 +21,9 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
 
+from antidrift import commands
 from antidrift.ai import Proposal
-from antidrift.cli import commands, remote, statusline
+from antidrift.cli import remote, statusline
 from antidrift.cli.client import Client
 from antidrift.core.plaintext import CONTROL
 from antidrift.core.terminal import printable
@@ -278,7 +279,7 @@ _WATCHED = textwrap.dedent("""\
             print("NETWORK", event, args[1] if event == "socket.connect" else args[0],
                   file=sys.stderr)
     sys.addaudithook(hook)
-    from antidrift.cli.commands import main
+    from antidrift.commands import main
     sys.exit(main(sys.argv[1:]))
     """)
 

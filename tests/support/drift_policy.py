@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from datetime import timedelta
 
+from antidrift.core.drift_records import Judgement, Verdict
 from antidrift.drift.budget import CallBudget
 from antidrift.drift.policy import DriftPolicy, DriftSettings, DriftStatus, Effects
 from antidrift.drift.teeth import Teeth
-from antidrift.drift.verdicts import Judgement, Verdict
 from antidrift.drift.window_key import is_own_page
 from tests.fakes import FakeClock
 

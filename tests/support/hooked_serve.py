@@ -68,9 +68,9 @@ def main(argv: list[str]) -> int:
             _use_header_timeout(float(value))
         else:
             raise SystemExit(f"hooked_serve: unknown option {option}")
-    from antidrift.server.serve import main as serve
+    from antidrift.commands import main as antidrift
 
-    return serve(argv)
+    return antidrift(argv)
 
 
 if __name__ == "__main__":

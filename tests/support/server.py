@@ -61,11 +61,7 @@ class RunningServer:
         if header_timeout is not None:
             hooks += ["--header-timeout", str(header_timeout)]
         # As a user starts it, unless a test needs a hook.
-        self._entry = (
-            ["-m", "tests.support.hooked_serve", *hooks]
-            if hooks
-            else ["-m", "antidrift.server.serve"]
-        )
+        self._entry = ["-m", "tests.support.hooked_serve", *hooks] if hooks else ["-m", "antidrift"]
 
     def start(self, timeout: float = 15.0) -> RunningServer:
         self.data_dir.mkdir(parents=True, exist_ok=True)

@@ -11,9 +11,9 @@ from datetime import timedelta
 import pytest
 
 from antidrift.core.domain import IllegalTransitionError, RuntimeState, ValidationError
+from antidrift.core.drift_records import Source, Window
 from antidrift.core.errors import WriteFailed
-from antidrift.drift.policy import DriftSettings, DriftStatus, Window
-from antidrift.drift.verdicts import Source
+from antidrift.drift.policy import DriftSettings, DriftStatus
 from antidrift.session.readmodel import ReadModel
 from antidrift.store.sqlite import SQLiteStore
 from tests.fakes import FakeStore, wait_until
@@ -173,7 +173,7 @@ def test_the_real_store_keeps_the_final_next_action(tmp_path, clock):
 
 
 def test_the_real_store_sets_aside_all_but_the_users_answers(tmp_path, clock):
-    from antidrift.drift.verdicts import Judgement, Verdict
+    from antidrift.core.drift_records import Judgement, Verdict
 
     store = SQLiteStore(tmp_path / "antidrift.sqlite3")
     controller = build_controller(store, clock)

@@ -8,18 +8,9 @@ from datetime import timedelta
 import pytest
 
 from antidrift.core.domain import EXCLUDED_TITLE, Share
+from antidrift.core.drift_records import Answer, Judgement, Source, Verdict, Window
 from antidrift.drift.budget import CallBudget
-from antidrift.drift.policy import (
-    Answer,
-    DriftStatus,
-    Judgement,
-    NothingToAcknowledge,
-    Source,
-    Verdict,
-    Window,
-    on_task_share,
-    window_of,
-)
+from antidrift.drift.policy import DriftStatus, NothingToAcknowledge, on_task_share, window_of
 from antidrift.drift.window_key import judge_title
 from tests.fakes import START
 from tests.support.drift_policy import Harness, ScriptedAnswers

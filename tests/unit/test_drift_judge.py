@@ -7,17 +7,10 @@ from datetime import timedelta
 import pytest
 
 from antidrift.core.domain import EXCLUDED_TITLE, ValidationError
+from antidrift.core.drift_records import Answer, Judgement, Rule, Source, Verdict, Window
 from antidrift.drift.budget import CallBudget
-from antidrift.drift.policy import Answer, DriftStatus, Window
-from antidrift.drift.verdicts import (
-    Judgement,
-    Rule,
-    Source,
-    Verdict,
-    figures,
-    matching_rule,
-    validate_rule,
-)
+from antidrift.drift.policy import DriftStatus
+from antidrift.drift.verdicts import figures, matching_rule, validate_rule
 from tests.support.drift_policy import Harness, ScriptedAnswers
 
 EDITOR = ("code", "intro.md — notes")

@@ -8,9 +8,9 @@ from datetime import timedelta
 import pytest
 
 from antidrift.core.domain import ValidationError
-from antidrift.drift.policy import Answer, DriftStatus
+from antidrift.core.drift_records import Answer, Rule, Verdict
+from antidrift.drift.policy import DriftStatus
 from antidrift.drift.teeth import MINIMIZE, PutAway, Teeth, parse_enforce
-from antidrift.drift.verdicts import Rule, Verdict
 from antidrift.evidence.probe import WindowHandle
 from tests.support.drift_policy import Harness, ScriptedAnswers
 

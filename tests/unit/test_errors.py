@@ -11,8 +11,8 @@ import pkgutil
 import pytest
 
 import antidrift
+from antidrift import commands
 from antidrift.ai import ServiceFailed
-from antidrift.cli import commands
 from antidrift.core.domain import IllegalTransitionError, NotFound, ValidationError
 from antidrift.core.errors import Error, WriteFailed
 

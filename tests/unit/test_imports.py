@@ -8,6 +8,7 @@ import json
 import shutil
 import subprocess
 import sys
+import tomllib
 from pathlib import Path
 
 import pytest
@@ -106,15 +107,91 @@ def test_the_wings_keep_their_layers():
     assert result.returncode == 0, result.stdout + result.stderr
 
 
-def test_the_layers_contract_catches_an_upward_import(tmp_path):
-    """The same contract over a copy where core imports the server: broken, and named."""
+UPWARD = {
+    "plain": "\nimport antidrift.server.app  # noqa: E402\n",
+    "type-checking": (
+        "\nfrom typing import TYPE_CHECKING  # noqa: E402\n"
+        "if TYPE_CHECKING:\n    import antidrift.server.app\n"
+    ),
+}
+
+
+@pytest.mark.parametrize("how", UPWARD)
+def test_the_layers_contract_catches_an_upward_import(tmp_path, how):
+    """The same contract over a copy where core imports the server (under TYPE_CHECKING too,
+    which counts like any import): broken, and named."""
     shutil.copytree(PACKAGE, tmp_path / "antidrift", ignore=shutil.ignore_patterns("__pycache__"))
     shutil.copy(REPO / "pyproject.toml", tmp_path)
     clock = tmp_path / "antidrift" / "core" / "clock.py"
-    clock.write_text(clock.read_text() + "\nimport antidrift.server.app  # noqa: E402\n")
+    clock.write_text(clock.read_text() + UPWARD[how])
     result = lint_imports(tmp_path)
     assert result.returncode != 0
     assert "antidrift.core.clock -> antidrift.server.app" in result.stdout
+
+
+def test_the_layers_contract_has_no_exemptions():
+    """Imports under TYPE_CHECKING count (import-linter's default) and no import is ignored:
+    a port names a record the wing below it defines, never one above it."""
+    section = tomllib.loads((REPO / "pyproject.toml").read_text())["tool"]["importlinter"]
+    assert section.get("exclude_type_checking_imports", False) is False
+    assert "ignore_imports" not in section
+    for contract in section["contracts"]:
+        assert "ignore_imports" not in contract, contract["name"]
+        assert "exhaustive_ignores" not in contract, contract["name"]
+    wings = [layer for contract in section["contracts"] for layer in contract.get("layers", ())]
+    assert wings[0] == "commands", "the command table is the top layer: it may import any wing"
+
+
+# The ways to import a module named at run time: a wing that loads another so is an import
+# lint-imports cannot see.
+DYNAMIC = {"import_module", "__import__", "run_module", "run_path", "spec_from_file_location"}
+
+
+def dynamic_imports(source: str) -> list[tuple[int, str]]:
+    """Calls that import a module by a name in a string, unless the string is a literal
+    naming a module outside antidrift (an optional dependency): (line, what is called)."""
+    found = []
+    for node in ast.walk(ast.parse(source)):
+        if not isinstance(node, ast.Call):
+            continue
+        func = node.func
+        name = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", None)
+        if name not in DYNAMIC:
+            continue
+        first = node.args[0] if node.args else None
+        literal = isinstance(first, ast.Constant) and isinstance(first.value, str)
+        if literal and first.value.split(".")[0] not in ("antidrift", ""):
+            continue
+        found.append((node.lineno, name))
+    return found
+
+
+def test_no_wing_loads_a_module_by_a_name_in_a_string():
+    """A module of ours is imported by an import statement, where lint-imports sees it
+    (issue 40: the command table used to name `server.serve:serve_command` in a string)."""
+    found = {
+        path.relative_to(REPO).as_posix(): calls
+        for path in sorted(PACKAGE.rglob("*.py"))
+        if (calls := dynamic_imports(path.read_text()))
+    }
+    assert found == {}
+
+
+def test_the_check_sees_a_module_named_in_a_string():
+    source = (
+        "import importlib\nfrom importlib import import_module\n"
+        "importlib.import_module(f'antidrift.{wing}')\n"
+        "import_module('antidrift.server.app')\n"
+        "__import__(name)\n"
+        "importlib.import_module('.serve', 'antidrift.server')\n"
+        "importlib.import_module('jeepney')\n"  # a dependency named outright: not ours
+    )
+    assert dynamic_imports(source) == [
+        (3, "import_module"),
+        (4, "import_module"),
+        (5, "__import__"),
+        (6, "import_module"),
+    ]
 
 
 def _class_names(root: Path) -> dict[str, list[str]]:

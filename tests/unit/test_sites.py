@@ -10,9 +10,10 @@ import pytest
 
 from antidrift.ai.judge import build_judge_prompt
 from antidrift.core.domain import EXCLUDED_TITLE, ValidationError
+from antidrift.core.drift_records import Rule, Source, Verdict
 from antidrift.core.sites import kept_url, redact_page, site_of, validate_url
 from antidrift.drift.policy import DriftStatus
-from antidrift.drift.verdicts import Rule, Source, Verdict, validate_rule
+from antidrift.drift.verdicts import validate_rule
 from antidrift.settings.kinds import PrivatePattern
 from tests.support.drift_policy import Harness, ScriptedAnswers
 

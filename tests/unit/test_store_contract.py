@@ -9,7 +9,7 @@ from datetime import timedelta, timezone
 import pytest
 
 from antidrift.core.domain import Commitment, Outcome, RuntimeState, WindowSample
-from antidrift.drift.policy import Answer, Episode, Judgement, Source, Verdict, Window
+from antidrift.core.drift_records import Answer, Episode, Judgement, Source, Verdict, Window
 from tests.fakes import START, FakeStore
 from tests.support.store import committing
 

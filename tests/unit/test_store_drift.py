@@ -10,8 +10,7 @@ from datetime import timedelta
 import pytest
 
 from antidrift.core.domain import Commitment, RuntimeState, WindowSample
-from antidrift.drift.policy import Episode, Window
-from antidrift.drift.verdicts import Exchange, Judgement, Rule, Source, Verdict
+from antidrift.core.drift_records import Episode, Exchange, Judgement, Rule, Source, Verdict, Window
 from antidrift.store import opening as database
 from antidrift.store.migrations import MIGRATIONS
 from tests.fakes import START

@@ -9,8 +9,8 @@ import pytest
 
 from antidrift.core import insights
 from antidrift.core.domain import Commitment, Outcome, RuntimeState, WindowSample
+from antidrift.core.drift_records import Episode, Judgement, Verdict, Window
 from antidrift.core.ports import EXPORT_COLUMNS
-from antidrift.drift.policy import Episode, Judgement, Verdict, Window
 from antidrift.store import opening as database
 from antidrift.store.migrations import MIGRATIONS
 from antidrift.web.projection import history_json

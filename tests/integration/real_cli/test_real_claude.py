@@ -143,7 +143,7 @@ def test_doctor_names_the_real_claude_its_model_and_effort_and_refuses_a_bad_eff
 ):
     env = {**cli_env, "ANTIDRIFT_CLAUDE_BIN": claude_bin, "ANTIDRIFT_AI_EFFORT": "max"}
     done = subprocess.run(
-        [sys.executable, "-m", "antidrift.server.serve", "doctor"],
+        [sys.executable, "-m", "antidrift", "doctor"],
         env=env,
         capture_output=True,
         text=True,

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from antidrift import ai
+from antidrift import ai, commands
 from antidrift.ai import (
     PROPOSAL_SCHEMA,
     Cancelled,
@@ -25,7 +25,6 @@ from antidrift.ai import (
 )
 from antidrift.ai.backends import BACKENDS, BackendEntry, names
 from antidrift.ai.backends.http import post_json
-from antidrift.server import serve
 from antidrift.settings import table
 from tests.support.http_standin import StandIn
 
@@ -138,7 +137,7 @@ def test_doctor_lists_every_registered_backend(with_loopback, model_server, monk
         "PATH": str(tmp_path),
     }.items():
         monkeypatch.setenv(name, value)
-    assert serve.main(["doctor"]) == 0
+    assert commands.main(["doctor"]) == 0
     out = capsys.readouterr().out
     assert f"  loopback {model_server.url}" in out
     for name in names():

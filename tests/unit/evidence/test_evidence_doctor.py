@@ -5,9 +5,9 @@ from __future__ import annotations
 import json
 import logging
 
-from antidrift import settings
+from antidrift import commands, settings
 from antidrift.evidence.report import doctor_lines
-from antidrift.server import bootstrap, serve
+from antidrift.server import bootstrap
 
 TREE = {"type": "root", "nodes": [{"type": "con", "focused": True, "app_id": "foot",
                                    "name": "secret title"}]}  # fmt: skip
@@ -21,7 +21,7 @@ def test_doctor_names_the_picked_source_the_reason_and_a_sample_without_its_titl
     monkeypatch.setenv("SWAYSOCK", "/run/user/1000/sway-ipc.sock")
     monkeypatch.setenv("WAYLAND_DISPLAY", "wayland-1")
     monkeypatch.setenv("ANTIDRIFT_DATA_DIR", str(tmp_path))
-    assert serve.main(["doctor"]) == 0
+    assert commands.main(["doctor"]) == 0
     out = capsys.readouterr().out
     assert "ANTIDRIFT_WINDOW_SOURCE=auto" in out
     assert "picked        sway: SWAYSOCK is set" in out
@@ -81,7 +81,7 @@ def test_doctor_reports_a_failing_sample(fake_bin):
 def test_doctor_shows_a_bad_setting_as_a_sentence(monkeypatch, capsys, tmp_path):
     monkeypatch.setenv("ANTIDRIFT_WINDOW_SOURCE", "wayland")
     monkeypatch.setenv("ANTIDRIFT_DATA_DIR", str(tmp_path))
-    assert serve.main(["doctor"]) == 1  # the server would refuse to start
+    assert commands.main(["doctor"]) == 1  # the server would refuse to start
     assert "ANTIDRIFT_WINDOW_SOURCE='wayland' is not accepted: use one of auto," in (
         capsys.readouterr().out
     )

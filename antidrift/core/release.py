@@ -1,0 +1,14 @@
+"""The release this is: the installed distribution's version, as `antidrift --version`, the
+page's footer and the command line's User-Agent give it."""
+
+from __future__ import annotations
+
+from importlib import metadata
+
+
+def version() -> str:
+    """The installed distribution's version (pyproject's), or 'unknown' from a bare tree."""
+    try:
+        return metadata.version("antidrift")
+    except metadata.PackageNotFoundError:
+        return "unknown"
