@@ -108,6 +108,10 @@ def build_drift(
     return ai.JudgeService(backend, timeout=settings.ai_timeout), policy, info
 
 
+# The live parts (settings rows' `live`) that `tuning` builds: a change to one builds them anew.
+TUNED = frozenset({"coach", "drift guard", "notifications", "private titles", "away", "breaks"})
+
+
 def tuning(settings: Settings) -> tuple[Tuning, CoachInfo, DriftInfo]:
     """Every part the settings choose, built anew (at the start, and after each change on the
     Settings page), with what the pages say about the coach and the drift guard."""

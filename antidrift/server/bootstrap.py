@@ -22,7 +22,7 @@ from antidrift.drift.put_away import DesktopEnforcer
 from antidrift.drift.rules import StandingRules
 from antidrift.evidence import WindowSampler
 from antidrift.notify import Background
-from antidrift.server.adapters import as_setting, tuning
+from antidrift.server.adapters import TUNED, as_setting, tuning
 from antidrift.session.away import Away
 from antidrift.session.coaching import Coaching
 from antidrift.session.controller import Controller
@@ -35,7 +35,7 @@ from antidrift.session.snapshot import CoachInfo, DriftInfo
 from antidrift.session.state import Session, Tuning
 from antidrift.session.ticker import Ticker
 from antidrift.session.unit_of_work import UnitOfWork
-from antidrift.settings import LiveSettings, Settings
+from antidrift.settings import LIVE_PARTS, LiveSettings, Settings
 from antidrift.store.backup import Scheduler, clear_leftovers
 from antidrift.store.datalock import DataDirLock, acquire
 from antidrift.store.sqlite import SQLiteStore
@@ -86,6 +86,8 @@ class Runtime:
     window_source: str = ""  # the source the sampler was found from (a change finds anew)
     # The user's calendars, refreshed on a thread of their own (None: no calendar here).
     calendar: calendar.Calendar | None = None
+    # The Settings the parts were built from (a change retunes what its rows name).
+    tuned: Settings | None = None
     _rung: set[tuple[str, str]] = field(default_factory=set, init=False, repr=False)
     _ticker: Ticker | None = field(default=None, init=False, repr=False)
     _stopped: bool = field(default=False, init=False, repr=False)
@@ -130,19 +132,27 @@ class Runtime:
             ).start()
 
     def take_up(self, settings: Settings) -> None:
-        """Changed settings, without a restart: every settings-dependent part anew (`tuning`:
-        the coach and what Sharpen and Reflect say without one, the judge, the notifier, the
-        private-title pattern; the drift guard from the next commitment), the window source."""
-        parts, info, drift_info = tuning(settings)
-        self.controller.retune(parts)
-        old, self.notifier = self.notifier, parts.notifier
-        self.coach_info, self.drift_info = info, drift_info
-        if self.calendar is not None:  # read again at once: a save is also how to retry
+        """Changed settings, without a restart: the parts their rows name as live anew
+        (`tuning`: the coach and what Sharpen and Reflect say without one, the judge, the
+        notifier, the private-title pattern, breaks and away; the drift guard from the next
+        commitment), the calendar read again, the window source found again."""
+        before, self.tuned = self.tuned, settings
+        changed = settings.differs(before) if before is not None else None
+        parts = settings.table.retuned(changed) if changed is not None else frozenset(LIVE_PARTS)
+        if "" in parts:
+            restart = sorted(k for k in changed or () if not settings.table.by_key[k].live)
+            log.info("changed settings take effect at the next start: %s", ", ".join(restart))
+        if parts & TUNED:
+            tuned, info, drift_info = tuning(settings)
+            self.controller.retune(tuned)
+            old, self.notifier = self.notifier, tuned.notifier
+            self.coach_info, self.drift_info = info, drift_info
+            if old is not None:
+                old.shutdown()
+        if self.calendar is not None and "calendar" in parts:
             self.calendar.configure(
                 calendar.parse(",".join(settings.calendar)), settings.calendar_email
             )
-        if old is not None:
-            old.shutdown()
         if settings.window_source == self.window_source:
             return
         self.window_source = settings.window_source
@@ -347,6 +357,7 @@ def build_runtime(settings: Settings, *, clock: Clock | None = None) -> Runtime:
         tasks=task_board(live),
         backups=build_backups(settings, clock),
         calendar=plans_around,
+        tuned=settings,
     )
 
 

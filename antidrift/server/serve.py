@@ -10,7 +10,6 @@ import signal
 import socket
 import sqlite3
 import sys
-from collections.abc import Sequence
 from pathlib import Path
 
 from gunicorn.app.base import BaseApplication
@@ -21,7 +20,7 @@ from antidrift.core.loopback import is_loopback
 from antidrift.core.terminal import printable, say
 from antidrift.evidence.report import doctor_lines
 from antidrift.server.httpworker import THREADS
-from antidrift.settings import Settings, SettingsError
+from antidrift.settings import Settings, SettingsError, start_line
 from antidrift.store import datalock
 
 log = logging.getLogger("antidrift")
@@ -237,6 +236,7 @@ def serve(args: argparse.Namespace) -> int:
         say(f"antidrift: {problem}", err=True)
         return 2
     log.info("AntiDrift on %s (data in %s)", url, chosen.data_dir)
+    log.info("%s", start_line(chosen))
     Server(chosen, gunicorn_options(host, port, args.threads)).run()
     return 0
 
@@ -325,7 +325,7 @@ def _unmakeable(directory: Path) -> str | None:
 
 
 def serve_command(parser: argparse.ArgumentParser):
-    """`antidrift serve`: its flags; returns what runs it (antidrift.cli.commands' table)."""
+    """`antidrift serve`: its flags; returns what runs it (antidrift/commands.py's table)."""
     parser.add_argument("--host", help="address to bind (loopback; ANTIDRIFT_HOST)")
     parser.add_argument("--port", type=int, help="port (7717; ANTIDRIFT_PORT)")
     parser.add_argument("--data-dir", help="where the database lives (ANTIDRIFT_DATA_DIR)")
@@ -346,14 +346,3 @@ def _logged(run):
         return run(args)
 
     return with_logging
-
-
-def main(argv: Sequence[str] | None = None) -> int:
-    """`antidrift` (kept for `python -m antidrift.server.serve`): antidrift.cli.commands."""
-    from antidrift.cli.commands import main as dispatch
-
-    return dispatch(argv)
-
-
-if __name__ == "__main__":
-    sys.exit(main())

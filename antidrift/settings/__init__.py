@@ -13,13 +13,15 @@ from antidrift.settings.reader import (
     SetByEnvironment,
     SettingsError,
     SettingsNotSaved,
+    SettingsRefused,
     SettingsUnreadable,
     data_dir,
     load,
     read,
     saved_path,
 )
-from antidrift.settings.report import doctor_lines
+from antidrift.settings.report import doctor_lines, start_line
+from antidrift.settings.row import LIVE_PARTS, Table
 from antidrift.settings.table import (
     BACKENDS,
     BY_KEY,
@@ -29,6 +31,7 @@ from antidrift.settings.table import (
     EFFORTS,
     PAGE_KEYS,
     SETTINGS,
+    TABLE,
     Setting,
     Settings,
     default_data_dir,
@@ -41,9 +44,11 @@ __all__ = [
     "DEFAULT_OLLAMA_URL",
     "DEFAULT_PORT",
     "EFFORTS",
+    "LIVE_PARTS",
     "PAGE_KEYS",
     "SAVED_NAME",
     "SETTINGS",
+    "TABLE",
     "InvalidSetting",
     "LiveSettings",
     "Reading",
@@ -52,12 +57,15 @@ __all__ = [
     "Settings",
     "SettingsError",
     "SettingsNotSaved",
+    "SettingsRefused",
     "SettingsUnreadable",
+    "Table",
     "data_dir",
     "default_data_dir",
     "doctor_lines",
     "load",
     "read",
     "saved_path",
+    "start_line",
     "write_atomically",
 ]

@@ -20,14 +20,17 @@ from antidrift.settings.kinds import as_text
 from antidrift.settings.reader import (
     InvalidSetting,
     SetByEnvironment,
+    SettingsError,
     SettingsNotSaved,
+    SettingsRefused,
     SettingsUnreadable,
     conflicts,
     read_saved,
     saved_path,
     shown,
 )
-from antidrift.settings.table import BY_KEY, PAGE_KEYS, SETTINGS, Settings, default_of
+from antidrift.settings.row import Setting
+from antidrift.settings.table import Settings
 
 log = logging.getLogger("antidrift")
 Subscriber = Callable[[Settings], None]
@@ -49,7 +52,8 @@ class LiveSettings:
     def describe(self) -> dict[str, dict[str, object]]:
         """The Settings page's keys: `{key: {"value": …, "source": …}}` (GET /settings.json)."""
         settings = self._settings
-        return {k: {"value": settings.shown(k), "source": settings.source(k)} for k in PAGE_KEYS}
+        keys = settings.table.page_keys
+        return {k: {"value": settings.shown(k), "source": settings.source(k)} for k in keys}
 
     def subscribe(self, callback: Subscriber) -> Callable[[], None]:
         """Call `callback(new_settings)` after each update; returns the unsubscribe."""
@@ -65,24 +69,31 @@ class LiveSettings:
     def update(self, changes: Mapping[str, object]) -> Settings:
         """Validate, save and apply changes (Settings page keys; None forgets a saved value).
 
-        InvalidSetting (400) for an unknown key or a refused value, SetByEnvironment (409) for
-        a key the environment sets, SettingsNotSaved (503) when the file cannot be written;
-        in each case nothing is saved and nothing changes.
+        Every refused change is found at once: InvalidSetting (400) for an unknown key or a
+        refused value, SetByEnvironment (409) for a key the environment sets, and more than one
+        as SettingsRefused (its `each`); SettingsNotSaved (503) when the file cannot be
+        written. In each case nothing is saved and nothing changes.
         """
         with self._lock:
             before = self._settings
-            values, forgotten = self._parse(before, changes)
+            values, forgotten, problems = self._parse(before, changes)
             sources = dict(before.sources)
             for key in values:
                 sources[key] = "saved"
+            table = before.table
             for key in forgotten:
-                values[key] = default_of(key)
+                values[key] = table.default_of(key)
                 sources.pop(key, None)
             after = before.replace(**values, sources=sources)
-            merged = {s.key: getattr(after, s.key) for s in SETTINGS}
-            refused = conflicts(merged, _page_label)
-            if refused:
-                raise refused[0]
+            merged = {s.key: getattr(after, s.key) for s in table.rows}
+            refused = {p.key for p in problems}
+            problems += [
+                conflict
+                for conflict in conflicts(merged, lambda key: _page_label(table.by_key[key]))
+                if conflict.key not in refused
+            ]
+            if problems:
+                raise problems[0] if len(problems) == 1 else SettingsRefused(problems)
             self._save(after, changed=set(values) - set(forgotten), forgotten=forgotten)
             self._settings = after
             subscribers = list(self._subscribers)
@@ -95,32 +106,39 @@ class LiveSettings:
 
     def _parse(
         self, before: Settings, changes: Mapping[str, object]
-    ) -> tuple[dict[str, object], set[str]]:
+    ) -> tuple[dict[str, object], set[str], list[SettingsError]]:
+        """The values to save, the keys to forget, and each refusal (one per key)."""
         values: dict[str, object] = {}
         forgotten: set[str] = set()
+        problems: list[SettingsError] = []
+        table = before.table
         for key, raw in changes.items():
-            setting = BY_KEY.get(key)
+            setting = table.by_key.get(key)
             if setting is None or not setting.page:
-                raise InvalidSetting(
-                    f"There is no setting {key!r} to change here; these are:"
-                    f" {', '.join(PAGE_KEYS)}.",
-                    key,
+                problems.append(
+                    InvalidSetting(
+                        f"There is no setting {key!r} to change here; these are:"
+                        f" {', '.join(table.page_keys)}.",
+                        key,
+                    )
                 )
-            if before.source(key) == "environment":
-                raise SetByEnvironment(
-                    f"{key} is set by {setting.variable} in the server's environment, which"
-                    f" wins over this page: change or unset {setting.variable} and restart.",
-                    key,
+            elif before.source(key) == "environment":
+                problems.append(
+                    SetByEnvironment(
+                        f"{key} is set by {setting.variable} in the server's environment, which"
+                        f" wins over this page: change or unset {setting.variable} and restart.",
+                        key,
+                    )
                 )
-            if raw is None:
+            elif raw is None:
                 forgotten.add(key)
-                continue
-            try:
-                values[key] = setting.parse(as_text(raw, setting.kind))
-            except (ValueError, TypeError) as exc:
-                message = f"{key}: {shown(raw, kind=setting.kind)} is not accepted; use {exc}."
-                raise InvalidSetting(message, key) from None
-        return values, forgotten
+            else:
+                try:
+                    values[key] = setting.parse(as_text(raw, setting.kind))
+                except (ValueError, TypeError) as exc:
+                    message = f"{key}: {shown(raw, kind=setting.kind)} is not accepted; use {exc}."
+                    problems.append(InvalidSetting(message, key))
+        return values, forgotten, problems
 
     def _save(self, after: Settings, *, changed: set[str], forgotten: set[str]) -> None:
         """Write the file atomically: a crash leaves the old file or the new, never half.
@@ -130,7 +148,7 @@ class LiveSettings:
         replaced by a file of its own."""
         target = Path(os.path.realpath(self.path)) if self.path.is_symlink() else self.path
         try:
-            data = read_saved(self.path)
+            data = read_saved(self.path, after.table)
             if target.exists() and not target.is_file():  # changed since it was read
                 raise InvalidSetting(f"{target} is not a regular file: remove it.")
         except InvalidSetting as exc:
@@ -173,7 +191,6 @@ def write_atomically(path: Path, text: str) -> None:
             os.close(directory)
 
 
-def _page_label(key: str) -> str:
+def _page_label(setting: Setting) -> str:
     """A setting as the Settings page names it (one it cannot change: by its variable)."""
-    setting = BY_KEY[key]
-    return key if setting.page else setting.variable
+    return setting.key if setting.page else setting.variable

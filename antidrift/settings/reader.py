@@ -18,15 +18,8 @@ from antidrift.core.errors import Error
 from antidrift.core.loopback import is_loopback
 from antidrift.core.outside import Unreadable, Why, parse_json, read_file
 from antidrift.settings.kinds import as_text
-from antidrift.settings.table import (
-    BY_KEY,
-    PAGE_KEYS,
-    SETTINGS,
-    Setting,
-    Settings,
-    default_data_dir,
-    default_of,
-)
+from antidrift.settings.row import Setting, Table
+from antidrift.settings.table import BY_KEY, TABLE, Settings, default_data_dir
 
 log = logging.getLogger("antidrift")
 SAVED_NAME = "settings.json"
@@ -45,6 +38,11 @@ class SettingsError(Error, ValueError):
         super().__init__(message)
         self.key = key
 
+    @property
+    def each(self) -> tuple[SettingsError, ...]:
+        """Every refusal this one stands for (one: itself)."""
+        return (self,)
+
 
 class InvalidSetting(SettingsError):
     """A value outside what the setting accepts (or that another setting rules out)."""
@@ -54,6 +52,20 @@ class SetByEnvironment(SettingsError):
     """The environment sets this value; the Settings page cannot change it."""
 
     status = 409
+
+
+class SettingsRefused(SettingsError):
+    """Several changes refused at once: `each` says each with its key; the message says all.
+    409 when every one is set by the environment, else 400."""
+
+    def __init__(self, problems: list[SettingsError]) -> None:
+        super().__init__(" ".join(p.message for p in problems))
+        self.status = 409 if all(p.status == 409 for p in problems) else 400
+        self._each = tuple(problems)
+
+    @property
+    def each(self) -> tuple[SettingsError, ...]:
+        return self._each
 
 
 class SettingsNotSaved(SettingsError):
@@ -98,6 +110,7 @@ def read(
     *,
     data_dir: str | Path | None = None,
     overrides: Mapping[str, object] | None = None,
+    table: Table = TABLE,
 ) -> Reading:
     """Read every setting without raising: doctor shows the problems, load() refuses them."""
     env = os.environ if env is None else env
@@ -130,21 +143,21 @@ def read(
                 )
                 problems.append(InvalidSetting(message, key))
 
-    take(BY_KEY["data_dir"], {}, None)
+    take(table.by_key["data_dir"], {}, None)
     if "data_dir" not in values:
         values["data_dir"] = default_data_dir(env)
     path = saved_path(values["data_dir"])  # type: ignore[arg-type]
     try:
-        saved = read_saved(path)
+        saved = read_saved(path, table)
     except SettingsError as exc:
         problems.append(exc)
         saved = {}
-    for setting in SETTINGS:
+    for setting in table.rows:
         if setting.key != "data_dir":
             take(setting, saved, path)
     if not problems:
-        merged = {s.key: values.get(s.key, default_of(s.key)) for s in SETTINGS}
-        problems += conflicts(merged, lambda key: BY_KEY[key].variable)
+        merged = {s.key: values.get(s.key, s.default) for s in table.rows}
+        problems += conflicts(merged, lambda key: table.by_key[key].variable)
     return Reading(values, sources, problems, saved, path)
 
 
@@ -153,16 +166,17 @@ def load(
     *,
     data_dir: str | Path | None = None,
     overrides: Mapping[str, object] | None = None,
+    table: Table = TABLE,
 ) -> Settings:
     """The Settings to run with; SettingsError (one line) for the first refused value."""
     env = os.environ if env is None else env
-    reading = read(env, data_dir=data_dir, overrides=overrides)
+    reading = read(env, data_dir=data_dir, overrides=overrides, table=table)
     if reading.problems:
         raise reading.problems[0]
-    return Settings(**reading.values, env=dict(env), sources=reading.sources)  # type: ignore[arg-type]
+    return table.settings(**reading.values, env=dict(env), sources=reading.sources)
 
 
-def read_saved(path: Path) -> dict[str, object]:
+def read_saved(path: Path, table: Table = TABLE) -> dict[str, object]:
     """The saved file's settings (none when it does not exist); SettingsError if unreadable.
 
     Never waits and never reads without bound: opened non-blocking (a FIFO answers at once),
@@ -180,7 +194,7 @@ def read_saved(path: Path) -> dict[str, object]:
     if not isinstance(data, dict):
         raise InvalidSetting(f"{path} is not a JSON object of settings: fix it or remove it.")
     for key in data:
-        if key not in PAGE_KEYS:
+        if key not in table.page_keys:
             # A newer version's setting, or a hand edit: kept in the file, not used.
             log.warning("%s: %r is not a setting saved from the Settings page; ignored", path, key)
     return data

@@ -1,4 +1,5 @@
-"""`doctor`'s settings section: every setting, its value and where it came from."""
+"""What is said about the settings, from the table's rows: `doctor`'s section (every setting,
+its value and where it came from), the start's log line and the README's table."""
 
 from __future__ import annotations
 
@@ -6,16 +7,19 @@ from collections.abc import Mapping
 from pathlib import Path
 
 from antidrift.settings.reader import read
-from antidrift.settings.table import SETTINGS, default_data_dir, default_of
+from antidrift.settings.row import Table
+from antidrift.settings.table import SETTINGS, TABLE, Settings, default_data_dir, default_of
 
 
-def doctor_lines(env: Mapping[str, str], data_dir: str | Path | None = None) -> list[str]:
+def doctor_lines(
+    env: Mapping[str, str], data_dir: str | Path | None = None, table: Table = TABLE
+) -> list[str]:
     """One line per setting (a secret masked), then each refused value's sentence."""
-    reading = read(env, data_dir=data_dir)
+    reading = read(env, data_dir=data_dir, table=table)
     refused = {p.key for p in reading.problems if p.key}
     lines = [f"Settings (saved ones in {reading.path}):"]
-    width = max(len(setting.variable) for setting in SETTINGS)  # the values in one column
-    for setting in SETTINGS:
+    width = max(len(setting.variable) for setting in table.rows)  # the values in one column
+    for setting in table.rows:
         key = setting.key
         if key in refused:
             value, source = "REFUSED", reading.sources.get(key, _refused_source(setting, env))
@@ -23,7 +27,7 @@ def doctor_lines(env: Mapping[str, str], data_dir: str | Path | None = None) -> 
             if key in reading.values:
                 value = reading.values[key]
             else:
-                value = default_data_dir(env) if key == "data_dir" else default_of(key)
+                value = default_data_dir(env) if key == "data_dir" else setting.default
             value = getattr(setting.kind, "told", setting.kind.show)(value)  # what may print
             source = reading.sources.get(key, "default")
             if setting.secret:
@@ -32,6 +36,24 @@ def doctor_lines(env: Mapping[str, str], data_dir: str | Path | None = None) -> 
         lines.append(f"  {setting.variable:{width}} {shown or '(empty)':30} {source}")
     lines += [f"refused: {p.message}" for p in reading.problems]
     return lines
+
+
+def start_line(settings: Settings) -> str:
+    """The start's log line: each setting not at its default, with where it came from (a
+    secret as set; the data directory and address have their own line)."""
+    said = []
+    for setting in settings.table.rows:
+        source = settings.source(setting.key)
+        if source == "default" or setting.key in ("data_dir", "host", "port"):
+            continue
+        value = "(set)" if setting.secret else _said(setting, getattr(settings, setting.key))
+        said.append(f"{setting.key}={value} ({source})")
+    return "settings: " + ("; ".join(said) if said else "all at their defaults")
+
+
+def _said(setting, value: object) -> str:
+    shown = getattr(setting.kind, "told", setting.kind.show)(value)
+    return shown if isinstance(shown, str) else _json_word(shown)
 
 
 def _refused_source(setting, env: Mapping[str, str]) -> str:

@@ -7,114 +7,22 @@ the runtime; this module only shapes the page and the answers.
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 
 from flask import Blueprint, current_app, jsonify, redirect, request
 
-from antidrift import ai
-from antidrift.settings import BY_KEY, PAGE_KEYS, LiveSettings, Settings, SettingsError
+from antidrift.core.errors import ValidationError
+from antidrift.settings import TABLE, LiveSettings, Settings, SettingsError
 from antidrift.settings.kinds import Choice, Flag, Number
 from antidrift.web.requests import HTML, from_htmx, payload, wants_html
 
 bp = Blueprint("settings_page", __name__)
 
-# The page's groups, in order, each setting under a label in words.
-GROUPS: tuple[tuple[str, tuple[tuple[str, str], ...]], ...] = (
-    (
-        "The AI",
-        (
-            ("ai_backend", "Which AI"),
-            ("ai_model", "Model"),
-            ("ai_effort", "Effort"),
-            ("ai_url", "Address of the AI server"),
-        ),
-    ),
-    (
-        "The drift guard",
-        (
-            ("drift", "Drift guard"),
-            ("drift_grace", "Seconds off task before a nudge"),
-            ("enforce", "After an unanswered nudge"),
-            ("enforce_after", "Seconds before the window is put away"),
-        ),
-    ),
-    (
-        "Notifications",
-        (
-            ("notify", "Notifications"),
-            ("notify_command", "Notification command"),
-        ),
-    ),
-    (
-        "Windows and privacy",
-        (
-            ("window_source", "Where the focused window is read from"),
-            ("evidence_exclude", "Private window titles"),
-            ("away_after", "Minutes without input before you count as away (0: never)"),
-        ),
-    ),
-    (
-        "Breaks",
-        (
-            ("break_minutes", "Break, in minutes"),
-            ("long_break_minutes", "Long break, in minutes"),
-            ("long_break_every", "Long break after"),
-            ("auto_break", "Start breaks by themselves"),
-        ),
-    ),
-    ("Tasks", (("tasks", "Task lists to plan from"),)),
-    (
-        "The calendar",
-        (
-            ("calendar", "Calendars to plan around"),
-            ("calendar_email", "Your address in them"),
-        ),
-    ),
-)
-
-LABELS: dict[str, str] = {key: label for _, rows in GROUPS for key, label in rows}
-
-_KEYS = re.compile(r"\b(?:" + "|".join(sorted(LABELS, key=len, reverse=True)) + r")\b")
-
-# The line under a field where the table's own (written for the environment's variables)
-# would say its label again: what the label does not say, and an example where one helps.
-ABOUT = {
-    "ai_backend": "Coaches your plans, judges drift and reflects on a review.",
-    "ai_model": "Empty: the backend's usual one (claude: haiku); default: the CLI's own choice.",
-    "ai_url": "Ollama or an OpenAI-compatible server, e.g. http://127.0.0.1:11434 for ollama.",
-    "drift_grace": "A short look elsewhere is no drift; 0 nudges at once.",
-    "enforce": "Put away: the off-task window is minimized.",
-    "enforce_after": "Counted from a nudge left unanswered.",
-    "notify": "For a nudge, and when the time is up.",
-    "notify_command": "The title and text are added at its end, e.g. notify-send -a AntiDrift --",
-    "window_source": "Auto finds your desktop's.",
-    "evidence_exclude": "A pattern, e.g. bank|Passwords: a matching title or app is never"
-    " stored or sent.",
-    "tasks": "Separated by commas, e.g. markdown:/home/you/notes/todo.md, taskwarrior, github"
-    " (also todotxt:<path>).",
-    "calendar": ".ics files or https:// addresses, separated by commas; fetched every 15 min.",
-    "calendar_email": "Events you declined there are left out.",
-}
-
-# Whether a field applies, from the values in force: one that does not is folded away.
-APPLIES = {
-    "ai_url": lambda v: v("ai_backend") in ai.served(),
-    "drift_grace": lambda v: v("drift") == "ai",
-    "enforce": lambda v: v("drift") == "ai",
-    "enforce_after": lambda v: v("drift") == "ai" and v("enforce") == "minimize",
-    "notify_command": lambda v: v("notify") == "command",
-    "calendar_email": lambda v: bool(v("calendar")),
-}
-
-# Choice values as words in the drop-downs (the value sent is the name itself).
-WORDS = {
-    # Short: a drop-down cannot wrap, and its about line already says what "On" does.
-    "drift": {"ai": "On", "off": "Off"},
-    "enforce": {"off": "Leave it", "minimize": "Put the window away"},
-    "notify": {"auto": "The desktop's own", "off": "None", "command": "My command"},
-}
+# The page's labels, from the table (a refusal names a setting by its label).
+LABELS: dict[str, str] = TABLE.labels()
 
 
 @dataclass(frozen=True)
@@ -133,6 +41,7 @@ class Field:
     invalid: bool = False
     error: str | None = None  # the refusal, in words, beside the field
     applies: bool = True  # False: folded away (e.g. the AI server's address for a CLI)
+    focus: bool = False  # the first field refused takes the focus
 
     @property
     def locked(self) -> bool:
@@ -146,6 +55,11 @@ class Group:
     fields: tuple[Field, ...]
 
     @property
+    def slug(self) -> str:
+        """Its element's id: "settings-the-drift-guard"."""
+        return "settings-" + re.sub(r"[^a-z0-9]+", "-", self.title.lower()).strip("-")
+
+    @property
     def shown(self) -> tuple[Field, ...]:
         return tuple(f for f in self.fields if f.applies)
 
@@ -154,47 +68,44 @@ class Group:
         return tuple(f for f in self.fields if not f.applies)
 
 
-def said_beside(message: str, key: str) -> str:
+def said_beside(message: str, key: str, labels: Mapping[str, str] = LABELS) -> str:
     """A refusal as the field says it: its label, not its key ("drift_grace: …"); another
     setting it names, by its label too."""
-    label = LABELS.get(key, key.replace("_", " ").capitalize())
+    label = labels.get(key, key.replace("_", " ").capitalize())
     rest = message.removeprefix(f"{key}: ")
     if rest != message:
         return f"{label}: {rest}"
-    return _KEYS.sub(lambda m: f"“{LABELS[m.group(0)]}”", message)
+    keys = re.compile(r"\b(?:" + "|".join(sorted(labels, key=len, reverse=True)) + r")\b")
+    return keys.sub(lambda m: f"“{labels[m.group(0)]}”", message)
 
 
 def build(
     settings: Settings,
     typed: Mapping[str, object] | None = None,
-    invalid: str | None = None,
-    error: str | None = None,
+    refused: Mapping[str, str | None] | None = None,
 ) -> tuple[Group, ...]:
     """The page's groups from the Settings in force (and, after a refusal, what was typed
-    and the refusal's sentence beside its field)."""
+    and each refusal's sentence beside its field, the first of them focused)."""
+    refused = refused or {}
 
     def value_of(key: str) -> str:
         if typed and key in typed:
             return _text(typed[key]).strip().lower()
         return _text(settings.shown(key)).strip().lower()
 
-    listed = {key for _, rows in GROUPS for key, _ in rows}
-    rows = [*GROUPS]
-    rest = tuple((k, k.replace("_", " ").capitalize()) for k in PAGE_KEYS if k not in listed)
-    if rest:  # a page key added to the table later still shows up
-        rows.append(("More", rest))
+    table = settings.table
+    labels = table.labels()
     groups = []
-    for title, keys in rows:
+    for title, rows in table.groups():
         fields = []
-        for key, label in keys:
-            setting = BY_KEY[key]
+        for setting in rows:
+            key = setting.key
             shown = settings.shown(key)
             value = typed.get(key) if typed and key in typed else shown
             kind = setting.kind
             choices: tuple[tuple[str, str], ...] = ()
             if isinstance(kind, Choice):
-                words = WORDS.get(key, {})
-                choices = tuple((n, words.get(n, n)) for n in kind.names)
+                choices = tuple((n, setting.words.get(n, n)) for n in kind.names)
             elif isinstance(kind, Flag):  # on or off: a drop-down, never "False" to type over
                 choices = (("off", "Off"), ("on", "On"))
                 if not (typed and key in typed):
@@ -202,21 +113,25 @@ def build(
             fields.append(
                 Field(
                     key=key,
-                    label=label,
-                    about=ABOUT.get(key, setting.about),
+                    label=setting.label,
+                    about=setting.page_help,
                     value=_text(value),
                     source=settings.source(key),
                     variable=setting.variable,
                     accepted=setting.accepted,
                     choices=choices,
                     number=isinstance(kind, Number),
-                    invalid=key == invalid,
-                    error=said_beside(error, key) if error and key == invalid else None,
-                    applies=key == invalid or APPLIES.get(key, lambda v: True)(value_of),
+                    invalid=key in refused,
+                    error=said_beside(error, key, labels) if (error := refused.get(key)) else None,
+                    applies=key in refused or setting.applies_with(value_of),
                 )
             )
         groups.append(Group(title, tuple(fields)))
-    return tuple(groups)
+    first = next((f.key for g in groups for f in g.fields if f.error), None)
+    return tuple(
+        Group(g.title, tuple(dataclasses.replace(f, focus=f.key == first) for f in g.fields))
+        for g in groups
+    )
 
 
 def _text(value: object) -> str:
@@ -235,23 +150,29 @@ def changes_from(data: Mapping[str, object], settings: Settings, *, form: bool) 
     """The keys that change. A form sends every field: the ones left as shown are no change
     (so a default stays a default, and a locked field is not a 409)."""
     changes = {}
+    table = settings.table
     for key, raw in data.items():
-        if key not in BY_KEY:
+        if key not in table.by_key:
             if form:
                 continue  # a form's own fields (none today) are not settings
             changes[key] = raw  # the holder names the unknown key in its refusal
             continue
-        unchanged = key in PAGE_KEYS and _text(raw).strip() == _text(settings.shown(key))
+        unchanged = key in table.page_keys and _text(raw).strip() == _text(settings.shown(key))
         if unchanged and (form or settings.source(key) == "environment"):
             continue
         changes[key] = raw
     return changes
 
 
-def _render(status: int = 200, **context: object):
+def _template(name: str, **context: object) -> str:
     env = current_app.extensions["antidrift.renderer"].env
-    context = {"message": None, "refused": None, "labels": LABELS, **context}
-    return env.get_template("settings.html").render(**context), status, HTML
+    return env.get_template(name).render(**context)
+
+
+def _render(status: int = 200, **context: object):
+    labels = live().current().table.labels()
+    context = {"message": None, "refused": (), "labels": labels, **context}
+    return _template("settings.html", **context), status, HTML
 
 
 @bp.get("/settings")
@@ -263,6 +184,20 @@ def settings_page():
 @bp.get("/settings.json")
 def settings_json():
     return jsonify(live().describe())
+
+
+@bp.post("/settings/group")
+def settings_group():
+    """One group again, as the choices being made in it (not yet saved) say: a field a
+    choice needs is shown, one it leaves unused is folded away. Nothing is saved."""
+    settings = live().current()
+    data = payload()
+    title = data.get("group")
+    typed = {k: v for k, v in data.items() if k in settings.table.page_keys}
+    group = next((g for g in build(settings, typed) if g.title == title), None)
+    if group is None:
+        raise ValidationError("There is no such group of settings: reload the page.")
+    return _template("_settings_group.html", group=group, preserve=True), 200, HTML
 
 
 @bp.post("/settings")
@@ -278,12 +213,14 @@ def change_settings():
     except SettingsError as exc:
         if not page:
             raise
-        typed = {k: v for k, v in data.items() if k in PAGE_KEYS}
-        beside = exc.key in PAGE_KEYS
-        groups = build(holder.current(), typed, exc.key, exc.message if beside else None)
-        if beside:  # said beside its field; the top only says nothing was saved, and where
-            return _render(exc.status, groups=groups, saved=False, refused=exc.key)
-        return _render(exc.status, groups=groups, saved=False, message=exc.message)
+        keys = holder.current().table.page_keys
+        typed = {k: v for k, v in data.items() if k in keys}
+        beside = {p.key: p.message for p in exc.each if p.key in keys}
+        elsewhere = " ".join(p.message for p in exc.each if p.key not in keys) or None
+        groups = build(holder.current(), typed, beside)
+        # Each sentence beside its field; the top says nothing was saved, and where.
+        refused = tuple(f.key for g in groups for f in g.fields if f.error)
+        return _render(exc.status, groups=groups, refused=refused, message=elsewhere)
     if from_htmx():  # the page loads afresh, its confirmation focused
         return "", 200, {"HX-Redirect": "/settings?saved=1", **HTML}
     if page:

@@ -114,3 +114,23 @@ def test_settings_fits_every_screen_is_accessible_and_shows_focus(browser, app, 
         ui.snap(page, f"settings-{size}-{scheme}")
     finally:
         context.close()
+
+
+def test_a_choice_unfolds_the_field_it_needs_and_keeps_what_was_typed(tabs, app, ui):
+    page, _ = tabs.open("/settings")
+    saved = app.server.data_dir / "settings.json"
+    before = saved.read_bytes() if saved.exists() else None
+    page.locator("#set-break_minutes").fill("7")  # typed in another group, not saved yet
+    page.locator("#set-drift_grace").fill("33")  # and in this one
+    after, choice = page.locator("#set-enforce_after"), page.locator("#set-enforce")
+    ui.expect(after).to_be_hidden()
+    choice.focus()
+    page.keyboard.press("End")  # by keyboard: the last choice, "Put the window away"
+    ui.expect(after).to_be_visible()
+    ui.expect(page.locator("#settings-the-drift-guard details")).to_have_count(0)
+    ui.expect(choice).to_be_focused()
+    ui.expect(page.locator("#set-drift_grace")).to_have_value("33")
+    ui.expect(page.locator("#set-break_minutes")).to_have_value("7")
+    page.keyboard.press("Home")  # back to leaving it: folded away again
+    ui.expect(after).to_be_hidden()
+    assert (saved.read_bytes() if saved.exists() else None) == before

@@ -3,6 +3,7 @@ a new coach and drift guard (from the next commitment), the private-title patter
 
 from __future__ import annotations
 
+import logging
 import sqlite3
 
 from antidrift.server import bootstrap
@@ -128,5 +129,27 @@ def test_reflect_says_why_the_coach_of_the_new_settings_is_unavailable(tmp_path,
         page = client.get("/", headers=HOST).get_data(as_text=True)
         assert 'data-status="error"' in page
         assert f"coach unavailable — {reason}" in page
+    finally:
+        runtime.stop()
+
+
+def test_a_change_retunes_only_the_parts_its_rows_name(tmp_path, fake_bin, caplog):
+    app, runtime = serve(tmp_path, fake_bin, {"ANTIDRIFT_WINDOW_SOURCE": "off"})
+    try:
+        client = app.test_client()
+        notifier, coach = runtime.notifier, runtime.controller.coaching.coach
+        answer = client.post("/settings", json={"calendar_email": "me@example.org"}, headers=HOST)
+        assert answer.status_code == 200, answer.get_data(as_text=True)
+        assert runtime.notifier is notifier and runtime.controller.coaching.coach is coach
+        answer = client.post("/settings", json={"notify": "off"}, headers=HOST)
+        assert answer.status_code == 200, answer.get_data(as_text=True)
+        assert runtime.notifier is not notifier and runtime.controller.coaching.coach is not coach
+        # A row with no live part (only another machine's shared values change it at run
+        # time): said in the log, nothing rebuilt.
+        notifier = runtime.notifier
+        caplog.set_level(logging.INFO, "antidrift")
+        runtime.take_up(runtime.tuned.replace(drift_cooldown=42.0))
+        assert runtime.notifier is notifier
+        assert "take effect at the next start: drift_cooldown" in caplog.text
     finally:
         runtime.stop()

@@ -458,7 +458,7 @@ def test_a_hand_edited_list_of_calendars_is_refused_without_its_addresses(tmp_pa
 
 
 def test_doctor_names_a_refused_value_and_exits_non_zero(tmp_path, capsys, monkeypatch):
-    from antidrift.server import serve
+    from antidrift import commands
 
     for name, value in {
         "ANTIDRIFT_DATA_DIR": str(tmp_path),
@@ -467,7 +467,7 @@ def test_doctor_names_a_refused_value_and_exits_non_zero(tmp_path, capsys, monke
         "ANTIDRIFT_AI_KEY": "sk-SECRET",
     }.items():
         monkeypatch.setenv(name, value)
-    assert serve.main(["doctor"]) == 1
+    assert commands.main(["doctor"]) == 1
     out = capsys.readouterr().out
     assert "refused: ANTIDRIFT_DRIFT='of' is not accepted: use one of ai, off." in out
     assert "ANTIDRIFT_AI_BACKEND=claude" in out and "SECRET" not in out
