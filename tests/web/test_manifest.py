@@ -73,7 +73,7 @@ def test_colours_match_the_stylesheet_in_light_and_dark(client):
 
 
 def _assert_linked_and_versioned(html: str, what: str) -> None:
-    from antidrift.cli.commands import version
+    from antidrift.core.release import version
 
     assert version() not in ("", "unknown")
     assert '<link rel="manifest" href="/manifest.webmanifest">' in html, what
@@ -92,3 +92,15 @@ def test_every_page_links_the_manifest_and_shows_the_version(client):
         response = client.get(path, headers={"Accept": "text/html"})
         assert response.mimetype == "text/html", path
         _assert_linked_and_versioned(response.data.decode(), path)
+
+
+def test_the_changelog_has_a_section_for_the_version_that_runs():
+    from packaging.version import Version
+
+    from antidrift.core.release import version
+
+    root = Path(__file__).resolve().parents[2]
+    release = Version(version()).base_version  # 0.6.0.dev0 is on its way to 0.6.0
+    changelog = (root / "CHANGELOG.md").read_text()
+    assert f"## [{release}]" in changelog
+    assert version() not in (root / "README.md").read_text()  # said in one place
