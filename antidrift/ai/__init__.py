@@ -10,6 +10,7 @@ from .backends.codex import CODEX_ARGS, CodexBackend
 from .backends.command import CommandBackend
 from .backends.runner import run_cli
 from .coach import (
+    NO_PLAN,
     PROPOSAL_SCHEMA,
     Coach,
     PastCommitment,
@@ -47,6 +48,7 @@ from .judge import (
 
 __all__ = [
     "BACKENDS",
+    "NO_PLAN",
     "CLAUDE_ARGS",
     "CODEX_ARGS",
     "Backend",

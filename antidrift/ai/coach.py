@@ -45,6 +45,29 @@ PROPOSAL_SCHEMA: dict[str, object] = {
 }
 
 _decoder = json.JSONDecoder()
+# The answer's shape as the prompt shows it: neutral placeholders, never a real value a small
+# model would copy as its own (it once answered "..." as the next action, and 25 every time).
+EXAMPLE = {
+    "next_action": "<a verb and what it acts on>",
+    "success_condition": "<a check anyone can make>",
+    "timebox_minutes": "<whole minutes>",
+}
+NO_PLAN = "the coach's answer had no usable plan — try again or plan by hand"
+# A value that only holds a place: dots, dashes, "TODO", "N/A", something <in brackets>.
+_PLACEHOLDER = re.compile(
+    r"[\s.…·_*?!\-–—]+|(?:todo|tbd|tba|n/?a|none|null|placeholder|fixme|xxx)[\s.!:]*|<[^<>]*>",
+    re.IGNORECASE,
+)
+_EXAMPLES = {str(v).casefold() for v in EXAMPLE.values()}
+
+
+def is_placeholder(value: object) -> bool:
+    """True for a text that holds a place instead of saying something: "...", "…", "TODO",
+    "<…>", or the prompt's own example text."""
+    if not isinstance(value, str):
+        return False
+    text = value.strip()  # nothing at all is the domain's "is required", not a placeholder
+    return bool(text) and (bool(_PLACEHOLDER.fullmatch(text)) or text.casefold() in _EXAMPLES)
 
 
 @dataclass(frozen=True)
@@ -124,7 +147,8 @@ def build_prompt(
 they can start right now.
 
 Reply with ONLY a JSON object — no prose, no markdown, no code fences — with exactly these keys:
-{{"next_action": "...", "success_condition": "...", "timebox_minutes": 25}}
+{{"next_action": "{EXAMPLE["next_action"]}", "success_condition": \
+"{EXAMPLE["success_condition"]}", "timebox_minutes": {EXAMPLE["timebox_minutes"]}}}
 
 - next_action: the single next physical step, starting with a verb, specific enough to begin \
 without further thought (at most 200 characters).
@@ -186,11 +210,14 @@ def valid_unicode(value: object) -> object:
 def parse_proposal(json_str: str) -> Proposal:
     """The proposal's fields from one JSON object; other keys are ignored (models add some).
 
-    InvalidProposal when the text is not a JSON object; the values are the domain's to judge.
+    InvalidProposal when the text is not a JSON object or a text is only a placeholder; the
+    values are the domain's to judge.
     """
     data = json_object(
         json_str, lambda what: InvalidProposal(f"the coach's answer is {what} — try again")
     )
+    if any(is_placeholder(data.get(key)) for key in ("next_action", "success_condition")):
+        raise InvalidProposal(NO_PLAN)
     return Proposal(
         valid_unicode(data.get("next_action")),
         valid_unicode(data.get("success_condition")),

@@ -14,7 +14,8 @@ from .quoting import quote
 
 MAX_REASON = 200  # characters of the judge's reason kept; it is shown on the page and stored
 MAX_FIELD = 500  # characters of each commitment or window field put in the prompt
-VERDICTS = ("on_task", "off_task", "unclear")
+# `unclear` first: a small model copies the first answer a schema or an example lists.
+VERDICTS = ("unclear", "on_task", "off_task")
 # Native structured output where the backend has it (claude --json-schema, codex
 # --output-schema, Ollama's format, an OpenAI-compatible response_format); types and keys
 # only, as for the coach: the parser bounds the reason anyway.
@@ -99,7 +100,7 @@ def build_judge_prompt(
 window they are looking at plausibly serves that action.
 
 Reply with ONLY a JSON object — no prose, no markdown, no code fences — with exactly these keys:
-{{"verdict": "on_task", "reason": "..."}}
+{{"verdict": "<one of the verdicts below>", "reason": "<one short sentence>"}}
 
 - verdict: "on_task" when the window can serve the action (reference material, \
 documentation, a tutorial, a terminal or editor for the work, a message about it count as on \
@@ -124,7 +125,7 @@ def _verdict(data: dict) -> str:
         word = "_".join(value.strip().lower().replace("-", " ").split())
         if word in VERDICTS:
             return word
-        raise JudgeError("the judge's verdict is not on_task, off_task or unclear")
+        raise JudgeError("the judge's verdict is not unclear, on_task or off_task")
     old = data.get("on_task")
     if isinstance(old, str) and old.strip().lower() in ("true", "false"):
         old = old.strip().lower() == "true"

@@ -14,7 +14,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from datetime import datetime
 
-from antidrift.ai import Cancelled, CancelScope, Coach, CoachError, Proposal
+from antidrift.ai import NO_PLAN, Cancelled, CancelScope, Coach, CoachError, Proposal
 from antidrift.core import insights
 from antidrift.core.domain import (
     NotPlanning,
@@ -236,5 +236,6 @@ def proposed_plan(proposal: Proposal) -> Plan:
 
 
 def unusable_proposal(exc: ValidationError) -> str:
-    """The coach page's sentence for a proposal the domain refused."""
-    return f"The coach's proposal can't be used ({exc.message.rstrip('.')}) — try again."
+    """The coach page's sentence for a proposal the domain refused: the coach's words, not
+    the form's ("Next action is required." is about what the user typed)."""
+    return NO_PLAN[:1].upper() + NO_PLAN[1:] + "."

@@ -5,11 +5,11 @@ from __future__ import annotations
 import json
 
 import pytest
-from hypothesis import given
+from hypothesis import assume, given
 from hypothesis import strategies as st
 
 from antidrift.ai import CoachError, build_prompt, extract_json, parse_proposal
-from antidrift.ai.coach import PROMPT_MINUTES
+from antidrift.ai.coach import PROMPT_MINUTES, is_placeholder
 from antidrift.core.domain import MAX_MINUTES, MIN_MINUTES, Plan, ValidationError, validate_plan
 from antidrift.core.plaintext import CONTROL
 from antidrift.session.coaching import proposed_plan
@@ -128,6 +128,7 @@ minute_forms = st.sampled_from([int, float, str, lambda m: f" {m} "])
 def test_a_valid_proposal_in_chatter_round_trips(
     next_action, success_condition, m, form, before, after
 ):
+    assume(not is_placeholder(next_action) and not is_placeholder(success_condition))
     data = {"next_action": next_action, "success_condition": success_condition}
     data["timebox_minutes"] = form(m)
     answer = before + json.dumps(data) + after
@@ -139,16 +140,16 @@ def test_a_valid_proposal_in_chatter_round_trips(
 
 
 @pytest.mark.parametrize(
-    ("fields", "says"),
+    "fields",
     [
-        (("Write", "Done", 0), "Minutes must be a whole number from 1 to 480"),
-        (("Write", "Done", 600), "Minutes must be a whole number from 1 to 480"),
-        (("", "Done", 25), "Next action is required"),
-        (("Write", None, 25), "Done when is required"),
-        (("Write", "x" * 501, 25), "too long"),
+        ("Write", "Done", 0),
+        ("Write", "Done", 600),
+        ("", "Done", 25),
+        ("Write", None, 25),
+        ("Write", "x" * 501, 25),
     ],
 )
-def test_the_controller_turns_a_refused_proposal_into_a_coach_error(make_controller, fields, says):
+def test_the_controller_turns_a_refused_proposal_into_a_coach_error(make_controller, fields):
     from antidrift.ai import Proposal
 
     controller = make_controller(FakeCoach(Proposal(*fields)))
@@ -156,7 +157,8 @@ def test_the_controller_turns_a_refused_proposal_into_a_coach_error(make_control
     controller.coaching.request("write")
     wait_until(lambda: controller.snapshot().coach.status == "error")
     coach = controller.snapshot().coach
-    assert says in coach.error and "try again" in coach.error
+    # The coach's words, not the form's ("Next action is required." is about typed text).
+    assert coach.error == "The coach's answer had no usable plan — try again or plan by hand."
     assert coach.proposal is None
 
 

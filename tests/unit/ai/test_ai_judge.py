@@ -51,7 +51,9 @@ def test_prompt_fields_are_bounded():
 
 def test_prompt_asks_for_three_answers_and_no_longer_says_true_when_unsure():
     prompt = build_judge_prompt(ACTION, DONE, "firefox", "x")
-    assert '{"verdict": "on_task", "reason": "..."}' in prompt
+    # The example names no verdict: a small model copied the example's (and the first listed).
+    example = prompt.split("exactly these keys:\n", 1)[1].split("\n", 1)[0]
+    assert not any(v in example for v in ("on_task", "off_task", "unclear")), example
     assert '"unclear" when you cannot tell' in prompt
     assert "when unsure, answer true" not in prompt.lower()
 
@@ -182,4 +184,4 @@ def test_service_asks_for_the_verdict_schema(fake_backend):
     fake_backend.enqueue('{"verdict": "on_task", "reason": "docs"}')
     JudgeService(fake_backend).judge(ACTION, DONE, "firefox", "docs")
     assert fake_backend.schemas == [VERDICT_SCHEMA]
-    assert VERDICT_SCHEMA["properties"]["verdict"]["enum"] == ["on_task", "off_task", "unclear"]
+    assert VERDICT_SCHEMA["properties"]["verdict"]["enum"] == ["unclear", "on_task", "off_task"]

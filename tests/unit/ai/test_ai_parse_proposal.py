@@ -9,7 +9,8 @@ import json
 
 import pytest
 
-from antidrift.ai import InvalidProposal, Proposal, parse_proposal
+from antidrift.ai import InvalidProposal, Proposal, build_prompt, parse_proposal
+from antidrift.ai.coach import EXAMPLE, is_placeholder
 
 
 def doc(**overrides) -> str:
@@ -47,3 +48,36 @@ def test_messages_name_the_problem_for_a_person():
         parse_proposal("[]")
     assert "JSON object" in str(err.value)
     assert err.value.message == str(err.value)
+
+
+@pytest.mark.parametrize(
+    ("field", "value"),
+    [
+        ("next_action", "..."),
+        ("next_action", "…"),
+        ("next_action", " TODO "),
+        ("success_condition", "N/A"),
+        ("success_condition", "---"),
+        ("next_action", "<next step>"),
+        # The prompt's own example text, copied back by a small model.
+        ("next_action", EXAMPLE["next_action"]),
+        ("success_condition", EXAMPLE["success_condition"].upper()),
+    ],
+)
+def test_a_placeholder_is_no_plan_in_the_coach_s_words(field, value):
+    with pytest.raises(InvalidProposal) as refused:
+        parse_proposal(doc(**{field: value}))
+    assert str(refused.value) == "the coach's answer had no usable plan — try again or plan by hand"
+
+
+@pytest.mark.parametrize("value", ["Write the intro...", "Fix the TODO in parse.py", "Read <b>"])
+def test_words_around_a_placeholder_are_a_plan(value):
+    assert parse_proposal(doc(next_action=value)).next_action == value
+
+
+def test_the_prompt_s_example_holds_neutral_placeholders_and_no_real_value():
+    prompt = build_prompt("write the intro")
+    example = prompt.split("exactly these keys:\n", 1)[1].split("\n-", 1)[0]
+    assert all(str(v) in example for v in EXAMPLE.values())
+    assert not any(ch.isdigit() for ch in example) and "..." not in example
+    assert all(is_placeholder(v) for v in EXAMPLE.values())
