@@ -285,9 +285,13 @@ class Calendar:
         wait = min(2 * self._deadline + 0.5, DOCTOR_WAIT)
         unfinished = {s.text for s in self.refresh(wait)}
         lines = ["calendars (ANTIDRIFT_CALENDAR):"]
+        now = self._clock.now()
+        today = now.astimezone().replace(hour=0, minute=0, second=0, microsecond=0)
+        ends = day_end(now)  # the copy holds a day either side too: not counted here
         for source in self._sources:
             kept = self._kept.get(source.text, _KeptCopy())
-            count = f"{len(kept.events)} timed event(s) today and tomorrow"
+            shown = sum(1 for e in kept.events if e.ends_at > today and e.starts_at < ends)
+            count = f"{shown} timed event(s) today and tomorrow"
             if source.text in unfinished:
                 count = f"still being read after {wait:g} s"
             lines.append(f"  {source.label}: {kept.problem or count}")

@@ -121,3 +121,17 @@ def test_a_fifo_or_an_oversized_file_is_a_quiet_line_and_never_hangs_the_refresh
     assert agenda.next.title == "Standup"
     assert "Calendar file pipe.ics: it is not a regular file (a named pipe)." in agenda.problem
     assert "Calendar file huge.ics: it is larger than 5 MB." in agenda.problem
+
+
+def test_doctor_counts_the_events_of_today_and_tomorrow_only(tmp_path):
+    local = NOW.astimezone()
+    midnight = local.replace(hour=0, minute=0, second=0, microsecond=0)
+    path = write(
+        tmp_path / "work.ics",
+        event("y@x", "Yesterday", midnight - timedelta(hours=3)),  # kept: a day either side
+        event("a@x", "Today", midnight + timedelta(hours=9)),
+        event("b@x", "Tomorrow", midnight + timedelta(days=1, hours=9)),
+        event("c@x", "After", midnight + timedelta(days=2, hours=9)),
+    )
+    kept = keeper(tmp_path, path)
+    assert kept.doctor_lines()[1].endswith("work.ics: 2 timed event(s) today and tomorrow")
