@@ -93,9 +93,8 @@ def create_app(
         # every render (Jinja's default) is per-push work. Debug mode still reloads them.
         auto_reload=app.debug,
     )
-    env.globals["static"] = lambda path: f"/static/{path}"
     env.globals.update(version=version(), theme=manifest.THEME)  # footer; title bar colours
-    renderer = Renderer(env)
+    renderer = Renderer(env, app.url_map)  # the templates' url_for, with no request needed
     fakes = runtime.settings is None
     if fakes:  # a runtime of fakes: the page still reads and saves, the fakes stay
         runtime.settings = LiveSettings(settings)

@@ -5,11 +5,12 @@ from __future__ import annotations
 
 import logging
 
-from flask import Flask, current_app, jsonify, request
+from flask import Flask, jsonify, request
 from werkzeug.exceptions import HTTPException
 
 from antidrift.core.errors import Error
-from antidrift.web.requests import HTML, from_htmx
+from antidrift.web.answer import Reply, respond
+from antidrift.web.requests import renderer
 
 log = logging.getLogger("antidrift.web")
 
@@ -32,12 +33,15 @@ HTTP_MESSAGES = {
 }
 
 
-def respond_error(status: int, message: str):
-    """Short text for htmx (it swaps it into the form's message slot), JSON for others."""
-    if from_htmx():
-        html = current_app.extensions["antidrift.renderer"].error(message)
-        return html, status, HTML
-    return jsonify(error=message), status
+def respond_error(status: int, message: str, for_page: str | None = None):
+    """Short text for htmx (it swaps it into the form's message slot: `for_page`, else the
+    message), JSON for others."""
+    return respond(
+        Reply(
+            json=lambda: (jsonify(error=message), status),
+            fragment=lambda: (renderer().error(for_page or message), status),
+        )
+    )
 
 
 def register(app: Flask) -> None:
@@ -45,7 +49,7 @@ def register(app: Flask) -> None:
     def error(exc: Error):
         # The one mapping: the error says its status (a subclass keeps its parent's) and its
         # sentence; nothing changed. A failed write was logged where it failed, once.
-        return respond_error(exc.status, exc.for_page if from_htmx() else exc.message)
+        return respond_error(exc.status, exc.message, exc.for_page)
 
     @app.errorhandler(HTTPException)
     def http_error(exc: HTTPException):

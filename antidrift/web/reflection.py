@@ -3,25 +3,16 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
 from urllib.parse import urlencode
 
-from flask import Blueprint, Response, current_app, jsonify, redirect, request
+from flask import Response, current_app, jsonify, redirect, request
 
 from antidrift.core.domain import Commitment, NotFound, RuntimeState, ValidationError, whole_number
 from antidrift.core.ports import EXPORT_COLUMNS
 from antidrift.web import export, insights_view
+from antidrift.web.answer import Blueprint, Reply, moved, refusal
 from antidrift.web.projection import history_json
-from antidrift.web.requests import (
-    HTML,
-    controller,
-    corrections,
-    done,
-    from_htmx,
-    payload,
-    reads,
-    wants_html,
-)
+from antidrift.web.requests import controller, corrections, payload, reads, renderer
 
 bp = Blueprint("reflection", __name__)
 
@@ -88,28 +79,35 @@ def delete(cid: str):
 def confirm_delete(cid: str):
     """The confirmation step, a page of its own: removing needs two deliberate clicks."""
     back = _back(request.args.get("back"))
-    return _page(lambda: _render("confirm_delete.html", entry=reads().entry(cid), back=back))
+    try:
+        entry = reads().entry(cid)
+    except NotFound as exc:
+        return _missing(exc)
+    return renderer().template("confirm_delete.html", entry=entry, back=back)
 
 
 @bp.post("/reflect")
 def reflect():
     controller().reflections.request()
-    if from_htmx():  # the button goes with the pending line: focus moves to this sentence
-        return _render("_asked.html"), 200, HTML
-    return done()
+    # The button goes with the pending line: focus moves to this sentence.
+    return moved(fragment=lambda: renderer().template("_asked.html"))
 
 
 @bp.get("/insights")
 def insights_page():
     before = _before(request.args.get("before"))
-    return _page(lambda: _insights_page(_insights(before)))
+    try:
+        view = _insights(before)
+    except NotFound as exc:
+        return _missing(exc)
+    return _insights_page(view)
 
 
 def _insights_page(view: insights_view.InsightsView) -> str:
     # What each entry's task source offers to record (the entries that served a task).
     views = current_app.extensions["antidrift.views"]
     offers = views.tasks.offers((e.commitment.id, e.commitment.task) for e in view.entries)
-    return _render(
+    return renderer().template(
         "insights.html",
         view=view,
         offers=offers,
@@ -144,15 +142,10 @@ def _insights(before: str | None) -> insights_view.InsightsView:
     )
 
 
-def _page(render: Callable[[], str]):
-    """A page for a browser; an entry that is gone (removed in another tab, an old link) is
-    a 404 page with a way back rather than a JSON line."""
-    try:
-        return render()
-    except NotFound as exc:
-        if not wants_html():
-            raise
-        return _render("missing.html", message=exc.message), exc.status
+def _missing(exc: NotFound) -> Reply:
+    """An entry that is gone (removed in another tab, an old link): for a browser, a 404 page
+    with a way back rather than a JSON line."""
+    return refusal(exc, page=lambda e: renderer().template("missing.html", message=e.message))
 
 
 def _rows(items: list[Commitment]) -> list[dict[str, object]]:
@@ -163,22 +156,17 @@ def _rows(items: list[Commitment]) -> list[dict[str, object]]:
     )
 
 
-def _render(template: str, **context: object) -> str:
-    env = current_app.extensions["antidrift.renderer"].env
-    return env.get_template(template).render(**context)
-
-
 def _back(value: object) -> str:
     return value if isinstance(value, str) and _BACK.fullmatch(value) else "/insights"
 
 
-def _changed(body: dict[str, object], *, said: str):
+def _changed(body: dict[str, object], *, said: str) -> Reply:
     """htmx follows HX-Redirect; a plain browser form gets a 303 back; API clients JSON.
     The page it returns to says what was done (?done=…) and takes the focus there."""
     back = _back(request.form.get("back"))
     back += ("&" if "?" in back else "?") + f"done={said}"
-    if from_htmx():
-        return "", 200, {"HX-Redirect": back, **HTML}
-    if wants_html():
-        return redirect(back, 303)
-    return jsonify(body)
+    return Reply(
+        json=lambda: jsonify(body),
+        fragment=lambda: ("", 200, {"HX-Redirect": back}),
+        page=lambda: redirect(back, 303),
+    )

@@ -1,10 +1,12 @@
-"""What every route module shares: the services, the request's fields, how to answer."""
+"""What every route module shares: the services and the request's fields. How a route
+answers (a fragment, a page or JSON) is antidrift/web/answer.py's."""
 
 from __future__ import annotations
 
 from collections.abc import Mapping
+from typing import TYPE_CHECKING
 
-from flask import current_app, jsonify, request
+from flask import current_app, request
 
 from antidrift.core.domain import RuntimeState, ValidationError
 from antidrift.core.timing import LEFT_HEADER
@@ -16,8 +18,8 @@ from antidrift.session.snapshot import Snapshot
 from antidrift.tasks import Board
 from antidrift.web.projection import left_secs, state_json
 
-# The header of every HTML fragment or page a view returns by hand.
-HTML = {"Content-Type": "text/html; charset=utf-8"}
+if TYPE_CHECKING:  # render.py's views import settings_page.py, which imports this
+    from antidrift.web.render import Renderer
 
 
 def controller() -> Controller:
@@ -35,6 +37,11 @@ def board() -> Board:
     return current_app.extensions["antidrift.runtime"].tasks
 
 
+def renderer() -> Renderer:
+    """The one renderer: every template renders through it."""
+    return current_app.extensions["antidrift.renderer"]
+
+
 def corrections() -> Corrections:
     """Changes to ended commitments (a corrected outcome, a removed entry)."""
     return controller().corrections
@@ -43,16 +50,6 @@ def corrections() -> Corrections:
 def standing_rules() -> StandingRules:
     """The standing rules the drift guard follows (added and removed here)."""
     return controller().rules
-
-
-def from_htmx() -> bool:
-    """True when the page's htmx sent the request (it swaps fragments, not JSON)."""
-    return request.headers.get("HX-Request") == "true"
-
-
-def wants_html() -> bool:
-    """True when the client prefers an HTML page to JSON (a browser following a link)."""
-    return request.accept_mimetypes.best_match(["application/json", "text/html"]) == "text/html"
 
 
 def payload() -> Mapping[str, object]:
@@ -73,16 +70,6 @@ def payload() -> Mapping[str, object]:
                     raise ValidationError("Text must be valid Unicode.") from None
         return data
     return request.form
-
-
-def done(snap: Snapshot | None = None):
-    """htmx swaps the empty answer into the form's message slot (clearing an old error);
-    the new state reaches every page through the websocket. Others get the state: `snap`,
-    the one the move itself took (under its lock), else as it is now."""
-    if from_htmx():
-        return "", 200, HTML
-    snap = snap or controller().snapshot()
-    return with_left(jsonify(state_of(snap)), snap)
 
 
 def state_of(snap: Snapshot) -> dict[str, object]:

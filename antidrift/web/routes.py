@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 
-from flask import Blueprint, current_app, jsonify, request
+from flask import current_app, jsonify, request
 
 from antidrift.core.domain import (
     MAX_TEXT,
@@ -18,18 +18,10 @@ from antidrift.core.transitions import Move
 from antidrift.session.drafts import TEXT_LIMITS, Draft
 from antidrift.web import manifest as app_manifest
 from antidrift.web import tasks
+from antidrift.web.answer import Blueprint, Reply, moved, refusal
 from antidrift.web.projection import state_json
 from antidrift.web.render import duration_text
-from antidrift.web.requests import (
-    HTML,
-    controller,
-    done,
-    from_htmx,
-    payload,
-    reads,
-    state_of,
-    with_left,
-)
+from antidrift.web.requests import controller, payload, reads, renderer, state_of, with_left
 
 bp = Blueprint("web", __name__)
 MAX_ID = 100  # characters of a commitment id in a request (ours are 36)
@@ -38,7 +30,7 @@ MAX_ID = 100  # characters of a commitment id in a request (ours are 36)
 @bp.get("/")
 def page():
     views = current_app.extensions["antidrift.views"]
-    return current_app.extensions["antidrift.renderer"].page(views.page(controller().snapshot()))
+    return renderer().page(views.page(controller().snapshot()))
 
 
 @bp.get("/state")
@@ -72,7 +64,7 @@ def enter_planning():
         controller().check(Move.PLAN)
         draft = _again(again)
     controller().enter_planning(draft)
-    return done()
+    return moved()
 
 
 def _again(commitment_id: object) -> Draft:
@@ -88,13 +80,14 @@ def _again(commitment_id: object) -> Draft:
 def save_draft():
     data = payload()
     draft = controller().drafts.save(data)
-    if from_htmx():  # a text field's save answers with its count, as the server holds it
+
+    def count():  # a text field's save answers with its count, as the server holds it
         counted = [name for name in TEXT_LIMITS if name in data]
         if len(counted) != 1:
             return "", 204
-        renderer = current_app.extensions["antidrift.renderer"]
-        return renderer.count(draft.value(counted[0]), TEXT_LIMITS[counted[0]]), 200, HTML
-    return jsonify(state_json(controller().snapshot()))
+        return renderer().count(draft.value(counted[0]), TEXT_LIMITS[counted[0]])
+
+    return _drafted(count)
 
 
 @bp.post("/planning/minutes")
@@ -103,27 +96,26 @@ def pick_minutes():
     controller().check(Move.PICK_MINUTES)
     minutes = parse_minutes(payload().get("timebox_minutes"))
     draft = controller().drafts.save({"timebox_minutes": str(minutes)})
-    if not from_htmx():
-        return jsonify(state_json(controller().snapshot()))
-    renderer = current_app.extensions["antidrift.renderer"]
-    return renderer.used(draft, "timebox_minutes"), 200, HTML
+    return _drafted(lambda: renderer().used(draft, "timebox_minutes"))
 
 
 @bp.post("/coach/use")
 def use_proposal():
     name = payload().get("field")
     draft = controller().coaching.use(name)
-    if not from_htmx():
-        return jsonify(state_json(controller().snapshot()))
     # The field takes the proposal (out of band, focused); its suggestion goes by push.
-    renderer = current_app.extensions["antidrift.renderer"]
-    return renderer.used(draft, str(name)), 200, HTML
+    return _drafted(lambda: renderer().used(draft, str(name)))
+
+
+def _drafted(fragment) -> Reply:
+    """A change to the planning draft: htmx swaps `fragment`; others get the state."""
+    return Reply(json=lambda: jsonify(state_json(controller().snapshot())), fragment=fragment)
 
 
 @bp.post("/planning/cancel")
 def cancel_planning():
     controller().cancel_planning()
-    return done()
+    return moved()
 
 
 @bp.post("/commitment")
@@ -138,93 +130,83 @@ def start_commitment():
             data.get("enforce"),
         )
     except ValidationError as exc:
-        if not from_htmx():
-            raise
         # The page gets its fields marked (aria-invalid) beside the message; others get JSON.
-        renderer = current_app.extensions["antidrift.renderer"]
-        html = renderer.plan_errors(exc.message, exc.fields, data)
-        return html, exc.status, HTML
-    return done(started)
+        return refusal(exc, fragment=lambda e: renderer().plan_errors(e.message, e.fields, data))
+    return moved(started)
 
 
 @bp.post("/coach")
 def request_coach():
     controller().coaching.request(payload().get("intent"))
-    return done()
+    return moved()
 
 
 @bp.post("/coach/cancel")
 def cancel_coach():
     controller().coaching.cancel()
-    if from_htmx():  # the Stop button goes with the pending line: focus moves to Sharpen
-        return current_app.extensions["antidrift.renderer"].sharpen(), 200, HTML
-    return done()
+    # The Stop button goes with the pending line: focus moves to Sharpen.
+    return moved(fragment=lambda: renderer().sharpen())
 
 
 @bp.post("/finish")
 def finish():
     controller().finish()
-    return done()
+    return moved()
 
 
 @bp.post("/finish/undo")
 def undo_finish():
     controller().undo_finish()
-    return done()
+    return moved()
 
 
 @bp.post("/discard")
 def discard():
     """The running commitment goes to the history as discarded: neither met nor missed."""
     controller().discard()
-    return done()
+    return moved()
 
 
 @bp.get("/commitment/next_action")
 def next_action():
     """The running commitment's next action; for the page, its editor's field, afresh."""
     text = controller().next_action()
-    if from_htmx():
-        renderer = current_app.extensions["antidrift.renderer"]
-        return renderer.next_action_field(text), 200, HTML
-    return jsonify(next_action=text)
+    return Reply(
+        json=lambda: jsonify(next_action=text),
+        fragment=lambda: renderer().next_action_field(text),
+    )
 
 
 @bp.post("/commitment/next_action")
 def change_next_action():
     """The running commitment's next action, changed (paused or not): the judge asks again."""
     typed = payload().get("next_action")
+    shown = typed if isinstance(typed, str) else ""
     try:
         changed = controller().change_next_action(typed)
     except ValidationError as exc:
-        if not from_htmx():
-            raise
-        renderer = current_app.extensions["antidrift.renderer"]
-        shown = typed if isinstance(typed, str) else ""
-        return renderer.next_action_refused(exc.message, shown), exc.status, HTML
-    if from_htmx():  # the editor closes; focus on the heading, which says it now
-        renderer = current_app.extensions["antidrift.renderer"]
-        return renderer.next_action_saved(changed), 200, HTML
-    return done()
+        return refusal(exc, fragment=lambda e: renderer().next_action_refused(e.message, shown))
+    # The editor closes; focus on the heading, which says it now.
+    return moved(fragment=lambda: renderer().next_action_saved(changed))
 
 
 @bp.post("/commitment/next_action/count")
 def count_next_action():
     """The editor's character count as it is typed (nothing is saved)."""
     typed = request.form.get("next_action", "")
-    return current_app.extensions["antidrift.renderer"].count(typed, MAX_TEXT), 200, HTML
+    return renderer().count(typed, MAX_TEXT)
 
 
 @bp.post("/pause")
 def pause():
     controller().pause()
-    return done()
+    return moved()
 
 
 @bp.post("/resume")
 def resume():
     controller().resume()
-    return done()
+    return moved()
 
 
 @bp.post("/away/credit")
@@ -239,40 +221,47 @@ def away_dismiss():
     return _away_answered("The time away stays on the clock.")
 
 
-def _away_answered(said: str):
+def _away_answered(said: str) -> Reply:
     """The question goes with its answer: what was done in the message slot, and the focus
     on the card's heading (the button pressed is gone)."""
-    commitment = controller().snapshot().commitment
-    if from_htmx() and commitment is not None:
-        renderer = current_app.extensions["antidrift.renderer"]
-        return renderer.active_heading(commitment, said), 200, HTML
-    return done()
+    return moved(fragment=_heading(said))
+
+
+def _heading(said: str = ""):
+    """The answer that moves focus to the active card's heading (after `said`, when there is
+    one), or the empty answer when no commitment runs."""
+
+    def fragment() -> str:
+        commitment = controller().snapshot().commitment
+        return "" if commitment is None else renderer().active_heading(commitment, said)
+
+    return fragment
 
 
 @bp.post("/extend")
 def extend():
     controller().extend(payload().get("minutes"))
-    return done()
+    return moved()
 
 
 @bp.post("/end")
 def end():
     data = payload()
     controller().end(data.get("outcome"), data.get("note"))
-    return done()
+    return moved()
 
 
 @bp.post("/break")
 def take_break():
     """A break after /end: `minutes` (1–120), else the setting's (the long one every few)."""
     controller().breaks.take(payload().get("minutes"))
-    return done()
+    return moved()
 
 
 @bp.post("/break/end")
 def end_break():
     controller().breaks.end()
-    return done()
+    return moved()
 
 
 @bp.post("/evidence/window")
@@ -287,9 +276,5 @@ def record_window():
 @bp.post("/drift/ack")
 def acknowledge_drift():
     controller().acknowledge_drift(payload().get("answer"))
-    commitment = controller().snapshot().commitment
-    if from_htmx() and commitment is not None:
-        # The banner goes away with the answer: focus moves to the card's heading.
-        renderer = current_app.extensions["antidrift.renderer"]
-        return renderer.active_heading(commitment), 200, HTML
-    return done()
+    # The banner goes away with the answer: focus moves to the card's heading.
+    return moved(fragment=_heading())

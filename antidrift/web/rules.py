@@ -8,19 +8,13 @@ here too; it gets a sentence for its message slot (the push takes the banner awa
 
 from __future__ import annotations
 
-from flask import Blueprint, current_app, jsonify, redirect, request
+from flask import jsonify, redirect, request
 
 from antidrift.core.domain import NotFound, ValidationError, whole_number
+from antidrift.core.errors import Error
 from antidrift.drift.verdicts import Rule
-from antidrift.web.requests import (
-    HTML,
-    controller,
-    from_htmx,
-    payload,
-    reads,
-    standing_rules,
-    wants_html,
-)
+from antidrift.web.answer import Blueprint, Reply, refusal
+from antidrift.web.requests import controller, payload, reads, renderer, standing_rules
 from antidrift.web.views import RulesForm, RulesView
 
 bp = Blueprint("rules", __name__)
@@ -42,10 +36,11 @@ def rule_json(rule: Rule) -> dict[str, object]:
 
 @bp.get("/rules")
 def list_rules():
-    rules = reads().rules()
-    if wants_html():
-        return _renderer().rules_page(RulesView(tuple(rules))), 200, HTML
-    return jsonify([rule_json(r) for r in rules])
+    rules = tuple(reads().rules())
+    return Reply(
+        json=lambda: jsonify([rule_json(r) for r in rules]),
+        page=lambda: renderer().rules_page(RulesView(rules)),
+    )
 
 
 @bp.post("/rules")
@@ -56,15 +51,19 @@ def add_rule():
             data.get("app"), data.get("title_contains"), data.get("verdict"), data.get("site")
         )
     except ValidationError as exc:
-        form = RulesForm.typed(exc.message, data, exc.fields)
-        return _answer(form, exc.status) or _raise(exc)
+        return _refused(exc, RulesForm.typed(exc.message, data, exc.fields))
     said = f"From now on, {rule.describe()}."
-    if from_htmx() and not _swaps_rules():  # the banner's button: it goes away with the answer
+
+    def fragment():
+        if _swaps_rules():
+            return _rules(RulesForm(said, focus="app")), 201
+        # The banner's button: it goes away with the answer.
         commitment = controller().snapshot().commitment
         if commitment is not None:  # focus moves to the active card's heading
-            return _renderer().active_heading(commitment, said), 201, HTML
-        return _renderer().confirm(said), 201, HTML
-    return _answer(RulesForm(said, focus="app"), 201) or (jsonify(rule_json(rule)), 201)
+            return renderer().active_heading(commitment, said), 201
+        return renderer().confirm(said), 201
+
+    return Reply(json=lambda: (jsonify(rule_json(rule)), 201), fragment=fragment, page=_returned)
 
 
 @bp.post("/rules/<rule_id>/delete")
@@ -75,10 +74,14 @@ def delete_rule(rule_id: str):
             raise NotFound("There is no such rule.")
         gone = standing_rules().remove(number)
     except NotFound as exc:
-        form = RulesForm(exc.message, focus="title", error=True)
-        return _answer(form, exc.status) or _raise(exc)
+        return _refused(exc, RulesForm(exc.message, focus="title", error=True))
     said = f"Removed: {gone.describe()}."
-    return _answer(RulesForm(said, focus="title"), 200) or jsonify(deleted=number)
+    return Reply(
+        json=lambda: jsonify(deleted=number),
+        # The partial for a form inside #rules; any other htmx request gets the JSON.
+        fragment=(lambda: _rules(RulesForm(said, focus="title"))) if _swaps_rules() else None,
+        page=_returned,
+    )
 
 
 def _swaps_rules() -> bool:
@@ -86,25 +89,26 @@ def _swaps_rules() -> bool:
     return request.headers.get("HX-Target") == "rules"
 
 
-def _answer(form: RulesForm, status: int):
-    """The partial for htmx, the page (or a redirect) for a plain form; None for JSON."""
-    if from_htmx() and _swaps_rules():
-        return _renderer().rules(RulesView(tuple(reads().rules()), form, _back())), status, HTML
-    if not from_htmx() and wants_html() and request.mimetype != "application/json":
-        if status >= 400:
-            return _renderer().rules_page(RulesView(tuple(reads().rules()), form)), status, HTML
-        return redirect(_back(), 303)
-    return None
+def _rules(form: RulesForm) -> str:
+    """The partial (the whole of #rules) with the list as it is now and `form`."""
+    return renderer().rules(RulesView(tuple(reads().rules()), form, _back()))
 
 
-def _raise(exc: Exception):
-    raise exc
+def _refused(exc: Error, form: RulesForm) -> Reply:
+    """A refusal: in the partial for htmx from it, on the rules page for a plain form; raised
+    for JSON and for the banner's button (the error handler answers)."""
+    return refusal(
+        exc,
+        fragment=(lambda e: _rules(form)) if _swaps_rules() else None,
+        page=lambda e: renderer().rules_page(RulesView(tuple(reads().rules()), form)),
+    )
+
+
+def _returned():
+    """A plain form's change: back to the page it came from."""
+    return redirect(_back(), 303)
 
 
 def _back() -> str:
     back = request.form.get("back") if request.mimetype != "application/json" else None
     return back if back in BACK else "/rules"
-
-
-def _renderer():
-    return current_app.extensions["antidrift.renderer"]

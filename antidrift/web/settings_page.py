@@ -12,12 +12,13 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from flask import Blueprint, current_app, jsonify, redirect, request
+from flask import current_app, jsonify, redirect, request, url_for
 
 from antidrift.core.errors import ValidationError
 from antidrift.settings import TABLE, LiveSettings, Settings, SettingsError
 from antidrift.settings.kinds import Choice, Flag, Number
-from antidrift.web.requests import HTML, from_htmx, payload, wants_html
+from antidrift.web.answer import Blueprint, Reply, refusal
+from antidrift.web.requests import payload, renderer
 
 bp = Blueprint("settings_page", __name__)
 
@@ -164,21 +165,16 @@ def changes_from(data: Mapping[str, object], settings: Settings, *, form: bool) 
     return changes
 
 
-def _template(name: str, **context: object) -> str:
-    env = current_app.extensions["antidrift.renderer"].env
-    return env.get_template(name).render(**context)
-
-
-def _render(status: int = 200, **context: object):
+def _page(**context: object) -> str:
     labels = live().current().table.labels()
     context = {"message": None, "refused": (), "labels": labels, **context}
-    return _template("settings.html", **context), status, HTML
+    return renderer().template("settings.html", **context)
 
 
 @bp.get("/settings")
 def settings_page():
     saved = request.args.get("saved") == "1"
-    return _render(groups=build(live().current()), saved=saved)
+    return _page(groups=build(live().current()), saved=saved)
 
 
 @bp.get("/settings.json")
@@ -197,32 +193,40 @@ def settings_group():
     group = next((g for g in build(settings, typed) if g.title == title), None)
     if group is None:
         raise ValidationError("There is no such group of settings: reload the page.")
-    return _template("_settings_group.html", group=group, preserve=True), 200, HTML
+    return renderer().template("_settings_group.html", group=group, preserve=True)
 
 
 @bp.post("/settings")
 def change_settings():
     holder = live()
-    as_json = request.mimetype == "application/json"
     data = payload()
-    changes = changes_from(data, holder.current(), form=not as_json)
-    page = not as_json and (from_htmx() or wants_html())
+    changes = changes_from(data, holder.current(), form=request.mimetype != "application/json")
     try:
         if changes:
             holder.update(changes)
     except SettingsError as exc:
-        if not page:
-            raise
-        keys = holder.current().table.page_keys
+        return refusal(exc, fragment=_refused(data), page=_refused(data))
+    saved = url_for("settings_page.settings_page", saved=1)
+    return Reply(
+        json=lambda: jsonify(holder.describe()),
+        # htmx: the page loads afresh, its confirmation focused
+        fragment=lambda: ("", 200, {"HX-Redirect": saved}),
+        page=lambda: redirect(saved, 303),
+    )
+
+
+def _refused(data: Mapping[str, object]):
+    """The page again as typed: each refusal's sentence beside its field; the top says
+    nothing was saved, and where (and what no field can hold)."""
+
+    def shown(exc: SettingsError) -> str:
+        settings = live().current()
+        keys = settings.table.page_keys
         typed = {k: v for k, v in data.items() if k in keys}
         beside = {p.key: p.message for p in exc.each if p.key in keys}
         elsewhere = " ".join(p.message for p in exc.each if p.key not in keys) or None
-        groups = build(holder.current(), typed, beside)
-        # Each sentence beside its field; the top says nothing was saved, and where.
+        groups = build(settings, typed, beside)
         refused = tuple(f.key for g in groups for f in g.fields if f.error)
-        return _render(exc.status, groups=groups, refused=refused, message=elsewhere)
-    if from_htmx():  # the page loads afresh, its confirmation focused
-        return "", 200, {"HX-Redirect": "/settings?saved=1", **HTML}
-    if page:
-        return redirect("/settings?saved=1", 303)
-    return jsonify(holder.describe())
+        return _page(groups=groups, refused=refused, message=elsewhere, saved=False)
+
+    return shown

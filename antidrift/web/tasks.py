@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from flask import Blueprint, current_app, jsonify
+from flask import jsonify
 
 from antidrift import tasks as task_sources
 from antidrift.core.domain import (
@@ -17,8 +17,9 @@ from antidrift.core.domain import (
     validate_review,
 )
 from antidrift.session.drafts import TEXT_LIMITS, Draft
+from antidrift.web.answer import Blueprint, Reply, moved
 from antidrift.web.projection import task_json
-from antidrift.web.requests import HTML, board, controller, done, from_htmx, payload, reads
+from antidrift.web.requests import board, controller, payload, reads, renderer
 
 bp = Blueprint("tasks", __name__)
 
@@ -30,17 +31,18 @@ class TaskConflict(IllegalTransitionError):
 @bp.get("/tasks")
 def list_tasks():
     listing = board().listing()
-    if from_htmx():
-        return _renderer().tasks(listing), 200, HTML
-    return jsonify([task_json(task) for task in listing.tasks])
+    return Reply(
+        json=lambda: jsonify([task_json(task) for task in listing.tasks]),
+        fragment=lambda: renderer().tasks(listing),
+    )
 
 
-def pick(key: object):
+def pick(key: object) -> Reply:
     """POST /planning with task=<source>:<id>: planning opens (or stays) for that task; an
     empty task while planning forgets the pick."""
     if key == "":  # the draft keeps what was typed, the pick alone is forgotten
         controller().drafts.pick(None)
-        return done()
+        return moved()
     if task_sources.split_key(key) is None:
         raise ValidationError("Pick a task as <source>:<id>, e.g. taskwarrior:<uuid>.", "task")
     if controller().snapshot().state not in (RuntimeState.LOCKED, RuntimeState.PLANNING):
@@ -58,9 +60,8 @@ def pick(key: object):
     else:
         controller().enter_planning(Draft.for_task(task))
         draft = Draft.for_task(task)
-    if from_htmx():  # the intent box takes the title; the websocket brings the rest
-        return _renderer().intent(draft, TEXT_LIMITS["intent"]), 200, HTML
-    return done()
+    # The intent box takes the title; the websocket brings the rest.
+    return moved(fragment=lambda: renderer().intent(draft, TEXT_LIMITS["intent"]))
 
 
 @bp.post("/tasks/writeback")
@@ -85,11 +86,13 @@ def write_back():
         controller().writing_back(commitment.id, action),
     ):
         said = board().write_back(commitment.task, action, text)
-    if from_htmx():  # the sentence, and the buttons give way to "Recorded" (out of band)
-        recorded = replace(commitment, written_back=action)
-        offer = board().offers([(recorded.id, recorded.task)]).get(recorded.id)
-        return _renderer().writeback_result(said, recorded, offer), 200, HTML
-    return jsonify(result=said, written_back=action)
+
+    def recorded() -> str:  # the sentence, and the buttons give way to "Recorded" (out of band)
+        done = replace(commitment, written_back=action)
+        offer = board().offers([(done.id, done.task)]).get(done.id)
+        return renderer().writeback_result(said, done, offer)
+
+    return Reply(json=lambda: jsonify(result=said, written_back=action), fragment=recorded)
 
 
 def _outcome(cid: object, data) -> tuple[Commitment, str, str]:
@@ -108,7 +111,3 @@ def _outcome(cid: object, data) -> tuple[Commitment, str, str]:
         return current.commitment, outcome.value, note
     entry = reads().entry(cid)  # NotFound: 404
     return entry, entry.outcome.value, entry.note
-
-
-def _renderer():
-    return current_app.extensions["antidrift.renderer"]

@@ -14,7 +14,6 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Protocol
-from urllib.parse import urlencode
 
 from antidrift.core.domain import Commitment, RuntimeState
 from antidrift.core.insights import Calibration, WindowTime
@@ -74,10 +73,10 @@ class Shows:
         wording = hashlib.sha256(words.encode()).hexdigest()[:12] if words else ""
         return cls(view_of(snap), c.id if c else "", applied or "", wording)
 
-    def query(self) -> str:
-        return urlencode(
-            {"view": self.state or "", "c": self.commitment_id, "p": self.proposal_id}
-            | ({"n": self.wording} if self.wording else {})
+    def params(self) -> dict[str, str]:
+        """The socket URL's query (_ws.html): what the page shows."""
+        return {"view": self.state or "", "c": self.commitment_id, "p": self.proposal_id} | (
+            {"n": self.wording} if self.wording else {}
         )
 
 

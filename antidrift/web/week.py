@@ -6,12 +6,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import date
 
-from flask import Blueprint, current_app, jsonify
+from flask import jsonify
 
 from antidrift.core.week import Day, Week
+from antidrift.web.answer import Blueprint
 from antidrift.web.insights_view import nice_ceiling
 from antidrift.web.reflection import BACK_TO
-from antidrift.web.requests import controller, reads
+from antidrift.web.requests import controller, reads, renderer
 
 bp = Blueprint("week", __name__)
 
@@ -101,8 +102,8 @@ def week_json():
 def week_page():
     snap = controller().snapshot()
     week: Week = reads().week(snap.now)
-    env = current_app.extensions["antidrift.renderer"].env
-    return env.get_template("week.html").render(
+    return renderer().template(
+        "week.html",
         week=week,
         chart=chart(week.days),
         back_to=BACK_TO.get(snap.state, "AntiDrift"),

@@ -25,7 +25,6 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import datetime
 from typing import ClassVar
-from urllib.parse import urlencode
 
 from antidrift.calendar import Event, soon_text
 from antidrift.core.domain import EXCLUDED_TITLE, Commitment, Health, Plan, RuntimeState, TaskRef
@@ -325,11 +324,12 @@ class Icon(Widget):
             return cls("break", math.ceil(rest.seconds_left(snap.now) / 60), rest.total_secs // 60)
         return cls(snap.state.value)
 
-    def href(self) -> str:
+    def query(self) -> dict[str, str]:
+        """GET /icon.svg's query for this picture (_icon.html builds the URL)."""
         query = {"state": self.state}
         if self.state in ("active", "drifting", "paused", "break"):
             query.update(left=str(self.left), span=str(self.span))
-        return "/icon.svg?" + urlencode(query)
+        return query
 
 
 @dataclass(frozen=True)

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 from jinja2 import Environment, FileSystemLoader, StrictUndefined, UndefinedError
+from werkzeug.routing import Map
 
 from antidrift.ai import CoachError
 from antidrift.drift.policy import DriftSettings
@@ -24,15 +25,21 @@ from tests.support.html import top_level
 WEB = Path(views_module.__file__).parent
 
 
-def strict_renderer() -> Renderer:
-    """The app's templates, but reading an undefined variable is an error, not a blank."""
+def strict_renderer(urls: Map) -> Renderer:
+    """The app's templates, but reading an undefined variable is an error, not a blank; the
+    templates build their URLs from `urls` (rules: data, with no request or app context)."""
     env = Environment(
         loader=FileSystemLoader(str(resource_dir("templates"))),
         autoescape=True,
         undefined=StrictUndefined,
     )
-    env.globals["static"] = lambda path: f"/static/{path}"
-    return Renderer(env)
+    return Renderer(env, urls)
+
+
+@pytest.fixture
+def urls(make_app, controller) -> Map:
+    """The app's URL rules (the app itself is not used: its url_map is data)."""
+    return make_app(controller).url_map
 
 
 class CountingCoach(FakeCoach):
@@ -77,12 +84,12 @@ def test_the_renderer_imports_no_runtime_controller_or_store():
     assert app_modules <= {"antidrift.web.views", "antidrift.web.widgets"}, app_modules
 
 
-def test_a_page_renders_from_a_view_model_without_any_app(controller, reads):
+def test_a_page_renders_from_a_view_model_without_any_app(controller, reads, urls):
     controller.enter_planning()
     snap = controller.snapshot()
     model = Views(CoachInfo("fake", None, FakeCoach()), reads).page(snap)
     assert isinstance(model, PageModel)
-    html = strict_renderer().view(model)
+    html = strict_renderer(urls).view(model)
     assert 'data-state="planning"' in html and 'id="coach"' in html
 
 
@@ -119,11 +126,11 @@ def _drive(controller, coach: FakeCoach, clock, step: str) -> None:
 STEPS = ["planning", "pending", "ready", "error", "active", "sample", "review", "break"]
 
 
-def test_each_pushed_widget_renders_from_its_own_object_alone(make_controller, clock, reads):
+def test_each_pushed_widget_renders_from_its_own_object_alone(make_controller, clock, reads, urls):
     coach = CountingCoach()
     controller = make_controller(coach)
     views = Views(CoachInfo("fake", None, coach), reads)
-    renderer = strict_renderer()
+    renderer = strict_renderer(urls)
     seen: set[type] = set()
     for step in STEPS:
         _drive(controller, coach, clock, step)
@@ -189,7 +196,7 @@ def test_the_cli_is_looked_up_on_entering_planning_then_at_most_every_few_second
 
 
 def test_the_guard_line_says_what_the_judge_does_now_not_what_planning_found(
-    make_controller, reads, judge
+    make_controller, reads, judge, urls
 ):
     coach = CountingCoach()
     controller = make_controller(coach, judge=judge, drift=DriftSettings())
@@ -201,7 +208,7 @@ def test_the_guard_line_says_what_the_judge_does_now_not_what_planning_found(
         monotonic=clock,
         drift=DriftInfo(True, "fake"),
     )
-    renderer = strict_renderer()
+    renderer = strict_renderer(urls)
 
     def line() -> str:
         widgets = {w.name: w for w in views.widgets(controller.snapshot())}
