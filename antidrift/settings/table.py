@@ -121,7 +121,9 @@ SETTINGS: tuple[Setting, ...] = (
         "ai_url", "ANTIDRIFT_AI_URL", Url("http://127.0.0.1:8080/v1"),
         "The address of the ollama or OpenAI-compatible server (ollama: http://127.0.0.1:11434).",
         default="", group=AI, label="Address of the AI server", live="coach",
-        help="Ollama or an OpenAI-compatible server, e.g. http://127.0.0.1:11434 for ollama.",
+        help="Ollama or an OpenAI-compatible server, e.g. http://127.0.0.1:11434 for ollama."
+        " Use a model of 3B or more: a smaller one cannot judge drift (it calls everything"
+        " on task).",
         applies=lambda v: v("ai_backend") in ai.served(),
     ),
     Setting(

@@ -12,7 +12,7 @@ import logging
 import socket
 import threading
 import urllib.parse
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 
 from antidrift import process
 from antidrift.process import CancelScope
@@ -30,6 +30,16 @@ from .diagnose import trim
 
 log = logging.getLogger("antidrift.ai")
 PROBE_TIMEOUT = 2.0  # seconds doctor waits for a model server's version or model list
+
+
+class StatusRefused(ServiceFailed):
+    """A model server's error status (400 or more), with its body (`said`, as decoded, up to
+    the answer's bound) for a backend that may ask again another way; shown no further than
+    ServiceFailed is (the log)."""
+
+    def __init__(self, name: str, status: int, said: str) -> None:
+        super().__init__(name, status)
+        self.said = said
 
 
 class _Call:
@@ -74,13 +84,15 @@ def post_json(
     headers: Mapping[str, str] | None = None,
     max_bytes: int = MAX_ANSWER,
     name: str = "server",
+    expected: Callable[[str], bool] | None = None,
 ) -> object:
     """POST body as JSON to url; the decoded JSON answer. Raises a CoachError: Cancelled,
     CLITimeout (for the whole call, not each read), ServiceDown (nothing answers there),
-    ServiceFailed (a status of 400 or more, or no JSON), OutputTooLarge."""
+    ServiceFailed (no JSON) or StatusRefused (a status of 400 or more), OutputTooLarge. A refusal
+    whose body `expected` accepts is logged at INFO, not as a warning: the caller asks again."""
     data = json.dumps(body, ensure_ascii=False).encode("utf-8", errors="replace")
     sent = {"Content-Type": "application/json", **(headers or {})}
-    return _call("POST", url, data, sent, timeout, scope, max_bytes, name)
+    return _call("POST", url, data, sent, timeout, scope, max_bytes, name, expected=expected)
 
 
 def get_json(
@@ -107,6 +119,7 @@ def _call(
     max_bytes: int,
     name: str,
     level: int = logging.WARNING,
+    expected: Callable[[str], bool] | None = None,
 ) -> object:
     call = _Call(url, timeout)
     sent = {"Accept": "application/json", **headers}
@@ -136,8 +149,10 @@ def _call(
         raise OutputTooLarge(name, max_bytes)
     text = answer.decode("utf-8", errors="replace")
     if status >= 400:
+        if expected is not None and expected(text):
+            level = min(level, logging.INFO)
         log.log(level, "%s: HTTP %d from %s: %s", name, status, url, trim(text))
-        raise ServiceFailed(name, status)
+        raise StatusRefused(name, status, text)
     try:
         return json.loads(text)
     except ValueError:
@@ -186,14 +201,29 @@ class HttpBackend(Asking):
         raise NotImplementedError
 
     def ask(self, call: Call) -> str:
-        answer = post_json(
+        return self.text(self.post(call, self.request(call.prompt, call.schema)))
+
+    def post(
+        self,
+        call: Call,
+        body: Mapping[str, object],
+        *,
+        timeout: float | None = None,
+        expected: Callable[[str], bool] | None = None,
+    ) -> object:
+        """POST one chat call's body (post_json; within `timeout`, else the call's)."""
+        return post_json(
             f"{self.url}{self.chat}",
-            self.request(call.prompt, call.schema),
-            timeout=call.timeout,
+            body,
+            timeout=call.timeout if timeout is None else timeout,
             scope=call.scope,
             headers=self.headers(),
             name=self.name,
+            expected=expected,
         )
+
+    def text(self, answer: object) -> str:
+        """The answer's text, stripped; EmptyResponse when there is none."""
         content = self.content(answer)
         if not content or not content.strip():
             raise EmptyResponse()

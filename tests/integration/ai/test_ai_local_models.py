@@ -11,11 +11,11 @@ import time
 
 import pytest
 
+from antidrift import commands
 from antidrift.ai import CoachError, JudgeService, Service
 from antidrift.ai.backends import Options, new_backend
 from antidrift.ai.judge import VERDICT_SCHEMA
 from antidrift.process import CancelScope
-from antidrift.server import serve
 from tests.support import model_server
 from tests.support.model_server import ModelServer
 from tests.support.real_cli import refused_port
@@ -123,18 +123,18 @@ def test_doctor_says_what_each_local_server_is(server, monkeypatch, capsys, capl
         "PATH": str(tmp_path),
     }.items():
         monkeypatch.setenv(name, value)
-    serve.main(["doctor"])
+    commands.main(["doctor"])
     out = capsys.readouterr().out
     # ollama at <url>/v1 is no Ollama: it does not answer /api/version there.
     assert f"  ollama   {server.url}/v1 does not answer" in out
     assert f"  openai   {server.url}/v1  serves {model_server.MODELS[0]}" in out
     monkeypatch.setenv("ANTIDRIFT_AI_URL", server.url)
-    serve.main(["doctor"])
+    commands.main(["doctor"])
     out = capsys.readouterr().out
     assert f"  ollama   {server.url}  ollama {model_server.OLLAMA_VERSION}  (llama3.2" in out
     with refused_port() as gone:
         monkeypatch.setenv("ANTIDRIFT_AI_URL", f"http://127.0.0.1:{gone}")
-        serve.main(["doctor"])
+        commands.main(["doctor"])
     assert f"  ollama   http://127.0.0.1:{gone} does not answer" in capsys.readouterr().out
     # What doctor found is said once, in its own words: no warning for each probe.
     assert [r.getMessage() for r in caplog.records if r.levelno >= logging.WARNING] == []
