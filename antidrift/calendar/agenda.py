@@ -3,10 +3,11 @@ the next one, the free minutes before it, the clash of a timebox with it, "in 5 
 
 from __future__ import annotations
 
-import math
 from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import datetime, timedelta
+
+from antidrift.core.minutes import minutes_until
 
 SOON = 5 * 60  # "Team standup in 5 min": said in the minute from five minutes before
 SAID_FOR = 60
@@ -33,24 +34,25 @@ class Agenda:
     problem: str | None = None  # one quiet line: a calendar that could not be read
 
     def in_minutes(self, at: datetime) -> int | None:
-        """Whole minutes until the next event, rounded up (0 once it starts)."""
+        """Whole minutes until the next event, rounded down (core/minutes.py: the one rule;
+        0 once it starts)."""
         if self.next is None:
             return None
-        return max(0, math.ceil((self.next.starts_at - at).total_seconds() / 60))
+        return minutes_until(self.next.starts_at, at)
 
     def free_minutes(self, at: datetime) -> int | None:
         """Whole minutes free before the next event, rounded down; None without one (or
         while an event runs: nothing is free)."""
         if self.next is None or self.now is not None:
             return None
-        return max(0, math.floor((self.next.starts_at - at).total_seconds() / 60))
+        return minutes_until(self.next.starts_at, at)
 
     def clash(self, deadline: datetime, at: datetime) -> tuple[Event, int] | None:
-        """The next event a timebox ending at `deadline` runs into, and by how many minutes
-        (rounded up); None when it ends before the event starts."""
+        """The next event a timebox ending at `deadline` runs into, and by how many seconds
+        (said as a duration: "10 min", "40 s"); None when it ends before the event starts."""
         if self.next is None or self.next.starts_at >= deadline or self.next.starts_at <= at:
             return None
-        return self.next, math.ceil((deadline - self.next.starts_at).total_seconds() / 60)
+        return self.next, int((deadline - self.next.starts_at).total_seconds())
 
     def soon(self, at: datetime) -> Event | None:
         """The next event, in the minute from five minutes before it starts."""

@@ -21,6 +21,7 @@ from antidrift.core.domain import (
     app_shares,
     time_shares,
 )
+from antidrift.core.minutes import whole_minutes
 
 # Calibration speaks only once this many commitments have ended: fewer is anecdote.
 CALIBRATION_MIN_ENDED = 3
@@ -151,7 +152,7 @@ def calibration(recent_newest_first: Sequence[Ended]) -> Calibration | None:
     same = [item for item in recent if _minutes(item.planned_secs) == size]
     average = sum(item.actual_secs for item in same) / len(same)
     overrun = summarize(recent).overrun
-    return Calibration(size, round(average / 60), len(same), overrun or 0.0)
+    return Calibration(size, whole_minutes(average), len(same), overrun or 0.0)
 
 
 @dataclass(frozen=True)
@@ -169,7 +170,7 @@ def track_record(recent_newest_first: Sequence[Ended]) -> list[TrackRecordLine]:
         return []
     return [
         TrackRecordLine(
-            _minutes(item.planned_secs), round(item.actual_secs / 60), item.outcome.value
+            _minutes(item.planned_secs), whole_minutes(item.actual_secs), item.outcome.value
         )
         for item in recent_newest_first[:TRACK_RECORD_LINES]
     ]
@@ -235,7 +236,7 @@ def window_time(samples: Sequence[WindowSample], until: datetime, top: int = 12)
 
 
 def _minutes(secs: int) -> int:
-    return max(1, round(secs / 60))
+    return max(1, whole_minutes(secs))
 
 
 # Seconds per (app, title, place): a window's time by where it went (place_of).

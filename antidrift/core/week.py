@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from datetime import date, timedelta
 
 from antidrift.core.domain import Outcome
+from antidrift.core.minutes import whole_minutes
 
 DAYS = 7  # the last day is today
 TOP_DISTRACTIONS = 5
@@ -90,7 +91,7 @@ def days(ended: Iterable[tuple[date, Outcome | str, int]], today: date) -> tuple
         elif outcome == Outcome.MISSED:
             missed[day] = missed.get(day, 0) + 1
     return tuple(
-        Day(d, round(secs.get(d, 0) / 60), met.get(d, 0), missed.get(d, 0))
+        Day(d, whole_minutes(secs.get(d, 0)), met.get(d, 0), missed.get(d, 0))
         for d in (first + timedelta(days=n) for n in range(DAYS))
     )
 
@@ -127,5 +128,5 @@ def top_distractions(
     """The names that took the most time judged off task, most first (ties by name); one
     that rounds to no minute at all is left out."""
     ordered = sorted(off_task_secs.items(), key=lambda pair: (-pair[1], pair[0]))
-    found = (Distraction(name, round(secs / 60)) for name, secs in ordered)
+    found = (Distraction(name, whole_minutes(secs)) for name, secs in ordered)
     return tuple(d for d in found if d.minutes > 0)[:top]

@@ -10,6 +10,7 @@ from antidrift.ai import Cancelled, CoachError
 from antidrift.ai.reflect import Reflector, ReviewFacts
 from antidrift.core.domain import Commitment
 from antidrift.core.insights import WindowTime
+from antidrift.core.minutes import whole_minutes
 from antidrift.core.ports import Repository
 from antidrift.core.transitions import Move
 from antidrift.process import CancelScope
@@ -137,7 +138,7 @@ def review_facts(
         next_action=commitment.next_action,
         success_condition=commitment.success_condition,
         planned_minutes=commitment.timebox_secs // 60,
-        actual_minutes=round(taken / 60),
+        actual_minutes=whole_minutes(taken),
         ran_out=commitment.ran_out,
         apps=[(a.app, round(a.fraction * 100)) for a in focus.apps],
         drift_count=drift[0] if drift is not None else None,

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 
 from antidrift.core import insights
 from antidrift.core.domain import COUNTED, Commitment, Share
+from antidrift.core.minutes import whole_minutes
 
 PAGE_SIZE = 50
 CHART_COMMITMENTS = 20
@@ -140,8 +141,8 @@ def chart(oldest_first: Sequence[Commitment]) -> Chart:
         columns.append(
             Column(
                 label=c.next_action,
-                planned_minutes=round(planned),
-                actual_minutes=round(actual),
+                planned_minutes=whole_minutes(e.planned_secs),
+                actual_minutes=whole_minutes(e.actual_secs),
                 outcome=e.outcome.value,
                 x=round(x, 2),
                 width=round(width, 2),

@@ -9,20 +9,11 @@ from urllib.parse import urlsplit, urlunsplit
 from jinja2 import Environment
 from werkzeug.routing import Map, MapAdapter
 
+from antidrift.core.minutes import duration_text
 from antidrift.web.views import Listing, PageModel, RulesView, Shows
 from antidrift.web.widgets import CoachWidget, Widget, clock_text, family
 
 __all__ = ["Renderer", "clock_text", "duration_text", "local_date", "local_time"]
-
-
-def duration_text(seconds: float) -> str:
-    if 0 < seconds < 0.5:
-        return "<1 s"  # not "0 s" beside a non-zero share
-    seconds = round(seconds)
-    if seconds < 60:
-        return f"{seconds} s"
-    minutes = round(seconds / 60)
-    return f"{minutes} min" if minutes < 60 else f"{minutes // 60} h {minutes % 60:02d} min"
 
 
 def local_time(value: datetime | None) -> str:

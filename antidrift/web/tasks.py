@@ -16,6 +16,7 @@ from antidrift.core.domain import (
     ValidationError,
     validate_review,
 )
+from antidrift.core.minutes import whole_minutes
 from antidrift.session.drafts import TEXT_LIMITS, Draft
 from antidrift.web.answer import Blueprint, Reply, moved
 from antidrift.web.projection import task_json
@@ -73,7 +74,7 @@ def write_back():
     commitment, outcome, note = _outcome(data.get("commitment"), data)
     if commitment.task is None:
         raise TaskConflict("That commitment served no task from your task list.")
-    minutes = round(commitment.actual_secs / 60)  # the time worked: pauses left out
+    minutes = whole_minutes(commitment.actual_secs)  # the time worked: pauses left out
     text = task_sources.outcome_text(
         outcome, commitment.next_action, minutes, note, f"{commitment.started_at:%Y-%m-%d}"
     )

@@ -28,6 +28,7 @@ from typing import ClassVar
 
 from antidrift.calendar import Event, soon_text
 from antidrift.core.domain import EXCLUDED_TITLE, Commitment, Health, Plan, RuntimeState, TaskRef
+from antidrift.core.minutes import whole_minutes
 from antidrift.core.rhythm import Break
 from antidrift.core.timing import clock_text, five_minutes_left
 from antidrift.drift import window_key as key
@@ -173,7 +174,7 @@ class AwayReturn(Widget):
     @classmethod
     def of(cls, snap: Snapshot) -> AwayReturn:
         secs = snap.away.returned_secs if snap.away is not None else 0
-        return cls(max(1, round(secs / 60)) if secs else 0)
+        return cls(max(1, whole_minutes(secs)) if secs else 0)
 
 
 @dataclass(frozen=True)
@@ -305,7 +306,7 @@ class Icon(Widget):
     name = "icon"
     outside_view = True
     state: str
-    left: int = 0  # minutes, rounded up: "1" until the last second
+    left: int = 0  # whole minutes, rounded down as everywhere (core/minutes.py)
     span: int = 0
 
     @classmethod
@@ -316,12 +317,12 @@ class Icon(Widget):
             if c.paused:
                 state = "paused"
             span = (c.deadline - c.started_at).total_seconds()
-            return cls(state, math.ceil(c.seconds_left(snap.now) / 60), math.ceil(span / 60))
+            return cls(state, whole_minutes(c.seconds_left(snap.now)), whole_minutes(span))
         if snap.state is RuntimeState.REVIEW and c is not None:
             return cls("timesup" if c.ran_out else "review")
         if snap.rest is not None:
             rest = snap.rest
-            return cls("break", math.ceil(rest.seconds_left(snap.now) / 60), rest.total_secs // 60)
+            return cls("break", whole_minutes(rest.seconds_left(snap.now)), rest.total_secs // 60)
         return cls(snap.state.value)
 
     def query(self) -> dict[str, str]:
@@ -396,7 +397,7 @@ class EventClash(Widget):
 
     name = "event_clash"
     event: Event | None = None
-    minutes: int = 0
+    secs: int = 0  # how far into it the timebox runs
     through: bool = False  # the timebox outlasts the event: not "N min into" it
 
     @classmethod

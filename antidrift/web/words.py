@@ -51,7 +51,7 @@ class Today:
 
     count: int = 0
     met: int = 0
-    minutes: int = 0
+    secs: int = 0  # focused: the page says it as a duration (core/minutes.py)
 
     @property
     def missed(self) -> int:
@@ -67,7 +67,7 @@ class Today:
         ]
         secs = sum(c.actual_secs for c in done)
         met = sum(1 for c in done if c.outcome is Outcome.MET)
-        return cls(len(done), met, round(secs / 60))
+        return cls(len(done), met, secs)
 
 
 def drift_said(drift: DriftInfo, found: bool | None, coach: CoachInfo) -> DriftInfo:

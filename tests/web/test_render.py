@@ -340,10 +340,11 @@ def test_clock_text(seconds, text):
     [
         (0, "0 s"),
         (0.3, "<1 s"),
-        (0.6, "1 s"),
+        (0.6, "<1 s"),
         (12, "12 s"),
-        (59.6, "1 min"),
-        (90, "2 min"),
+        (59.6, "59 s"),  # under a minute: seconds, rounded down as minutes are
+        (90, "1 min"),  # one rule everywhere: whole minutes rounded down
+        (150, "2 min"),
         (3600, "1 h 00 min"),
         (5400, "1 h 30 min"),
     ],

@@ -258,7 +258,7 @@ def test_one_site_over_days_and_browsers_is_one_distraction(web, clock, zone, st
     commit(web, clock, "missed", windows=two, judged=(store, 2))
     body = week(web)
     assert body["top_distractions"] == [
-        {"name": "m.example.com", "minutes": 4},  # 2 + 1.5 minutes, rounded once
+        {"name": "m.example.com", "minutes": 3},  # 2 + 1.5 minutes, rounded down once
         {"name": "mail.example.net", "minutes": 1},
     ]
     assert distraction_rows(web) == body["top_distractions"]

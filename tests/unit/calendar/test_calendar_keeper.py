@@ -35,10 +35,11 @@ def test_the_next_event_and_the_free_minutes_before_it(tmp_path):
     agenda = kept.agenda(NOW)
     assert (agenda.now, agenda.next.title) == (None, "Team standup")
     assert (agenda.free_minutes(NOW), agenda.in_minutes(NOW)) == (40, 40)
-    assert agenda.in_minutes(NOW + timedelta(seconds=30)) == 40  # rounded up
-    assert agenda.free_minutes(NOW + timedelta(seconds=30)) == 39  # rounded down
-    # A timebox of 60 minutes ends 20 minutes into the standup; one of 40 does not.
-    assert agenda.clash(NOW + timedelta(minutes=60), NOW)[1] == 20
+    # One rule, one number: "in 39 min" beside "39 min free" at 39.5 minutes.
+    assert agenda.in_minutes(NOW + timedelta(seconds=30)) == 39
+    assert agenda.free_minutes(NOW + timedelta(seconds=30)) == 39
+    # A timebox of 60 minutes ends 20 minutes into the standup (in seconds); one of 40 does not.
+    assert agenda.clash(NOW + timedelta(minutes=60), NOW)[1] == 20 * 60  # seconds
     assert agenda.clash(NOW + timedelta(minutes=40), NOW) is None
     during = kept.agenda(NOW + timedelta(minutes=45))
     assert during.now.title == "Team standup" and during.next.title == "Lunch"
