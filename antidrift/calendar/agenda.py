@@ -54,6 +54,12 @@ class Agenda:
             return None
         return self.next, int((deadline - self.next.starts_at).total_seconds())
 
+    def upcoming(self, at: datetime) -> Event | None:
+        """The next event, from five minutes before it starts: the page shows it then."""
+        if self.next is None:
+            return None
+        return self.next if 0 < (self.next.starts_at - at).total_seconds() <= SOON else None
+
     def soon(self, at: datetime) -> Event | None:
         """The next event, in the minute from five minutes before it starts."""
         if self.next is None:

@@ -22,6 +22,7 @@ from antidrift.session.drafts import PLAN_FIELDS
 from antidrift.session.snapshot import CoachInfo, CoachStatus, DriftInfo, Snapshot
 from antidrift.tasks import Board, Offer
 from antidrift.tasks import Listing as Listing  # the task list's view data, for the renderer
+from antidrift.web.meetings import EventClash, Meeting, NextEvent
 from antidrift.web.widgets import (
     Announce,
     AwayReturn,
@@ -32,10 +33,8 @@ from antidrift.web.widgets import (
     Controls,
     DriftBannerWidget,
     DriftGuardWidget,
-    EventClash,
     EvidenceWidget,
     Icon,
-    NextEvent,
     Offline,
     Phase,
     ReflectionWidget,
@@ -295,10 +294,12 @@ class Views:
                     drift_said(self.drift, self._found, self.coach),
                     snap.drift.banner is not None,
                     snap.drift.put_away,
+                    snap.calendar.now,
                 ),
                 Controls(c.paused, c.seconds_left(snap.now) if c.paused else 0),
                 AwayReturn.of(snap),
                 EventClash.of(snap),
+                Meeting.of(snap),
             )
         if snap.rest is not None:
             return (BreakLeft.of(snap.rest, snap.now),)

@@ -27,7 +27,14 @@ from datetime import datetime
 from typing import ClassVar
 
 from antidrift.calendar import Event, soon_text
-from antidrift.core.domain import EXCLUDED_TITLE, Commitment, Health, Plan, RuntimeState, TaskRef
+from antidrift.core.domain import (
+    EXCLUDED_TITLE,
+    Commitment,
+    Health,
+    Plan,
+    RuntimeState,
+    TaskRef,
+)
 from antidrift.core.minutes import whole_minutes
 from antidrift.core.rhythm import Break
 from antidrift.core.timing import clock_text, five_minutes_left
@@ -353,6 +360,7 @@ class DriftGuardWidget(Widget):
     info: DriftInfo
     asking: bool = False  # the banner is up and gives the reason: the line does not repeat it
     put_away: Episode | None = None  # the teeth's last act, said until the commitment ends
+    event: Event | None = None  # the calendar event under way, named while it stands down
 
 
 @dataclass(frozen=True)
@@ -372,41 +380,6 @@ class DriftBannerWidget(Widget):
             return ""
         text = e.title.strip()[:MAX_RULE_TEXT].strip()
         return text if text.isprintable() else ""
-
-
-@dataclass(frozen=True)
-class NextEvent(Widget):
-    """Planning: the next calendar event and the minutes free before it (id="next-event"),
-    or the event under way; a calendar that could not be read is one quiet line in it."""
-
-    name = "next_event"
-    event: Event | None = None
-    free: int | None = None  # minutes before it; the minutes field is offered this
-    now: Event | None = None  # an event under way
-    problem: str | None = None
-
-    @classmethod
-    def of(cls, snap: Snapshot) -> NextEvent:
-        agenda = snap.calendar
-        return cls(agenda.next, agenda.free_minutes(snap.now), agenda.now, agenda.problem)
-
-
-@dataclass(frozen=True)
-class EventClash(Widget):
-    """Active: the calendar event the timebox runs into (id="event-clash"), by how much."""
-
-    name = "event_clash"
-    event: Event | None = None
-    secs: int = 0  # how far into it the timebox runs
-    through: bool = False  # the timebox outlasts the event: not "N min into" it
-
-    @classmethod
-    def of(cls, snap: Snapshot) -> EventClash:
-        c = snap.commitment
-        clash = snap.calendar.clash(c.deadline, snap.now) if c is not None else None
-        if clash is None:
-            return cls()
-        return cls(*clash, through=c.deadline >= clash[0].ends_at)
 
 
 @dataclass(frozen=True)

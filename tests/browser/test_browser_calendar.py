@@ -77,6 +77,10 @@ def test_the_next_event_and_the_clash_fit_look_right_and_pass_axe(new_tabs, app,
     page.get_by_label("Next action", exact=True).fill("Write the intro")
     page.get_by_label("Done when", exact=True).fill("Two pages drafted")
     page.locator("#timebox_minutes").fill("60")
+    # Before Start: the minutes typed run into the standup, said as they are typed (pushed).
+    expect(page.locator("#plan-clash")).to_contain_text("60 min would run")
+    expect(page.locator("#plan-clash")).to_contain_text("into Team standup at")
+    check("planning-plan-clash")
     page.get_by_role("button", name="Start").click()
     expect(ui.view(page, "active")).to_be_visible()
     clash = page.locator("#event-clash")
@@ -86,3 +90,49 @@ def test_the_next_event_and_the_clash_fit_look_right_and_pass_axe(new_tabs, app,
     assert app.server.get("/state")["calendar"]["next"]["title"] == "Team standup"
     check("active-event-clash")
     assert problems == {}
+
+
+def test_during_a_meeting_the_page_names_it_and_pauses_for_it(browser, ui, tmp_path):
+    """An event under way: planning names it and the next one, the active view offers Pause
+    for it; the looks at 1280 and 390, light and dark (PNGs where ANTIDRIFT_SHOTS points)."""
+    expect = ui.expect
+    now = datetime.now().astimezone().replace(second=0, microsecond=0)
+    ics = write(
+        tmp_path / "day.ics",
+        event("review@x", "Design review", now - timedelta(minutes=5), None, minutes=45),
+        event("standup@x", "Team standup", now + timedelta(minutes=60), None, minutes=15),
+    )
+    env = {"ANTIDRIFT_AI_BACKEND": "claude", "ANTIDRIFT_NOTIFY": "off"}
+    server = RunningServer(tmp_path / "data", env={**env, "ANTIDRIFT_CALENDAR": str(ics)})
+    server.start()
+    context = browser.new_context(viewport=DESK, bypass_csp=True)
+    try:
+        page = context.new_page()
+        page.goto(server.base + "/")
+        ui.plan(page)
+        line = page.locator("#next-event")
+        expect(line.locator(".event-now")).to_contain_text("In Design review until")
+        expect(line.locator(".event-next")).to_contain_text("Next: Team standup at")
+        page.get_by_label("Next action", exact=True).fill("Write the intro")
+        page.get_by_label("Done when", exact=True).fill("Two pages drafted")
+        page.locator("#timebox_minutes").fill("25")
+        page.get_by_role("button", name="Start").click()
+        meeting = page.locator("#meeting")
+        expect(meeting).to_contain_text("In Design review until")
+        looks = [(DESK, "light"), (PHONE, "light"), (DESK, "dark"), (PHONE, "dark")]
+        for viewport, scheme in looks:
+            page.set_viewport_size(viewport)
+            page.emulate_media(color_scheme=scheme)
+            ui.settled(page)
+            assert ui.sideways_scroll(page) == 0
+            if SHOTS:
+                Path(SHOTS).mkdir(parents=True, exist_ok=True)
+                name = f"active-meeting-{viewport['width']}-{scheme}.png"
+                page.screenshot(path=str(Path(SHOTS) / name), full_page=True)
+        assert ui.axe_problems(page) == []
+        meeting.get_by_role("button", name="Pause for it").click()
+        expect(meeting).to_contain_text("Paused for it")
+        assert server.get("/state")["paused"] is True
+    finally:
+        context.close()
+        server.stop()

@@ -62,6 +62,7 @@ def test_a_page_showing_the_current_active_view_gets_only_its_widgets(srv):
         "controls",
         "away-return",
         "event-clash",
+        "meeting",
     ]
 
 

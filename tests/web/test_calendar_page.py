@@ -122,3 +122,69 @@ def test_without_a_calendar_planning_shows_no_line(make_app, make_controller, fa
     to(client, "planning")
     line = page(client).by_id("next-event")
     assert "hidden" in line.attrs and line.text() == ""
+
+
+# -- meetings on the page (the page 0.6, item 3) -------------------------------------------------
+
+
+def test_before_start_planning_says_the_minutes_typed_run_into_the_next_event(client):
+    to(client, "planning")
+    client.post("/planning/draft", data={"timebox_minutes": "50"}, headers=HX)
+    said = page(client).by_id("plan-clash")
+    assert said.text() == f"50 min would run 10 min into Team standup at {HHMM}."
+    client.post("/planning/draft", data={"timebox_minutes": "40"}, headers=HX)
+    assert page(client).by_id("plan-clash") is None  # ends as it starts: no clash
+    client.post("/planning/draft", data={"timebox_minutes": "soon"}, headers=HX)
+    assert page(client).by_id("plan-clash") is None  # not minutes yet: nothing to say
+
+
+def test_during_an_event_planning_shows_it_and_the_next_one(
+    tmp_path, make_app, make_controller, fake_coach, clock
+):
+    path = write(
+        tmp_path / "day.ics",
+        event("r@x", "Design review", START - timedelta(minutes=10), None, minutes=30),
+        event("s@x", "Team standup", STANDUP_AT, None, minutes=30),
+    )
+    kept = Calendar(tmp_path / "cache", clock)
+    kept.configure(parse(str(path)))
+    kept.refresh()
+    client = make_app(make_controller(fake_coach, calendar=kept), fake_coach).test_client()
+    to(client, "planning")
+    line = page(client).by_id("next-event")
+    until = (START + timedelta(minutes=20)).astimezone().strftime("%H:%M")
+    assert line.find_all("span", class_="event-now")[0].text() == f"In Design review until {until}"
+    assert f"Next: Team standup at {HHMM}" in line.text()
+
+
+def test_the_meeting_shows_five_minutes_before_and_offers_pause_for_it_during(client, clock):
+    to(client, "planning")
+    client.post("/commitment", data={**PLAN, "timebox_minutes": "60"})
+    meeting = page(client).by_id("meeting")
+    assert "hidden" in meeting.attrs  # 40 minutes away: not yet
+    clock.advance(36 * 60)
+    meeting = page(client).by_id("meeting")
+    assert "hidden" not in meeting.attrs
+    assert meeting.text().strip() == f"Team standup at {HHMM}, in 4 min."
+    clock.advance(5 * 60)  # a minute into it: named, with Pause for it, the guard standing down
+    doc = page(client)
+    assert "In Team standup until" in doc.by_id("meeting").text()
+    [pause] = doc.by_id("meeting").find_all("button")
+    assert pause.text().strip() == "Pause for it" and pause.get("hx-post") == "/pause"
+    assert client.post("/pause", headers=HX).status_code == 200
+    meeting = page(client).by_id("meeting")
+    assert not meeting.find_all("button") and "Paused for it" in meeting.text()
+
+
+def test_the_drift_guard_names_the_event_it_stands_down_for(app):
+    from antidrift.calendar.agenda import Event
+    from antidrift.drift.policy import DriftStatus
+    from antidrift.session.snapshot import DriftInfo
+    from antidrift.web.widgets import DriftGuardWidget
+
+    standup = Event(STANDUP_AT, STANDUP_AT + timedelta(minutes=30), "Team standup")
+    ends = standup.ends_at.astimezone().strftime("%H:%M")
+    on = DriftInfo(True, "claude")
+    guard = DriftGuardWidget(DriftStatus.EVENT, "a calendar event is under way", on, event=standup)
+    said = " ".join(html(app.extensions["antidrift.renderer"].widget(guard)).text().split())
+    assert said == f"Drift guard waiting: no window is judged during Team standup (until {ends})."
