@@ -66,6 +66,12 @@ def _service(parser: argparse.ArgumentParser) -> Run:
     return service_command(parser)
 
 
+def _sync(parser: argparse.ArgumentParser) -> Run:
+    from antidrift.cli.sync import sync_command
+
+    return sync_command(parser)
+
+
 def _status(parser: argparse.ArgumentParser) -> Run:
     from antidrift.cli.remote import status_command
 
@@ -142,6 +148,7 @@ COMMANDS: tuple[CliCommand, ...] = (
     CliCommand("back", _back, "answer a drift nudge: back to it"),
     CliCommand("on-task", _on_task, "answer a drift nudge: this is on task"),
     CliCommand("judge-eval", _judge_eval, "how often the drift judge is right"),
+    CliCommand("sync", _sync, "the sync folder: join (the passphrase), new-id, status"),
 )
 
 DEFAULT = "serve"  # `antidrift [flags]` is `antidrift serve [flags]`

@@ -199,7 +199,7 @@ class FakeStore:
                 + (c.started_at.isoformat(), c.ended_at.isoformat(), c.outcome.value, c.note)
                 + (c.extended_secs, insights.ended(c).actual_secs, count, share)
                 + (c.task.title if c.task else None, c.paused_secs, c.away_secs, c.written_back)
-                + (self._top_site(c.id),)
+                + (self._top_site(c.id), c.device)
             )
         return rows
 

@@ -116,6 +116,9 @@ class Commitment:
     # Whole seconds with no input for the away_after setting's minutes, on the clock (an
     # absence counted as a pause is paused_secs instead).
     away_secs: int = 0
+    # The machine it was made on, when another one (sync): its random id and its name.
+    device_id: str | None = None
+    device: str | None = None
 
     @classmethod
     def begin(

@@ -35,6 +35,7 @@ EXPORT_COLUMNS = (
     "away_secs",  # whole seconds with no input for the away_after minutes
     "written_back",  # note | done: what its one write-back recorded in the task
     "site",  # the site most of its browser samples were on (None: no site)
+    "device",  # the machine it was made on (empty: this one)
 )
 
 
@@ -137,3 +138,22 @@ class Transaction(Protocol):
     def __exit__(self, kind, exc, tb) -> None: ...
     def changed(self) -> None: ...
     def then(self, work: Callable[[], None]) -> None: ...
+
+
+# -- sync: what the store takes from other machines (store/sync_tables.py) --
+COMMITMENT = "commitment"
+
+
+@dataclass(frozen=True)
+class Incoming:
+    """One record to import: its id, clock stamp (text, ordered), and body (None: removal)."""
+
+    record_id: str
+    hlc: str
+    body: dict | None
+
+
+def record_id(commitment_id: str) -> str:
+    """A commitment's record in the sync folder (its id is a random UUID: one on every
+    machine)."""
+    return f"{COMMITMENT}:{commitment_id}"

@@ -7,17 +7,22 @@ from __future__ import annotations
 
 import logging
 import re
+import socket
 from datetime import timedelta
+from pathlib import Path
 from urllib.parse import urlsplit
 
 from antidrift import ai
 from antidrift.ai.reflect import ReflectService
 from antidrift.core.loopback import is_loopback
+from antidrift.core.outside import Unreadable, read_file
+from antidrift.core.ports import Store
 from antidrift.core.rhythm import BreakSettings
 from antidrift.drift.policy import DriftSettings
 from antidrift.notify import Background, build_notifier
 from antidrift.session.snapshot import CoachInfo, DriftInfo
 from antidrift.session.state import Tuning
+from antidrift.session.syncing import Syncing
 from antidrift.settings import SETTINGS, Settings
 
 log = logging.getLogger("antidrift")
@@ -144,3 +149,30 @@ def tuning(settings: Settings) -> tuple[Tuning, CoachInfo, DriftInfo]:
 
 def _unavailable(info: CoachInfo) -> str:
     return f"coach unavailable — {info.problem}" if info.problem else "coach unavailable"
+
+
+def build_sync(settings: Settings, store: Store, work) -> Syncing:
+    """This machine in the sync folder (its identity even with sync off). The passphrase is
+    read from ANTIDRIFT_SYNC_PASSPHRASE_FILE when a key must be derived, never kept."""
+
+    def passphrase() -> str | None:
+        if not settings.sync_passphrase_file:
+            return None
+        path = Path(settings.sync_passphrase_file).expanduser()
+        try:
+            text = read_file(path, max_bytes=4096, what="the sync passphrase file")
+        except Unreadable as exc:
+            log.warning("sync: %s", exc.message)
+            return None
+        return text.decode("utf-8", errors="replace").strip() or None
+
+    name = settings.device_name or socket.gethostname()[:64] or "this machine"
+    return Syncing(
+        store,
+        work,
+        settings.data_dir,
+        settings.sync_folder,
+        name,
+        passphrase,
+        fast=settings.sync_kdf == "fast",
+    )

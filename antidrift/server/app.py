@@ -26,6 +26,7 @@ from antidrift.web import (
     security,
     settings_page,
     sockets,
+    sync_status,
     tasks,
     week,
 )
@@ -124,6 +125,7 @@ def create_app(
     app.register_blueprint(tasks.bp)
     app.register_blueprint(icon.bp)
     app.register_blueprint(week.bp)
+    app.register_blueprint(sync_status.bp)
     assets.install(app, static_dir)
     sockets.install(app)
     if built:

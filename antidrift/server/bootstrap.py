@@ -22,7 +22,7 @@ from antidrift.drift.put_away import DesktopEnforcer
 from antidrift.drift.rules import StandingRules
 from antidrift.evidence import WindowSampler
 from antidrift.notify import Background
-from antidrift.server.adapters import TUNED, as_setting, tuning
+from antidrift.server.adapters import TUNED, as_setting, build_sync, tuning
 from antidrift.session.away import Away
 from antidrift.session.coaching import Coaching
 from antidrift.session.controller import Controller
@@ -33,6 +33,7 @@ from antidrift.session.readmodel import ReadModel
 from antidrift.session.reflecting import Reflections
 from antidrift.session.snapshot import CoachInfo, DriftInfo
 from antidrift.session.state import Session, Tuning
+from antidrift.session.syncing import Syncing
 from antidrift.session.ticker import Ticker
 from antidrift.session.unit_of_work import UnitOfWork
 from antidrift.settings import LIVE_PARTS, LiveSettings, Settings
@@ -88,6 +89,8 @@ class Runtime:
     calendar: calendar.Calendar | None = None
     # The Settings the parts were built from (a change retunes what its rows name).
     tuned: Settings | None = None
+    # This machine in the sync folder (None: a runtime of fakes; off without a folder).
+    sync: Syncing | None = None
     _rung: set[tuple[str, str]] = field(default_factory=set, init=False, repr=False)
     _ticker: Ticker | None = field(default=None, init=False, repr=False)
     _stopped: bool = field(default=False, init=False, repr=False)
@@ -124,6 +127,8 @@ class Runtime:
             self.backups.start()
         if self.calendar is not None:
             self.calendar.start()
+        if self.sync is not None:
+            self.sync.start()
         if self.sampler is not None:
             self.sampler.start()
         elif self.find_sampler is not None:
@@ -153,6 +158,11 @@ class Runtime:
             self.calendar.configure(
                 calendar.parse(",".join(settings.calendar)), settings.calendar_email
             )
+        if self.sync is not None and "sync" in parts:  # started, stopped or moved at once
+            self.sync.stop()
+            self.sync = build_sync(settings, self.store, self.controller.work)
+            if self._ticker is not None and not self.shutting_down.is_set():
+                self.sync.start()
         if settings.window_source == self.window_source:
             return
         self.window_source = settings.window_source
@@ -203,6 +213,8 @@ class Runtime:
             self.backups.stop()
         if self.calendar is not None:
             self.calendar.stop()
+        if self.sync is not None:
+            self.sync.stop()
         with self._lock:
             sampler = self.sampler
         if sampler is not None:
@@ -358,6 +370,7 @@ def build_runtime(settings: Settings, *, clock: Clock | None = None) -> Runtime:
         backups=build_backups(settings, clock),
         calendar=plans_around,
         tuned=settings,
+        sync=build_sync(settings, store, controller.work),
     )
 
 

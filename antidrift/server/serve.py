@@ -251,6 +251,7 @@ def doctor(args: argparse.Namespace) -> int:
 
     data_dir = getattr(args, "data_dir", None)
     reading = settings.read(data_dir=data_dir)
+    from antidrift.sync.report import doctor_lines as sync_doctor_lines
     # What is not refused, to show the CLIs and the window source with.
     usable = Settings(**reading.values, env=dict(os.environ))  # type: ignore[arg-type]
     say(f"ANTIDRIFT_AI_BACKEND={usable.ai_backend}")
@@ -278,6 +279,7 @@ def doctor(args: argparse.Namespace) -> int:
     usable_db, lines = database_lines(usable.database)
     say("\n" + "\n".join(lines))
     return 1 if reading.problems or not usable_db else 0
+    say("\n" + "\n".join(sync_doctor_lines(usable.sync_folder, Path(usable.data_dir))))
 
 
 def database_lines(path: Path) -> tuple[bool, list[str]]:

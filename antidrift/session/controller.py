@@ -83,6 +83,11 @@ class Controller:
         self._calendar = calendar  # planned around: the guard stands down during an event
         self._started = False  # the constructor starts nothing: start() does
 
+    @property
+    def work(self) -> UnitOfWork:
+        """The one unit of work every change goes through (sync's imports too)."""
+        return self._work
+
     def retune(self, tuning: Tuning) -> None:
         """Changed settings, into every part that uses one: at once, but the guard from the
         next commitment (guard.retune)."""

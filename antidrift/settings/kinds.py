@@ -337,17 +337,23 @@ class Calendars:
 
 @dataclass(frozen=True)
 class Folder:
-    """A directory path (~ expanded)."""
+    """A directory path (~ expanded); `optional`: empty is None (the setting is off)."""
 
-    accepted = "a directory path"
+    optional: bool = False
 
-    def parse(self, text: str) -> Path:
+    @property
+    def accepted(self) -> str:
+        return "a directory path, or nothing" if self.optional else "a directory path"
+
+    def parse(self, text: str) -> Path | None:
+        if self.optional and not text.strip():
+            return None
         if not text.strip() or "\0" in text:
             raise ValueError(self.accepted)
         return Path(text.strip()).expanduser()
 
-    def show(self, value: Path) -> str:
-        return str(value)
+    def show(self, value: Path | None) -> str:
+        return "" if value is None else str(value)
 
 
 def as_text(value: object, kind: object = None) -> str:

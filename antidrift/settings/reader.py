@@ -20,6 +20,7 @@ from antidrift.core.outside import Unreadable, Why, parse_json, read_file
 from antidrift.settings.kinds import as_text
 from antidrift.settings.row import Setting, Table
 from antidrift.settings.table import BY_KEY, TABLE, Settings, default_data_dir
+from antidrift.sync import SyncFolderPlacement, check_apart
 
 log = logging.getLogger("antidrift")
 SAVED_NAME = "settings.json"
@@ -274,6 +275,12 @@ def conflicts(values: Mapping[str, object], label: Callable[[str], str]) -> list
              f" you plan and your window titles would go there (set {label('ai_allow_remote')}=1"
              " if you mean it).")
         )  # fmt: skip
+    folder, data = values.get("sync_folder"), values.get("data_dir")
+    if folder is not None and data is not None:
+        try:
+            check_apart(Path(str(folder)), Path(str(data)))
+        except SyncFolderPlacement as exc:
+            found.append(("sync_folder", f"{label('sync_folder')}: {exc.message}"))
     return [InvalidSetting(message, key) for key, message in found]
 
 

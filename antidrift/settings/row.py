@@ -29,6 +29,7 @@ LIVE_PARTS = (
     "breaks",
     "tasks",  # read at the next listing
     "calendar",  # read again at once
+    "sync",  # the sync folder and this machine's name: sync starts, stops or moves at once
 )
 Values = Callable[[str], str]  # a setting's value as the page holds it, by key
 

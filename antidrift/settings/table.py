@@ -47,6 +47,7 @@ EFFORTS = ("low", "medium", "high", "default")
 SOURCES = ("default", "saved", "environment", "command line")
 SERVER, AI, GUARD, NOTIFY = "The server", "The AI", "The drift guard", "Notifications"
 WINDOWS, BREAKS, TASKS, CALENDAR = "Windows and privacy", "Breaks", "Tasks", "The calendar"
+SYNC = "Every machine"
 
 SETTINGS: tuple[Setting, ...] = (
     Setting(
@@ -259,6 +260,32 @@ SETTINGS: tuple[Setting, ...] = (
         default="", group=CALENDAR, label="Your address in them", live="calendar",
         help="Events you declined there are left out.",
         applies=lambda v: bool(v("calendar")),
+    ),
+    Setting(
+        "sync_folder", "ANTIDRIFT_SYNC_FOLDER", Folder(optional=True),
+        "A folder Syncthing, Nextcloud, Dropbox, iCloud Drive or a share carries between your"
+        " machines; empty: sync is off. Never inside the data directory, nor around it.",
+        default=None, group=SYNC, label="Sync folder", live="sync",
+        help="A folder another tool carries between your machines (Syncthing, Nextcloud,"
+        " Dropbox, a share); empty: off. What goes there is encrypted.",
+    ),
+    Setting(
+        "device_name", "ANTIDRIFT_DEVICE_NAME",
+        Text("a name of at most 64 characters", r"[^\x00-\x1f\x7f-\x9f]{1,64}"),
+        "What your other machines call this one; empty: its host name.",
+        default="", group=SYNC, label="This machine's name", live="sync",
+        help="Empty: its host name. Only a name: the machine is told apart by a random id.",
+        applies=lambda v: bool(v("sync_folder")),
+    ),
+    Setting(
+        "sync_passphrase_file", "ANTIDRIFT_SYNC_PASSPHRASE_FILE", Text(),
+        "A file holding the sync passphrase, read at start and never stored.",
+        default="", group=SYNC,
+    ),
+    Setting(
+        "sync_kdf", "ANTIDRIFT_SYNC_KDF", Choice(("normal", "fast")),
+        "How the sync key is derived from the passphrase; fast is for tests only.",
+        default="normal", group=SYNC,
     ),
     Setting(
         "read_deadline", "ANTIDRIFT_READ_DEADLINE", Number(0.1, 60),

@@ -241,4 +241,30 @@ MIGRATIONS: list[tuple[int, str, str]] = [
         UPDATE samples SET url = substr(url, 1, instr(url, '?') - 1) WHERE instr(url, '?') > 0;
         """,
     ),
+    (
+        16,
+        "every machine",
+        # Other machines' ended commitments live beside this one's (device_id NULL: made here)
+        # with the name their machine gave; what changed here waits in sync_outbox for the
+        # sync folder (written in the change's own transaction); sync_seen keeps the newest
+        # clock stamp taken per record (an import is idempotent, the later change wins), and
+        # sync_segments the files imported whole.
+        """
+        ALTER TABLE commitments ADD COLUMN device_id TEXT;
+        ALTER TABLE commitments ADD COLUMN device TEXT;
+        CREATE TABLE sync_outbox (
+            seq INTEGER PRIMARY KEY,
+            kind TEXT NOT NULL,
+            ref TEXT NOT NULL
+        );
+        CREATE TABLE sync_seen (
+            record_id TEXT PRIMARY KEY,
+            hlc TEXT NOT NULL
+        ) WITHOUT ROWID;
+        CREATE TABLE sync_segments (
+            sha256 TEXT PRIMARY KEY,
+            device_id TEXT NOT NULL
+        ) WITHOUT ROWID;
+        """,
+    ),
 ]

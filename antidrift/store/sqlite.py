@@ -19,6 +19,7 @@ from antidrift.store.changes import Connections
 from antidrift.store.drift_tables import DriftRecords
 from antidrift.store.samples import WINDOWS_ONLY as _WINDOWS_ONLY
 from antidrift.store.samples import SampleRecords
+from antidrift.store.sync_tables import SyncRecords
 
 
 # Time per window, as domain.time_shares defines it: each sample counts until the next one
@@ -69,7 +70,8 @@ GROUP BY commitment_id, place
 _ALL_APP_TIME = f"""
 WITH {
     _spans(
-        "JOIN commitments c ON c.id = s.commitment_id WHERE c.outcome IS NOT NULL",
+        "JOIN commitments c ON c.id = s.commitment_id"
+        " WHERE c.outcome IS NOT NULL AND c.device_id IS NULL",
         "(julianday(c.ended_at) - 2440587.5) * 86400.0",
     )
 }
@@ -126,6 +128,8 @@ def _commitment(row: sqlite3.Row) -> Commitment:
         paused_secs=row["paused_secs"],
         written_back=row["written_back"],
         away_secs=row["away_secs"],
+        device_id=row["device_id"],
+        device=row["device"],
     )
 
 
@@ -133,7 +137,7 @@ def _task_columns(task: TaskRef | None) -> tuple[str | None, ...]:
     return (task.source, task.id, task.title, task.url) if task else (None,) * 4
 
 
-class SQLiteStore(Connections, DriftRecords, SampleRecords):
+class SQLiteStore(Connections, DriftRecords, SampleRecords, SyncRecords):
     """The embedded default store: one file, WAL, one transaction per change (its connections:
     changes.Connections; the drift guard's tables: drift_tables.DriftRecords; the samples:
     samples.SampleRecords)."""
@@ -192,6 +196,7 @@ class SQLiteStore(Connections, DriftRecords, SampleRecords):
                 )
             if commitment is not None and commitment.outcome is not None:
                 self._keep_app_time(commitment)
+                self._changed(commitment.id)
             current = commitment.id if commitment and commitment.outcome is None else None
             db.execute(
                 "UPDATE runtime SET state = ?, commitment_id = ? WHERE id = 1",
@@ -236,7 +241,11 @@ class SQLiteStore(Connections, DriftRecords, SampleRecords):
         """Recompute every ended commitment's time per app (after a bulk import)."""
         with self._lock:
             db = self._writing()
-            db.execute("DELETE FROM app_time")
+            # Another machine's commitments keep the time per app their record carried.
+            db.execute(
+                "DELETE FROM app_time WHERE commitment_id IN"
+                " (SELECT id FROM commitments WHERE device_id IS NULL)"
+            )
             db.execute(_ALL_APP_TIME)
 
     def history(self, limit: int | None = None, before: str | None = None) -> list[Commitment]:
@@ -323,7 +332,7 @@ class SQLiteStore(Connections, DriftRecords, SampleRecords):
                 " c.ended_at, c.outcome, c.note, c.extended_secs, c.actual_secs,"
                 " COALESCE(d.drift_count, 0),"
                 " ROUND(MIN(MAX(d.on_task_share, 0.0), 1.0), 4), c.task_title, c.paused_secs,"
-                f" c.away_secs, c.written_back, ({_TOP_SITE})"
+                f" c.away_secs, c.written_back, ({_TOP_SITE}), c.device"
                 " FROM commitments c LEFT JOIN drift_summary d ON d.commitment_id = c.id"
                 " WHERE c.outcome IS NOT NULL ORDER BY c.ended_at DESC, c.rowid DESC"
             ).fetchall()
@@ -373,6 +382,8 @@ class SQLiteStore(Connections, DriftRecords, SampleRecords):
                 )
                 .fetchone()
             )
+            if row is not None:
+                self._changed(commitment_id)
         return _commitment(row) if row is not None else None
 
     def claim_write_back(self, commitment_id: str, action: str) -> bool:
@@ -404,6 +415,7 @@ class SQLiteStore(Connections, DriftRecords, SampleRecords):
                 for table in _PER_COMMITMENT_TABLES:
                     db.execute(f"DELETE FROM {table} WHERE commitment_id = ?", (commitment_id,))
                 db.execute("DELETE FROM commitments WHERE id = ?", (commitment_id,))
+                self._changed(commitment_id)
         return found is not None
 
     def integrity_ok(self) -> bool:

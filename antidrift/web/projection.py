@@ -140,8 +140,10 @@ def history_json(
     episodes: Mapping[str, Sequence[Episode]] | None = None,
     sites: Mapping[str, str] | None = None,
 ) -> list[dict[str, object]]:
+    here: tuple[str, str] = ("", ""),
     """Ended commitments; drift maps an id to its (drift_count, on_task_share), episodes to
-    its drift episodes, sites to the site most of its browser time was on."""
+    its drift episodes, sites to the site most of its browser time was on; `here` is this
+    machine's (device id, name), which made those that name no other."""
     drift, episodes, sites = drift or {}, episodes or {}, sites or {}
     return [
         {
@@ -164,6 +166,8 @@ def history_json(
             "site": sites.get(c.id),
             "episodes": [episode_json(e) for e in episodes.get(c.id, ())],
         }
+            "device_id": c.device_id or here[0],
+            "device": c.device if c.device_id else here[1],
         for c in items
     ]
 

@@ -51,7 +51,9 @@ def history():
 
 @bp.get("/history.csv")
 def history_csv():
-    body = export.to_csv(EXPORT_COLUMNS, reads().export_rows())
+    name = _here()[1]  # the device column: this machine's name for what it made
+    rows = [(*row[:-1], row[-1] or name) for row in reads().export_rows()]
+    body = export.to_csv(EXPORT_COLUMNS, rows)
     return Response(
         body,
         mimetype="text/csv",
@@ -151,9 +153,20 @@ def _missing(exc: NotFound) -> Reply:
 def _rows(items: list[Commitment]) -> list[dict[str, object]]:
     """/history rows, with the drift guard's figures for each entry."""
     ids = [c.id for c in items]
+    here = _here()
     return history_json(
-        items, reads().drift_summaries(ids), reads().drift_episodes_of(ids), reads().top_sites(ids)
+        items,
+        reads().drift_summaries(ids),
+        reads().drift_episodes_of(ids),
+        reads().top_sites(ids),
+        here,
     )
+
+
+def _here() -> tuple[str, str]:
+    """This machine's (device id, name): what the history says of the entries made here."""
+    sync = current_app.extensions["antidrift.runtime"].sync
+    return (sync.me, sync.name) if sync is not None else ("", "")
 
 
 def _back(value: object) -> str:

@@ -31,6 +31,7 @@ PINS = {
     13: "06ef089361e2c3c8051d4feca7ac17582dfa7d70cb7cb650e9b7fa9bafe74cf9",
     14: "5feac6558b66ebdef79762a4eec2bf5caf6bdb4ee258d4b7f522ce035987a55b",
     15: "cd968995462a1beb2f62c233a95dd2fc88887962773f7b8a2c090b5cf462c8fa",
+    16: "7b8de96657b1282c6ecbfb4eb2afaee2d266a392da46c930eebcceedeb3a9776",
 }
 
 NEVER_EDIT = "never edit a shipped migration; add a new one"

@@ -182,20 +182,27 @@ def test_fields_that_do_not_apply_are_folded_away(serve):
     client, _ = serve()
     doc = page(client, "/settings")
     # claude is a CLI: no server address; no notification command, no teeth's delay.
-    assert folded(doc) == {"ai_url", "notify_command", "enforce_after", "calendar_email"}
+    assert folded(doc) == {
+        "ai_url",
+        "notify_command",
+        "enforce_after",
+        "calendar_email",
+        "device_name",
+    }
     summary = doc.find_all("details", class_="setting-folded")[0].find_all("summary")[0].text()
     assert summary == "Not used with these choices: Address of the AI server"
     saved = {"ai_backend": "ollama", "ai_model": "llama3.2", "notify": "command"}
     saved["notify_command"] = "notify-send --"
     answer = client.post("/settings", json={**saved, "enforce": "minimize"}, headers=HOST)
     assert answer.status_code == 200, answer.get_json()
-    assert folded(page(client, "/settings")) == {"calendar_email"}
+    assert folded(page(client, "/settings")) == {"calendar_email", "device_name"}
     assert client.post("/settings", json={"drift": "off"}, headers=HOST).status_code == 200
     assert folded(page(client, "/settings")) == {
         "drift_grace",
         "enforce",
         "enforce_after",
         "calendar_email",
+        "device_name",
     }
 
 

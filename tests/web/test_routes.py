@@ -47,6 +47,8 @@ HISTORY_KEYS = [
     "written_back",
     "site",
     "episodes",
+    "device_id",  # the machine it was made on (sync: 0.6)
+    "device",
 ]
 
 

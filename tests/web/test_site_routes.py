@@ -117,7 +117,7 @@ def test_review_history_csv_and_insights_count_a_browser_s_time_per_site(drift_c
     assert row["site"] == "docs.python.org"  # a tie of one sample each: the first by name
     lines = client.get("/history.csv").get_data(as_text=True).splitlines()
     header, first = lines[0].split(","), lines[1].split(",")
-    assert header[-1] == "site" and first[-1] == "docs.python.org"
+    assert dict(zip(header, first, strict=True))["site"] == "docs.python.org"
     insights = client.get("/insights").get_data(as_text=True)
     assert "Time per app and site" in insights and "youtube.com" in insights
     assert "watch?v" not in insights and "watch?v" not in "".join(lines)

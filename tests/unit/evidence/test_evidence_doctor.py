@@ -8,6 +8,7 @@ import logging
 from antidrift import commands, settings
 from antidrift.evidence.report import doctor_lines
 from antidrift.server import bootstrap
+from antidrift.settings import SETTINGS
 
 TREE = {"type": "root", "nodes": [{"type": "con", "focused": True, "app_id": "foot",
                                    "name": "secret title"}]}  # fmt: skip
@@ -49,7 +50,7 @@ def _aligned(lines: list[str], column: int) -> list[str]:
 
 
 def test_doctor_lines_up_every_label_and_every_setting(fake_bin, monkeypatch, tmp_path):
-    # The longest labels ("activitywatch", ANTIDRIFT_LONG_BREAK_MINUTES) set their columns.
+    # The longest labels ("activitywatch", the longest variable) set their columns.
     lines = doctor_lines(
         "auto", {"PATH": str(fake_bin.dir)}, "http://127.0.0.1:5600", aw_answers=lambda url: False
     )
@@ -58,8 +59,9 @@ def test_doctor_lines_up_every_label_and_every_setting(fake_bin, monkeypatch, tm
     assert any(line.startswith("  idle time ") for line in labelled)
     assert _aligned(labelled, 2 + len("activitywatch") + 1) == []
     rows = [line for line in settings_lines(tmp_path) if line.startswith("  ANTIDRIFT_")]
-    assert any("ANTIDRIFT_LONG_BREAK_MINUTES" in row for row in rows)
-    assert _aligned(rows, 2 + len("ANTIDRIFT_LONG_BREAK_MINUTES") + 1) == []
+    longest = max((s.variable for s in SETTINGS), key=len)
+    assert any(longest in row for row in rows)
+    assert _aligned(rows, 2 + len(longest) + 1) == []
 
 
 def settings_lines(data_dir) -> list[str]:

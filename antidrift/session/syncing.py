@@ -1,0 +1,251 @@
+"""This machine and the sync folder: its identity, and when a folder is set, what changed here
+written there (the outbox each change filled, as one new segment) and what the others wrote
+taken in (each segment in batches, one change each: the write lock is never held long).
+
+The files, their keys and their format are the sync wing's (antidrift/sync); here they meet
+the store and the unit of work. A thread looks every POLL seconds; `tick()` is one look (the
+tests call it). A refusal (a wrong passphrase, a copied data directory, a folder that cannot
+be written) is kept as `problem`, said on /sync.json and in doctor, and nothing is taken.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+
+from antidrift.core.errors import Error
+from antidrift.core.isotime import iso
+from antidrift.core.ports import Incoming, record_id
+from antidrift.sync import (
+    DeviceWriter,
+    FolderReader,
+    HybridClock,
+    Keyring,
+    Skipped,
+    Stamp,
+    SyncRecord,
+    device_id,
+    unlock,
+)
+
+log = logging.getLogger("antidrift.sync")
+POLL = 5.0  # seconds between two looks at the folder (the contract: at most every 5 s)
+BATCH = 200  # records taken in one change (a few ms of the write lock)
+MAX_SEGMENTS = 24  # more of this machine's segments are compacted into one
+
+
+@dataclass
+class SyncStatus:
+    """What /sync.json says: this machine, the others, what was skipped and why."""
+
+    device: dict[str, str]
+    folder: str | None
+    devices: list[dict[str, object]] = field(default_factory=list)
+    skipped: list[dict[str, str]] = field(default_factory=list)
+    problem: str | None = None
+
+    def to_json(self) -> dict[str, object]:
+        return {
+            "device": self.device,
+            "folder": self.folder,
+            "devices": self.devices,
+            "skipped": self.skipped,
+            "problem": self.problem,
+        }
+
+
+class Syncing:
+    """This machine's side of sync (off when `folder` is None: then only its identity)."""
+
+    def __init__(
+        self,
+        store,
+        work,
+        data_dir: Path,
+        folder: Path | None,
+        name: str,
+        passphrase: Callable[[], str | None] = lambda: None,
+        fast: bool = False,
+    ) -> None:
+        self._store, self._work = store, work
+        self.data_dir, self.folder, self.name = Path(data_dir), folder, name
+        self.me = device_id(self.data_dir)
+        self._passphrase, self._fast = passphrase, fast
+        self.problem: str | None = None
+        self._skipped: list[Skipped] = []
+        self._peers: dict[str, dict[str, object]] = {}
+        self._writer: DeviceWriter | None = None
+        self._reader: FolderReader | None = None
+        self._clock: HybridClock | None = None
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+
+    @property
+    def on(self) -> bool:
+        return self.folder is not None
+
+    # -- the thread --------------------------------------------------------------------------
+
+    def start(self) -> None:
+        if not self.on or self._thread is not None:
+            return
+        self._thread = threading.Thread(target=self._loop, name="antidrift-sync", daemon=True)
+        self._thread.start()
+
+    def stop(self) -> None:
+        self._stop.set()
+        thread, self._thread = self._thread, None
+        if thread is not None and thread is not threading.current_thread():
+            thread.join(timeout=POLL + 1)
+
+    def _loop(self) -> None:
+        while not self._stop.is_set():
+            try:
+                self.tick()
+            except Exception:  # a bug must not end sync for the rest of the run
+                log.exception("sync failed; trying again in %g s", POLL)
+            self._stop.wait(POLL)
+
+    # -- one look ----------------------------------------------------------------------------
+
+    def tick(self) -> None:
+        """Write what changed here, then take in what the others wrote (sync on only). One
+        thread looks (the sync thread, or a test's): never two ticks at once. What it
+        changes in the store goes through the unit of work."""
+        if not self.on:
+            return
+        try:
+            if not self._ready():
+                return
+            self._learn_peers()
+            self._send()
+            self._take()
+            self.problem = None
+        except Error as exc:
+            if exc.message != self.problem:
+                log.warning("sync: %s", exc.message)
+            self.problem = exc.message
+
+    def _ready(self) -> bool:
+        """The writer and reader, once this machine's key is known (a passphrase derives it
+        the first time; the keyring keeps it)."""
+        if self._writer is not None:
+            return True
+        assert self.folder is not None
+        keys = Keyring(self.data_dir)
+        if keys.get(self.me) is None or self._unknown_peers(keys):
+            passphrase = self._passphrase()
+            if not passphrase:
+                if keys.get(self.me) is None:
+                    self.problem = (
+                        "Sync waits for its passphrase: enter it with `antidrift sync join`"
+                        " (or ANTIDRIFT_SYNC_PASSPHRASE_FILE)."
+                    )
+                    return False
+            else:
+                unlock(keys, self.folder, self.me, passphrase, fast=self._fast)
+        entry = keys.get(self.me)
+        assert entry is not None
+        last = self._store.sync_last_stamp()
+        self._clock = HybridClock(self.me, last=Stamp.parse(last) if last else None)
+        self._writer = DeviceWriter(self.folder, self.data_dir, self.me, entry, name=self.name)
+        self._reader = FolderReader(self.folder, self.data_dir, self.me, keys)
+        if not self._writer.segments:  # the first time here: the whole history goes
+            with self._work:
+                self._store.sync_backfill()
+        return True
+
+    def _unknown_peers(self, keys: Keyring) -> bool:
+        assert self.folder is not None
+        devices = self.folder / "antidrift" / "devices"
+        try:
+            present = {p.name for p in devices.iterdir() if p.is_dir()}
+        except OSError:
+            return False
+        return bool(present - set(keys.devices()) - {self.me})
+
+    def _send(self) -> None:
+        assert self._writer is not None and self._clock is not None
+        while rows := self._store.sync_outbox():
+            records = []
+            for _seq, kind, ref in rows:
+                body = self._store.commitment_body(ref)
+                if body is not None and body["device_id"] is None:
+                    body["device_id"], body["device"] = self.me, self.name
+                records.append(SyncRecord(self.me, record_id(ref), self._clock.now(), kind, body))
+            self._writer.append(records)
+            with self._work:
+                self._store.sync_sent(rows[-1][0], [(r.id, str(r.hlc)) for r in records])
+        if len(self._writer.segments) > MAX_SEGMENTS:
+            self._writer.compact()
+
+    def _take(self) -> None:
+        assert self._reader is not None and self._clock is not None
+        if not self._reader.changed():
+            return
+        found = self._reader.read(imported=self._store.imported_segments())
+        self._skipped = list(found.skipped)
+        for peer in found.peers:
+            self._peers[peer.id] = {
+                "id": peer.id,
+                "name": peer.name,
+                "last_seen": _seen(peer.last_seen),
+            }
+        for segment in found.arrived:
+            incoming = []
+            for record in segment.records:
+                self._clock.merge(record.hlc)
+                body = record.body
+                if body is not None:
+                    body = dict(body)
+                    if body.get("device_id") == self.me:
+                        body["device_id"], body["device"] = None, None  # made here
+                    elif body.get("device_id") is None:
+                        body["device_id"] = "?"  # refused below: a record names its machine
+                incoming.append(Incoming(record.id, str(record.hlc), body))
+            self._import(segment.device, segment.sha256, incoming, segment.name)
+
+    def _import(self, device: str, sha: str, incoming: list[Incoming], name: str) -> None:
+        for start in range(0, max(len(incoming), 1), BATCH):
+            batch = incoming[start : start + BATCH]
+            last = start + BATCH >= len(incoming)
+            try:
+                with self._work as work:
+                    taken = self._store.sync_import(device, batch, sha if last else None)
+                    if taken:
+                        work.changed()  # the pages list the history
+            except ValueError as exc:  # a record that is not one: the whole file waits
+                self._skipped.append(Skipped(f"devices/{device}/{name}", str(exc)))
+                return
+
+    def _learn_peers(self) -> None:
+        """A machine that joined since: its key derived, when the passphrase is at hand
+        (else the reader names its files: "enter the sync passphrase")."""
+        keys = Keyring(self.data_dir)
+        if self._unknown_peers(keys) and (passphrase := self._passphrase()):
+            assert self.folder is not None
+            unlock(keys, self.folder, self.me, passphrase, fast=self._fast)
+            self._reader = FolderReader(self.folder, self.data_dir, self.me, keys)
+
+    # -- what is said ------------------------------------------------------------------------
+
+    def status(self) -> SyncStatus:
+        counts = self._store.commitments_by_device()
+        devices = []
+        for peer in self._peers.values():
+            devices.append({**peer, "commitments": counts.get(str(peer["id"]), 0)})
+        return SyncStatus(
+            {"id": self.me, "name": self.name},
+            str(self.folder) if self.folder else None,
+            devices,
+            [s.to_json() for s in self._skipped],
+            self.problem,
+        )
+
+
+def _seen(wall: float | None) -> str | None:
+    return iso(datetime.fromtimestamp(wall, UTC)) if wall is not None else None

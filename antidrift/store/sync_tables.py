@@ -1,0 +1,247 @@
+"""What SQLiteStore keeps for sync (migration 16): the outbox a change fills in its own
+transaction, the newest clock stamp taken per record, the segments imported whole, and the
+commitments as records (an ended commitment with what its review shows, or its removal).
+
+A record's id is `commitment:<its id>` (commitment ids are random UUIDs: one id names one
+commitment on every machine). Its body holds the commitment's fields, the machine it was
+made on (`device_id`, `device`) and its time per app; None is a removal.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+import threading
+from collections.abc import Callable, Iterable
+
+from antidrift.core.ports import COMMITMENT, Incoming
+
+_FIELDS = (
+    "id",
+    "next_action",
+    "success_condition",
+    "timebox_secs",
+    "started_at",
+    "deadline",
+    "ended_at",
+    "outcome",
+    "note",
+    "extended_secs",
+    "actual_secs",
+    "paused_secs",
+    "away_secs",
+    "task_source",
+    "task_id",
+    "task_title",
+    "task_url",
+    "enforce",
+    "written_back",
+)
+_TEXT = {"id", "next_action", "success_condition", "started_at", "deadline", "ended_at"}
+_TEXT |= {"outcome", "note", "task_source", "task_id", "task_title", "task_url", "enforce"}
+_TEXT |= {"written_back"}
+_WHOLE = {"timebox_secs", "extended_secs", "actual_secs", "paused_secs", "away_secs"}
+_OUTCOMES = ("met", "missed", "discarded")
+MAX_APPS = 200  # a commitment's apps carried in its record (the review shows a dozen)
+
+
+class SyncRecords:
+    """The sync tables' part of SQLiteStore (it provides _db, _lock and _writing)."""
+
+    _db: sqlite3.Connection
+    _lock: threading.Lock
+    _writing: Callable[[], sqlite3.Connection]
+
+    # -- written by this machine's changes ------------------------------------------------
+
+    def _changed(self, commitment_id: str) -> None:
+        """Inside a change: this commitment's record goes to the sync folder (when sync is on;
+        the outbox is kept either way, one row per change)."""
+        self._writing().execute(
+            "INSERT INTO sync_outbox (kind, ref) VALUES (?, ?)", (COMMITMENT, commitment_id)
+        )
+
+    def sync_outbox(self, limit: int = 500) -> list[tuple[int, str, str]]:
+        """The oldest waiting changes: (seq, kind, ref)."""
+        with self._lock:
+            rows = self._db.execute(
+                "SELECT seq, kind, ref FROM sync_outbox ORDER BY seq LIMIT ?", (limit,)
+            ).fetchall()
+        return [(row[0], row[1], row[2]) for row in rows]
+
+    def sync_sent(self, upto: int, stamps: Iterable[tuple[str, str]]) -> None:
+        """The outbox up to `upto` is in the folder: forget it, and keep each record's stamp
+        (so an older change from another machine does not undo it)."""
+        with self._lock:
+            db = self._writing()
+            db.execute("DELETE FROM sync_outbox WHERE seq <= ?", (upto,))
+            db.executemany(
+                "INSERT INTO sync_seen (record_id, hlc) VALUES (?, ?) ON CONFLICT(record_id)"
+                " DO UPDATE SET hlc = excluded.hlc WHERE excluded.hlc > sync_seen.hlc",
+                list(stamps),
+            )
+
+    def sync_backfill(self) -> None:
+        """Every ended commitment made here, into the outbox (sync turned on: the folder
+        gets the whole history once), replacing what waited there."""
+        with self._lock:
+            db = self._writing()
+            db.execute("DELETE FROM sync_outbox")
+            db.execute(
+                "INSERT INTO sync_outbox (kind, ref) SELECT ?, id FROM commitments"
+                " WHERE outcome IS NOT NULL ORDER BY ended_at",
+                (COMMITMENT,),
+            )
+
+    def commitment_body(self, commitment_id: str) -> dict | None:
+        """The record of an ended commitment as it stands (None: it is gone): its fields,
+        the machine it was made on (None: this one), its time per app."""
+        with self._lock:
+            row = self._db.execute(
+                f"SELECT {', '.join(_FIELDS)}, device_id, device FROM commitments"
+                " WHERE id = ? AND outcome IS NOT NULL",
+                (commitment_id,),
+            ).fetchone()
+            if row is None:
+                return None
+            apps = self._db.execute(
+                "SELECT app, secs FROM app_time WHERE commitment_id = ? ORDER BY secs DESC LIMIT ?",
+                (commitment_id, MAX_APPS),
+            ).fetchall()
+        body = {name: row[name] for name in _FIELDS}
+        body["device_id"], body["device"] = row["device_id"], row["device"]
+        body["apps"] = [[app, secs] for app, secs in apps]
+        return body
+
+    def sync_last_stamp(self) -> str | None:
+        """The greatest clock stamp kept (the clock starts after it)."""
+        with self._lock:
+            row = self._db.execute("SELECT MAX(hlc) FROM sync_seen").fetchone()
+        return row[0]
+
+    # -- read from other machines ----------------------------------------------------------
+
+    def imported_segments(self) -> set[str]:
+        with self._lock:
+            rows = self._db.execute("SELECT sha256 FROM sync_segments").fetchall()
+        return {row[0] for row in rows}
+
+    def sync_import(self, device: str, records: Iterable[Incoming], segment: str | None) -> int:
+        """Inside a change: take each record newer than what is kept of it (a removal too),
+        then mark the segment imported (None: more batches of it follow). Returns how many
+        were taken. A body that is not a commitment record is refused (ValueError)."""
+        taken = 0
+        with self._lock:
+            db = self._writing()
+            for record in records:
+                kept = db.execute(
+                    "SELECT hlc FROM sync_seen WHERE record_id = ?", (record.record_id,)
+                ).fetchone()
+                if kept is not None and kept[0] >= record.hlc:
+                    continue  # seen already, or an older change than the one kept
+                commitment_id = record.record_id.removeprefix(f"{COMMITMENT}:")
+                if record.body is None:
+                    for table in ("samples", "app_time", "drift_judgements", "drift_episodes"):
+                        db.execute(f"DELETE FROM {table} WHERE commitment_id = ?",
+                                   (commitment_id,))  # fmt: skip
+                    db.execute("DELETE FROM drift_summary WHERE commitment_id = ?",
+                               (commitment_id,))  # fmt: skip
+                    db.execute(
+                        "DELETE FROM commitments WHERE id = ? AND outcome IS NOT NULL",
+                        (commitment_id,),
+                    )
+                else:
+                    _take(db, commitment_id, record.body)
+                db.execute(
+                    "INSERT INTO sync_seen (record_id, hlc) VALUES (?, ?) ON CONFLICT(record_id)"
+                    " DO UPDATE SET hlc = excluded.hlc",
+                    (record.record_id, record.hlc),
+                )
+                taken += 1
+            if segment is not None:
+                db.execute(
+                    "INSERT OR IGNORE INTO sync_segments (sha256, device_id) VALUES (?, ?)",
+                    (segment, device),
+                )
+        return taken
+
+    def commitments_by_device(self) -> dict[str | None, int]:
+        """How many ended commitments each machine made (None: this one)."""
+        with self._lock:
+            rows = self._db.execute(
+                "SELECT device_id, COUNT(*) FROM commitments WHERE outcome IS NOT NULL"
+                " GROUP BY device_id"
+            ).fetchall()
+        return {row[0]: row[1] for row in rows}
+
+
+def _take(db: sqlite3.Connection, commitment_id: str, body: dict) -> None:
+    """A commitment record into the history (checked field by field: it came from a file)."""
+    values = _checked(commitment_id, body)
+    running = db.execute(
+        "SELECT 1 FROM commitments WHERE id = ? AND outcome IS NULL", (commitment_id,)
+    ).fetchone()
+    if running is not None:
+        return  # this machine runs it now (a copied id?): its own ending will say
+    names = ", ".join(values)
+    marks = ", ".join("?" for _ in values)
+    updates = ", ".join(f"{name} = excluded.{name}" for name in values if name != "id")
+    db.execute(
+        f"INSERT INTO commitments ({names}) VALUES ({marks})"
+        f" ON CONFLICT(id) DO UPDATE SET {updates}",
+        tuple(values.values()),
+    )
+    if values["device_id"] is not None:  # another machine's: its samples are not here
+        db.execute("DELETE FROM app_time WHERE commitment_id = ?", (commitment_id,))
+        apps = body.get("apps") if isinstance(body.get("apps"), list) else []
+        rows = {}
+        for item in apps[:MAX_APPS]:
+            if (
+                isinstance(item, list)
+                and len(item) == 2
+                and isinstance(item[0], str)
+                and len(item[0]) <= 500
+                and isinstance(item[1], int | float)
+                and 0 <= item[1] <= 86400 * 7
+            ):
+                rows[item[0]] = float(item[1])
+        db.executemany(
+            "INSERT INTO app_time (commitment_id, app, secs) VALUES (?, ?, ?)",
+            [(commitment_id, app, secs) for app, secs in rows.items()],
+        )
+
+
+def _checked(commitment_id: str, body: dict) -> dict[str, object]:
+    """The columns a record sets, each of its type and bounds; ValueError naming none of
+    its text when one is not."""
+    if body.get("id") != commitment_id:
+        raise ValueError("a commitment record names another commitment")
+    values: dict[str, object] = {}
+    for name in _FIELDS:
+        value = body.get(name)
+        if name in _TEXT:
+            if value is not None and (not isinstance(value, str) or len(value) > 4000):
+                raise ValueError(f"a commitment record's {name} is not text")
+        elif (
+            name in _WHOLE
+            and value is not None
+            and (not isinstance(value, int) or isinstance(value, bool) or not 0 <= value <= 10**9)
+        ):
+            raise ValueError(f"a commitment record's {name} is not a whole number")
+        values[name] = value
+    for name in ("next_action", "success_condition", "started_at", "deadline", "ended_at"):
+        if not values[name]:
+            raise ValueError(f"a commitment record has no {name}")
+    if values["outcome"] not in _OUTCOMES:
+        raise ValueError("a commitment record has no outcome")
+    for name in ("extended_secs", "paused_secs", "away_secs"):
+        values[name] = values[name] or 0
+    values["note"] = values["note"] or ""
+    values["enforce"] = values["enforce"] or "off"
+    device_id, device = body.get("device_id"), body.get("device")  # None: made here
+    if device_id is not None and (
+        not isinstance(device_id, str) or not device_id.isalnum() or len(device_id) > 64
+    ):
+        raise ValueError("a commitment record names no machine")
+    values["device_id"] = device_id
+    values["device"] = device[:64] if isinstance(device, str) else None
+    return values
