@@ -20,6 +20,7 @@ from antidrift.core.ports import Store
 from antidrift.core.rhythm import BreakSettings
 from antidrift.drift.policy import DriftSettings
 from antidrift.notify import Background, build_notifier
+from antidrift.session.controller import Controller
 from antidrift.session.snapshot import CoachInfo, DriftInfo
 from antidrift.session.state import Tuning
 from antidrift.session.syncing import Syncing
@@ -151,7 +152,7 @@ def _unavailable(info: CoachInfo) -> str:
     return f"coach unavailable — {info.problem}" if info.problem else "coach unavailable"
 
 
-def build_sync(settings: Settings, store: Store, work) -> Syncing:
+def build_sync(settings: Settings, store: Store, controller: Controller) -> Syncing:
     """This machine in the sync folder (its identity even with sync off). The passphrase is
     read from ANTIDRIFT_SYNC_PASSPHRASE_FILE when a key must be derived, never kept."""
 
@@ -169,10 +170,11 @@ def build_sync(settings: Settings, store: Store, work) -> Syncing:
     name = settings.device_name or socket.gethostname()[:64] or "this machine"
     return Syncing(
         store,
-        work,
+        controller.work,
         settings.data_dir,
         settings.sync_folder,
         name,
         passphrase,
         fast=settings.sync_kdf == "fast",
+        snapshot=controller.snapshot,
     )

@@ -99,6 +99,12 @@ class Runtime:
     def __post_init__(self) -> None:
         if self.reads is None:
             self.reads = ReadModel(self.store)
+        self.controller.subscribe(self._transitioned)
+
+    def _transitioned(self, *_: object) -> None:
+        """After each change: sync looks at once (this machine's `now`, its outbox)."""
+        if self.sync is not None:
+            self.sync.wake()
 
     def attach(self, pages: Pages) -> None:
         """Keep the open pages in step: after every transition, and once a second."""
@@ -160,7 +166,7 @@ class Runtime:
             )
         if self.sync is not None and "sync" in parts:  # started, stopped or moved at once
             self.sync.stop()
-            self.sync = build_sync(settings, self.store, self.controller.work)
+            self.sync = build_sync(settings, self.store, self.controller)
             if self._ticker is not None and not self.shutting_down.is_set():
                 self.sync.start()
         if settings.window_source == self.window_source:
@@ -370,7 +376,7 @@ def build_runtime(settings: Settings, *, clock: Clock | None = None) -> Runtime:
         backups=build_backups(settings, clock),
         calendar=plans_around,
         tuned=settings,
-        sync=build_sync(settings, store, controller.work),
+        sync=build_sync(settings, store, controller),
     )
 
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import logging
 import threading
+import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -22,6 +23,7 @@ from antidrift.core.isotime import iso
 from antidrift.core.ports import Incoming, record_id
 from antidrift.sync import (
     DeviceWriter,
+    Elsewhere,
     FolderReader,
     HybridClock,
     Keyring,
@@ -34,6 +36,8 @@ from antidrift.sync import (
 
 log = logging.getLogger("antidrift.sync")
 POLL = 5.0  # seconds between two looks at the folder (the contract: at most every 5 s)
+REPUBLISH = 60.0  # seconds: while active, `now` is written again this often (it ages)
+FRESH = 180.0  # seconds: another machine's `now` is shown while seen this recently
 BATCH = 200  # records taken in one change (a few ms of the write lock)
 MAX_SEGMENTS = 24  # more of this machine's segments are compacted into one
 
@@ -70,11 +74,18 @@ class Syncing:
         name: str,
         passphrase: Callable[[], str | None] = lambda: None,
         fast: bool = False,
+        snapshot: Callable[[], object] | None = None,
+        wall: Callable[[], float] = time.time,
     ) -> None:
         self._store, self._work = store, work
         self.data_dir, self.folder, self.name = Path(data_dir), folder, name
         self.me = device_id(self.data_dir)
         self._passphrase, self._fast = passphrase, fast
+        self._snapshot, self._wall = snapshot, wall
+        self._published: tuple[object, ...] | None = None
+        self._published_at = 0.0
+        self._elsewhere: dict[str, Elsewhere] = {}
+        self._wake = threading.Event()
         self.problem: str | None = None
         self._skipped: list[Skipped] = []
         self._peers: dict[str, dict[str, object]] = {}
@@ -98,17 +109,23 @@ class Syncing:
 
     def stop(self) -> None:
         self._stop.set()
+        self._wake.set()
         thread, self._thread = self._thread, None
         if thread is not None and thread is not threading.current_thread():
             thread.join(timeout=POLL + 1)
 
+    def wake(self) -> None:
+        """Something changed here (a transition): look now, not at the next poll."""
+        self._wake.set()
+
     def _loop(self) -> None:
         while not self._stop.is_set():
+            self._wake.clear()
             try:
                 self.tick()
             except Exception:  # a bug must not end sync for the rest of the run
                 log.exception("sync failed; trying again in %g s", POLL)
-            self._stop.wait(POLL)
+            self._wake.wait(POLL)
 
     # -- one look ----------------------------------------------------------------------------
 
@@ -123,6 +140,7 @@ class Syncing:
                 return
             self._learn_peers()
             self._send()
+            self._publish()
             self._take()
             self.problem = None
         except Error as exc:
@@ -183,12 +201,66 @@ class Syncing:
         if len(self._writer.segments) > MAX_SEGMENTS:
             self._writer.compact()
 
+    def _publish(self) -> None:
+        """This machine's runtime in `now`: at each transition, and every REPUBLISH seconds
+        while a commitment runs (the others count its end from when they saw the file)."""
+        if self._snapshot is None:
+            return
+        assert self._writer is not None and self._clock is not None
+        snap = self._snapshot()
+        c = getattr(snap, "commitment", None)
+        state = snap.state.value
+        paused = bool(c is not None and c.paused)
+        said = (state, c.id if c else None, c.next_action if c else None, paused)
+        active = state == "active" and c is not None
+        left = c.seconds_left(snap.now) if active else None
+        stale = active and not paused and self._wall() - self._published_at >= REPUBLISH
+        if said == self._published and not stale:
+            return
+        body = {
+            "state": state,
+            "commitment_id": c.id if c else None,
+            "next_action": c.next_action if c else None,
+            "success_condition": c.success_condition if c else None,
+            "secs_left": left,
+            "paused": paused,
+        }
+        self._writer.publish(body, self._clock.now())
+        self._published, self._published_at = said, self._wall()
+
+    def elsewhere(self) -> list[dict[str, object]]:
+        """/state's `elsewhere`: each other machine's runtime, while its `now` was seen in the
+        last FRESH seconds (this machine's clock alone: clocks a day apart still agree)."""
+        now, shown = self._wall(), []
+        for device, seen in sorted(self._elsewhere.items()):
+            body = seen.body if isinstance(seen.body, dict) else {}
+            if now - seen.seen_at > FRESH or not isinstance(body.get("state"), str):
+                continue
+            left = body.get("secs_left")
+            ends = None
+            if body.get("state") == "active" and isinstance(left, int | float) and left >= 0:
+                ends = _seen(seen.seen_at + min(float(left), 86400.0 * 2))
+            shown.append(
+                {
+                    "device": seen.name or device,
+                    "device_id": device,
+                    "state": body["state"][:20],
+                    "commitment_id": _text(body.get("commitment_id"), 64),
+                    "next_action": _text(body.get("next_action"), 500),
+                    "ends_at": ends,
+                    "paused": body.get("paused") is True,
+                }
+            )
+        return shown
+
     def _take(self) -> None:
         assert self._reader is not None and self._clock is not None
         if not self._reader.changed():
             return
         found = self._reader.read(imported=self._store.imported_segments())
         self._skipped = list(found.skipped)
+        for seen in found.elsewhere:
+            self._elsewhere[seen.device] = seen
         for peer in found.peers:
             self._peers[peer.id] = {
                 "id": peer.id,
@@ -249,3 +321,7 @@ class Syncing:
 
 def _seen(wall: float | None) -> str | None:
     return iso(datetime.fromtimestamp(wall, UTC)) if wall is not None else None
+
+
+def _text(value: object, limit: int) -> str | None:
+    return value[:limit] if isinstance(value, str) else None

@@ -77,7 +77,10 @@ def state_of(snap: Snapshot) -> dict[str, object]:
     c, episodes = snap.commitment, []
     if c is not None and snap.state in (RuntimeState.ACTIVE, RuntimeState.REVIEW):
         episodes = reads().drift_episodes(c.id)
-    return state_json(snap, episodes)
+    body = state_json(snap, episodes)
+    sync = current_app.extensions["antidrift.runtime"].sync
+    body["elsewhere"] = sync.elsewhere() if sync is not None else []  # other machines' work
+    return body
 
 
 def with_left(response, snap):

@@ -6,6 +6,7 @@ runtimes over their own data directories, their sync looked at by hand (`tick`).
 from __future__ import annotations
 
 import json
+from datetime import UTC, datetime, timedelta
 
 import pytest
 
@@ -133,3 +134,31 @@ def test_a_wrong_passphrase_is_a_sentence_and_takes_nothing(machines):
     )
     # Nothing of the folder was quoted back, and nothing was written into another's folder.
     assert "Write the intro" not in json.dumps(status)
+
+
+def test_a_commitment_running_on_one_machine_is_elsewhere_on_the_other(machines):
+    desk, laptop = machines("desk"), machines("laptop")
+    assert desk.client.post("/planning", headers=HOST).status_code == 200
+    plan = {**PLAN, "next_action": "Write the intro", "timebox_minutes": 25}
+    assert desk.client.post("/commitment", json=plan, headers=HOST).status_code == 200
+    desk.sync.tick()
+    laptop.sync.tick()
+    [there] = laptop.client.get("/state", headers=HOST).get_json()["elsewhere"]
+    assert {k: there[k] for k in ("device", "device_id", "state", "next_action", "paused")} == {
+        "device": "desk",
+        "device_id": desk.sync.me,
+        "state": "active",
+        "next_action": "Write the intro",
+        "paused": False,
+    }
+    ends = datetime.fromisoformat(there["ends_at"])
+    assert timedelta(minutes=24) < ends - datetime.now(UTC) <= timedelta(minutes=25)
+    assert laptop.client.get("/state", headers=HOST).get_json()["runtime_state"] == "locked"
+    desk.client.post("/pause", headers=HOST)
+    desk.sync.tick()  # a transition: `now` written again at once
+    laptop.sync.tick()
+    assert laptop.client.get("/state", headers=HOST).get_json()["elsewhere"][0]["paused"]
+    # Seen more than three minutes ago by this machine's own clock: no longer shown.
+    later = laptop.sync._wall() + 181
+    laptop.sync._wall = lambda: later
+    assert laptop.client.get("/state", headers=HOST).get_json()["elsewhere"] == []
