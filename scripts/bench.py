@@ -59,6 +59,7 @@ from bench_drift import GOAL as GOAL_D1  # noqa: E402
 from bench_drift import bench_d1  # noqa: E402
 from bench_reflection import GOALS as GOALS_R  # noqa: E402
 from bench_reflection import bench_history, bench_review  # noqa: E402
+from bench_sync import GOAL_S1, GOAL_S2, GOAL_S3, bench_sync  # noqa: E402
 
 from antidrift.server.httpworker import THREADS  # noqa: E402
 
@@ -84,6 +85,9 @@ GOALS = {
     **GOALS_B,
     "C1": "≤ 1.10",
     "C2": "median ≤ 300 ms",
+    "S1": GOAL_S1,
+    "S2": GOAL_S2,
+    "S3": GOAL_S3,
 }
 # R1–R3: timed GETs per figure (each seeds its own database and server).
 REFLECTION_TRIALS = {"full": 30, "quick": 3}
@@ -990,6 +994,10 @@ def run(trials: Trials, *, quick: bool, profile: Path | None, only: set[str]) ->
             figures["E1"] = bench_e1(root, "quick" if quick else "full")
         if want("E2"):
             figures["E2"] = bench_e2(root, "quick" if quick else "full")
+        if want("S1") or want("S2") or want("S3"):
+            figures["S1"], figures["S2"], figures["S3"] = bench_sync(
+                root, "quick" if quick else "full"
+            )
         reflection_trials = REFLECTION_TRIALS["quick" if quick else "full"]
         if want("R1") or want("R2"):
             figures["R1"], figures["R2"] = bench_history(root, reflection_trials)

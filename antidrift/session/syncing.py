@@ -269,8 +269,9 @@ class Syncing:
             }
         for segment in found.arrived:
             incoming = []
+            if segment.records:  # the clock moves past the newest stamp seen, once
+                self._clock.merge(max(record.hlc for record in segment.records))
             for record in segment.records:
-                self._clock.merge(record.hlc)
                 body = record.body
                 if body is not None:
                     body = dict(body)

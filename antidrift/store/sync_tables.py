@@ -42,6 +42,16 @@ _TEXT |= {"written_back"}
 _WHOLE = {"timebox_secs", "extended_secs", "actual_secs", "paused_secs", "away_secs"}
 _OUTCOMES = ("met", "missed", "discarded")
 MAX_APPS = 200  # a commitment's apps carried in its record (the review shows a dozen)
+_COLUMNS = (*_FIELDS, "device_id", "device")
+# A record into the history; one this machine runs now (outcome NULL: a copied id?) is left
+# as it is — its own ending will say.
+_UPSERT = (
+    f"INSERT INTO commitments ({', '.join(_COLUMNS)})"
+    f" VALUES ({', '.join('?' for _ in _COLUMNS)})"
+    " ON CONFLICT(id) DO UPDATE SET "
+    + ", ".join(f"{name} = excluded.{name}" for name in _COLUMNS if name != "id")
+    + " WHERE commitments.outcome IS NOT NULL"
+)
 
 
 class SyncRecords:
@@ -128,41 +138,51 @@ class SyncRecords:
     def sync_import(self, device: str, records: Iterable[Incoming], segment: str | None) -> int:
         """Inside a change: take each record newer than what is kept of it (a removal too),
         then mark the segment imported (None: more batches of it follow). Returns how many
-        were taken. A body that is not a commitment record is refused (ValueError)."""
-        taken = 0
+        were taken. A body that is not a commitment record is refused (ValueError), before
+        anything of the batch is written. A batch is a few statements, not a few per record:
+        the write lock is held for milliseconds."""
+        batch = list(records)
         with self._lock:
             db = self._writing()
-            for record in records:
-                kept = db.execute(
-                    "SELECT hlc FROM sync_seen WHERE record_id = ?", (record.record_id,)
-                ).fetchone()
-                if kept is not None and kept[0] >= record.hlc:
-                    continue  # seen already, or an older change than the one kept
-                commitment_id = record.record_id.removeprefix(f"{COMMITMENT}:")
-                if record.body is None:
-                    for table in ("samples", "app_time", "drift_judgements", "drift_episodes"):
-                        db.execute(f"DELETE FROM {table} WHERE commitment_id = ?",
-                                   (commitment_id,))  # fmt: skip
-                    db.execute("DELETE FROM drift_summary WHERE commitment_id = ?",
-                               (commitment_id,))  # fmt: skip
-                    db.execute(
-                        "DELETE FROM commitments WHERE id = ? AND outcome IS NOT NULL",
-                        (commitment_id,),
-                    )
-                else:
-                    _take(db, commitment_id, record.body)
-                db.execute(
-                    "INSERT INTO sync_seen (record_id, hlc) VALUES (?, ?) ON CONFLICT(record_id)"
-                    " DO UPDATE SET hlc = excluded.hlc",
-                    (record.record_id, record.hlc),
+            kept = dict(_seen(db, [r.record_id for r in batch]))
+            newest: dict[str, Incoming] = {}
+            for record in batch:  # the newest of each record, if newer than the one kept
+                known = newest.get(record.record_id)
+                if record.hlc > kept.get(record.record_id, "") and (
+                    known is None or record.hlc > known.hlc
+                ):
+                    newest[record.record_id] = record
+            taken = [(r.record_id.removeprefix(f"{COMMITMENT}:"), r) for r in newest.values()]
+            gone = [(cid,) for cid, r in taken if r.body is None]
+            rows = [(cid, _checked(cid, r.body)) for cid, r in taken if r.body is not None]
+            if gone:
+                for table in ("samples", "app_time", "drift_judgements", "drift_episodes"):
+                    db.executemany(f"DELETE FROM {table} WHERE commitment_id = ?", gone)
+                db.executemany("DELETE FROM drift_summary WHERE commitment_id = ?", gone)
+                db.executemany("DELETE FROM commitments WHERE id = ? AND outcome IS NOT NULL", gone)
+            if rows:
+                db.executemany(_UPSERT, [tuple(values.values()) for _, values in rows])
+                elsewhere = [(cid, r.body) for cid, r in taken if r.body is not None]
+                remote = [(cid,) for cid, values in rows if values["device_id"] is not None]
+                # Another machine's commitment: its time per app is the record's (its samples
+                # are not here); one made here keeps what its own samples say.
+                db.executemany("DELETE FROM app_time WHERE commitment_id = ?", remote)
+                ids = {cid for (cid,) in remote}
+                db.executemany(
+                    "INSERT INTO app_time (commitment_id, app, secs) VALUES (?, ?, ?)",
+                    [row for cid, body in elsewhere if cid in ids for row in _apps(cid, body)],
                 )
-                taken += 1
+            db.executemany(
+                "INSERT INTO sync_seen (record_id, hlc) VALUES (?, ?) ON CONFLICT(record_id)"
+                " DO UPDATE SET hlc = excluded.hlc",
+                [(r.record_id, r.hlc) for r in newest.values()],
+            )
             if segment is not None:
                 db.execute(
                     "INSERT OR IGNORE INTO sync_segments (sha256, device_id) VALUES (?, ?)",
                     (segment, device),
                 )
-        return taken
+        return len(newest)
 
     def commitments_by_device(self) -> dict[str | None, int]:
         """How many ended commitments each machine made (None: this one)."""
@@ -174,40 +194,34 @@ class SyncRecords:
         return {row[0]: row[1] for row in rows}
 
 
-def _take(db: sqlite3.Connection, commitment_id: str, body: dict) -> None:
-    """A commitment record into the history (checked field by field: it came from a file)."""
-    values = _checked(commitment_id, body)
-    running = db.execute(
-        "SELECT 1 FROM commitments WHERE id = ? AND outcome IS NULL", (commitment_id,)
-    ).fetchone()
-    if running is not None:
-        return  # this machine runs it now (a copied id?): its own ending will say
-    names = ", ".join(values)
-    marks = ", ".join("?" for _ in values)
-    updates = ", ".join(f"{name} = excluded.{name}" for name in values if name != "id")
-    db.execute(
-        f"INSERT INTO commitments ({names}) VALUES ({marks})"
-        f" ON CONFLICT(id) DO UPDATE SET {updates}",
-        tuple(values.values()),
-    )
-    if values["device_id"] is not None:  # another machine's: its samples are not here
-        db.execute("DELETE FROM app_time WHERE commitment_id = ?", (commitment_id,))
-        apps = body.get("apps") if isinstance(body.get("apps"), list) else []
-        rows = {}
-        for item in apps[:MAX_APPS]:
-            if (
-                isinstance(item, list)
-                and len(item) == 2
-                and isinstance(item[0], str)
-                and len(item[0]) <= 500
-                and isinstance(item[1], int | float)
-                and 0 <= item[1] <= 86400 * 7
-            ):
-                rows[item[0]] = float(item[1])
-        db.executemany(
-            "INSERT INTO app_time (commitment_id, app, secs) VALUES (?, ?, ?)",
-            [(commitment_id, app, secs) for app, secs in rows.items()],
-        )
+def _seen(db: sqlite3.Connection, ids: list[str]) -> list[tuple[str, str]]:
+    """The stamps kept for these record ids (in chunks SQLite's parameter limit takes)."""
+    found: list[tuple[str, str]] = []
+    for start in range(0, len(ids), 500):
+        chunk = ids[start : start + 500]
+        marks = ", ".join("?" for _ in chunk)
+        found += db.execute(
+            f"SELECT record_id, hlc FROM sync_seen WHERE record_id IN ({marks})", chunk
+        ).fetchall()
+    return found
+
+
+def _apps(commitment_id: str, body: dict) -> list[tuple[str, str, float]]:
+    """A record's time per app, each checked (at most MAX_APPS; a repeated app once)."""
+    apps = body.get("apps") if isinstance(body.get("apps"), list) else []
+    rows: dict[str, float] = {}
+    for item in apps[:MAX_APPS]:
+        if (
+            isinstance(item, list)
+            and len(item) == 2
+            and isinstance(item[0], str)
+            and len(item[0]) <= 500
+            and isinstance(item[1], int | float)
+            and not isinstance(item[1], bool)
+            and 0 <= item[1] <= 86400 * 7
+        ):
+            rows[item[0]] = float(item[1])
+    return [(commitment_id, app, secs) for app, secs in rows.items()]
 
 
 def _checked(commitment_id: str, body: dict) -> dict[str, object]:

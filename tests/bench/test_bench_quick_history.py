@@ -1,11 +1,12 @@
-"""The benchmark's drift, history, backup and calendar figures (D1, R1–R3, B1–B2, E1–E2) in
+"""The benchmark's drift, history, backup, calendar and sync figures (D1, R1–R3, B1–B2, E1–E2,
+S1–S3) in
 quick mode, one run of the script per group.
 
 Sanity only, never the goals (see test_bench_quick_server.py)."""
 
 from __future__ import annotations
 
-from tests.support.bench import BACKUP, CALENDAR, DRIFT, REFLECTION, quick
+from tests.support.bench import BACKUP, CALENDAR, DRIFT, REFLECTION, SYNC, quick
 
 
 def test_quick_bench_reports_the_drift_figure(tmp_path):
@@ -51,3 +52,12 @@ def test_quick_bench_reports_the_calendar_figure(tmp_path):
     assert 0 < f["E1"]["median"] < 30_000 and f["E1"]["events_counted"] > 10
     # E2: the 45,000-event file, read whole (under the 5 MiB a read takes) in its child.
     assert 0 < f["E2"]["median"] < 30_000 and f["E2"]["events_counted"] > 10
+
+
+def test_quick_bench_reports_the_sync_figures(tmp_path):
+    _, f = quick(tmp_path, *SYNC)
+    assert set(f) == set(SYNC)
+    # S2: every commitment the other machines wrote was imported, in several changes (S3).
+    assert f["S2"]["commitments"] > 0 and 0 < f["S2"]["value"] < 60
+    assert f["S3"]["changes"] > 1 and 0 < f["S3"]["value"] < 10_000
+    assert 0 < f["S1"]["median"] < 1000

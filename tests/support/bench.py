@@ -15,6 +15,7 @@ REPO = Path(__file__).resolve().parents[2]
 SERVER = ("P1", "P2", "P3", "P4", "P5", "P6", "P7")
 DRIFT, REFLECTION, BACKUP = ("D1",), ("R1", "R2", "R3"), ("B1", "B2")
 CALENDAR = ("E1", "E2")
+SYNC = ("S1", "S2", "S3")
 HISTORY = DRIFT + REFLECTION + BACKUP + CALENDAR
 COLD_CLAUDE, WARM_CLAUDE = ("C1",), ("C2",)
 REAL = COLD_CLAUDE + WARM_CLAUDE
