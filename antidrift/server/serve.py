@@ -14,11 +14,10 @@ from pathlib import Path
 
 from gunicorn.app.base import BaseApplication
 
-from antidrift import ai, settings, tasks
+from antidrift import settings
 from antidrift.core.errors import StoreError
 from antidrift.core.loopback import is_loopback
 from antidrift.core.terminal import printable, say
-from antidrift.evidence.report import doctor_lines
 from antidrift.server.httpworker import THREADS
 from antidrift.settings import Settings, SettingsError, start_line
 from antidrift.store import datalock
@@ -126,9 +125,11 @@ def start_problem(chosen: Settings, binds: list[tuple[str, int]], url: str | Non
         for host, port in binds:
             if problem := port_problem(host, port):
                 raise StoreError(problem)
-        from antidrift.store.sqlite import SQLiteStore
+        # The store's two connections, opened as SQLiteStore opens them (its queries are the
+        # worker's: this process is gunicorn's arbiter, and what it imports the worker copies).
+        from antidrift.store.changes import Connections
 
-        SQLiteStore(chosen.database).close()
+        Connections(chosen.database).close()
     except StoreError as exc:
         lock.abandon()
         return str(exc)
@@ -245,13 +246,15 @@ def doctor(args: argparse.Namespace) -> int:
     """Every setting and where it came from, the coach CLIs (and their versions), which
     window source works, the calendar and the database. Exit 1 when a setting or the
     database would refuse the start. Changes nothing: the database is only read."""
+    from antidrift import ai, tasks  # here, not in `antidrift serve` (its arbiter: P8)
     from antidrift.core.clock import SystemClock
+    from antidrift.evidence.report import doctor_lines
     from antidrift.server.adapters import new_backend  # settings to adapters
     from antidrift.server.bootstrap import build_calendar
+    from antidrift.sync.report import doctor_lines as sync_doctor_lines
 
     data_dir = getattr(args, "data_dir", None)
     reading = settings.read(data_dir=data_dir)
-    from antidrift.sync.report import doctor_lines as sync_doctor_lines
     # What is not refused, to show the CLIs and the window source with.
     usable = Settings(**reading.values, env=dict(os.environ))  # type: ignore[arg-type]
     say(f"ANTIDRIFT_AI_BACKEND={usable.ai_backend}")
@@ -276,10 +279,10 @@ def doctor(args: argparse.Namespace) -> int:
     sources = tasks.build(tasks.parse(",".join(usable.tasks)), os.environ)
     say("\n" + "\n".join(tasks.doctor_lines(sources)))
     say("\n" + "\n".join(build_calendar(usable, SystemClock()).doctor_lines()))
+    say("\n" + "\n".join(sync_doctor_lines(usable.sync_folder, Path(usable.data_dir))))
     usable_db, lines = database_lines(usable.database)
     say("\n" + "\n".join(lines))
     return 1 if reading.problems or not usable_db else 0
-    say("\n" + "\n".join(sync_doctor_lines(usable.sync_folder, Path(usable.data_dir))))
 
 
 def database_lines(path: Path) -> tuple[bool, list[str]]:

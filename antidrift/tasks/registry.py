@@ -1,5 +1,6 @@
 """The task sources AntiDrift knows: one table, `name → (available?, build)`. A new source is
-one module and one line here; nothing else lists them."""
+one module, and here its builder (which imports the module: a start that lists no tasks never
+loads one) and one line; nothing else lists them."""
 
 from __future__ import annotations
 
@@ -8,12 +9,10 @@ import shutil
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from antidrift.tasks.github import GitHubSource
-from antidrift.tasks.markdown import MarkdownSource
-from antidrift.tasks.source import TaskSource
-from antidrift.tasks.taskwarrior import TaskwarriorSource
-from antidrift.tasks.todotxt import TodoTxtSource
+if TYPE_CHECKING:
+    from antidrift.tasks.source import TaskSource
 
 Env = Mapping[str, str]
 
@@ -35,11 +34,37 @@ class Kind:
     takes_path: bool = False
 
 
+# Each source's module is imported when a source of its kind is built, not with the table:
+# the settings check at every start reads only the names (issue 40: the footprint).
+def _taskwarrior(_path: str | None, env: Env) -> TaskSource:
+    from antidrift.tasks.taskwarrior import TaskwarriorSource
+
+    return TaskwarriorSource(env)
+
+
+def _github(_path: str | None, env: Env) -> TaskSource:
+    from antidrift.tasks.github import GitHubSource
+
+    return GitHubSource(env)
+
+
+def _markdown(path: str | None, _env: Env) -> TaskSource:
+    from antidrift.tasks.markdown import MarkdownSource
+
+    return MarkdownSource(Path(path))
+
+
+def _todotxt(path: str | None, _env: Env) -> TaskSource:
+    from antidrift.tasks.todotxt import TodoTxtSource
+
+    return TodoTxtSource(Path(path))
+
+
 SOURCES: dict[str, Kind] = {
-    "taskwarrior": Kind(_on_path("task"), lambda _p, env: TaskwarriorSource(env)),
-    "github": Kind(_on_path("gh"), lambda _p, env: GitHubSource(env)),
-    "markdown": Kind(_is_file, lambda path, _env: MarkdownSource(Path(path)), takes_path=True),
-    "todotxt": Kind(_is_file, lambda path, _env: TodoTxtSource(Path(path)), takes_path=True),
+    "taskwarrior": Kind(_on_path("task"), _taskwarrior),
+    "github": Kind(_on_path("gh"), _github),
+    "markdown": Kind(_is_file, _markdown, takes_path=True),
+    "todotxt": Kind(_is_file, _todotxt, takes_path=True),
 }
 
 

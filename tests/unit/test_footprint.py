@@ -1,7 +1,9 @@
 """What a start does not load (issue 33: memory and start-up time): the app as `antidrift
 serve` builds it, in a fresh interpreter, has none of the libraries that only some requests
 or settings need. Each is loaded where it is used: a calendar read, a calendar URL fetched,
-a notification over D-Bus, the first page's websocket."""
+a notification over D-Bus, the first page's websocket, a task source or an AI backend the
+settings name. And gunicorn's arbiter holds only the settings and the start gate (issue 40:
+the stack's floor): the worker it forks copies what it inherits as it runs."""
 
 from __future__ import annotations
 
@@ -10,6 +12,8 @@ import os
 import subprocess
 import sys
 from pathlib import Path
+
+import pytest
 
 REPO = Path(__file__).resolve().parents[2]
 NOT_AT_START = {
@@ -24,6 +28,46 @@ NOT_AT_START = {
     "asyncio": "antidrift/web/sockets.py (simple-websocket's asyncio half)",
     "regex": "antidrift/settings/kinds.py, when a private-title pattern is set",
     "lz4": "antidrift/evidence/firefox.py, when Firefox's session store is read",
+    # Issue 40 (the stack's floor): the adapters a start with default settings never builds.
+    "antidrift.tasks.registry": "antidrift/tasks/__init__.py, when the task sources are read",
+    "antidrift.tasks.taskwarrior": "antidrift/tasks/registry.py, when such a source is built",
+    "antidrift.tasks.github": "antidrift/tasks/registry.py",
+    "antidrift.tasks.markdown": "antidrift/tasks/registry.py",
+    "antidrift.tasks.todotxt": "antidrift/tasks/registry.py",
+    "antidrift.tasks.textfile": "antidrift/tasks/registry.py (under markdown and todotxt)",
+    "antidrift.ai.backends.codex": "antidrift/ai/backends/__init__.py, when the settings name it",
+    "antidrift.ai.backends.command": "antidrift/ai/backends/__init__.py",
+    "antidrift.ai.backends.openai": "antidrift/ai/backends/__init__.py",
+    "antidrift.evidence.report": "antidrift/server/serve.py's doctor",
+}
+# What `antidrift serve` has loaded when gunicorn forks its worker: the settings, the start
+# gate (the data lock, the port, the database opened and closed) and gunicorn. Whatever else
+# the arbiter imports, the worker inherits and then copies as it runs (P8 counts both), so the
+# app's own parts are the worker's alone.
+NOT_IN_THE_ARBITER = {
+    "flask": "the worker, with the app",
+    "antidrift.web": "the worker, with the app",
+    "antidrift.session": "the worker (server/bootstrap.py)",
+    "antidrift.drift": "the worker (server/bootstrap.py)",
+    "antidrift.store.sqlite": "the worker; the gate opens store/changes.py's Connections",
+    "antidrift.core.ports": "the worker (with store.sqlite)",
+    "antidrift.ai.coach": "antidrift/ai/__init__.py, at the first use of its names",
+    "antidrift.ai.judge": "antidrift/ai/__init__.py",
+    "antidrift.ai.backends.claude": "antidrift/ai/backends/__init__.py, when a coach is built",
+    "antidrift.calendar.keeper": "antidrift/calendar/__init__.py, at the first use of Calendar",
+    "antidrift.calendar.agenda": "antidrift/calendar/__init__.py",
+    "antidrift.tasks.board": "antidrift/tasks/__init__.py, at the first use of Board",
+    "antidrift.tasks.taskwarrior": "antidrift/tasks/registry.py, when such a source is built",
+    "antidrift.tasks.markdown": "antidrift/tasks/registry.py",
+    "antidrift.tasks.textfile": "antidrift/tasks/registry.py (under markdown and todotxt)",
+    "antidrift.ai.backends.codex": "antidrift/ai/backends/__init__.py, when a coach is built",
+    "antidrift.evidence.report": "antidrift/server/serve.py's doctor",
+}
+# Every adapter named in the settings: the gate reads each setting's syntax, builds none.
+NAMED = {
+    "ANTIDRIFT_TASKS": "taskwarrior,github,markdown:/tmp/tasks.md,todotxt:/tmp/todo.txt",
+    "ANTIDRIFT_CALENDAR": "/tmp/work.ics,https://calendar.example/work.ics",
+    "ANTIDRIFT_AI_BACKEND": "codex",
 }
 BUILD = """
 import json, sys
@@ -34,13 +78,26 @@ app = create_app(load(data_dir=sys.argv[1]))
 assert "/ws" in {rule.rule for rule in app.url_map.iter_rules()}
 print(json.dumps(sorted(sys.modules)))
 """
+# `antidrift serve` up to gunicorn's start (server/serve.py's serve): what its arbiter holds.
+ARBITER = """
+import json, sys
+from antidrift.commands import main  # the console script
+from antidrift.server.serve import serve_command, start_problem
+from antidrift.settings import load, start_line
+chosen = load(data_dir=sys.argv[1])
+start_line(chosen)
+assert start_problem(chosen, [("127.0.0.1", 0)], None) is None
+print(json.dumps(sorted(sys.modules)))
+"""
 
 
-def test_a_started_app_has_loaded_none_of_what_only_some_requests_need(tmp_path):
+def loaded_by(code: str, tmp_path: Path, **settings: str) -> list[str]:
+    """The modules a fresh interpreter has after `code`, as a user starts it: no ANTIDRIFT_*
+    variable but the window source (off: a CI machine may have a display) and `settings`."""
     env = {k: v for k, v in os.environ.items() if not k.startswith("ANTIDRIFT_")}
-    env.update(ANTIDRIFT_WINDOW_SOURCE="off", HOME=str(tmp_path))
+    env.update(ANTIDRIFT_WINDOW_SOURCE="off", HOME=str(tmp_path), **settings)
     done = subprocess.run(
-        [sys.executable, "-c", BUILD, str(tmp_path / "data")],
+        [sys.executable, "-c", code, str(tmp_path / "data")],
         cwd=REPO,
         env=env,
         capture_output=True,
@@ -48,10 +105,25 @@ def test_a_started_app_has_loaded_none_of_what_only_some_requests_need(tmp_path)
         timeout=60,
     )
     assert done.returncode == 0, done.stderr
-    loaded = json.loads(done.stdout.splitlines()[-1])
-    early = {
+    return json.loads(done.stdout.splitlines()[-1])
+
+
+def found(names: dict[str, str], loaded: list[str]) -> dict[str, str]:
+    return {
         name: where
-        for name, where in NOT_AT_START.items()
+        for name, where in names.items()
         if any(m == name or m.startswith(name + ".") for m in loaded)
     }
-    assert early == {}
+
+
+def test_a_started_app_has_loaded_none_of_what_only_some_requests_need(tmp_path):
+    assert found(NOT_AT_START, loaded_by(BUILD, tmp_path)) == {}
+
+
+@pytest.mark.parametrize("settings", [{}, NAMED], ids=["default", "every adapter named"])
+def test_the_arbiter_loads_only_the_settings_and_the_start_gate(tmp_path, settings):
+    loaded = loaded_by(ARBITER, tmp_path, **settings)
+    assert "antidrift.store.changes" in loaded  # the check looked at a real gate
+    if settings:  # ... which read the settings' syntax
+        assert {"antidrift.tasks.registry", "antidrift.calendar.sources"} <= set(loaded)
+    assert found(NOT_IN_THE_ARBITER, loaded) == {}

@@ -2,10 +2,11 @@
 
 A backend's module holds a class that follows base.Backend and a `build(options)` that makes
 it from the settings (base.Options), raising UnknownBackend when a setting it needs is
-missing. Adding one is that module and one line in BACKENDS: the settings' accepted
-ANTIDRIFT_AI_BACKEND words, new_backend and `doctor` read this table. A backend here is a
-base.Asking (it writes `ask`); a CLI backend runs through runner.run_cli (the subprocess
-seam) and diagnose.check; an HTTP backend is an http.HttpBackend (through http.post_json)."""
+missing. Adding one is that module, its builder here (which imports it) and one line in
+BACKENDS: the settings' accepted ANTIDRIFT_AI_BACKEND words, new_backend and `doctor` read
+this table. A backend here is a base.Asking (it writes `ask`); a CLI backend runs through
+runner.run_cli (the subprocess seam) and diagnose.check; an HTTP backend is an
+http.HttpBackend (through http.post_json)."""
 
 from __future__ import annotations
 
@@ -13,7 +14,6 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from ..errors import UnknownBackend
-from . import claude, codex, command, ollama, openai
 from .base import (
     DEFAULT_EFFORT,
     MAX_ANSWER,
@@ -45,12 +45,45 @@ class BackendEntry:
     served: bool = False  # asks a model server at ai_url (else it runs a program)
 
 
+# Each backend's module is imported when a backend is built, not with the table: the
+# settings check at every start reads only the names, and a server loads the one backend its
+# settings name (issue 40: the footprint).
+def _claude(options: Options) -> Backend:
+    from . import claude
+
+    return claude.build(options)
+
+
+def _codex(options: Options) -> Backend:
+    from . import codex
+
+    return codex.build(options)
+
+
+def _command(options: Options) -> Backend:
+    from . import command
+
+    return command.build(options)
+
+
+def _ollama(options: Options) -> Backend:
+    from . import ollama
+
+    return ollama.build(options)
+
+
+def _openai(options: Options) -> Backend:
+    from . import openai
+
+    return openai.build(options)
+
+
 BACKENDS: dict[str, BackendEntry] = {
-    "claude": BackendEntry(claude.build, installed),
-    "codex": BackendEntry(codex.build, installed),
-    "command": BackendEntry(command.build, installed),
-    "ollama": BackendEntry(ollama.build, answers, served=True),
-    "openai": BackendEntry(openai.build, installed, served=True),
+    "claude": BackendEntry(_claude, installed),
+    "codex": BackendEntry(_codex, installed),
+    "command": BackendEntry(_command, installed),
+    "ollama": BackendEntry(_ollama, answers, served=True),
+    "openai": BackendEntry(_openai, installed, served=True),
 }
 DEFAULT = "claude"  # what an empty ANTIDRIFT_AI_BACKEND means
 
