@@ -14,25 +14,25 @@ import os
 import unicodedata
 from dataclasses import dataclass
 
-import nacl.exceptions
-import nacl.pwhash.argon2id as argon2id
-import nacl.secret
-
 from antidrift.core.errors import ValidationError
 from antidrift.core.outside import Unreadable, parse_json
 from antidrift.sync.errors import Malformed, NotAuthentic, WrongPassphrase
 
-KEY_BYTES = nacl.secret.Aead.KEY_SIZE  # 32
-SALT_BYTES = argon2id.SALTBYTES  # 16
+# libsodium's sizes and limits, written out: PyNaCl (and libsodium, 1.5 MiB) is loaded only
+# when a key is derived or a file sealed or opened, never by a start with sync off
+# (tests/unit/sync: these equal PyNaCl's own).
+KEY_BYTES = 32  # nacl.secret.Aead.KEY_SIZE (XChaCha20-Poly1305)
+SALT_BYTES = 16  # nacl.pwhash.argon2id.SALTBYTES
+OPSLIMIT_MIN, MEMLIMIT_MIN = 1, 8192  # nacl.pwhash.argon2id.OPSLIMIT_MIN, MEMLIMIT_MIN
 MAGIC = b"ADS1"  # AntiDrift sync, format 1: the first bytes of every sealed file
 KDF_NAME = "argon2id"
 # Above libsodium's "interactive" (2 passes, 64 MiB): ~0.13 s on the machines measured.
 NORMAL = (3, 64 << 20)
-FAST = (argon2id.OPSLIMIT_MIN, argon2id.MEMLIMIT_MIN)  # ANTIDRIFT_SYNC_KDF=fast: tests only
+FAST = (OPSLIMIT_MIN, MEMLIMIT_MIN)  # ANTIDRIFT_SYNC_KDF=fast: tests only
 # What a reader accepts from another device's keyparams: a hostile file asking for 64 GiB
 # or a million passes is refused, not obeyed.
-OPS_RANGE = (argon2id.OPSLIMIT_MIN, 16)
-MEM_RANGE = (argon2id.MEMLIMIT_MIN, 1 << 30)
+OPS_RANGE = (OPSLIMIT_MIN, 16)
+MEM_RANGE = (MEMLIMIT_MIN, 1 << 30)
 KEYPARAMS_MAX_BYTES = 4096
 _CHECK = b"AntiDrift sync: this key opens this device's files."
 
@@ -119,6 +119,8 @@ def derive(passphrase: str, salt: bytes, opslimit: int, memlimit: int) -> bytes:
     """Argon2id of the passphrase (Unicode NFC, UTF-8) with `salt` and the limits."""
     if not passphrase:
         raise ValidationError("Enter a sync passphrase: it cannot be empty.", "sync_passphrase")
+    import nacl.pwhash.argon2id as argon2id
+
     secret = unicodedata.normalize("NFC", passphrase).encode("utf-8")
     return argon2id.kdf(KEY_BYTES, secret, salt, opslimit=opslimit, memlimit=memlimit)
 
@@ -126,6 +128,8 @@ def derive(passphrase: str, salt: bytes, opslimit: int, memlimit: int) -> bytes:
 def seal(key: bytes, plaintext: bytes, device: str, name: str) -> bytes:
     """`plaintext` encrypted and authenticated as the file `name` of `device` (a fresh random
     24-byte nonce each time)."""
+    import nacl.secret
+
     return MAGIC + bytes(nacl.secret.Aead(key).encrypt(plaintext, _bound(device, name)))
 
 
@@ -133,6 +137,9 @@ def unseal(key: bytes, sealed: bytes, device: str, name: str) -> bytes:
     """The plaintext of what `seal` made for this device and name; NotAuthentic otherwise."""
     if not sealed.startswith(MAGIC):
         raise NotAuthentic(name, "is not a file AntiDrift sealed")
+    import nacl.exceptions
+    import nacl.secret
+
     try:
         return nacl.secret.Aead(key).decrypt(sealed[len(MAGIC) :], _bound(device, name))
     except (nacl.exceptions.CryptoError, ValueError):

@@ -134,3 +134,35 @@ def test_a_damaged_keyring_says_what_to_do(tmp_path):
     with pytest.raises(Error) as refused:
         Keyring(tmp_path)
     assert "passphrase again" in refused.value.message
+
+
+def test_the_sizes_written_out_are_libsodium_s_own():
+    import nacl.pwhash.argon2id as argon2id
+    import nacl.secret
+
+    from antidrift.sync import crypto
+
+    assert crypto.KEY_BYTES == nacl.secret.Aead.KEY_SIZE
+    assert crypto.SALT_BYTES == argon2id.SALTBYTES
+    assert (crypto.OPSLIMIT_MIN, crypto.MEMLIMIT_MIN) == (
+        argon2id.OPSLIMIT_MIN,
+        argon2id.MEMLIMIT_MIN,
+    )
+
+
+def test_a_start_with_sync_off_loads_no_libsodium():
+    import subprocess
+    import sys
+
+    probe = (
+        "import sys; from antidrift.settings import load; import antidrift.session.syncing;"
+        " load({}, data_dir=sys.argv[1]);"
+        " print(sorted(m for m in sys.modules if m.startswith('nacl')))"
+    )
+    import tempfile
+
+    with tempfile.TemporaryDirectory() as data:
+        out = subprocess.run(
+            [sys.executable, "-c", probe, data], capture_output=True, text=True, check=True
+        ).stdout
+    assert out.strip() == "[]"
