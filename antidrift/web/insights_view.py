@@ -19,6 +19,9 @@ CHART_COMMITMENTS = 20
 # The planned-against-actual chart's drawing box (SVG user units); CSS scales it.
 CHART_W, CHART_H = 400, 150
 CHART_LEFT, CHART_BOTTOM, CHART_TOP = 30, 18, 8
+# The axis's "older" and "newest" at their widest: the ticks' largest font (13 units, where the
+# chart is drawn small: style.css) at about 0.6 em a letter, and the room kept between them.
+LABEL_FONT, LABEL_EM, LABEL_GAP = 13, 0.6, 8
 
 
 @dataclass(frozen=True)
@@ -46,6 +49,25 @@ class Tick:
 
 
 @dataclass(frozen=True)
+class AxisLabel:
+    """A word under the columns: where it is drawn, and which of its ends is there."""
+
+    text: str
+    x: float
+    anchor: str  # SVG's text-anchor: "start" or "end"
+
+    @property
+    def extent(self) -> tuple[float, float]:
+        """From where to where it is drawn at its widest (LABEL_FONT)."""
+        width = label_width(self.text)
+        return (self.x, self.x + width) if self.anchor == "start" else (self.x - width, self.x)
+
+
+def label_width(text: str) -> float:
+    return len(text) * LABEL_FONT * LABEL_EM
+
+
+@dataclass(frozen=True)
 class Chart:
     """Planned against actual minutes for the most recent commitments, oldest first."""
 
@@ -61,6 +83,20 @@ class Chart:
         """Where the newest column ends (its label goes there)."""
         last = self.columns[-1] if self.columns else None
         return round(last.x + last.width, 2) if last else self.width
+
+    @property
+    def labels(self) -> tuple[AxisLabel, ...]:
+        """ "older" under the first column and "newest" ending under the last, when both fit
+        between them without touching; with fewer columns "newest" alone, ending under the
+        last one, or starting at the axis where it would run into the minutes."""
+        if not self.columns:
+            return ()
+        older, newest = "older", "newest"
+        if self.right - self.left >= label_width(older) + LABEL_GAP + label_width(newest):
+            return (AxisLabel(older, self.left, "start"), AxisLabel(newest, self.right, "end"))
+        if self.right - label_width(newest) >= self.left:
+            return (AxisLabel(newest, self.right, "end"),)
+        return (AxisLabel(newest, self.left, "start"),)
 
 
 @dataclass(frozen=True)

@@ -15,6 +15,9 @@ from antidrift.web.widgets import CoachWidget, Widget, clock_text, family
 
 __all__ = ["Renderer", "clock_text", "duration_text", "local_date", "local_time"]
 
+# What the page says after Stop coach: what happened, and the two ways on.
+COACH_STOPPED = "Coach stopped: plan by hand below, or Sharpen again."
+
 
 def local_time(value: datetime | None) -> str:
     return value.astimezone().strftime("%H:%M") if value else ""
@@ -121,8 +124,9 @@ class Renderer:
         return self.template("_message.html", message=message, ok=True)
 
     def sharpen(self) -> str:
-        """The answer to Stop coach: the Sharpen button out of band, focused."""
-        return self.template("_sharpen.html", oob=True)
+        """The answer to Stop coach: what happened and what is left to do, in the intent's
+        message slot, and the Sharpen button out of band, focused."""
+        return self.confirm(COACH_STOPPED) + self.template("_sharpen.html", oob=True)
 
     def chime(self) -> str:
         """The chime, pushed once to a page that saw its timebox run out."""

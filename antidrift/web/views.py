@@ -15,9 +15,9 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Protocol
 
-from antidrift.core.domain import Commitment, RuntimeState
+from antidrift.core.domain import Commitment, Health, RuntimeState
 from antidrift.core.insights import Calibration, WindowTime
-from antidrift.drift.policy import GUARD_OFF, Episode, Judgement, Rule, Window
+from antidrift.drift.policy import GUARD_OFF, DriftStatus, Episode, Judgement, Rule, Window
 from antidrift.session.drafts import PLAN_FIELDS
 from antidrift.session.snapshot import CoachInfo, CoachStatus, DriftInfo, Snapshot
 from antidrift.tasks import Board, Offer
@@ -56,7 +56,8 @@ CLI_RECHECK = 5.0  # seconds a "CLI found on PATH" answer is trusted while plann
 class Shows:
     """What one page shows: the state, its commitment, the proposal it has applied, and the
     words of a running commitment's next action (`wording`, a digest: changed while it runs,
-    the whole view is sent again, its heading focused and its editor closed)."""
+    the page gets the new words in its heading, and in its editor only while that is closed:
+    web/push.py)."""
 
     state: str | None = None
     commitment_id: str = ""
@@ -277,6 +278,10 @@ class Views:
             )
         if snap.state is RuntimeState.ACTIVE and snap.commitment is not None:
             c, last = snap.commitment, snap.evidence.last
+            # A verdict on the window seen last is not said once the watcher is no longer
+            # seeing windows: the dot beside it and the guard's line say nothing stale.
+            watching = snap.evidence.health is Health.HEALTHY or c.paused
+            judged = snap.drift.status.value
             return (
                 Phase(c.paused, snap.away is not None and snap.away.away),
                 TimeLeft.of(snap.commitment, snap.now),
@@ -285,7 +290,7 @@ class Views:
                     snap.evidence.health,
                     last.app if last else None,
                     last.title if last else None,
-                    snap.drift.status.value,
+                    judged if watching or judged == DriftStatus.AWAY else "",
                     c.paused,
                 ),
                 DriftGuardWidget(
@@ -295,6 +300,7 @@ class Views:
                     snap.drift.banner is not None,
                     snap.drift.put_away,
                     snap.calendar.now,
+                    quiet=snap.evidence.health is Health.STALE and not c.paused,
                 ),
                 Controls(c.paused, c.seconds_left(snap.now) if c.paused else 0),
                 AwayReturn.of(snap),

@@ -240,7 +240,9 @@ class EvidenceWidget(Widget):
     health: Health
     app: str | None
     title: str | None
-    judged: str = ""  # the guard's status: the dot beside the window shows it, never "healthy"
+    # The guard's status: the dot beside the window shows it, never "healthy"; "" while the
+    # watcher is quiet or missing (no verdict on a window it no longer sees).
+    judged: str = ""
     paused: bool = False  # nothing is recorded while paused: quiet by design, not "gone quiet"
 
 
@@ -361,6 +363,7 @@ class DriftGuardWidget(Widget):
     asking: bool = False  # the banner is up and gives the reason: the line does not repeat it
     put_away: Episode | None = None  # the teeth's last act, said until the commitment ends
     event: Event | None = None  # the calendar event under way, named while it stands down
+    quiet: bool = False  # the window watcher has gone quiet: the last verdict is not said
 
 
 @dataclass(frozen=True)

@@ -63,12 +63,29 @@ def test_the_break_view_fits_and_passes_axe(new_tabs, app, ui, width, height, sc
     tabs = new_tabs(
         viewport={"width": width, "height": height}, color_scheme=scheme, bypass_csp=True
     )
-    ended(app)
+    ended(app, "missed")
     page, _ = tabs.open()
     expect(page.locator("#closure")).to_be_visible()
     ui.snap(page, f"break-closure-{width}-{scheme}")
     assert app.server.post("/break")[0] == 200
     expect(ui.view(page, "break")).to_be_visible()
     ui.snap(page, f"break-{width}-{scheme}")
+    assert ui.axe_problems(page) == []
+    assert ui.sideways_scroll(page) == 0
+    # Break over: it leads, and the missed outcome under it is a calm line, not a red shout
+    # larger than anything else on the card.
+    app.server.clock.advance(5 * 60)
+    heading = page.locator("#locked-title")
+    expect(heading).to_have_text("Before the break: missed")
+    ui.settled(page)
+    eyebrow = page.locator("#closure .eyebrow")
+    assert ui.box(eyebrow)["y"] < ui.box(heading)["y"]
+    looks = heading.evaluate(
+        """h => { const s = getComputedStyle(h), body = getComputedStyle(document.body);
+            return [parseFloat(s.fontSize) / parseFloat(body.fontSize),
+                    s.color === body.color]; }"""
+    )
+    assert looks[0] <= 1.3 and looks[1], looks  # about the text's size, in the page's ink
+    ui.snap(page, f"break-over-{width}-{scheme}")
     assert ui.axe_problems(page) == []
     assert ui.sideways_scroll(page) == 0

@@ -103,3 +103,46 @@ def test_the_banner_appears_and_its_buttons_work_without_clobbering(app, page, w
     expect(page.locator(".drift-review")).to_contain_text("you said: back to it")
     ui.each_look(browser, app.base, "review-drift")
     assert watch.errors == [] and watch.csp_violations() == []
+
+
+def test_a_quiet_watcher_shows_no_healthy_dot_and_no_stale_on_task(app, new_tabs, ui):
+    """The watcher gone quiet: the amber box's dot is the watcher's (amber), never the last
+    verdict's green, and the guard's line says it judges nothing rather than a stale "On task"."""
+    expect = ui.expect
+    _start(app)
+    page, watch = new_tabs(bypass_csp=True).open()
+    app.window("code", "intro.md — report")
+    guard, evidence = page.locator("#drift-guard"), page.locator("#evidence")
+    expect(guard).to_have_attribute("data-status", "on_task")
+    expect(guard.locator(".drift-line")).to_contain_text("On task")
+    app.server.clock.advance(60)  # no window for a minute: the watcher has gone quiet
+    expect(evidence).to_contain_text("The window watcher has gone quiet")
+    expect(guard.locator(".drift-line")).to_have_text(
+        "Not judged while the window watcher is quiet"
+    )
+    ui.settled(page)
+
+    def dot(selector: str) -> str:
+        return page.locator(selector).evaluate("e => getComputedStyle(e).backgroundColor")
+
+    def colour(name: str) -> str:  # a custom property as the browser computes a colour
+        return page.evaluate(
+            """n => { const e = document.createElement('i'); e.style.color = `var(${n})`;
+                document.body.append(e); const c = getComputedStyle(e).color; e.remove();
+                return c; }""",
+            name,
+        )
+
+    assert dot("#evidence .dot") == colour("--warn") != colour("--met")
+    assert dot("#drift-guard .drift-line .dot") == colour("--muted")
+    assert watch.errors == [] and watch.csp_violations() == []
+    for width, height in ((1280, 800), (390, 844)):  # each look in a tab of its own scheme
+        for scheme in ("light", "dark"):
+            viewport = {"width": width, "height": height}
+            tabs = new_tabs(viewport=viewport, color_scheme=scheme, bypass_csp=True)
+            look, _ = tabs.open()
+            expect(look.locator("#evidence")).to_contain_text("gone quiet")
+            ui.settled(look)
+            assert ui.axe_problems(look) == []
+            assert ui.sideways_scroll(look) == 0
+            ui.snap(look, f"active-quiet-{width}-{scheme}")

@@ -75,6 +75,13 @@ def test_the_focus_view_leads_with_the_clock_and_the_next_action(
     ]
     left, right = min(b["x"] for b in line), max(b["x"] + b["width"] for b in line)
     assert abs((left + right) / 2 - (card["x"] + card["width"] / 2)) < 3, (left, right, card)
+    # The Alt-key legend is for a keyboard: shown on a desktop, not at a phone's width (nor on
+    # a touch screen, style.css).
+    hints = page.locator("#shortcuts")
+    if width > 520:
+        ui.expect(hints).to_be_visible()
+    else:
+        ui.expect(hints).to_be_hidden()
     for line in ("#evidence .one-line", ".drift-line"):  # nothing spills out of the card
         box = ui.box(page.locator(line))
         assert card["x"] <= box["x"] and box["x"] + box["width"] <= card["x"] + card["width"]

@@ -153,3 +153,40 @@ def test_a_very_long_note_and_action_never_scroll_sideways_on_a_phone(browser, a
         assert no_sideways_scroll(page)
     finally:
         context.close()
+
+
+@pytest.mark.parametrize("count", [1, 2, 3])
+def test_the_chart_axis_words_never_overlap_with_few_commitments(
+    browser, ui, tmp_path, count, _chromium_available
+):
+    """One, two, three commitments: the words under the columns, as drawn, never touch (one
+    word where two would), at a desktop's width and a phone's, light and dark."""
+    seed_history(tmp_path / "data" / "antidrift.sqlite3", count)
+    with history_app(tmp_path) as few:
+        for width, height in SIZES.values():
+            for scheme in ("light", "dark"):
+                context = browser.new_context(
+                    viewport={"width": width, "height": height},
+                    color_scheme=scheme,
+                    bypass_csp=True,
+                )
+                try:
+                    page = context.new_page()
+                    page.goto(few.base + "/insights")
+                    chart = page.locator("svg.chart")
+                    ui.expect(chart).to_be_visible()
+                    boxes = chart.locator("text.chart-tick").evaluate_all(
+                        """ts => ts.filter(t => ['older', 'newest'].includes(t.textContent))
+                            .map(t => { const b = t.getBoundingClientRect();
+                                        return [t.textContent, b.left, b.right]; })"""
+                    )
+                    assert [b[0] for b in boxes][-1:] == ["newest"], boxes
+                    for (_, _, right), (_, left, _) in zip(boxes, boxes[1:], strict=False):
+                        assert left - right >= 4, f"{count} at {width} px: {boxes}"
+                    svg = ui.box(chart)
+                    assert all(svg["x"] <= b[1] and b[2] <= svg["x"] + svg["width"] for b in boxes)
+                    assert ui.axe_problems(page) == []
+                    if count == 1:
+                        ui.snap(page, f"insights-one-{width}-{scheme}")
+                finally:
+                    context.close()

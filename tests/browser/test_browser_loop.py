@@ -248,5 +248,57 @@ def test_cancel_a_running_sharpen_kills_the_cli(page, app, ui, tmp_path):
     expect(ui.coach(page, "idle")).to_be_visible()
     ui.wait_until(page, lambda: ui.process_gone(pid), timeout=5, what=f"CLI pid {pid} to die")
     expect(page.locator("#intent")).to_have_value("plan the offsite")
-    expect(page.locator("#intent-message")).to_be_empty()
+    # It says what happened and what is left to do, and Sharpen takes the focus.
+    expect(page.locator("#intent-message")).to_have_text(STOPPED)
+    expect(page.get_by_role("button", name="Sharpen", exact=True)).to_be_focused()
     assert app.server.get("/state")["coach"]["status"] == "idle"
+
+
+STOPPED = "Coach stopped: plan by hand below, or Sharpen again."
+LOOKS = [(1280, 800), (390, 844)]
+
+
+def contrast(page, selector: str, fore: str, back_selector: str, back: str) -> float:
+    """WCAG's contrast ratio between a colour of one element and a colour of another."""
+    return page.evaluate(
+        """([sel, fore, backSel, back]) => {
+            const lum = c => { const [r, g, b] = c.match(/[0-9.]+/g).slice(0, 3).map(v => {
+                    v = v / 255; return v <= 0.03928 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4; });
+                return 0.2126 * r + 0.7152 * g + 0.0722 * b; };
+            const a = lum(getComputedStyle(document.querySelector(sel))[fore]);
+            const b = lum(getComputedStyle(document.querySelector(backSel))[back]);
+            return (Math.max(a, b) + 0.05) / (Math.min(a, b) + 0.05); }""",
+        [selector, fore, back_selector, back],
+    )
+
+
+@pytest.mark.parametrize(("width", "height"), LOOKS)
+def test_stop_coach_reads_as_a_button_and_says_what_happened(new_tabs, app, ui, width, height):
+    """Light and dark: Stop coach is a button plainly (its edge seen on the coach's tint, its
+    words in the page's ink), and once pressed the page says what happened and what next."""
+    expect = ui.expect
+    app.fake.configure(delay=30)
+    tabs = new_tabs(viewport={"width": width, "height": height}, bypass_csp=True)
+    page, _ = tabs.open()
+    ui.plan(page)
+    page.get_by_label("Rough intent").fill("plan the offsite")
+    page.get_by_role("button", name="Sharpen", exact=True).click()
+    expect(ui.coach(page, "pending")).to_be_visible()
+    stop = "#coach button.quiet"
+    for scheme in ("light", "dark"):
+        page.emulate_media(color_scheme=scheme)
+        ui.settled(page)
+        # Its edge against the coach's tint (non-text contrast, 3:1) and its words (4.5:1).
+        assert contrast(page, stop, "borderTopColor", ".coach-box", "backgroundColor") >= 3
+        assert contrast(page, stop, "color", stop, "backgroundColor") >= 4.5
+        assert ui.axe_problems(page) == []
+        ui.snap(page, f"planning-pending-{width}-{scheme}")
+    page.get_by_role("button", name="Stop coach").click()
+    expect(ui.coach(page, "idle")).to_be_visible()
+    expect(page.locator("#intent-message")).to_have_text(STOPPED)
+    for scheme in ("light", "dark"):
+        page.emulate_media(color_scheme=scheme)
+        ui.settled(page)
+        assert ui.axe_problems(page) == []
+        assert ui.sideways_scroll(page) == 0
+        ui.snap(page, f"planning-stopped-{width}-{scheme}")

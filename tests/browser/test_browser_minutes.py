@@ -7,6 +7,11 @@ import pytest
 
 pytestmark = pytest.mark.browser
 
+
+def font_px(page, selector: str) -> float:
+    return page.locator(selector).first.evaluate("e => parseFloat(getComputedStyle(e).fontSize)")
+
+
 VIEWS = [(1280, 800, "light"), (1280, 800, "dark"), (390, 844, "light"), (390, 844, "dark")]
 
 
@@ -29,6 +34,10 @@ def test_a_minute_pick_fills_minutes_and_fits(new_tabs, app, ui, width, height, 
     expect(minutes).to_have_value("50")
     expect(minutes).to_be_focused()
     assert app.server.get("/state")["draft"]["timebox_minutes"] == "50"
+    # "1 to 480" on one line, on the row with the field, at every width down to a phone's.
+    hint, field = ui.box(page.locator(".minutes-row .hint")), ui.box(minutes)
+    assert hint["height"] < 1.5 * font_px(page, ".minutes-row .hint") * 1.55, hint
+    assert field["y"] <= hint["y"] + hint["height"] / 2 <= field["y"] + field["height"], hint
     ui.snap(page, f"minutes-{width}-{scheme}")
     assert ui.axe_problems(page) == []
     assert ui.sideways_scroll(page) == 0

@@ -110,6 +110,22 @@ def test_settings_fits_every_screen_is_accessible_and_shows_focus(browser, app, 
         assert rings, "no control of the form was reached by Tab"
         thin = [r for r in rings if r[1] == "none" or r[2] < 2]
         assert thin == [], thin
+        # Every section heading looks the same: the groups' legends and Standing rules', each
+        # under a hairline as wide as the card, the words below it, never struck through.
+        looks = page.evaluate(
+            """() => [...document.querySelectorAll('.settings-group > legend, #rules > h2')]
+                .map(e => { const s = getComputedStyle(e), r = e.getBoundingClientRect(),
+                                  card = e.closest('.card').getBoundingClientRect();
+                    return {look: [s.fontSize, s.fontWeight, s.borderTopWidth, s.borderTopStyle,
+                                   s.paddingTop, Math.round(r.width)],
+                            inCard: r.left >= card.left && r.right <= card.right,
+                            words: (() => { const range = document.createRange();
+                                range.selectNodeContents(e);
+                                return range.getBoundingClientRect().top - r.top; })()}; })"""
+        )
+        assert len(looks) >= 9 and len({str(h["look"]) for h in looks}) == 1, looks
+        assert looks[0]["look"][2:4] == ["1px", "solid"] and all(h["inCard"] for h in looks)
+        assert all(h["words"] >= 10 for h in looks), looks  # the rule sits above the words
         page.get_by_role("heading", name="How AntiDrift works for you").focus()
         ui.snap(page, f"settings-{size}-{scheme}")
     finally:

@@ -66,3 +66,30 @@ def test_a_few_commitments_draw_slim_columns_from_the_left_with_newest_under_the
     assert last.width < (chart.width - iv.CHART_LEFT) / 8
     assert chart.right == pytest.approx(last.x + last.width, abs=0.01)
     assert chart.right < chart.width / 2
+
+
+@pytest.mark.parametrize("count", range(1, iv.CHART_COMMITMENTS + 1))
+def test_the_axis_words_never_overlap_and_stay_inside_the_drawing(count):
+    chart = iv.chart([ended(i, 30, 20) for i in range(count)])
+    labels = chart.labels
+    assert [label.text for label in labels][-1] == "newest"
+    spans = sorted(label.extent for label in labels)
+    for (_, end), (start, _) in zip(spans, spans[1:], strict=False):
+        assert start - end >= iv.LABEL_GAP, f"{count} columns: the axis words touch"
+    assert all(a >= iv.CHART_LEFT and b <= chart.width for a, b in spans)
+
+
+def test_one_or_two_commitments_name_only_the_newest_and_more_both_ends():
+    def words(count: int) -> list[str]:
+        return [label.text for label in iv.chart([ended(i, 30, 20) for i in range(count)]).labels]
+
+    assert words(1) == words(2) == ["newest"]
+    assert words(3) == words(20) == ["older", "newest"]
+    one = iv.chart([ended(0, 30, 20)])
+    [label] = one.labels
+    # Ending under the one column, it would run into the minutes: it starts at the axis.
+    assert (label.x, label.anchor) == (iv.CHART_LEFT, "start")
+    two = iv.chart([ended(i, 30, 20) for i in range(2)])
+    [label] = two.labels
+    assert (label.x, label.anchor) == (two.right, "end")  # under the newest column
+    assert iv.chart([]).labels == ()

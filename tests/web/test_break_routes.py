@@ -97,6 +97,27 @@ def test_at_its_end_a_chime_and_break_over_with_plan_the_next_focused(app, clien
     hub.disconnect(conn)
 
 
+def test_after_the_break_its_end_leads_and_the_outcome_is_said_calmly(app, client, clock):
+    to(client, "review")
+    assert client.post("/end", data={"outcome": "missed"}).status_code == 200
+    closure = page(client).by_id("closure")
+    # Right after the review the outcome is the heading, as saved.
+    assert closure.find_all("h1")[0].text() == "Missed"
+    assert "closure-rested" not in closure.get("class")
+    client.post("/break")
+    clock.advance(5 * 60)  # the break runs its course: "Break over"
+    app.extensions["antidrift.runtime"].controller.breaks.tick()
+    closure = page(client).by_id("closure")
+    eyebrow, heading = closure.find_all("p", class_="eyebrow")[0], closure.find_all("h1")[0]
+    # "Break over" first; the outcome after it, a sentence in the page's ink (style.css:
+    # .closure-rested), not a shouted "Missed".
+    assert eyebrow.text() == "Break over"
+    assert heading.text() == "Before the break: missed" and heading.id == "locked-title"
+    assert "closure-rested" in closure.get("class")
+    html = client.get("/").get_data(as_text=True)
+    assert html.index("Break over") < html.index("Before the break: missed")
+
+
 def test_the_break_settings_are_on_the_settings_page(client):
     text = client.get("/settings").get_data(as_text=True)
     for key in ("break_minutes", "long_break_minutes", "long_break_every", "auto_break"):

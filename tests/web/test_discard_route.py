@@ -35,10 +35,26 @@ def test_discard_outside_a_running_commitment_is_409(client, where):
     assert state(client)["runtime_state"] == where
 
 
-def test_the_active_view_offers_discard(client):
+def test_the_active_view_offers_discard_and_asks_first_in_a_popover(client):
     to(client, "active")
     doc = parse(client.get("/").get_data(as_text=True))
-    [button] = [b for b in doc.find_all("button") if b.get("hx-post") == "/discard"]
-    assert button.text().strip() == "Discard" and "neither met nor missed" in button.get(
-        "hx-confirm"
-    )
+    controls = doc.by_id("controls")
+    # Discard opens the question (HTML's popover: no script, no bare confirm()).
+    [opener] = [
+        b
+        for b in controls.find_all("button")
+        if "popovertargetaction" not in b.attrs and b.get("popovertarget")
+    ]
+    assert (opener.text().strip(), opener.get("popovertarget")) == ("Discard", "discard-confirm")
+    assert opener.get("hx-post") is None and "hx-confirm" not in opener.attrs
+    pop = doc.by_id("discard-confirm")
+    assert "popover" in pop.attrs and pop.get("role") == "dialog"
+    assert "neither met nor missed" in doc.by_id(pop.get("aria-labelledby")).text()
+    discard, keep = pop.find_all("button")
+    # Discard posts as before (POST /discard); Keep it, focused as it opens, only closes it.
+    assert (discard.text().strip(), discard.get("hx-post")) == ("Discard", "/discard")
+    assert keep.text().strip() == "Keep it" and "autofocus" in keep.attrs
+    assert keep.get("hx-post") is None
+    for b in (discard, keep):
+        assert (b.get("popovertarget"), b.get("popovertargetaction")) == ("discard-confirm", "hide")
+    assert "hx-confirm" not in client.get("/").get_data(as_text=True)

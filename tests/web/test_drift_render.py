@@ -95,6 +95,30 @@ def test_the_banner_is_short_and_comes_in_under_the_clock_above_the_heading(page
     assert doc.by_id("evidence").get("data-judged") == "on_task"
 
 
+def test_a_quiet_watcher_shows_no_healthy_dot_and_no_stale_verdict(page, clock):
+    controller, client = page(DriftInfo(True, "claude"), drift=NOW)
+    client.post("/evidence/window", json={"app": "code", "title": "intro.md"})
+    wait_until(lambda: controller.snapshot().drift.status.value == "on_task")
+    doc = parse(client.get("/").get_data(as_text=True))
+    assert doc.by_id("evidence").get("data-judged") == "on_task"
+    assert "On task" in doc.by_id("drift-guard").text()
+    clock.advance(120)  # no window for two minutes: the watcher has gone quiet
+    doc = parse(client.get("/").get_data(as_text=True))
+    evidence = doc.by_id("evidence")
+    assert "gone quiet" in evidence.text() and "evidence-stale" in evidence.get("class")
+    # The dot in the amber box is the watcher's, not the last verdict's green.
+    assert evidence.get("data-judged") == ""
+    guard = doc.by_id("drift-guard")
+    line = " ".join(guard.find_all("p", class_="drift-line")[0].text().split())
+    assert line == "Not judged while the window watcher is quiet"
+    assert "drift-quiet" in guard.get("class") and "drift-on_task" not in guard.get("class")
+    assert guard.get("data-status") == "on_task"  # the guard's own state is unchanged
+    client.post("/evidence/window", json={"app": "code", "title": "intro.md"})
+    doc = parse(client.get("/").get_data(as_text=True))  # windows again: the verdict is said
+    assert doc.by_id("evidence").get("data-judged") == "on_task"
+    assert "On task" in doc.by_id("drift-guard").text()
+
+
 def test_the_page_says_the_guard_is_on_which_cli_judges_and_that_titles_go_to_it(page):
     controller, client = page(DriftInfo(True, "codex", titles_excluded=True), drift=NOW)
     text = parse(client.get("/").get_data(as_text=True)).by_id("drift-guard").text()
