@@ -229,14 +229,18 @@ class Controller:
         timebox_minutes: object,
         drift: object = None,
         enforce: object = None,
+        draft_version: object = None,
     ) -> Snapshot:
         """As start_manual_commitment; the snapshot is taken as it started, under the same
         lock: the answer to POST /commitment, which another request's Finish or End a moment
-        later must not turn into `commitment: null`."""
+        later must not turn into `commitment: null`. draft_version: the draft the page shows
+        (a page showing an older one, with another plan, is refused: drafts.ChangedElsewhere)."""
         with self._work as work:
             s = self._s
             # The state first: a client in the wrong state must hear 409, not "fix your body".
             s.check(Move.START)
+            typed = {"next_action": next_action, "success_condition": success_condition}
+            self.drafts.check_shown(draft_version, typed | {"timebox_minutes": timebox_minutes})
             plan = validate_plan(next_action, success_condition, timebox_minutes)
             watch, teeth = parse_choice(drift), self._guard.parse_enforce(enforce)
             now = s.now()

@@ -7,6 +7,11 @@ the coach thinks, after an earlier proposal), and offers its own text beside it 
 Use button). Shaped like
 `Corrections`: each change is one unit of work of the session; methods marked "under the
 lock" are called inside one.
+
+Two tabs share the one draft. Each saved change moves its `version` on by one, and a page
+sends the version it shows with Start: a Start from a page showing another version, with a
+plan other than the saved one, is refused (`ChangedElsewhere`, 409) with the saved text, so
+what another tab typed is never dropped unseen.
 """
 
 from __future__ import annotations
@@ -53,6 +58,7 @@ class Draft:
     timebox_minutes: str = DEFAULT_MINUTES
     edited: frozenset[str] = field(default_factory=frozenset)  # plan fields the user typed
     task: TaskRef | None = None  # picked from the user's task list: the commitment serves it
+    version: int = 0  # one more with each saved change (/state's draft_version)
 
     def value(self, name: str) -> str:
         return getattr(self, name)
@@ -62,6 +68,7 @@ class Draft:
         body["edited"] = sorted(self.edited)
         t = self.task
         body["task"] = [t.source, t.id, t.title, t.url] if t else None
+        body["version"] = self.version
         return json.dumps(body)
 
     @classmethod
@@ -72,9 +79,20 @@ class Draft:
             values = validate_draft(body) if isinstance(body, dict) else {}
             edited = frozenset(f for f in body.get("edited", ()) if f in PLAN_FIELDS)
             task = _task(body.get("task"))
+            version = body.get("version", 0)  # a draft kept before versions: 0
+            if not isinstance(version, int) or isinstance(version, bool) or version < 0:
+                version = 0
         except (ValueError, ValidationError, TypeError, AttributeError):
             return cls()
-        return replace(cls(), **values, edited=edited, task=task)
+        return replace(cls(), **values, edited=edited, task=task, version=version)
+
+    def same_plan(self, typed: Mapping[str, object]) -> bool:
+        """Whether `typed` (a Start's fields) holds this draft's plan, spaces aside."""
+
+        def text(value: object) -> str:
+            return str(value).strip() if isinstance(value, str | int) else ""
+
+        return all(text(typed.get(n)) == self.value(n).strip() for n in PLAN_FIELDS)
 
     @classmethod
     def of_plan(cls, plan: Plan, task: TaskRef | None = None) -> Draft:
@@ -145,6 +163,40 @@ def validate_draft(data: Mapping[str, object]) -> dict[str, str]:
     return values
 
 
+class ChangedElsewhere(IllegalTransitionError):
+    """Start from a page that shows an older draft than the saved one, with another plan: the
+    saved one was typed in another tab (409, nothing started). `draft`: the saved draft."""
+
+    def __init__(self, draft: Draft) -> None:
+        super().__init__(f"Changed in another tab: {plan_words(draft)}.")
+        self.draft = draft
+
+
+def plan_words(draft: Draft) -> str:
+    """The draft's plan in a sentence: next action, done when, minutes."""
+    action, done = draft.next_action.strip(), draft.success_condition.strip()
+    minutes = draft.timebox_minutes.strip()
+    return ", ".join(
+        (
+            f"next action “{action}”" if action else "no next action",
+            f"done when “{done}”" if done else "no done-when",
+            f"{minutes} min" if minutes else "no minutes",
+        )
+    )
+
+
+def shown_version(value: object) -> int | None:
+    """The draft version a Start says its page shows (None: it says none, today's contract)."""
+    if value is None or value == "":
+        return None
+    if isinstance(value, int) and not isinstance(value, bool) and value >= 0:
+        return value
+    text = value.strip() if isinstance(value, str) else ""
+    if text.isascii() and text.isdigit() and len(text) <= 18:
+        return int(text)
+    raise ValidationError("draft_version must be a whole number.", "draft_version")
+
+
 class Drafts:
     """The one draft, persisted with every change; exists while planning."""
 
@@ -171,8 +223,21 @@ class Drafts:
                 self._s.take_up(Draft.from_json(self._store.load_draft()))
 
     def _put(self, draft: Draft) -> None:
+        """Keep `draft` (made from the current one by replace); a change moves its version."""
+        if draft != self.draft:
+            draft = replace(draft, version=self.draft.version + 1)
         self.draft = draft
         self._s.persist(self._store)
+
+    def check_shown(self, shown: object, typed: Mapping[str, object]) -> None:
+        """Under the lock (Start): refuse a Start from a page that shows another version of
+        the draft than the saved one, unless it starts the saved plan anyway. No version
+        (the command line, JSON clients): nothing to check."""
+        version = shown_version(shown)
+        draft = self.draft
+        if version is None or version == draft.version or draft.same_plan(typed):
+            return
+        raise ChangedElsewhere(draft)
 
     def pick(self, task: TaskRef | None) -> Draft:
         """POST /planning task=…: the draft serves this task (None: no task) and its title

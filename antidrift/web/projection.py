@@ -78,6 +78,7 @@ def state_json(snap: Snapshot, episodes: Sequence[Episode] = ()) -> dict[str, ob
         body["draft"] = {f: d.value(f) for f in DRAFT_FIELDS} | {
             "edited": sorted(d.edited),
             "task": task_json(d.task),  # the picked task the next commitment will serve
+            "draft_version": d.version,  # one more with each saved change (Start sends it)
         }
     if snap.state is RuntimeState.ACTIVE and c is not None:
         body["paused"] = c.paused
@@ -139,8 +140,8 @@ def history_json(
     drift: Mapping[str, tuple[int, float | None]] | None = None,
     episodes: Mapping[str, Sequence[Episode]] | None = None,
     sites: Mapping[str, str] | None = None,
-) -> list[dict[str, object]]:
     here: tuple[str, str] = ("", ""),
+) -> list[dict[str, object]]:
     """Ended commitments; drift maps an id to its (drift_count, on_task_share), episodes to
     its drift episodes, sites to the site most of its browser time was on; `here` is this
     machine's (device id, name), which made those that name no other."""
@@ -165,9 +166,9 @@ def history_json(
             "written_back": c.written_back,  # "note" | "done" once recorded in its task
             "site": sites.get(c.id),
             "episodes": [episode_json(e) for e in episodes.get(c.id, ())],
-        }
             "device_id": c.device_id or here[0],
             "device": c.device if c.device_id else here[1],
+        }
         for c in items
     ]
 

@@ -4,12 +4,17 @@ A push is a message of top-level elements that htmx's websocket extension swaps 
 by id. After every change the hub takes one snapshot, renders each widget at most once for
 all pages, and gives each connection what differs from what its page already shows:
 
-* a different state (or commitment, or its next action changed while it runs) → the whole
-  view;
+* a different state (or commitment) → the whole view;
 * the same view → only the widgets whose view model changed (coach, elapsed seconds, time
   left, evidence: antidrift/web/widgets.py; the model object is the key), never an input;
 * a ready proposal the page has not applied → the three plan inputs, once, with a new socket
   URL that records it as applied (so a reconnect or a second push cannot apply it again);
+* the planning draft saved anew (in this tab or another) → the plan fields that changed, each
+  taken only where the page is not typing in it (a focused field keeps what is typed), and
+  the draft version the page shows, moved on only when it took them all (_draft_sync.html);
+* the running commitment's next action changed → its new words in the heading, and in the
+  editor only while that is closed: a push never closes an editor being typed in
+  (_active_renamed.html);
 * in every state, outside the view: the document title when its text changes, a fresh
   offline notice every second (its CSS delay shows it only when pushes stop; each copy a
   connection gets flips its beat, which restarts the same delay on the view's buttons), and
@@ -26,6 +31,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 
 from antidrift.core.domain import RuntimeState
+from antidrift.session.drafts import PLAN_FIELDS, Draft
 from antidrift.session.snapshot import Snapshot
 from antidrift.web.render import Renderer
 from antidrift.web.views import Shows, Views
@@ -45,6 +51,7 @@ class Connection:
     outbox: queue.Queue[str | None] = field(default_factory=lambda: queue.Queue(QUEUE_LIMIT))
     dead: bool = False
     beats: int = 0  # offline notices sent: the beat flips with each one
+    draft: Draft | None = None  # the planning draft this page was last brought up to
 
     def beat(self) -> str:
         """The next offline notice's beat: "c" first (never what the page was served, "p",
@@ -108,6 +115,26 @@ class _Frame:
         coach = self.widgets[CoachWidget.name]
         return self._once("prefill", lambda: self._renderer.prefill(coach, self.shows))
 
+    def draft(self, seen: Draft) -> str:
+        """The draft's plan fields that differ from `seen` (what a page was last brought up
+        to), and its version after seen's (_draft_sync.html)."""
+        draft = self.snap.draft
+        fields = tuple(n for n in PLAN_FIELDS if draft.value(n) != seen.value(n))
+
+        def render() -> str:
+            context = {"draft": draft, "fields": fields, "after": seen.version}
+            return self._renderer.template("_draft_sync.html", **context)
+
+        return self._once(f"draft/{fields}/{seen.version}", render)
+
+    def renamed(self) -> str:
+        """The running commitment's new words, for a page that showed others."""
+        commitment = self.snap.commitment
+        return self._once(
+            "renamed",
+            lambda: self._renderer.template("_active_renamed.html", commitment=commitment),
+        )
+
     def chime(self) -> str:
         return self._once("chime", self._renderer.chime)
 
@@ -166,10 +193,9 @@ class Hub:
         current = frame.shows
         if first and not conn.shows.wording:  # a page that did not say: as it is now
             conn.shows = replace(conn.shows, wording=current.wording)
-        same_view = (conn.shows.state, conn.shows.commitment_id, conn.shows.wording) == (
+        same_view = (conn.shows.state, conn.shows.commitment_id) == (
             current.state,
             current.commitment_id,
-            current.wording,
         )
         if not same_view:
             parts.append(frame.view())
@@ -179,6 +205,9 @@ class Hub:
             conn.shows = current
             conn.sent = dict(frame.widgets)
         else:
+            if conn.shows.wording != current.wording:  # renamed while it runs
+                parts.append(frame.renamed())
+                conn.shows = replace(conn.shows, wording=current.wording)
             resent: set[str] = set()
             for name, model in frame.widgets.items():
                 if model.parent in resent:
@@ -194,6 +223,11 @@ class Hub:
             if proposal and proposal != conn.shows.proposal_id:
                 parts.append(frame.prefill())
                 conn.shows = current
+            # After the prefill: its inputs are the page's before the draft's are weighed.
+            seen, draft = conn.draft, frame.snap.draft
+            if seen is not None and draft is not None and seen.version != draft.version:
+                parts.append(frame.draft(seen))
+        conn.draft = frame.snap.draft  # a whole view, or a page that connects, shows it as is
         if parts:
             conn.put("".join(parts))
 

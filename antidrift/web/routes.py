@@ -15,7 +15,7 @@ from antidrift.core.domain import (
 )
 from antidrift.core.sites import validate_url
 from antidrift.core.transitions import Move
-from antidrift.session.drafts import TEXT_LIMITS, Draft
+from antidrift.session.drafts import TEXT_LIMITS, ChangedElsewhere, Draft
 from antidrift.web import manifest as app_manifest
 from antidrift.web import tasks
 from antidrift.web.answer import Blueprint, Reply, moved, refusal
@@ -84,8 +84,8 @@ def save_draft():
     def count():  # a text field's save answers with its count, as the server holds it
         counted = [name for name in TEXT_LIMITS if name in data]
         if len(counted) != 1:
-            return "", 204
-        return renderer().count(draft.value(counted[0]), TEXT_LIMITS[counted[0]])
+            return _version(draft)
+        return renderer().count(draft.value(counted[0]), TEXT_LIMITS[counted[0]]) + _version(draft)
 
     return _drafted(count)
 
@@ -96,7 +96,7 @@ def pick_minutes():
     controller().check(Move.PICK_MINUTES)
     minutes = parse_minutes(payload().get("timebox_minutes"))
     draft = controller().drafts.save({"timebox_minutes": str(minutes)})
-    return _drafted(lambda: renderer().used(draft, "timebox_minutes"))
+    return _drafted(lambda: renderer().used(draft, "timebox_minutes") + _version(draft))
 
 
 @bp.post("/coach/use")
@@ -104,12 +104,18 @@ def use_proposal():
     name = payload().get("field")
     draft = controller().coaching.use(name)
     # The field takes the proposal (out of band, focused); its suggestion goes by push.
-    return _drafted(lambda: renderer().used(draft, str(name)))
+    return _drafted(lambda: renderer().used(draft, str(name)) + _version(draft))
 
 
 def _drafted(fragment) -> Reply:
     """A change to the planning draft: htmx swaps `fragment`; others get the state."""
     return Reply(json=lambda: jsonify(state_json(controller().snapshot())), fragment=fragment)
+
+
+def _version(draft: Draft) -> str:
+    """The answer to the page's own change of the draft brings the version it shows with it
+    (_draft_version.html): the Start it sends next says it holds that draft."""
+    return renderer().template("_draft_version.html", draft=draft, oob=True)
 
 
 @bp.post("/planning/cancel")
@@ -128,11 +134,20 @@ def start_commitment():
             data.get("timebox_minutes"),
             data.get("drift"),
             data.get("enforce"),
+            data.get("draft_version"),  # the page's; none from the command line
         )
+    except ChangedElsewhere as exc:
+        # Another tab saved another plan meanwhile: the page says which, and keeps its own.
+        return refusal(exc, fragment=_conflict)
     except ValidationError as exc:
         # The page gets its fields marked (aria-invalid) beside the message; others get JSON.
         return refusal(exc, fragment=lambda e: renderer().plan_errors(e.message, e.fields, data))
     return moved(started)
+
+
+def _conflict(exc: ChangedElsewhere) -> str:
+    """The refused Start in the form's message slot, with the other tab's plan."""
+    return renderer().template("_plan_conflict.html", message=exc.message, draft=exc.draft)
 
 
 @bp.post("/coach")

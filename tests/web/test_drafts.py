@@ -44,14 +44,19 @@ def test_a_draft_is_saved_partially_and_the_planning_view_renders_it(client):
     assert field_value(page, "timebox_minutes") == "35"
 
 
-def test_the_page_answers_a_text_fields_draft_with_its_count_and_minutes_with_nothing(client):
+def test_the_page_answers_a_text_fields_draft_with_its_count_and_minutes_with_its_version(
+    client,
+):
+    """Each answer also brings the page its draft version (test_two_tabs.py)."""
     to(client, "planning")
     response = client.post("/planning/draft", data={"intent": "the report"}, headers=HX)
     assert response.status_code == 200
     assert parse(response.get_data(as_text=True)).text() == "10 / 2000"
     assert 'value="the report"' in client.get("/").get_data(as_text=True)
     response = client.post("/planning/draft", data={"timebox_minutes": "30"}, headers=HX)
-    assert response.status_code == 204 and response.get_data() == b""
+    assert response.status_code == 200
+    (version,) = top_level(response.get_data(as_text=True))
+    assert (version.get("id"), version.get("type")) == ("draft_version", "hidden")
 
 
 @pytest.mark.parametrize("target", ["locked", "active", "review"])
@@ -154,7 +159,8 @@ def test_use_puts_the_proposal_into_the_field_and_the_suggestion_goes(gated):
     assert state(client)["draft"]["timebox_minutes"] == "15"
     response = client.post("/coach/use", data={"field": "timebox_minutes"}, headers=HX)
     assert response.status_code == 200
-    [node] = top_level(response.get_data(as_text=True))
+    node, version = top_level(response.get_data(as_text=True))  # and the page's version
+    assert version.id == "draft_version"
     assert node.id == "timebox_minutes" and node.value() == "40"
     assert node.get("hx-swap-oob") == "true" and "autofocus" in node.attrs
     assert state(client)["draft"]["timebox_minutes"] == "40"

@@ -22,7 +22,8 @@ def test_a_pick_sets_the_drafts_minutes_and_the_input(client):
     to(client, "planning")
     response = client.post("/planning/minutes", data={"timebox_minutes": "50"}, headers=HX)
     assert response.status_code == 200
-    [field] = parse(response.get_data(as_text=True)).find_all("input")
+    field, version = parse(response.get_data(as_text=True)).find_all("input")
+    assert version.id == "draft_version"  # the page's draft version moves on with it
     assert (field.id, field.value(), field.get("hx-swap-oob")) == ("timebox_minutes", "50", "true")
     assert "autofocus" in field.attrs
     assert state(client)["draft"]["timebox_minutes"] == "50"

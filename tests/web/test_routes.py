@@ -95,6 +95,7 @@ def test_state_while_planning_adds_an_idle_coach(client):
         "timebox_minutes": "25",
         "edited": [],
         "task": None,
+        "draft_version": 0,  # 0.6: one more with each saved change (Start sends it)
     }
 
 
@@ -418,6 +419,27 @@ def test_coach_cancel_goes_back_to_idle(make_controller, make_app):
     assert response.status_code == 200
     assert response.get_json()["coach"] == {"status": "idle"}
     assert call.scope.cancelled
+
+
+def test_stop_coach_on_the_page_says_what_happened_and_what_to_do(make_controller, make_app):
+    coach = FakeCoach(gated=True)
+    client = make_app(make_controller(coach), coach).test_client()
+    to(client, "planning")
+    client.post("/coach", data={"intent": "x"}, headers=HX)
+    coach.wait_calls(1)
+    response = client.post("/coach/cancel", headers=HX)
+    assert response.status_code == 200
+    html = response.get_data(as_text=True)
+    said, sharpen = top_level(html)
+    # In the intent's message slot (the button's hx-target): plainly, and the two ways on.
+    assert said.text() == "Coach stopped: plan by hand below, or Sharpen again."
+    assert "hx-swap-oob" not in said.attrs
+    # Sharpen, focused, out of band: Stop coach has gone with the pending line.
+    assert sharpen.id == "sharpen" and sharpen.get("hx-swap-oob") == "true"
+    assert "autofocus" in sharpen.attrs
+    page = parse(client.get("/").get_data(as_text=True))
+    assert page.find_all("button", hx_post="/coach/cancel") == []
+    assert "Say roughly what you mean" in page.by_id("coach").text()
 
 
 # -- evidence -----------------------------------------------------------------------------------
