@@ -100,6 +100,9 @@ def create_app(
     if fakes:  # a runtime of fakes: the page still reads and saves, the fakes stay
         runtime.settings = LiveSettings(settings)
     views = Views(runtime.coach_info, runtime.reads, drift=runtime.drift_info, tasks=runtime.tasks)
+    views.elsewhere = lambda: (
+        runtime.sync.elsewhere() if runtime.sync is not None and runtime.sync.on else None
+    )
     if not fakes:
         runtime.settings.subscribe(lambda new: _take_up(runtime, views, new))
     hub = Hub(runtime.controller.snapshot, views, renderer)

@@ -220,12 +220,22 @@ class Hub:
                     conn.sent[name] = model
                     resent.add(name)
             proposal = current.proposal_id
-            if proposal and proposal != conn.shows.proposal_id:
+            prefilled = bool(proposal and proposal != conn.shows.proposal_id)
+            if prefilled:
                 parts.append(frame.prefill())
                 conn.shows = current
-            # After the prefill: its inputs are the page's before the draft's are weighed.
+            # The draft saved anew (in another tab): its plan fields that changed. Not with a
+            # prefill (it brought the page the proposal the draft holds), and nothing when no
+            # plan field changed (a saved intent: a Start is weighed by its plan, not only its
+            # version, so the page's version may lag then).
             seen, draft = conn.draft, frame.snap.draft
-            if seen is not None and draft is not None and seen.version != draft.version:
+            if (
+                not prefilled
+                and seen is not None
+                and draft is not None
+                and seen.version != draft.version
+                and any(draft.value(n) != seen.value(n) for n in PLAN_FIELDS)
+            ):
                 parts.append(frame.draft(seen))
         conn.draft = frame.snap.draft  # a whole view, or a page that connects, shows it as is
         if parts:

@@ -22,6 +22,7 @@ from antidrift.session.drafts import PLAN_FIELDS
 from antidrift.session.snapshot import CoachInfo, CoachStatus, DriftInfo, Snapshot
 from antidrift.tasks import Board, Offer
 from antidrift.tasks import Listing as Listing  # the task list's view data, for the renderer
+from antidrift.web.elsewhere import ElsewhereWidget
 from antidrift.web.meetings import EventClash, Meeting, NextEvent
 from antidrift.web.widgets import (
     Announce,
@@ -231,6 +232,9 @@ class Views:
         self._looked_at = 0.0
         self._was: RuntimeState | None = None
         self._looked_for: CoachInfo | None = None  # Settings may change the coach
+        # The user's other machines (sync): /state's `elsewhere`, as the runtime reads it
+        # (None: sync is off, and the views have no line for it).
+        self.elsewhere: Callable[[], list[dict[str, object]] | None] = lambda: None
 
     def _cli_found(self, snap: Snapshot) -> bool:
         """Whether the coach's CLI (the drift guard's judge too) is on PATH: looked up on
@@ -275,6 +279,7 @@ class Views:
                 TaskPick(snap.task),
                 *(Suggestion.of(name, coach, snap.draft) for name in PLAN_FIELDS),
                 NextEvent.of(snap),
+                *self._elsewhere(),
             )
         if snap.state is RuntimeState.ACTIVE and snap.commitment is not None:
             c, last = snap.commitment, snap.evidence.last
@@ -309,6 +314,8 @@ class Views:
             )
         if snap.rest is not None:
             return (BreakLeft.of(snap.rest, snap.now),)
+        if snap.state is RuntimeState.LOCKED:
+            return self._elsewhere()
         if snap.state is RuntimeState.REVIEW and snap.reflection is not None:
             r = snap.reflection
             return (
@@ -317,6 +324,11 @@ class Views:
                 UndoLeft.of(snap.undo_until, snap.now),
             )
         return ()
+
+    def _elsewhere(self) -> tuple[Widget, ...]:
+        """The line on the user's other machines, while sync is on."""
+        others = self.elsewhere()
+        return () if others is None else (ElsewhereWidget.of(others),)
 
     def page(self, snap: Snapshot, widgets: tuple[Widget, ...] | None = None) -> PageModel:
         """The whole view: its widgets, and the history or focus summary it lists."""

@@ -268,7 +268,8 @@ def test_active_pushes_time_left_as_the_clock_moves_and_evidence_when_it_arrives
     srv.clock.advance(31)  # the watcher went quiet
     srv.hub.refresh()
     stale = page.recv()
-    assert ids(stale) == ["time-left", "evidence"]
+    # The guard's line too: it says it judges nothing while the watcher is quiet.
+    assert ids(stale) == ["time-left", "evidence", "drift-guard"]
     assert roots(stale)["evidence"].get("data-health") == "stale"
 
 

@@ -64,13 +64,15 @@ def iso(value: str) -> datetime:
 
 def test_state_while_locked_has_exactly_the_documented_keys(client):
     body = state(client)
-    assert list(body) == ["runtime_state", "commitment", "evidence", "calendar", "break"]
+    keys = ["runtime_state", "commitment", "evidence", "calendar", "break", "elsewhere"]
+    assert list(body) == keys
     assert body == {
         "runtime_state": "locked",
         "commitment": None,
         "evidence": {"health": "unavailable", "last": None},
         "calendar": {"now": None, "next": None},
         "break": None,
+        "elsewhere": [],  # 0.6: what runs on the user's other machines (sync)
     }
 
 
@@ -85,6 +87,7 @@ def test_state_while_planning_adds_an_idle_coach(client):
         "draft",
         "calendar",
         "break",
+        "elsewhere",
     ]
     assert body["commitment"] is None
     assert body["coach"] == {"status": "idle"}
@@ -176,6 +179,7 @@ def test_the_whole_loop_over_json(client):
         "evidence": {"health": "unavailable", "last": None},
         "calendar": {"now": None, "next": None},
         "break": None,
+        "elsewhere": [],
     }
     [item] = client.get("/history").get_json()
     assert (item["outcome"], item["note"]) == ("met", "done")

@@ -128,11 +128,12 @@ def test_the_draft_saved_in_one_tab_is_pushed_to_the_other_unless_typed_in(app, 
     )
     hub.refresh()
     assert conn.next(0.05) is None  # said once
-    # The intent box is never pushed: only the version moves.
+    # The intent box is never pushed, and no plan field changed: nothing goes (a Start is
+    # weighed by its plan as well as its version, so a version lagging behind an intent is
+    # no conflict; Sharpen's pushes stay the coach's alone).
     client.post("/planning/draft", data={"intent": "the report"}, headers=HX)
     hub.refresh()
-    (version,) = top_level(conn.next(1.0))
-    assert version.id == "draft_version" and version.value() == "2"
+    assert conn.next(0.2) is None
     hub.disconnect(conn)
 
 

@@ -133,7 +133,11 @@ def test_each_pushed_widget_renders_from_its_own_object_alone(make_controller, c
     views = Views(CoachInfo("fake", None, coach), reads)
     renderer = strict_renderer(urls)
     seen: set[type] = set()
-    for step in STEPS:
+    # Sync on, with a commitment running on another machine: the locked view's line on it.
+    views.elsewhere = lambda: [
+        {"state": "active", "device": "desk", "next_action": "Write", "ends_at": None}
+    ]
+    for step in ["locked", *STEPS]:
         _drive(controller, coach, clock, step)
         widgets = {w.name: w for w in views.widgets(controller.snapshot())}
         for widget in widgets.values():

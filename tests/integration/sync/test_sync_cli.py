@@ -9,7 +9,7 @@ import pytest
 
 from antidrift import commands
 from antidrift.sync import Keyring, device_id
-from tests.integration.sync.test_sync_history import Machine
+from tests.support.sync import Machine
 
 PASSPHRASE = "correct horse battery staple"
 

@@ -10,53 +10,9 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
-from antidrift.server import bootstrap
-from antidrift.server.app import create_app
-from antidrift.settings import load
+from tests.support.html import parse
 from tests.support.plans import PLAN
-
-HOST = {"Host": "127.0.0.1:7717", "Origin": "http://127.0.0.1:7717"}
-
-
-class Machine:
-    def __init__(self, root, folder, name, passphrase="correct horse battery staple"):
-        root.mkdir(parents=True, exist_ok=True)
-        secret = root / "passphrase"
-        secret.write_text(passphrase + "\n")
-        env = {
-            "ANTIDRIFT_WINDOW_SOURCE": "off",
-            "ANTIDRIFT_AI_BACKEND": "command",
-            "ANTIDRIFT_AI_COMMAND": "false",
-            "ANTIDRIFT_NOTIFY": "off",
-            "ANTIDRIFT_SYNC_FOLDER": str(folder),
-            "ANTIDRIFT_DEVICE_NAME": name,
-            "ANTIDRIFT_SYNC_PASSPHRASE_FILE": str(secret),
-            "ANTIDRIFT_SYNC_KDF": "fast",
-            "ANTIDRIFT_BACKUPS": "0",
-        }
-        self.settings = load(env, data_dir=root / "data")
-        self.runtime = bootstrap.build_runtime(self.settings)
-        app = create_app(self.settings, runtime=self.runtime)
-        app.config.update(TESTING=True)
-        self.client = app.test_client()
-
-    @property
-    def sync(self):
-        return self.runtime.sync
-
-    def commit(self, action: str, outcome: str = "met") -> str:
-        assert self.client.post("/planning", headers=HOST).status_code == 200
-        plan = {**PLAN, "next_action": action}
-        assert self.client.post("/commitment", json=plan, headers=HOST).status_code == 200
-        self.client.post("/finish", headers=HOST)
-        assert self.client.post("/end", json={"outcome": outcome}, headers=HOST).status_code == 200
-        return self.history()[0]["id"]
-
-    def history(self) -> list[dict]:
-        return self.client.get("/history", headers=HOST).get_json()
-
-    def stop(self) -> None:
-        self.runtime.stop()
+from tests.support.sync import HOST, Machine
 
 
 @pytest.fixture
@@ -154,10 +110,19 @@ def test_a_commitment_running_on_one_machine_is_elsewhere_on_the_other(machines)
     ends = datetime.fromisoformat(there["ends_at"])
     assert timedelta(minutes=24) < ends - datetime.now(UTC) <= timedelta(minutes=25)
     assert laptop.client.get("/state", headers=HOST).get_json()["runtime_state"] == "locked"
+    line = parse(laptop.client.get("/", headers=HOST).get_data(as_text=True)).by_id("elsewhere")
+    hhmm = ends.astimezone().strftime("%H:%M")
+    assert " ".join(line.text().split()) == f"Active on desk: Write the intro, ends {hhmm}"
+    laptop.client.post("/planning", headers=HOST)  # planning says it too
+    line = parse(laptop.client.get("/", headers=HOST).get_data(as_text=True)).by_id("elsewhere")
+    assert " ".join(line.text().split()).startswith("Active on desk: Write the intro, ends ")
+    laptop.client.post("/planning/cancel", headers=HOST)
     desk.client.post("/pause", headers=HOST)
     desk.sync.tick()  # a transition: `now` written again at once
     laptop.sync.tick()
     assert laptop.client.get("/state", headers=HOST).get_json()["elsewhere"][0]["paused"]
+    line = parse(laptop.client.get("/", headers=HOST).get_data(as_text=True)).by_id("elsewhere")
+    assert " ".join(line.text().split()) == "Active on desk: Write the intro, paused"
     # Seen more than three minutes ago by this machine's own clock: no longer shown.
     later = laptop.sync._wall() + 181
     laptop.sync._wall = lambda: later
