@@ -8,7 +8,8 @@ Use button). Shaped like
 `Corrections`: each change is one unit of work of the session; methods marked "under the
 lock" are called inside one.
 
-Two tabs share the one draft. Each saved change moves its `version` on by one, and a page
+Two tabs share the one draft. Each saved change of the plan moves its `version` on by one
+(the intent and a picked task do not: nothing is weighed by them), and a page
 sends the version it shows with Start: a Start from a page showing another version, with a
 plan other than the saved one, is refused (`ChangedElsewhere`, 409) with the saved text, so
 what another tab typed is never dropped unseen.
@@ -58,7 +59,7 @@ class Draft:
     timebox_minutes: str = DEFAULT_MINUTES
     edited: frozenset[str] = field(default_factory=frozenset)  # plan fields the user typed
     task: TaskRef | None = None  # picked from the user's task list: the commitment serves it
-    version: int = 0  # one more with each saved change (/state's draft_version)
+    version: int = 0  # one more with each saved change of the plan (/state's draft_version)
 
     def value(self, name: str) -> str:
         return getattr(self, name)
@@ -223,8 +224,11 @@ class Drafts:
                 self._s.take_up(Draft.from_json(self._store.load_draft()))
 
     def _put(self, draft: Draft) -> None:
-        """Keep `draft` (made from the current one by replace); a change moves its version."""
-        if draft != self.draft:
+        """Keep `draft` (made from the current one by replace); a change of its plan (next
+        action, done when, minutes) moves its version. The intent and the task do not: a
+        Start is weighed by the plan it starts, and a page that picked a task or sharpened
+        an intent must not lag behind a version no push or answer brought it."""
+        if any(draft.value(n) != self.draft.value(n) for n in PLAN_FIELDS):
             draft = replace(draft, version=self.draft.version + 1)
         self.draft = draft
         self._s.persist(self._store)
