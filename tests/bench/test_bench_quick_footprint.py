@@ -24,6 +24,7 @@ def test_quick_bench_reports_both_trees_memory_side_by_side(tmp_path):
     assert abs(p8["arbiter_mib"] + p8["worker_mib"] - p8["samples"][-1]["antidrift_mib"]) < 0.2
     assert 5 < p8["value"] < 1024 and 5 < p8["aw_server_mib"] < 1024
     assert 5 < p8["floor_mib"] < p8["value"]  # the floor is what AntiDrift stands on
-    assert p8["above_floor_mib"] == round(p8["value"] - p8["floor_mib"], 1)
+    # Each figure rounded on its own: their difference within a rounding step of it.
+    assert abs(p8["above_floor_mib"] - (p8["value"] - p8["floor_mib"])) <= 0.11
     assert p8["met"] == (p8["value"] <= p8["floor_mib"] + 5)
     assert "aw-server" in table
