@@ -9,12 +9,13 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-# Loaded now: the function `fetch` has its module's name, and a lazy one would be shadowed by
-# the module as soon as the keeper imports it.
-from antidrift.calendar.fetch import FetchFailed, fetch
+# The function `fetch` is its module's (antidrift.calendar.fetch.fetch): a name of the package
+# would be shadowed by the module once the keeper imports it, and loading it here would load
+# http.client, ssl and email at every start.
 
 if TYPE_CHECKING:
     from antidrift.calendar.agenda import Agenda, Event, agenda_of, soon_text
+    from antidrift.calendar.fetch import FetchFailed
     from antidrift.calendar.ics import UnreadableCalendar
     from antidrift.calendar.keeper import Calendar
     from antidrift.calendar.sources import FORMS, CalendarSource, named, parse
@@ -26,6 +27,8 @@ _SOURCES = frozenset({"FORMS", "CalendarSource", "named", "parse"})
 def __getattr__(name: str) -> Any:
     if name in _AGENDA:
         from antidrift.calendar import agenda as module
+    elif name == "FetchFailed":
+        from antidrift.calendar import fetch as module
     elif name == "UnreadableCalendar":
         from antidrift.calendar import ics as module
     elif name == "Calendar":
@@ -47,7 +50,6 @@ __all__ = [
     "CalendarSource",
     "UnreadableCalendar",
     "agenda_of",
-    "fetch",
     "named",
     "parse",
     "soon_text",

@@ -6,7 +6,6 @@ prompts) and no redirect. HttpBackend is the call such a backend makes of it."""
 from __future__ import annotations
 
 import contextlib
-import http.client
 import json
 import logging
 import socket
@@ -46,6 +45,8 @@ class _Call:
     """One request's connection, and why it was cut short (if it was)."""
 
     def __init__(self, url: str, timeout: float) -> None:
+        import http.client  # here: a start that reads the settings never loads it (issue 40)
+
         parts = urllib.parse.urlsplit(url)
         if parts.scheme not in ("http", "https") or not parts.hostname:
             raise ValueError(f"not an http URL: {url!r}")
@@ -164,6 +165,8 @@ def _exchange(
     call: _Call, method: str, data: bytes | None, headers: dict[str, str], max_bytes: int
 ) -> tuple[int, bytes, Exception | None]:
     """(status, up to max_bytes + 1 of the body, the error that ended it early)."""
+    import http.client
+
     try:
         if not call.connect():
             return 0, b"", None

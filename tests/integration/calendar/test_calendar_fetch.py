@@ -10,8 +10,8 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
-from antidrift.calendar import Calendar, FetchFailed, fetch, parse
-from antidrift.calendar.fetch import MAX_BYTES, TIMEOUT
+from antidrift.calendar import Calendar, FetchFailed, parse
+from antidrift.calendar.fetch import MAX_BYTES, TIMEOUT, fetch
 from tests.fakes import FakeClock, wait_until
 from tests.support.calendar_standin import elapsed
 from tests.support.ics import calendar, event

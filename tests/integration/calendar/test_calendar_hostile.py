@@ -14,8 +14,9 @@ from datetime import UTC, datetime, timedelta
 import pytest
 
 from antidrift import process
-from antidrift.calendar import Calendar, FetchFailed, UnreadableCalendar, fetch, parse
+from antidrift.calendar import Calendar, FetchFailed, UnreadableCalendar, parse
 from antidrift.calendar.expand import expand
+from antidrift.calendar.fetch import fetch
 from antidrift.calendar.ics import MAX_OCCURRENCES, decode
 from tests.fakes import FakeClock
 from tests.support.calendar_standin import elapsed
