@@ -38,7 +38,7 @@ log = logging.getLogger("antidrift.sync")
 POLL = 5.0  # seconds between two looks at the folder (the contract: at most every 5 s)
 REPUBLISH = 60.0  # seconds: while active, `now` is written again this often (it ages)
 FRESH = 180.0  # seconds: another machine's `now` is shown while seen this recently
-BATCH = 200  # records taken in one change (a few ms of the write lock)
+BATCH = 100  # records taken in one change (a few ms of the write lock)
 MAX_SEGMENTS = 24  # more of this machine's segments are compacted into one
 
 
