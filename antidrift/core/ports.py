@@ -142,6 +142,7 @@ class Transaction(Protocol):
 
 # -- sync: what the store takes from other machines (store/sync_tables.py) --
 COMMITMENT = "commitment"
+SETTING = "setting"  # a setting shared across the user's machines (its row says so)
 
 
 @dataclass(frozen=True)

@@ -24,7 +24,7 @@ from antidrift.session.controller import Controller
 from antidrift.session.snapshot import CoachInfo, DriftInfo
 from antidrift.session.state import Tuning
 from antidrift.session.syncing import Syncing
-from antidrift.settings import SETTINGS, Settings
+from antidrift.settings import SETTINGS, LiveSettings, Settings
 
 log = logging.getLogger("antidrift")
 
@@ -152,7 +152,9 @@ def _unavailable(info: CoachInfo) -> str:
     return f"coach unavailable — {info.problem}" if info.problem else "coach unavailable"
 
 
-def build_sync(settings: Settings, store: Store, controller: Controller) -> Syncing:
+def build_sync(
+    settings: Settings, store: Store, controller: Controller, live: LiveSettings | None = None
+) -> Syncing:
     """This machine in the sync folder (its identity even with sync off). The passphrase is
     read from ANTIDRIFT_SYNC_PASSPHRASE_FILE when a key must be derived, never kept."""
 
@@ -177,4 +179,5 @@ def build_sync(settings: Settings, store: Store, controller: Controller) -> Sync
         passphrase,
         fast=settings.sync_kdf == "fast",
         snapshot=controller.snapshot,
+        settings=live,
     )

@@ -149,6 +149,8 @@ class Runtime:
         commitment), the calendar read again, the window source found again."""
         before, self.tuned = self.tuned, settings
         changed = settings.differs(before) if before is not None else None
+        if changed and self.sync is not None:  # the shared ones go to the other machines
+            self.sync.settings_changed(changed)
         parts = settings.table.retuned(changed) if changed is not None else frozenset(LIVE_PARTS)
         if "" in parts:
             restart = sorted(k for k in changed or () if not settings.table.by_key[k].live)
@@ -166,7 +168,7 @@ class Runtime:
             )
         if self.sync is not None and "sync" in parts:  # started, stopped or moved at once
             self.sync.stop()
-            self.sync = build_sync(settings, self.store, self.controller)
+            self.sync = build_sync(settings, self.store, self.controller, self.settings)
             if self._ticker is not None and not self.shutting_down.is_set():
                 self.sync.start()
         if settings.window_source == self.window_source:
@@ -376,7 +378,7 @@ def build_runtime(settings: Settings, *, clock: Clock | None = None) -> Runtime:
         backups=build_backups(settings, clock),
         calendar=plans_around,
         tuned=settings,
-        sync=build_sync(settings, store, controller),
+        sync=build_sync(settings, store, controller, live),
     )
 
 

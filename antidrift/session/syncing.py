@@ -13,14 +13,15 @@ from __future__ import annotations
 import logging
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 
 from antidrift.core.errors import Error
 from antidrift.core.isotime import iso
-from antidrift.core.ports import Incoming, record_id
+from antidrift.core.ports import SETTING, Incoming, record_id
+from antidrift.settings import LiveSettings, SettingsError
 from antidrift.sync import (
     DeviceWriter,
     Elsewhere,
@@ -76,12 +77,15 @@ class Syncing:
         fast: bool = False,
         snapshot: Callable[[], object] | None = None,
         wall: Callable[[], float] = time.time,
+        settings: LiveSettings | None = None,
     ) -> None:
         self._store, self._work = store, work
         self.data_dir, self.folder, self.name = Path(data_dir), folder, name
         self.me = device_id(self.data_dir)
         self._passphrase, self._fast = passphrase, fast
         self._snapshot, self._wall = snapshot, wall
+        self._settings = settings  # the shared ones go to the folder, and come from it
+        self.applying = False  # a shared setting from another machine is being saved here
         self._published: tuple[object, ...] | None = None
         self._published_at = 0.0
         self._elsewhere: dict[str, Elsewhere] = {}
@@ -175,7 +179,32 @@ class Syncing:
         if not self._writer.segments:  # the first time here: the whole history goes
             with self._work:
                 self._store.sync_backfill()
+                for key in self._saved_shared():  # and the shared settings chosen here
+                    self._store.sync_setting_changed(key)
         return True
+
+    def _saved_shared(self) -> list[str]:
+        if self._settings is None:
+            return []
+        current = self._settings.current()
+        return [
+            row.key
+            for row in current.table.rows
+            if row.shared and current.source(row.key) == "saved"
+        ]
+
+    def settings_changed(self, keys: Iterable[str]) -> None:
+        """Settings saved here (the Settings page): those shared with the other machines
+        wait in the outbox, in one change. Not while one from another machine is saved."""
+        if not self.on or self.applying or self._settings is None:
+            return
+        table = self._settings.current().table
+        shared = [k for k in keys if k in table.by_key and table.by_key[k].shared]
+        if shared:
+            with self._work:
+                for key in shared:
+                    self._store.sync_setting_changed(key)
+            self.wake()
 
     def _unknown_peers(self, keys: Keyring) -> bool:
         assert self.folder is not None
@@ -191,6 +220,9 @@ class Syncing:
         while rows := self._store.sync_outbox():
             records = []
             for _seq, kind, ref in rows:
+                if kind == SETTING:
+                    records.append(self._setting_record(ref))
+                    continue
                 body = self._store.commitment_body(ref)
                 if body is not None and body["device_id"] is None:
                     body["device_id"], body["device"] = self.me, self.name
@@ -200,6 +232,49 @@ class Syncing:
                 self._store.sync_sent(rows[-1][0], [(r.id, str(r.hlc)) for r in records])
         if len(self._writer.segments) > MAX_SEGMENTS:
             self._writer.compact()
+
+    def _setting_record(self, key: str) -> SyncRecord:
+        """A shared setting as it stands here: its value, or None when it went back to its
+        default (the others forget theirs too)."""
+        assert self._clock is not None
+        value = None
+        if self._settings is not None:
+            current = self._settings.current()
+            if current.source(key) == "saved":
+                value = current.shown(key)
+        body = {"key": key, "value": value}
+        return SyncRecord(self.me, f"{SETTING}:{key}", self._clock.now(), SETTING, body)
+
+    def _take_settings(self, device: str, records: list[SyncRecord]) -> None:
+        """Shared settings from another machine, each newer than the one kept: saved here
+        (settings.json, as the page saves) unless this machine's environment sets it."""
+        for record in records:
+            kept = self._store.sync_stamp(record.id)
+            if kept is not None and kept >= str(record.hlc):
+                continue
+            body = record.body if isinstance(record.body, dict) else {}
+            key, value = body.get("key"), body.get("value")
+            table = self._settings.current().table if self._settings else None
+            row = table.by_key.get(key) if table and isinstance(key, str) else None
+            if row is None or not row.shared or record.id != f"{SETTING}:{key}":
+                self._skipped.append(
+                    Skipped(f"devices/{device}", "holds a setting that is not shared")
+                )
+                continue
+            assert self._settings is not None
+            if self._settings.current().source(row.key) != "environment":
+                self.applying = True
+                try:
+                    self._settings.update({row.key: value})
+                except SettingsError:
+                    self._skipped.append(
+                        Skipped(f"devices/{device}", f"holds a value of {row.key} refused here")
+                    )
+                    continue
+                finally:
+                    self.applying = False
+            with self._work:
+                self._store.sync_sent(0, [(record.id, str(record.hlc))])
 
     def _publish(self) -> None:
         """This machine's runtime in `now`: at each transition, and every REPUBLISH seconds
@@ -271,7 +346,12 @@ class Syncing:
             incoming = []
             if segment.records:  # the clock moves past the newest stamp seen, once
                 self._clock.merge(max(record.hlc for record in segment.records))
+            settings = [r for r in segment.records if r.kind == SETTING]
+            if settings:
+                self._take_settings(segment.device, settings)
             for record in segment.records:
+                if record.kind == SETTING:
+                    continue
                 body = record.body
                 if body is not None:
                     body = dict(body)

@@ -13,7 +13,7 @@ import sqlite3
 import threading
 from collections.abc import Callable, Iterable
 
-from antidrift.core.ports import COMMITMENT, Incoming
+from antidrift.core.ports import COMMITMENT, SETTING, Incoming
 
 _FIELDS = (
     "id",
@@ -78,9 +78,21 @@ class SyncRecords:
             ).fetchall()
         return [(row[0], row[1], row[2]) for row in rows]
 
+    def sync_setting_changed(self, key: str) -> None:
+        """Inside a change: a setting shared with the other machines changed here."""
+        self._writing().execute("INSERT INTO sync_outbox (kind, ref) VALUES (?, ?)", (SETTING, key))
+
+    def sync_stamp(self, record: str) -> str | None:
+        """The newest clock stamp kept of a record (None: none)."""
+        with self._lock:
+            row = self._db.execute(
+                "SELECT hlc FROM sync_seen WHERE record_id = ?", (record,)
+            ).fetchone()
+        return row[0] if row else None
+
     def sync_sent(self, upto: int, stamps: Iterable[tuple[str, str]]) -> None:
         """The outbox up to `upto` is in the folder: forget it, and keep each record's stamp
-        (so an older change from another machine does not undo it)."""
+        (so an older change from another machine does not undo it; upto 0: stamps alone)."""
         with self._lock:
             db = self._writing()
             db.execute("DELETE FROM sync_outbox WHERE seq <= ?", (upto,))

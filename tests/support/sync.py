@@ -12,7 +12,7 @@ HOST = {"Host": "127.0.0.1:7717", "Origin": "http://127.0.0.1:7717"}
 
 
 class Machine:
-    def __init__(self, root, folder, name, passphrase="correct horse battery staple"):
+    def __init__(self, root, folder, name, passphrase="correct horse battery staple", env=None):
         root.mkdir(parents=True, exist_ok=True)
         secret = root / "passphrase"
         secret.write_text(passphrase + "\n")
@@ -26,6 +26,7 @@ class Machine:
             "ANTIDRIFT_SYNC_PASSPHRASE_FILE": str(secret),
             "ANTIDRIFT_SYNC_KDF": "fast",
             "ANTIDRIFT_BACKUPS": "0",
+            **(env or {}),
         }
         self.settings = load(env, data_dir=root / "data")
         self.runtime = bootstrap.build_runtime(self.settings)

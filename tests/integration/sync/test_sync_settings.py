@@ -1,0 +1,46 @@
+"""Settings shared across machines (issue 42): those their row marks shared (breaks, away,
+private titles) saved on one machine are saved on the other; a variable set on a machine still
+wins there; one going back to its default goes back there too; others never travel."""
+
+from __future__ import annotations
+
+import json
+
+from tests.support.sync import HOST, Machine
+
+
+def test_a_shared_setting_saved_on_one_machine_is_saved_on_the_other(tmp_path):
+    folder = tmp_path / "Sync"
+    folder.mkdir()
+    desk = Machine(tmp_path / "desk", folder, "desk")
+    laptop = Machine(tmp_path / "laptop", folder, "laptop")
+    strict = Machine(tmp_path / "strict", folder, "strict", env={"ANTIDRIFT_BREAK_MINUTES": "7"})
+    try:
+        for machine in (desk, laptop, strict):
+            machine.sync.tick()
+        saved = {"break_minutes": 12, "drift_grace": 20, "evidence_exclude": "bank"}
+        assert desk.client.post("/settings", json=saved, headers=HOST).status_code == 200
+        desk.sync.tick()
+        laptop.sync.tick()
+        strict.sync.tick()
+        now = laptop.runtime.settings.current()
+        assert (now.break_minutes, now.source("break_minutes")) == (12, "saved")
+        assert now.evidence_exclude is not None and now.evidence_exclude.pattern == "bank"
+        assert now.drift_grace == 60.0  # not shared: this machine's own
+        kept = json.loads((tmp_path / "laptop" / "data" / "settings.json").read_text())
+        assert kept == {"break_minutes": 12, "evidence_exclude": "bank"}
+        there = strict.runtime.settings.current()
+        assert (there.break_minutes, there.source("break_minutes")) == (7, "environment")
+        assert there.evidence_exclude.pattern == "bank"
+        # Taken from another machine, not sent back as this one's own change.
+        assert laptop.runtime.store.sync_outbox() == []
+        # Back to its default on the laptop: the desk forgets its value too.
+        forget = {"break_minutes": None}
+        assert laptop.client.post("/settings", json=forget, headers=HOST).status_code == 200
+        laptop.sync.tick()
+        desk.sync.tick()
+        mine = desk.runtime.settings.current()
+        assert (mine.break_minutes, mine.source("break_minutes")) == (5, "default")
+    finally:
+        for machine in (desk, laptop, strict):
+            machine.stop()
