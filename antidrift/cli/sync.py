@@ -15,8 +15,7 @@ from pathlib import Path
 from antidrift.core.terminal import say
 from antidrift.settings import load
 from antidrift.sync import Keyring, check_apart, device_id, new_id, unlock
-
-MIN_PASSPHRASE = 8  # characters: the key is only as strong as what it is derived from
+from antidrift.sync.crypto import MIN_PASSPHRASE
 
 
 def sync_command(parser: argparse.ArgumentParser):  # noqa: ANN201 — a runner (commands.py)

@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 
-from antidrift.core.errors import Error
+from antidrift.core.errors import Error, ValidationError
 from antidrift.core.isotime import iso
 from antidrift.core.ports import SETTING, Incoming, record_id
 from antidrift.settings import LiveSettings, SettingsError
@@ -34,6 +34,7 @@ from antidrift.sync import (
     device_id,
     unlock,
 )
+from antidrift.sync.crypto import MIN_PASSPHRASE
 
 log = logging.getLogger("antidrift.sync")
 POLL = 5.0  # seconds between two looks at the folder (the contract: at most every 5 s)
@@ -383,6 +384,26 @@ class Syncing:
             assert self.folder is not None
             unlock(keys, self.folder, self.me, passphrase, fast=self._fast)
             self._reader = FolderReader(self.folder, self.data_dir, self.me, keys)
+
+    def join(self, passphrase: object) -> None:
+        """The passphrase, entered on the Settings page: this machine's key and the others'
+        derived and kept (never the passphrase). ValidationError or WrongPassphrase (a
+        sentence; nothing kept) otherwise; sync looks again at once."""
+        if not isinstance(passphrase, str) or len(passphrase) < MIN_PASSPHRASE:
+            raise ValidationError(
+                f"The sync passphrase has at least {MIN_PASSPHRASE} characters.",
+                "sync_passphrase",
+            )
+        if not self.on:
+            raise ValidationError(
+                "Set the sync folder first: the passphrase opens what is in it.",
+                "sync_passphrase",
+            )
+        assert self.folder is not None
+        unlock(Keyring(self.data_dir), self.folder, self.me, passphrase, fast=self._fast)
+        self._writer = self._reader = None  # the next look takes the keys up
+        self.problem = None
+        self.wake()
 
     # -- what is said ------------------------------------------------------------------------
 

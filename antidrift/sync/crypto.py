@@ -21,6 +21,7 @@ from antidrift.sync.errors import Malformed, NotAuthentic, WrongPassphrase
 # libsodium's sizes and limits, written out: PyNaCl (and libsodium, 1.5 MiB) is loaded only
 # when a key is derived or a file sealed or opened, never by a start with sync off
 # (tests/unit/sync: these equal PyNaCl's own).
+MIN_PASSPHRASE = 8  # characters: a key is only as strong as what it is derived from
 KEY_BYTES = 32  # nacl.secret.Aead.KEY_SIZE (XChaCha20-Poly1305)
 SALT_BYTES = 16  # nacl.pwhash.argon2id.SALTBYTES
 OPSLIMIT_MIN, MEMLIMIT_MIN = 1, 8192  # nacl.pwhash.argon2id.OPSLIMIT_MIN, MEMLIMIT_MIN

@@ -14,8 +14,8 @@ from dataclasses import dataclass
 
 from flask import current_app, jsonify, redirect, request, url_for
 
-from antidrift.core.errors import ValidationError
-from antidrift.settings import TABLE, LiveSettings, Settings, SettingsError
+from antidrift.core.errors import Error, ValidationError
+from antidrift.settings import TABLE, InvalidSetting, LiveSettings, Settings, SettingsError
 from antidrift.settings.kinds import Choice, Flag, Number
 from antidrift.web.answer import Blueprint, Reply, refusal
 from antidrift.web.requests import payload, renderer
@@ -43,6 +43,7 @@ class Field:
     error: str | None = None  # the refusal, in words, beside the field
     applies: bool = True  # False: folded away (e.g. the AI server's address for a CLI)
     focus: bool = False  # the first field refused takes the focus
+    secret: bool = False  # write-only (the sync passphrase): never shown back, never saved
 
     @property
     def locked(self) -> bool:
@@ -95,7 +96,7 @@ def build(
         return _text(settings.shown(key)).strip().lower()
 
     table = settings.table
-    labels = table.labels()
+    labels = {**table.labels(), PASSPHRASE: "Sync passphrase"}
     groups = []
     for title, rows in table.groups():
         fields = []
@@ -127,11 +128,36 @@ def build(
                     applies=key in refused or setting.applies_with(value_of),
                 )
             )
+        if any(f.key == "sync_folder" for f in fields):
+            fields.append(_passphrase(settings, value_of, refused, labels))
         groups.append(Group(title, tuple(fields)))
     first = next((f.key for g in groups for f in g.fields if f.error), None)
     return tuple(
         Group(g.title, tuple(dataclasses.replace(f, focus=f.key == first) for f in g.fields))
         for g in groups
+    )
+
+
+PASSPHRASE = "sync_passphrase"  # not a setting: entered here, used, never kept
+
+
+def _passphrase(settings: Settings, value_of, refused, labels) -> Field:
+    """The sync passphrase's field, write-only: what is typed derives the keys and is gone."""
+    error = refused.get(PASSPHRASE)
+    return Field(
+        key=PASSPHRASE,
+        label="Sync passphrase",
+        about="The same on each of your machines. It makes the key that encrypts what goes"
+        " into the folder; only the key is kept here, never the passphrase. Once per machine"
+        " (or antidrift sync join).",
+        value="",
+        source="default",
+        variable="",
+        accepted="",
+        invalid=PASSPHRASE in refused,
+        error=said_beside(error, PASSPHRASE, labels) if error else None,
+        applies=PASSPHRASE in refused or bool(value_of("sync_folder")),
+        secret=True,
     )
 
 
@@ -166,7 +192,7 @@ def changes_from(data: Mapping[str, object], settings: Settings, *, form: bool) 
 
 
 def _page(**context: object) -> str:
-    labels = live().current().table.labels()
+    labels = {**live().current().table.labels(), PASSPHRASE: "Sync passphrase"}
     context = {"message": None, "refused": (), "labels": labels, **context}
     return renderer().template("settings.html", **context)
 
@@ -199,11 +225,17 @@ def settings_group():
 @bp.post("/settings")
 def change_settings():
     holder = live()
-    data = payload()
+    data = dict(payload())
+    passphrase = data.pop(PASSPHRASE, None) or None  # never a setting: used, then gone
     changes = changes_from(data, holder.current(), form=request.mimetype != "application/json")
+    moves = "sync_folder" in changes  # the passphrase opens the folder the save sets
     try:
+        if passphrase and not moves:
+            _join(passphrase)
         if changes:
             holder.update(changes)
+        if passphrase and moves:
+            _join(passphrase, after_save=True)
     except SettingsError as exc:
         return refusal(exc, fragment=_refused(data), page=_refused(data))
     saved = url_for("settings_page.settings_page", saved=1)
@@ -215,13 +247,26 @@ def change_settings():
     )
 
 
+def _join(passphrase: object, *, after_save: bool = False) -> None:
+    """The passphrase to the runtime's sync; its refusal said beside the field (InvalidSetting
+    on the field's key). After a save that set the folder: said so, the rest being kept."""
+    sync = current_app.extensions["antidrift.runtime"].sync
+    try:
+        if sync is None:
+            raise ValidationError("Sync is not running here.", PASSPHRASE)
+        sync.join(passphrase)
+    except Error as exc:
+        kept = " The other settings were saved." if after_save else ""
+        raise InvalidSetting(f"{PASSPHRASE}: {exc.message}{kept}", PASSPHRASE) from None
+
+
 def _refused(data: Mapping[str, object]):
     """The page again as typed: each refusal's sentence beside its field; the top says
     nothing was saved, and where (and what no field can hold)."""
 
     def shown(exc: SettingsError) -> str:
         settings = live().current()
-        keys = settings.table.page_keys
+        keys = (*settings.table.page_keys, PASSPHRASE)
         typed = {k: v for k, v in data.items() if k in keys}
         beside = {p.key: p.message for p in exc.each if p.key in keys}
         elsewhere = " ".join(p.message for p in exc.each if p.key not in keys) or None

@@ -188,6 +188,7 @@ def test_fields_that_do_not_apply_are_folded_away(serve):
         "enforce_after",
         "calendar_email",
         "device_name",
+        "sync_passphrase",
     }
     summary = doc.find_all("details", class_="setting-folded")[0].find_all("summary")[0].text()
     assert summary == "Not used with these choices: Address of the AI server"
@@ -195,7 +196,7 @@ def test_fields_that_do_not_apply_are_folded_away(serve):
     saved["notify_command"] = "notify-send --"
     answer = client.post("/settings", json={**saved, "enforce": "minimize"}, headers=HOST)
     assert answer.status_code == 200, answer.get_json()
-    assert folded(page(client, "/settings")) == {"calendar_email", "device_name"}
+    assert folded(page(client, "/settings")) == {"calendar_email", "device_name", "sync_passphrase"}
     assert client.post("/settings", json={"drift": "off"}, headers=HOST).status_code == 200
     assert folded(page(client, "/settings")) == {
         "drift_grace",
@@ -203,6 +204,7 @@ def test_fields_that_do_not_apply_are_folded_away(serve):
         "enforce_after",
         "calendar_email",
         "device_name",
+        "sync_passphrase",
     }
 
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 
+from tests.support.html import parse
 from tests.support.sync import HOST, Machine
 
 
@@ -44,3 +45,41 @@ def test_a_shared_setting_saved_on_one_machine_is_saved_on_the_other(tmp_path):
     finally:
         for machine in (desk, laptop, strict):
             machine.stop()
+
+
+def test_the_passphrase_entered_on_the_settings_page_is_used_and_never_kept(tmp_path):
+    folder = tmp_path / "Sync"
+    folder.mkdir()
+    desk = Machine(tmp_path / "desk", folder, "desk")
+    laptop = Machine(
+        tmp_path / "laptop", folder, "laptop", env={"ANTIDRIFT_SYNC_PASSPHRASE_FILE": ""}
+    )
+    page = {**HOST, "Accept": "text/html"}
+    try:
+        desk.commit("Write the intro")
+        desk.sync.tick()
+        laptop.sync.tick()
+        assert "passphrase" in laptop.sync.status().problem and laptop.history() == []
+        html = laptop.client.get("/settings").get_data(as_text=True)
+        field = parse(html).by_id("set-sync_passphrase")
+        assert field.get("type") == "password" and field.get("value") == ""
+        wrong = {"sync_passphrase": "not the passphrase", "break_minutes": "9"}
+        answer = laptop.client.post("/settings", data=wrong, headers=page)
+        assert answer.status_code == 400
+        doc = parse(answer.get_data(as_text=True))
+        said = doc.by_id("error-sync_passphrase").text()
+        assert said.startswith("Sync passphrase: The sync passphrase does not open")
+        assert doc.by_id("set-sync_passphrase").get("value") == ""  # never shown back
+        assert laptop.runtime.settings.current().source("break_minutes") == "default"
+        right = {"sync_passphrase": "correct horse battery staple"}
+        assert laptop.client.post("/settings", data=right, headers=page).status_code == 303
+        laptop.sync.tick()
+        assert [r["device"] for r in laptop.history()] == ["desk"]
+        data = tmp_path / "laptop" / "data"
+        kept = b"".join(p.read_bytes() for p in data.rglob("*") if p.is_file())
+        assert b"correct horse battery staple" not in kept
+        short = laptop.client.post("/settings", json={"sync_passphrase": "short"}, headers=HOST)
+        assert short.status_code == 400 and "at least 8 characters" in short.get_json()["error"]
+    finally:
+        desk.stop()
+        laptop.stop()
