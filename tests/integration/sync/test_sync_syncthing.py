@@ -93,3 +93,29 @@ def test_what_one_machine_writes_syncthing_carries_and_the_other_verifies(tmp_pa
             f"\nsyncthing: set-up {pair.setup_s:.2f} s, A->B verified {carried_s:.2f} s, "
             f"conflict {conflict_s:.2f} s, whole test {time.monotonic() - started:.2f} s"
         )
+
+
+def test_two_servers_share_their_history_through_syncthing(tmp_path):
+    """The whole path with the real carrier: a commitment ended on the desk is in the
+    laptop's history once Syncthing has carried the desk's segment."""
+    from tests.support.sync import Machine
+
+    need(not syncthing.missing(), syncthing.missing() or "")
+    with syncthing.two_syncthings(tmp_path) as pair:
+        desk = Machine(tmp_path / "desk", pair.a_dir, "desk")
+        laptop = Machine(tmp_path / "laptop", pair.b_dir, "laptop")
+        try:
+            ended = desk.commit("Write the intro")
+            desk.sync.tick()
+            pair.scan("a")
+
+            def arrived() -> bool:
+                laptop.sync.tick()
+                return [r["id"] for r in laptop.history()] == [ended]
+
+            assert pair.wait_until(arrived, timeout=30)
+            assert laptop.history()[0]["device"] == "desk"
+            assert laptop.sync.status().skipped == []
+        finally:
+            desk.stop()
+            laptop.stop()
