@@ -10,18 +10,19 @@ be written) is kept as `problem`, said on /sync.json and in doctor, and nothing 
 
 from __future__ import annotations
 
+import hashlib
 import logging
+import sqlite3
 import threading
 import time
-from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
-from datetime import UTC, datetime
+from collections.abc import Callable
 from pathlib import Path
 
 from antidrift.core.errors import Error, ValidationError
-from antidrift.core.isotime import iso
-from antidrift.core.ports import SETTING, Incoming, record_id
-from antidrift.settings import LiveSettings, SettingsError
+from antidrift.core.ports import COMMITMENT, SETTING, Incoming, record_id
+from antidrift.session.sync_saying import Saying, seen_at
+from antidrift.session.sync_settings import SharedSettings
+from antidrift.settings import LiveSettings
 from antidrift.sync import (
     DeviceWriter,
     Elsewhere,
@@ -31,40 +32,21 @@ from antidrift.sync import (
     Skipped,
     Stamp,
     SyncRecord,
+    WrongPassphrase,
     device_id,
     unlock,
 )
 from antidrift.sync.crypto import MIN_PASSPHRASE
+from antidrift.sync.folder import device_dir, other_devices
 
 log = logging.getLogger("antidrift.sync")
 POLL = 5.0  # seconds between two looks at the folder (the contract: at most every 5 s)
 REPUBLISH = 60.0  # seconds: while active, `now` is written again this often (it ages)
-FRESH = 180.0  # seconds: another machine's `now` is shown while seen this recently
 BATCH = 100  # records taken in one change (a few ms of the write lock)
 MAX_SEGMENTS = 24  # more of this machine's segments are compacted into one
 
 
-@dataclass
-class SyncStatus:
-    """What /sync.json says: this machine, the others, what was skipped and why."""
-
-    device: dict[str, str]
-    folder: str | None
-    devices: list[dict[str, object]] = field(default_factory=list)
-    skipped: list[dict[str, str]] = field(default_factory=list)
-    problem: str | None = None
-
-    def to_json(self) -> dict[str, object]:
-        return {
-            "device": self.device,
-            "folder": self.folder,
-            "devices": self.devices,
-            "skipped": self.skipped,
-            "problem": self.problem,
-        }
-
-
-class Syncing:
+class Syncing(SharedSettings, Saying):
     """This machine's side of sync (off when `folder` is None: then only its identity)."""
 
     def __init__(
@@ -92,6 +74,9 @@ class Syncing:
         self._elsewhere: dict[str, Elsewhere] = {}
         self._wake = threading.Event()
         self.problem: str | None = None
+        self._peer_problem: str | None = None  # a peer's key the passphrase does not open
+        self._tried: tuple[frozenset[str], str] | None = None
+        self._force_read = False
         self._skipped: list[Skipped] = []
         self._peers: dict[str, dict[str, object]] = {}
         self._writer: DeviceWriter | None = None
@@ -147,11 +132,19 @@ class Syncing:
             self._send()
             self._publish()
             self._take()
-            self.problem = None
+            self.problem = self._peer_problem
         except Error as exc:
-            if exc.message != self.problem:
-                log.warning("sync: %s", exc.message)
-            self.problem = exc.message
+            self._say(exc.message)
+        except OSError as exc:  # the folder: gone, read-only, full, a file in its place
+            self._say(
+                f"The sync folder {self.folder} cannot be used ({exc.strerror or exc}):"
+                " check that it is there and writable; nothing was lost here."
+            )
+
+    def _say(self, problem: str) -> None:
+        if problem != self.problem:
+            log.warning("sync: %s", problem)
+        self.problem = problem
 
     def _ready(self) -> bool:
         """The writer and reader, once this machine's key is known (a passphrase derives it
@@ -159,6 +152,12 @@ class Syncing:
         if self._writer is not None:
             return True
         assert self.folder is not None
+        if not self.folder.is_dir():  # an unmounted share is not written into
+            self._say(
+                f"The sync folder {self.folder} is not there: mount or make it, or change"
+                " the sync folder in Settings."
+            )
+            return False
         keys = Keyring(self.data_dir)
         if keys.get(self.me) is None or self._unknown_peers(keys):
             passphrase = self._passphrase()
@@ -170,51 +169,39 @@ class Syncing:
                     )
                     return False
             else:
-                unlock(keys, self.folder, self.me, passphrase, fast=self._fast)
+                try:
+                    unlock(keys, self.folder, self.me, passphrase, fast=self._fast)
+                except WrongPassphrase as exc:  # one machine's files it does not open:
+                    self._peer_problem = exc.message  # this one's key, and sync with the rest
+                    self._tried = (self._unknown_peers(keys), _digest(passphrase))
+                    unlock(keys, self.folder, self.me, passphrase, fast=self._fast, peers=False)
         entry = keys.get(self.me)
         assert entry is not None
         last = self._store.sync_last_stamp()
         self._clock = HybridClock(self.me, last=Stamp.parse(last) if last else None)
-        self._writer = DeviceWriter(self.folder, self.data_dir, self.me, entry, name=self.name)
-        self._reader = FolderReader(self.folder, self.data_dir, self.me, keys)
-        if not self._writer.segments:  # the first time here: the whole history goes
+        writer = DeviceWriter(self.folder, self.data_dir, self.me, entry, name=self.name)
+        if not writer.segments:  # the first time here: the whole history goes
             with self._work:
                 self._store.sync_backfill()
                 for key in self._saved_shared():  # and the shared settings chosen here
                     self._store.sync_setting_changed(key)
+        self._reader = FolderReader(self.folder, self.data_dir, self.me, keys)
+        self._writer = writer  # last: a backfill that failed is tried again at the next look
         return True
 
-    def _saved_shared(self) -> list[str]:
-        if self._settings is None:
-            return []
-        current = self._settings.current()
-        return [
-            row.key
-            for row in current.table.rows
-            if row.shared and current.source(row.key) == "saved"
-        ]
-
-    def settings_changed(self, keys: Iterable[str]) -> None:
-        """Settings saved here (the Settings page): those shared with the other machines
-        wait in the outbox, in one change. Not while one from another machine is saved."""
-        if not self.on or self.applying or self._settings is None:
-            return
-        table = self._settings.current().table
-        shared = [k for k in keys if k in table.by_key and table.by_key[k].shared]
-        if shared:
-            with self._work:
-                for key in shared:
-                    self._store.sync_setting_changed(key)
-            self.wake()
-
-    def _unknown_peers(self, keys: Keyring) -> bool:
+    def _unknown_peers(self, keys: Keyring) -> frozenset[str]:
+        """The other machines whose keyparams are there and whose key is not kept."""
         assert self.folder is not None
-        devices = self.folder / "antidrift" / "devices"
         try:
-            present = {p.name for p in devices.iterdir() if p.is_dir()}
+            present = other_devices(self.folder, self.me)
         except OSError:
-            return False
-        return bool(present - set(keys.devices()) - {self.me})
+            return frozenset()
+        known = set(keys.devices())
+        return frozenset(
+            d
+            for d in present
+            if d not in known and (device_dir(self.folder, d) / "keyparams").is_file()
+        )
 
     def _send(self) -> None:
         assert self._writer is not None and self._clock is not None
@@ -234,49 +221,6 @@ class Syncing:
         if len(self._writer.segments) > MAX_SEGMENTS:
             self._writer.compact()
 
-    def _setting_record(self, key: str) -> SyncRecord:
-        """A shared setting as it stands here: its value, or None when it went back to its
-        default (the others forget theirs too)."""
-        assert self._clock is not None
-        value = None
-        if self._settings is not None:
-            current = self._settings.current()
-            if current.source(key) == "saved":
-                value = current.shown(key)
-        body = {"key": key, "value": value}
-        return SyncRecord(self.me, f"{SETTING}:{key}", self._clock.now(), SETTING, body)
-
-    def _take_settings(self, device: str, records: list[SyncRecord]) -> None:
-        """Shared settings from another machine, each newer than the one kept: saved here
-        (settings.json, as the page saves) unless this machine's environment sets it."""
-        for record in records:
-            kept = self._store.sync_stamp(record.id)
-            if kept is not None and kept >= str(record.hlc):
-                continue
-            body = record.body if isinstance(record.body, dict) else {}
-            key, value = body.get("key"), body.get("value")
-            table = self._settings.current().table if self._settings else None
-            row = table.by_key.get(key) if table and isinstance(key, str) else None
-            if row is None or not row.shared or record.id != f"{SETTING}:{key}":
-                self._skipped.append(
-                    Skipped(f"devices/{device}", "holds a setting that is not shared")
-                )
-                continue
-            assert self._settings is not None
-            if self._settings.current().source(row.key) != "environment":
-                self.applying = True
-                try:
-                    self._settings.update({row.key: value})
-                except SettingsError:
-                    self._skipped.append(
-                        Skipped(f"devices/{device}", f"holds a value of {row.key} refused here")
-                    )
-                    continue
-                finally:
-                    self.applying = False
-            with self._work:
-                self._store.sync_sent(0, [(record.id, str(record.hlc))])
-
     def _publish(self) -> None:
         """This machine's runtime in `now`: at each transition, and every REPUBLISH seconds
         while a commitment runs (the others count its end from when they saw the file)."""
@@ -290,7 +234,7 @@ class Syncing:
         said = (state, c.id if c else None, c.next_action if c else None, paused)
         active = state == "active" and c is not None
         left = c.seconds_left(snap.now) if active else None
-        stale = active and not paused and self._wall() - self._published_at >= REPUBLISH
+        stale = active and self._wall() - self._published_at >= REPUBLISH
         if said == self._published and not stale:
             return
         body = {
@@ -304,35 +248,11 @@ class Syncing:
         self._writer.publish(body, self._clock.now())
         self._published, self._published_at = said, self._wall()
 
-    def elsewhere(self) -> list[dict[str, object]]:
-        """/state's `elsewhere`: each other machine's runtime, while its `now` was seen in the
-        last FRESH seconds (this machine's clock alone: clocks a day apart still agree)."""
-        now, shown = self._wall(), []
-        for device, seen in sorted(self._elsewhere.items()):
-            body = seen.body if isinstance(seen.body, dict) else {}
-            if now - seen.seen_at > FRESH or not isinstance(body.get("state"), str):
-                continue
-            left = body.get("secs_left")
-            ends = None
-            if body.get("state") == "active" and isinstance(left, int | float) and left >= 0:
-                ends = _seen(seen.seen_at + min(float(left), 86400.0 * 2))
-            shown.append(
-                {
-                    "device": seen.name or device,
-                    "device_id": device,
-                    "state": body["state"][:20],
-                    "commitment_id": _text(body.get("commitment_id"), 64),
-                    "next_action": _text(body.get("next_action"), 500),
-                    "ends_at": ends,
-                    "paused": body.get("paused") is True,
-                }
-            )
-        return shown
-
     def _take(self) -> None:
         assert self._reader is not None and self._clock is not None
-        if not self._reader.changed():
+        if not (self._reader.changed() or self._force_read):
             return
+        self._force_read = False
         found = self._reader.read(imported=self._store.imported_segments())
         self._skipped = list(found.skipped)
         for seen in found.elsewhere:
@@ -340,8 +260,8 @@ class Syncing:
         for peer in found.peers:
             self._peers[peer.id] = {
                 "id": peer.id,
-                "name": peer.name,
-                "last_seen": _seen(peer.last_seen),
+                "name": peer.name[:64],
+                "last_seen": seen_at(peer.last_seen),
             }
         for segment in found.arrived:
             incoming = []
@@ -350,8 +270,12 @@ class Syncing:
             settings = [r for r in segment.records if r.kind == SETTING]
             if settings:
                 self._take_settings(segment.device, settings)
+            unknown = 0
             for record in segment.records:
                 if record.kind == SETTING:
+                    continue
+                if record.kind != COMMITMENT:  # a newer AntiDrift's records: not this one's
+                    unknown += 1
                     continue
                 body = record.body
                 if body is not None:
@@ -361,6 +285,13 @@ class Syncing:
                     elif body.get("device_id") is None:
                         body["device_id"] = "?"  # refused below: a record names its machine
                 incoming.append(Incoming(record.id, str(record.hlc), body))
+            if unknown:
+                self._skipped.append(
+                    Skipped(
+                        _segment_file(segment.device, segment.name),
+                        f"holds {unknown} record(s) this version of AntiDrift does not know",
+                    )
+                )
             self._import(segment.device, segment.sha256, incoming, segment.name)
 
     def _import(self, device: str, sha: str, incoming: list[Incoming], name: str) -> None:
@@ -369,21 +300,39 @@ class Syncing:
             last = start + BATCH >= len(incoming)
             try:
                 with self._work as work:
-                    taken = self._store.sync_import(device, batch, sha if last else None)
+                    taken, refused = self._store.sync_import(device, batch, sha if last else None)
                     if taken:
                         work.changed()  # the pages list the history
-            except ValueError as exc:  # a record that is not one: the whole file waits
-                self._skipped.append(Skipped(f"devices/{device}/{name}", str(exc)))
+            except (ValueError, sqlite3.Error) as exc:  # the store refused: the file waits
+                log.warning("sync: a file of %s was not imported: %s", device, exc)
+                self._skipped.append(
+                    Skipped(_segment_file(device, name), "could not be imported; it waits")
+                )
                 return
+            for why in refused[:3]:  # each refused record said, the others taken
+                self._skipped.append(Skipped(_segment_file(device, name), why))
 
     def _learn_peers(self) -> None:
         """A machine that joined since: its key derived, when the passphrase is at hand
-        (else the reader names its files: "enter the sync passphrase")."""
+        (else the reader names its files: "enter the sync passphrase"). A passphrase that
+        does not open one is said, and not tried again (its key derivation costs) until
+        the machines or the passphrase change; it never stops what sync does for the rest."""
         keys = Keyring(self.data_dir)
-        if self._unknown_peers(keys) and (passphrase := self._passphrase()):
-            assert self.folder is not None
+        unknown = self._unknown_peers(keys)
+        if not unknown or not (passphrase := self._passphrase()):
+            return
+        tried = (unknown, _digest(passphrase))
+        if tried == self._tried:
+            return
+        self._tried = tried
+        assert self.folder is not None
+        try:
             unlock(keys, self.folder, self.me, passphrase, fast=self._fast)
-            self._reader = FolderReader(self.folder, self.data_dir, self.me, keys)
+        except WrongPassphrase as exc:
+            self._peer_problem = exc.message
+            return
+        self._peer_problem = None
+        self._force_read = True  # the reader's keyring reloads; its files are read again
 
     def join(self, passphrase: object) -> None:
         """The passphrase, entered on the Settings page: this machine's key and the others'
@@ -405,25 +354,11 @@ class Syncing:
         self.problem = None
         self.wake()
 
-    # -- what is said ------------------------------------------------------------------------
 
-    def status(self) -> SyncStatus:
-        counts = self._store.commitments_by_device()
-        devices = []
-        for peer in self._peers.values():
-            devices.append({**peer, "commitments": counts.get(str(peer["id"]), 0)})
-        return SyncStatus(
-            {"id": self.me, "name": self.name},
-            str(self.folder) if self.folder else None,
-            devices,
-            [s.to_json() for s in self._skipped],
-            self.problem,
-        )
+def _segment_file(device: str, name: str) -> str:
+    return f"devices/{device}/segments/{name}"
 
 
-def _seen(wall: float | None) -> str | None:
-    return iso(datetime.fromtimestamp(wall, UTC)) if wall is not None else None
-
-
-def _text(value: object, limit: int) -> str | None:
-    return value[:limit] if isinstance(value, str) else None
+def _digest(passphrase: str) -> str:
+    """What tells one passphrase from another in memory (never the passphrase itself)."""
+    return hashlib.sha256(passphrase.encode()).hexdigest()

@@ -350,7 +350,10 @@ class Folder:
             return None
         if not text.strip() or "\0" in text:
             raise ValueError(self.accepted)
-        return Path(text.strip()).expanduser()
+        try:
+            return Path(text.strip()).expanduser()
+        except RuntimeError:  # "~someone" who is no user here
+            raise ValueError(self.accepted) from None
 
     def show(self, value: Path | None) -> str:
         return "" if value is None else str(value)

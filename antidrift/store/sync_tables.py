@@ -13,6 +13,7 @@ import sqlite3
 import threading
 from collections.abc import Callable, Iterable
 
+from antidrift.core.isotime import from_iso
 from antidrift.core.ports import COMMITMENT, SETTING, Incoming
 
 _FIELDS = (
@@ -49,7 +50,15 @@ _UPSERT = (
     f"INSERT INTO commitments ({', '.join(_COLUMNS)})"
     f" VALUES ({', '.join('?' for _ in _COLUMNS)})"
     " ON CONFLICT(id) DO UPDATE SET "
-    + ", ".join(f"{name} = excluded.{name}" for name in _COLUMNS if name != "id")
+    + ", ".join(
+        f"{name} = excluded.{name}"
+        for name in _COLUMNS
+        if name not in ("id", "device_id", "device")
+    )
+    # One made here stays this machine's, whoever corrected it; another's keeps its machine.
+    + ", device_id = CASE WHEN commitments.device_id IS NULL THEN NULL"
+    " ELSE excluded.device_id END"
+    + ", device = CASE WHEN commitments.device_id IS NULL THEN NULL ELSE excluded.device END"
     + " WHERE commitments.outcome IS NOT NULL"
 )
 
@@ -104,14 +113,14 @@ class SyncRecords:
 
     def sync_backfill(self) -> None:
         """Every ended commitment made here, into the outbox (sync turned on: the folder
-        gets the whole history once), replacing what waited there."""
+        gets this machine's whole history once), beside what already waits there."""
         with self._lock:
-            db = self._writing()
-            db.execute("DELETE FROM sync_outbox")
-            db.execute(
-                "INSERT INTO sync_outbox (kind, ref) SELECT ?, id FROM commitments"
-                " WHERE outcome IS NOT NULL ORDER BY ended_at",
-                (COMMITMENT,),
+            self._writing().execute(
+                "INSERT INTO sync_outbox (kind, ref) SELECT ?, id FROM commitments c"
+                " WHERE outcome IS NOT NULL AND device_id IS NULL AND NOT EXISTS"
+                " (SELECT 1 FROM sync_outbox o WHERE o.kind = ? AND o.ref = c.id)"
+                " ORDER BY ended_at",
+                (COMMITMENT, COMMITMENT),
             )
 
     def commitment_body(self, commitment_id: str) -> dict | None:
@@ -147,35 +156,60 @@ class SyncRecords:
             rows = self._db.execute("SELECT sha256 FROM sync_segments").fetchall()
         return {row[0] for row in rows}
 
-    def sync_import(self, device: str, records: Iterable[Incoming], segment: str | None) -> int:
+    def sync_import(
+        self, device: str, records: Iterable[Incoming], segment: str | None
+    ) -> tuple[int, list[str]]:
         """Inside a change: take each record newer than what is kept of it (a removal too),
         then mark the segment imported (None: more batches of it follow). Returns how many
-        were taken. A body that is not a commitment record is refused (ValueError), before
-        anything of the batch is written. A batch is a few statements, not a few per record:
-        the write lock is held for milliseconds."""
+        were taken, and why each refused one was (a body that is no commitment record: the
+        others are taken). A batch is a few statements, not a few per record: the write
+        lock is held for milliseconds."""
         batch = list(records)
         with self._lock:
             db = self._writing()
             kept = dict(_seen(db, [r.record_id for r in batch]))
+            # A change made here and not sent yet is the later one: it goes out with a newer
+            # stamp at the next send, and the others take it (never undone by an import).
+            waiting = _waiting(db, [r.record_id for r in batch])
             newest: dict[str, Incoming] = {}
             for record in batch:  # the newest of each record, if newer than the one kept
                 known = newest.get(record.record_id)
-                if record.hlc > kept.get(record.record_id, "") and (
-                    known is None or record.hlc > known.hlc
+                if (
+                    record.record_id not in waiting
+                    and record.hlc > kept.get(record.record_id, "")
+                    and (known is None or record.hlc > known.hlc)
                 ):
                     newest[record.record_id] = record
             taken = [(r.record_id.removeprefix(f"{COMMITMENT}:"), r) for r in newest.values()]
             gone = [(cid,) for cid, r in taken if r.body is None]
-            rows = [(cid, _checked(cid, r.body)) for cid, r in taken if r.body is not None]
-            if gone:
+            rows, refused = [], []
+            for cid, r in taken:
+                if r.body is not None:
+                    try:
+                        rows.append((cid, _checked(cid, r.body)))
+                    except ValueError as exc:
+                        refused.append(str(exc))
+                        del newest[r.record_id]  # not kept as seen: a fixed copy is taken
+            if gone:  # only an ended commitment is removed, and only then what it recorded
+                ended = [
+                    (cid,) for (cid,) in gone
+                    if db.execute(
+                        "SELECT 1 FROM commitments WHERE id = ? AND outcome IS NOT NULL", (cid,)
+                    ).fetchone()
+                ]  # fmt: skip
                 for table in ("samples", "app_time", "drift_judgements", "drift_episodes"):
-                    db.executemany(f"DELETE FROM {table} WHERE commitment_id = ?", gone)
-                db.executemany("DELETE FROM drift_summary WHERE commitment_id = ?", gone)
-                db.executemany("DELETE FROM commitments WHERE id = ? AND outcome IS NOT NULL", gone)
+                    db.executemany(f"DELETE FROM {table} WHERE commitment_id = ?", ended)
+                db.executemany("DELETE FROM drift_summary WHERE commitment_id = ?", ended)
+                db.executemany("DELETE FROM commitments WHERE id = ?", ended)
             if rows:
                 db.executemany(_UPSERT, [tuple(values.values()) for _, values in rows])
                 elsewhere = [(cid, r.body) for cid, r in taken if r.body is not None]
-                remote = [(cid,) for cid, values in rows if values["device_id"] is not None]
+                remote = [  # as stored: one made here stays this machine's (S7)
+                    (cid,) for cid, _ in rows
+                    if db.execute(
+                        "SELECT 1 FROM commitments WHERE id = ? AND device_id IS NOT NULL", (cid,)
+                    ).fetchone()
+                ]  # fmt: skip
                 # Another machine's commitment: its time per app is the record's (its samples
                 # are not here); one made here keeps what its own samples say.
                 db.executemany("DELETE FROM app_time WHERE commitment_id = ?", remote)
@@ -194,7 +228,7 @@ class SyncRecords:
                     "INSERT OR IGNORE INTO sync_segments (sha256, device_id) VALUES (?, ?)",
                     (segment, device),
                 )
-        return len(newest)
+        return len(newest), refused
 
     def commitments_by_device(self) -> dict[str | None, int]:
         """How many ended commitments each machine made (None: this one)."""
@@ -204,6 +238,21 @@ class SyncRecords:
                 " GROUP BY device_id"
             ).fetchall()
         return {row[0]: row[1] for row in rows}
+
+
+def _waiting(db: sqlite3.Connection, ids: list[str]) -> set[str]:
+    """Those of these record ids whose commitment changed here and waits in the outbox."""
+    refs = [i.removeprefix(f"{COMMITMENT}:") for i in ids if i.startswith(f"{COMMITMENT}:")]
+    found: set[str] = set()
+    for start in range(0, len(refs), 500):
+        chunk = refs[start : start + 500]
+        marks = ", ".join("?" for _ in chunk)
+        rows = db.execute(
+            f"SELECT ref FROM sync_outbox WHERE kind = ? AND ref IN ({marks})",
+            [COMMITMENT, *chunk],
+        ).fetchall()
+        found |= {f"{COMMITMENT}:{row[0]}" for row in rows}
+    return found
 
 
 def _seen(db: sqlite3.Connection, ids: list[str]) -> list[tuple[str, str]]:
@@ -254,9 +303,23 @@ def _checked(commitment_id: str, body: dict) -> dict[str, object]:
         ):
             raise ValueError(f"a commitment record's {name} is not a whole number")
         values[name] = value
-    for name in ("next_action", "success_condition", "started_at", "deadline", "ended_at"):
+    for name in ("next_action", "success_condition", "timebox_secs"):
         if not values[name]:
             raise ValueError(f"a commitment record has no {name}")
+    times = {}
+    for name in ("started_at", "deadline", "ended_at"):
+        try:
+            times[name] = from_iso(values[name])
+        except (TypeError, ValueError):
+            raise ValueError(f"a commitment record's {name} is not a time") from None
+        if times[name] is None or times[name].tzinfo is None:
+            raise ValueError(f"a commitment record's {name} is not a time")
+    if times["ended_at"] < times["started_at"]:
+        raise ValueError("a commitment record ends before it starts")
+    if values["enforce"] not in (None, "off", "minimize") or values["written_back"] not in (
+        None, "note", "done"
+    ):  # fmt: skip
+        raise ValueError("a commitment record holds a value this machine does not know")
     if values["outcome"] not in _OUTCOMES:
         raise ValueError("a commitment record has no outcome")
     for name in ("extended_secs", "paused_secs", "away_secs"):

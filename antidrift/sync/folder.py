@@ -165,8 +165,14 @@ def _fsync_dir(folder: Path) -> None:
 def check_apart(sync_folder: str | Path, data_dir: str | Path) -> None:
     """Refuse a sync folder inside the data directory, the data directory inside the sync
     folder, or the two the same (links and `~` resolved): SyncFolderPlacement, a sentence."""
-    sync = Path(sync_folder).expanduser().resolve()
-    data = Path(data_dir).expanduser().resolve()
+    try:
+        sync = Path(sync_folder).expanduser().resolve()
+        data = Path(data_dir).expanduser().resolve()
+    except (RuntimeError, OSError):  # a link that loops, a home that is not there
+        raise SyncFolderPlacement(
+            "The sync folder cannot be found from its path (a link that loops back?): choose"
+            " a plain folder."
+        ) from None
     if sync == data:
         raise SyncFolderPlacement(
             "The sync folder cannot be the data directory: choose a folder of its own that "

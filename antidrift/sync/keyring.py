@@ -120,17 +120,25 @@ class Keyring:
 
 
 def unlock(
-    keyring: Keyring, sync_folder: Path, device: str, passphrase: str, *, fast: bool = False
+    keyring: Keyring,
+    sync_folder: Path,
+    device: str,
+    passphrase: str,
+    *,
+    fast: bool = False,
+    peers: bool = True,
 ) -> list[str]:
     """Use the passphrase: this device's key made if it has none (`fast`: cheap limits, for
     tests), and every other device's key derived from its keyparams, then kept. All or
     nothing: WrongPassphrase if it opens one of them not, and then nothing is kept. The
-    device ids whose keys were derived now (this one's included when new)."""
+    device ids whose keys were derived now (this one's included when new). `peers` False:
+    this device's own key alone (a machine written with another passphrase must not keep
+    this one from syncing with the rest)."""
     found: dict[str, KeyEntry] = {}
     if keyring.get(device) is None:
         params, key = new_key(passphrase, device, fast=fast)
         found[device] = KeyEntry(params.salt, params.opslimit, params.memlimit, key)
-    for other in other_devices(sync_folder, device):
+    for other in other_devices(sync_folder, device) if peers else ():
         try:
             params = read_keyparams(sync_folder, other)
         except FileProblem:  # not arrived yet, or not readable: the reader will say so
