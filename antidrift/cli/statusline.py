@@ -8,9 +8,11 @@ between answers (antidrift/cli/remote.py); nothing here reads a clock.
 from __future__ import annotations
 
 import json
+from datetime import UTC, datetime
 from html import escape
 
 from antidrift.core.isotime import from_iso
+from antidrift.core.minutes import until_text
 from antidrift.core.timing import clock_text
 
 # waybar's `class`, one word per thing the bar may want to colour.
@@ -55,7 +57,15 @@ def _event(state: dict, limit: int | None = None) -> str:
     title = " ".join(str(upcoming.get("title") or "").split())
     if limit is not None and len(title) > limit:
         title = title[: limit - 1].rstrip() + "…"
-    return f" · {title} in {minutes} min"
+    when = f"in {minutes} min"
+    if minutes == 0:  # under a minute: seconds, as everywhere (core/minutes.py)
+        try:
+            starts = from_iso(upcoming.get("starts_at"))
+        except (TypeError, ValueError):
+            starts = None
+        if starts is not None and starts.tzinfo is not None:
+            when = until_text(starts, datetime.now(UTC))
+    return f" · {title} {when}"
 
 
 def line(state: dict) -> str:

@@ -65,9 +65,10 @@ def interleave(per_source: Sequence[Sequence[Task]], limit: int = LIMIT) -> list
     return merged[:limit]
 
 
-def outcome_text(outcome: str, next_action: str, minutes: int, note: str, day: str) -> str:
-    """What a write-back records: the outcome, the next action, the time, the note."""
-    text = f"AntiDrift {day}: {outcome} — {next_action} ({minutes} min)"
+def outcome_text(outcome: str, next_action: str, took: str, note: str, day: str) -> str:
+    """What a write-back records: the outcome, the next action, the time it took (as the one
+    rule says a duration: "25 min", "40 s"), the note."""
+    text = f"AntiDrift {day}: {outcome} — {next_action} ({took})"
     return f"{text}. {note}" if note else text
 
 

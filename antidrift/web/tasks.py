@@ -16,7 +16,7 @@ from antidrift.core.domain import (
     ValidationError,
     validate_review,
 )
-from antidrift.core.minutes import whole_minutes
+from antidrift.core.minutes import duration_text
 from antidrift.session.drafts import TEXT_LIMITS, Draft
 from antidrift.web.answer import Blueprint, Reply, moved
 from antidrift.web.projection import task_json
@@ -74,9 +74,9 @@ def write_back():
     commitment, outcome, note = _outcome(data.get("commitment"), data)
     if commitment.task is None:
         raise TaskConflict("That commitment served no task from your task list.")
-    minutes = whole_minutes(commitment.actual_secs)  # the time worked: pauses left out
+    took = duration_text(commitment.actual_secs)  # the time worked: pauses left out
     text = task_sources.outcome_text(
-        outcome, commitment.next_action, minutes, note, f"{commitment.started_at:%Y-%m-%d}"
+        outcome, commitment.next_action, took, note, f"{commitment.started_at:%Y-%m-%d}"
     )
     # Finish stands before the task tool hears of it: an Undo from another tab cannot set it
     # running while the task is being ticked (and refuses this if it came first). A source

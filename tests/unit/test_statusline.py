@@ -108,6 +108,17 @@ def test_the_line_adds_the_next_event_within_the_hour():
     assert statusline.line(with_next(state("planning"), 61)) == "Planning"
 
 
+def test_under_a_minute_the_line_says_seconds_as_everywhere():
+    from datetime import UTC, datetime, timedelta
+
+    body = with_next(state("locked"), 0)
+    soon = datetime.now(UTC) + timedelta(seconds=42)
+    body["calendar"]["next"]["starts_at"] = soon.isoformat()
+    said = statusline.line(body)
+    assert said.startswith("No commitment · Team standup in 4") and said.endswith(" s"), said
+    assert "in 0 min" not in said
+
+
 def test_waybar_adds_the_next_event_as_text_never_markup():
     body = json.loads(statusline.waybar(with_next(state("active"), 5, "1:1 <b>&</b> review")))
     assert body["text"] == "15:00 Write the intro · 1:1 &lt;b&gt;&amp;&lt;/b&gt; review in 5 min"

@@ -349,7 +349,7 @@ def test_from_the_review_a_note_goes_under_the_markdown_task_with_the_chosen_out
     lines = notes.read_text().splitlines()
     assert lines[2] == "- [ ] Call the bank"
     assert lines[3].startswith("  - AntiDrift ") and lines[3].endswith(
-        ": met — Write the intro (0 min). all sorted"
+        ": met — Write the intro (0 s). all sorted"
     )
     assert notes.read_text().replace(lines[3] + "\n", "") == NOTES
     assert state(client)["runtime_state"] == "review"  # writing back does not end the review
@@ -455,7 +455,7 @@ def test_from_the_history_the_saved_outcome_and_note_are_written(client, sources
     }
     ((task_id, text),) = sources[1].written
     assert task_id == "octo/app#7"
-    assert text.endswith(": missed — Write the intro (0 min). blocked by review")
+    assert text.endswith(": missed — Write the intro (0 s). blocked by review")
 
 
 def test_insights_offers_the_write_back_beside_the_entry_that_served_a_task(client):
@@ -625,7 +625,7 @@ def test_write_backs_at_once_to_one_file_are_all_kept(
     text = notes.read_text()
     written = {h["id"]: h["written_back"] for h in client.get("/history").get_json()}
     for n, cid in enumerate(served):  # the one that won is in the file, the other is not
-        noted, ticked = text.count(f"(0 min). note {n}\n"), f"- [x] Task {n}\n" in text
+        noted, ticked = text.count(f"(0 s). note {n}\n"), f"- [x] Task {n}\n" in text
         assert (noted, ticked) == ((1, False) if written[cid] == "note" else (0, True)), n
 
 

@@ -120,11 +120,11 @@ def test_write_back_goes_to_the_tasks_own_source_and_only_with_an_offered_action
 
 
 def test_the_written_text_says_outcome_action_time_and_note():
-    assert outcome_text("met", "Draft intro", 25, "", "2026-12-03") == (
+    assert outcome_text("met", "Draft intro", "25 min", "", "2026-12-03") == (
         "AntiDrift 2026-12-03: met — Draft intro (25 min)"
     )
-    assert outcome_text("missed", "Draft intro", 25, "phone rang", "2026-12-03").endswith(
-        "(25 min). phone rang"
+    assert outcome_text("missed", "Draft intro", "40 s", "phone rang", "2026-12-03").endswith(
+        "(40 s). phone rang"
     )
 
 
