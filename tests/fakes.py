@@ -78,6 +78,7 @@ class FakeStore:
     drift_rules: list = field(default_factory=list)
     draft: str | None = None
     rhythm: str | None = None
+    day_items: list = field(default_factory=list)  # the day's queue (core/day.DayItem), any order
 
     def __post_init__(self) -> None:
         self._lock = threading.Lock()
@@ -100,6 +101,7 @@ class FakeStore:
         "drift_rules",
         "draft",
         "rhythm",
+        "day_items",
         "_rule_ids",
     ]
 
@@ -146,6 +148,54 @@ class FakeStore:
 
     def load_rhythm(self) -> str | None:
         return self.rhythm
+
+    # -- the day's queue (store/day_tables.py) ---------------------------------------------------
+
+    def day_queue(self) -> list:
+        with self._lock:
+            queued = [i for i in self.day_items if i.started_at is None]
+        return sorted(queued, key=lambda i: (i.position, i.created_at))
+
+    def add_day_item(self, item) -> None:
+        with self._lock:
+            if self.fail_saves is not None:
+                raise self.fail_saves
+            self.day_items = [*self.day_items, item]
+
+    def delete_day_item(self, item_id: str) -> bool:
+        with self._lock:
+            kept = [i for i in self.day_items if i.id != item_id or i.started_at is not None]
+            gone, self.day_items = len(kept) != len(self.day_items), kept
+        return gone
+
+    def order_day_items(self, ids) -> None:
+        with self._lock:
+            at = {item_id: index for index, item_id in enumerate(ids)}
+            self.day_items = [
+                replace(i, position=at[i.id]) if i.id in at else i for i in self.day_items
+            ]
+
+    def clear_day_queue(self) -> int:
+        with self._lock:
+            kept = [i for i in self.day_items if i.started_at is not None]
+            gone, self.day_items = len(self.day_items) - len(kept), kept
+        return gone
+
+    def start_day_item(self, item_id: str, at: datetime) -> bool:
+        with self._lock:
+            found = [i for i in self.day_items if i.id == item_id and i.started_at is None]
+            self.day_items = [
+                replace(i, started_at=at) if i in found else i for i in self.day_items
+            ]
+        return bool(found)
+
+    def carry_day_items(self, today) -> int:
+        with self._lock:
+            old = [i for i in self.day_items if i.day < today and i.started_at is None]
+            self.day_items = [
+                replace(i, day=today, carried=True) if i in old else i for i in self.day_items
+            ]
+        return len(old)
 
     def save_rhythm(self, rhythm: str | None) -> None:
         with self._lock:

@@ -9,8 +9,8 @@ from datetime import datetime, timedelta
 
 from antidrift.core.minutes import minutes_until
 
-SOON = 5 * 60  # "Team standup in 5 min": said in the minute from five minutes before
-SAID_FOR = 60
+SOON = 5 * 60  # "Team standup in 5 min": said in the minute before five minutes before,
+SAID_FOR = 60  # when whole minutes rounded down (the one rule) make it 5 all through
 
 
 @dataclass(frozen=True, order=True)
@@ -55,17 +55,18 @@ class Agenda:
         return self.next, int((deadline - self.next.starts_at).total_seconds())
 
     def upcoming(self, at: datetime) -> Event | None:
-        """The next event, from five minutes before it starts: the page shows it then."""
-        if self.next is None:
-            return None
-        return self.next if 0 < (self.next.starts_at - at).total_seconds() <= SOON else None
-
-    def soon(self, at: datetime) -> Event | None:
-        """The next event, in the minute from five minutes before it starts."""
+        """The next event, from when it is said to be five minutes away: the page shows it."""
         if self.next is None:
             return None
         left = (self.next.starts_at - at).total_seconds()
-        return self.next if SOON - SAID_FOR < left <= SOON else None
+        return self.next if 0 < left < SOON + SAID_FOR else None
+
+    def soon(self, at: datetime) -> Event | None:
+        """The next event, in the minute before it is five minutes away (said "in 5 min")."""
+        if self.next is None:
+            return None
+        left = (self.next.starts_at - at).total_seconds()
+        return self.next if SOON <= left < SOON + SAID_FOR else None
 
 
 def day_end(at: datetime) -> datetime:

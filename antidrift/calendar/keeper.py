@@ -93,6 +93,10 @@ class Calendar:
         """Minutes free before the next event (the coach's one word of the calendar)."""
         return self.agenda(at).free_minutes(at)
 
+    def events(self) -> tuple[Event, ...]:
+        """Every event kept (today's and tomorrow's, sorted): the day's free minutes."""
+        return self._events
+
     def busy(self, at: datetime) -> bool:
         """Whether an event is under way (the drift guard stands down)."""
         return any(e.starts_at <= at < e.ends_at for e in self._events)

@@ -119,6 +119,8 @@ class Commitment:
     # The machine it was made on, when another one (sync): its random id and its name.
     device_id: str | None = None
     device: str | None = None
+    # The day's queue item it was started from (Plan it), if any.
+    day_item_id: str | None = None
 
     @classmethod
     def begin(
@@ -338,6 +340,11 @@ def validate_plan(next_action: object, success_condition: object, timebox_minute
 def validate_next_action(next_action: object) -> str:
     """A running commitment's new next action: the rules it had at planning."""
     return _plan_text(next_action, "next_action", "Next action")
+
+
+def validate_success_condition(success_condition: object) -> str:
+    """A done-when by the planning rules (a day's item may leave it empty: its caller says)."""
+    return _plan_text(success_condition, "success_condition", SUCCESS_LABEL)
 
 
 def validate_intent(intent: object) -> str:

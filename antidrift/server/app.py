@@ -17,6 +17,7 @@ from antidrift.server import bootstrap
 from antidrift.settings import LiveSettings, Settings, SettingsError, load
 from antidrift.web import (
     assets,
+    day,
     errors,
     icon,
     manifest,
@@ -128,6 +129,7 @@ def create_app(
     app.register_blueprint(tasks.bp)
     app.register_blueprint(icon.bp)
     app.register_blueprint(week.bp)
+    app.register_blueprint(day.bp)
     app.register_blueprint(sync_status.bp)
     assets.install(app, static_dir)
     sockets.install(app)

@@ -40,6 +40,7 @@ from antidrift.session.away import Away
 from antidrift.session.breaks import Breaks
 from antidrift.session.coaching import Coaching
 from antidrift.session.corrections import Corrections
+from antidrift.session.day import DayQueue
 from antidrift.session.drafts import Draft, Drafts
 from antidrift.session.interruptions import Interruptions
 from antidrift.session.reflecting import Reflections
@@ -50,6 +51,13 @@ from antidrift.session.unit_of_work import UnitOfWork
 log = logging.getLogger("antidrift.session")
 
 Listener = Callable[[], None]
+
+
+def _spans(calendar: Calendar | None):
+    """The calendar's events as (start, end) spans, as kept (None without a calendar)."""
+    if calendar is None:
+        return None
+    return lambda: [(e.starts_at, e.ends_at) for e in calendar.events()]
 
 
 class Controller:
@@ -80,6 +88,8 @@ class Controller:
         self.interruptions = interruptions
         self.away = away  # time away from the keyboard (shared with the interruptions)
         self.breaks = Breaks(work, session, store)  # between commitments (session/breaks.py)
+        # The day's queue (session/day.py), planned around the calendar's events.
+        self.day = DayQueue(work, session, store, _spans(calendar))
         self._calendar = calendar  # planned around: the guard stands down during an event
         self._started = False  # the constructor starts nothing: start() does
 
@@ -247,6 +257,10 @@ class Controller:
             # The task the user picked while planning (the draft kept it) goes with it.
             task = self.drafts.draft.task
             commitment = Commitment.begin(str(uuid.uuid4()), plan, now, task, enforce=teeth)
+            # Plan it: the day's item leaves the queue, and the commitment keeps its id.
+            item = self.drafts.draft.day_item
+            if item is not None and self._store.start_day_item(item, now):
+                commitment = replace(commitment, day_item_id=item)
             s.focus.start(commitment)
             s.persist(self._store)
             self.coaching.reset()

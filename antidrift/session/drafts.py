@@ -21,6 +21,7 @@ import json
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 
+from antidrift.core.day import DayItem
 from antidrift.core.domain import (
     MAX_INTENT,
     MAX_MINUTES,
@@ -40,6 +41,7 @@ from antidrift.session.unit_of_work import UnitOfWork
 PLAN_FIELDS = ("next_action", "success_condition", "timebox_minutes")
 DRAFT_FIELDS = ("intent", *PLAN_FIELDS)
 DEFAULT_MINUTES = "25"
+MAX_ID = 100  # characters of a day item's id kept with a draft (ours are 36)
 TEXT_LIMITS = {"intent": MAX_INTENT, "next_action": MAX_TEXT, "success_condition": MAX_TEXT}
 _LABELS = {
     "intent": "Your rough intent",
@@ -60,6 +62,7 @@ class Draft:
     edited: frozenset[str] = field(default_factory=frozenset)  # plan fields the user typed
     task: TaskRef | None = None  # picked from the user's task list: the commitment serves it
     version: int = 0  # one more with each saved change of the plan (/state's draft_version)
+    day_item: str | None = None  # Plan it: the day's item it was opened for (Start takes it)
 
     def value(self, name: str) -> str:
         return getattr(self, name)
@@ -70,6 +73,8 @@ class Draft:
         t = self.task
         body["task"] = [t.source, t.id, t.title, t.url] if t else None
         body["version"] = self.version
+        if self.day_item is not None:
+            body["day_item"] = self.day_item
         return json.dumps(body)
 
     @classmethod
@@ -83,9 +88,14 @@ class Draft:
             version = body.get("version", 0)  # a draft kept before versions: 0
             if not isinstance(version, int) or isinstance(version, bool) or version < 0:
                 version = 0
+            day_item = body.get("day_item")
+            if not (isinstance(day_item, str) and 0 < len(day_item) <= MAX_ID):
+                day_item = None
         except (ValueError, ValidationError, TypeError, AttributeError):
             return cls()
-        return replace(cls(), **values, edited=edited, task=task, version=version)
+        return replace(
+            cls(), **values, edited=edited, task=task, version=version, day_item=day_item
+        )
 
     def same_plan(self, typed: Mapping[str, object]) -> bool:
         """Whether `typed` (a Start's fields) holds this draft's plan, spaces aside."""
@@ -103,6 +113,16 @@ class Draft:
             success_condition=plan.success_condition,
             timebox_minutes=str(plan.timebox_secs // 60),
             task=task,
+        )
+
+    @classmethod
+    def of_item(cls, item: DayItem) -> Draft:
+        """Plan it: a draft holding a day's item (its minutes, else the default), for it."""
+        return cls(
+            next_action=item.next_action,
+            success_condition=item.success_condition,
+            timebox_minutes=str(item.timebox_minutes or DEFAULT_MINUTES),
+            day_item=item.id,
         )
 
     @classmethod

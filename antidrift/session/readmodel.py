@@ -8,6 +8,7 @@ from __future__ import annotations
 from datetime import datetime, time, timedelta
 
 from antidrift.core import insights
+from antidrift.core.day import DayItem
 from antidrift.core.domain import COUNTED, Commitment, NotFound
 from antidrift.core.drift_records import Episode, Judgement, Rule, Window
 from antidrift.core.insights import Calibration, Ended, WindowTime
@@ -36,6 +37,10 @@ class ReadModel:
             return self._store.history(limit, before)
         except KeyError:
             raise NotFound("There is no such entry in the history to page from.") from None
+
+    def day_queue(self) -> list[DayItem]:
+        """The day's queue, items not started, first to last (the locked view's Next up)."""
+        return self._store.day_queue()
 
     def entry(self, commitment_id: str) -> Commitment:
         """One ended commitment; NotFound when the history has no such entry."""

@@ -267,4 +267,28 @@ MIGRATIONS: list[tuple[int, str, str]] = [
         ) WITHOUT ROWID;
         """,
     ),
+    (
+        17,
+        "the day",
+        # The day's queue: items lined up for a day (its local date), each with a next action,
+        # and a done-when and minutes that may wait until Plan it (empty, NULL); `position`
+        # orders the queue; an item started becomes a commitment (started_at) and leaves it;
+        # one not started on an earlier day is carried to today. A commitment started from an
+        # item keeps its id.
+        """
+        CREATE TABLE day_items (
+            id TEXT PRIMARY KEY,
+            day TEXT NOT NULL,
+            next_action TEXT NOT NULL,
+            success_condition TEXT NOT NULL DEFAULT '',
+            timebox_minutes INTEGER,
+            position INTEGER NOT NULL,
+            created_at TEXT NOT NULL,
+            started_at TEXT,
+            carried INTEGER NOT NULL DEFAULT 0
+        );
+        CREATE INDEX day_items_queued ON day_items(position) WHERE started_at IS NULL;
+        ALTER TABLE commitments ADD COLUMN day_item_id TEXT;
+        """,
+    ),
 ]

@@ -16,6 +16,7 @@ from antidrift.core.domain import (
 from antidrift.core.insights import Ended, PlaceTime, WindowTime
 from antidrift.core.ports import Persisted
 from antidrift.store.changes import Connections
+from antidrift.store.day_tables import DayRecords
 from antidrift.store.drift_tables import DriftRecords
 from antidrift.store.samples import WINDOWS_ONLY as _WINDOWS_ONLY
 from antidrift.store.samples import SampleRecords
@@ -130,6 +131,7 @@ def _commitment(row: sqlite3.Row) -> Commitment:
         away_secs=row["away_secs"],
         device_id=row["device_id"],
         device=row["device"],
+        day_item_id=row["day_item_id"],
     )
 
 
@@ -137,7 +139,7 @@ def _task_columns(task: TaskRef | None) -> tuple[str | None, ...]:
     return (task.source, task.id, task.title, task.url) if task else (None,) * 4
 
 
-class SQLiteStore(Connections, DriftRecords, SampleRecords, SyncRecords):
+class SQLiteStore(Connections, DriftRecords, SampleRecords, SyncRecords, DayRecords):
     """The embedded default store: one file, WAL, one transaction per change (its connections:
     changes.Connections; the drift guard's tables: drift_tables.DriftRecords; the samples:
     samples.SampleRecords)."""
@@ -168,8 +170,8 @@ class SQLiteStore(Connections, DriftRecords, SampleRecords, SyncRecords):
                     "INSERT INTO commitments (id, next_action, success_condition,"
                     " timebox_secs, started_at, deadline, ended_at, outcome, note,"
                     " extended_secs, task_source, task_id, task_title, task_url, enforce,"
-                    " paused_at, paused_secs, away_secs)"
-                    " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+                    " paused_at, paused_secs, away_secs, day_item_id)"
+                    " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
                     " ON CONFLICT(id) DO UPDATE SET next_action = excluded.next_action,"
                     " ended_at = excluded.ended_at,"
                     " outcome = excluded.outcome, note = excluded.note,"
@@ -192,6 +194,7 @@ class SQLiteStore(Connections, DriftRecords, SampleRecords, SyncRecords):
                         _iso(commitment.paused_at),
                         commitment.paused_secs,
                         commitment.away_secs,
+                        commitment.day_item_id,
                     ),
                 )
             if commitment is not None and commitment.outcome is not None:

@@ -52,6 +52,7 @@ def state_json(snap: Snapshot, episodes: Sequence[Episode] = ()) -> dict[str, ob
             "task": task_json(c.task),
             "enforce": c.enforce,  # minimize: an ignored nudge puts the window away
             "episodes": [episode_json(e) for e in episodes],
+            "day_item_id": c.day_item_id,  # started from the day's queue (Plan it)
         },
         "evidence": {
             "health": snap.evidence.health.value,

@@ -58,11 +58,16 @@ def enter_planning():
     data = payload()
     if "task" in data:  # planning for a task from the user's own list
         return tasks.pick(data.get("task"))
-    again = data.get("again")
+    again, item = data.get("again"), data.get("day_item")
     draft = None
     if again not in (None, ""):  # Again: planning opens with that commitment's plan
         controller().check(Move.PLAN)
         draft = _again(again)
+    elif item not in (None, ""):  # Plan it: planning opens with the day's item
+        controller().check(Move.PLAN)
+        if not isinstance(item, str) or not 0 < len(item) <= MAX_ID:
+            raise ValidationError("Plan it takes the id of an item in the day's queue.", "day_item")
+        draft = Draft.of_item(controller().day.item(item))  # NotFound (404): not queued
     controller().enter_planning(draft)
     return moved()
 

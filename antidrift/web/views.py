@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Protocol
 
+from antidrift.core.day import DayItem
 from antidrift.core.domain import Commitment, Health, RuntimeState
 from antidrift.core.insights import Calibration, WindowTime
 from antidrift.drift.policy import GUARD_OFF, DriftStatus, Episode, Judgement, Rule, Window
@@ -36,6 +37,7 @@ from antidrift.web.widgets import (
     DriftGuardWidget,
     EvidenceWidget,
     Icon,
+    NextUp,
     Offline,
     Phase,
     ReflectionWidget,
@@ -208,6 +210,8 @@ class Reader(Protocol):
 
     def calibration(self) -> Calibration | None: ...
 
+    def day_queue(self) -> list[DayItem]: ...
+
 
 class Views:
     """Builds view models from snapshots; the only place the web layer asks for more data."""
@@ -315,7 +319,7 @@ class Views:
         if snap.rest is not None:
             return (BreakLeft.of(snap.rest, snap.now),)
         if snap.state is RuntimeState.LOCKED:
-            return self._elsewhere()
+            return (*self._elsewhere(), NextUp.of(self._reader.day_queue()))
         if snap.state is RuntimeState.REVIEW and snap.reflection is not None:
             r = snap.reflection
             return (

@@ -27,6 +27,7 @@ from datetime import datetime
 from typing import ClassVar
 
 from antidrift.calendar import Event, soon_text
+from antidrift.core.day import DayItem
 from antidrift.core.domain import (
     EXCLUDED_TITLE,
     Commitment,
@@ -410,3 +411,20 @@ def family(widget: Widget, widgets: Mapping[str, Widget]) -> dict[str, Widget]:
         if other.parent in found:
             found[other.name] = other
     return found
+
+
+@dataclass(frozen=True)
+class NextUp(Widget):
+    """id="next-up": the locked view's first item of the day's queue ("Next up: …", Plan it)
+    and how many are queued; pushed when the queue changes."""
+
+    name = "next_up"
+    item_id: str | None = None
+    next_action: str = ""
+    queued: int = 0
+
+    @classmethod
+    def of(cls, queue: list[DayItem]) -> NextUp:
+        if not queue:
+            return cls()
+        return cls(queue[0].id, queue[0].next_action, len(queue))

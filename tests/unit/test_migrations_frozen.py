@@ -32,6 +32,7 @@ PINS = {
     14: "5feac6558b66ebdef79762a4eec2bf5caf6bdb4ee258d4b7f522ce035987a55b",
     15: "cd968995462a1beb2f62c233a95dd2fc88887962773f7b8a2c090b5cf462c8fa",
     16: "7b8de96657b1282c6ecbfb4eb2afaee2d266a392da46c930eebcceedeb3a9776",
+    17: "afc5d33c5e49a1ed6c38227006b9e12b632e0167b6746d3ed7cdff7d8c46f9c0",
 }
 
 NEVER_EDIT = "never edit a shipped migration; add a new one"

@@ -371,8 +371,12 @@ def test_migration_15_drops_the_query_of_every_url_already_kept(db_path, monkeyp
     from every backup made afterwards)."""
     monkeypatch.setattr(database, "MIGRATIONS", [m for m in MIGRATIONS if m[0] < 15])
     s = committing(db_path)
-    s.save(ACTIVE, commitment("old"))
-    raw = s.store._writer  # written as 0.5 kept it
+    raw = s.store._writer  # written as 0.5 kept it (today's save writes newer columns)
+    raw.execute(
+        "INSERT INTO commitments (id, next_action, success_condition, timebox_secs,"
+        " started_at, deadline) VALUES ('old', 'Write', 'Done', 600, ?, ?)",
+        (START.isoformat(), START.isoformat()),
+    )
     for url in ("https://example.org/reset?token=s3cr3t", "https://example.org/plain", None):
         raw.execute(
             "INSERT INTO samples (commitment_id, app, title, at, at_epoch, url)"

@@ -27,6 +27,7 @@ COMMITMENT_KEYS = [
     "task",
     "enforce",
     "episodes",  # the drift guard's, each with enforced_at (see test_teeth_page)
+    "day_item_id",  # the day's item it was started from (Plan it), else null
 ]
 HISTORY_KEYS = [
     "id",

@@ -1,0 +1,167 @@
+"""The day's queue, its rules (pure: times are passed in): what an item holds and needs, at
+most 50 of them, the order they are moved in, which were carried over from an earlier day,
+the minutes planned against the minutes free until the day ends, and the sentence that says
+whether the plan fits. Minutes by core/minutes.py's one rule (rounded down)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from datetime import date, datetime, time
+
+from antidrift.core.domain import (
+    IllegalTransitionError,
+    ValidationError,
+    parse_minutes,
+    validate_next_action,
+    validate_success_condition,
+)
+from antidrift.core.minutes import whole_minutes
+
+MAX_ITEMS = 50
+UNTIMED_MINUTES = 25  # what an item without minutes counts as in planned_minutes
+DAY_ENDS = time(18, 0)  # until a setting says otherwise (ANTIDRIFT_DAY_ENDS)
+
+
+@dataclass(frozen=True)
+class DayItem:
+    """One line of the day's queue: a next action, and the done-when and minutes that may
+    wait until Plan it (empty, None)."""
+
+    id: str
+    day: date  # the day it belongs to (local): an earlier one is carried to today
+    next_action: str
+    success_condition: str
+    timebox_minutes: int | None
+    position: int
+    created_at: datetime
+    started_at: datetime | None = None
+    carried: bool = False
+
+    def carried_on(self, today: date) -> bool:
+        """Whether it came over from an earlier day (rolled over, or about to be)."""
+        return self.carried or self.day < today
+
+    @property
+    def counted_minutes(self) -> int:
+        return self.timebox_minutes if self.timebox_minutes is not None else UNTIMED_MINUTES
+
+
+@dataclass(frozen=True)
+class ItemFields:
+    """What a new item holds once checked."""
+
+    next_action: str
+    success_condition: str
+    timebox_minutes: int | None
+
+
+def _given(value: object) -> bool:
+    return not (value is None or (isinstance(value, str) and not value.strip()))
+
+
+def validate_item(
+    next_action: object, success_condition: object = None, timebox_minutes: object = None
+) -> ItemFields:
+    """A new item by the planning rules: a next action is required; done-when and minutes
+    may be empty, and are checked as in planning when given. One ValidationError naming
+    every field at fault."""
+    checks = (
+        lambda: validate_next_action(next_action),
+        lambda: validate_success_condition(success_condition) if _given(success_condition) else "",
+        lambda: parse_minutes(timebox_minutes) if _given(timebox_minutes) else None,
+    )
+    values: list[object] = []
+    errors: list[ValidationError] = []
+    for check in checks:
+        try:
+            values.append(check())
+        except ValidationError as exc:
+            errors.append(exc)
+    if errors:
+        raise ValidationError(
+            " ".join(e.message for e in errors),
+            errors[0].field,
+            tuple(e.field for e in errors if e.field),
+        )
+    return ItemFields(*values)  # type: ignore[arg-type]
+
+
+def check_room(count: int) -> None:
+    """Refuse an item past the fiftieth (a 409: nothing is added)."""
+    if count >= MAX_ITEMS:
+        raise IllegalTransitionError(
+            f"The day holds at most {MAX_ITEMS} items: delete or clear some first."
+        )
+
+
+def parse_position(value: object, count: int, at: int) -> int:
+    """Where a move puts the item at index `at` of `count`: `to` an index (0 first; past the
+    end is the end), or "up" / "down" one place. ValidationError otherwise."""
+    if value == "up":
+        return max(0, at - 1)
+    if value == "down":
+        return min(count - 1, at + 1)
+    if isinstance(value, int) and not isinstance(value, bool):
+        number: int | None = value if value >= 0 else None
+    elif isinstance(value, str) and value.strip().isascii() and value.strip().isdigit():
+        number = int(value.strip()) if len(value.strip()) <= 6 else None
+    else:
+        number = None
+    if number is None:
+        raise ValidationError("Say where to move it: to=<index> (0 is first), up or down.", "to")
+    return min(number, count - 1)
+
+
+def moved(ids: Sequence[str], item_id: str, to: int) -> list[str]:
+    """The queue's ids with `item_id` at index `to`."""
+    rest = [i for i in ids if i != item_id]
+    rest.insert(to, item_id)
+    return rest
+
+
+def local_day(at: datetime) -> date:
+    """The day `at` falls on, in the machine's time zone."""
+    return at.astimezone().date()
+
+
+def day_end(at: datetime, ends: time = DAY_ENDS) -> datetime:
+    """When the day of `at` ends (local), as an aware time."""
+    local = at.astimezone()
+    return local.replace(hour=ends.hour, minute=ends.minute, second=0, microsecond=0)
+
+
+def busy_secs(spans: Iterable[tuple[datetime, datetime]], start: datetime, end: datetime) -> float:
+    """Seconds of [start, end) that the spans (events) cover, overlaps counted once."""
+    cut = sorted((max(a, start), min(b, end)) for a, b in spans if a < end and b > start)
+    total, reach = 0.0, start
+    for a, b in cut:
+        a = max(a, reach)
+        if b > a:
+            total += (b - a).total_seconds()
+            reach = b
+    return total
+
+
+def free_minutes(
+    now: datetime, spans: Iterable[tuple[datetime, datetime]], ends: time = DAY_ENDS
+) -> int:
+    """Whole minutes from now until the day ends, less the events in that span (0 after)."""
+    end = day_end(now, ends)
+    if now >= end:
+        return 0
+    return whole_minutes((end - now).total_seconds() - busy_secs(spans, now, end))
+
+
+def planned_minutes(items: Iterable[DayItem]) -> int:
+    """The queue's minutes: an item without minutes counts UNTIMED_MINUTES."""
+    return sum(item.counted_minutes for item in items)
+
+
+def fit_text(planned: int, free: int) -> str:
+    """Whether the plan fits, said plainly."""
+    if planned > free:
+        return f"{planned - free} min more than your free time."
+    if planned == free:
+        return "The plan fills your free time exactly."
+    return f"Fits: {free - planned} min of your free time left over."

@@ -1,0 +1,173 @@
+"""The day's queue: GET /day (the page), GET /day.json, POST /day/items (add; or a task from a
+task source by its title), POST /day/items/<id>/delete, POST /day/items/<id>/move, POST
+/day/clear.
+
+The same partial (`_day.html`, one root `id="day"`) is the page's queue and the answer to
+every htmx request made from it, so the list, its message and the form stay in step with no
+script; a plain (script-less) form is redirected back to /day; others get /day.json's shape.
+A refusal changes nothing and says why (4xx), in the partial's message slot for the page.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+from flask import jsonify, redirect, url_for
+
+from antidrift import tasks as task_sources
+from antidrift.core.day import MAX_ITEMS, DayItem
+from antidrift.core.domain import NotFound, ValidationError
+from antidrift.core.errors import Error
+from antidrift.session.day import NO_ITEM, DayView
+from antidrift.web.answer import Blueprint, Reply, refusal
+from antidrift.web.requests import board, controller, payload, renderer
+
+bp = Blueprint("day", __name__)
+MAX_ID = 100  # characters of an item id in a request (ours are 36)
+
+
+@dataclass(frozen=True)
+class DayForm:
+    """The partial's state: a message, and what was typed when an add was refused."""
+
+    message: str = ""
+    error: bool = False
+    next_action: str = ""
+    success_condition: str = ""
+    timebox_minutes: str = ""
+    invalid: tuple[str, ...] = ()
+    focus: str = ""  # "add" (the form, to add another) or "title" (the queue's heading)
+
+    @classmethod
+    def typed(cls, message: str, data: Mapping[str, object], invalid: tuple[str, ...]):
+        def text(key: str) -> str:
+            value = data.get(key)
+            return value if isinstance(value, str) else ""
+
+        typed = (text("next_action"), text("success_condition"), text("timebox_minutes"))
+        return cls(message, True, *typed, invalid or ("next_action",), "add")
+
+
+def item_json(item: DayItem, view: DayView) -> dict[str, object]:
+    return {
+        "id": item.id,
+        "next_action": item.next_action,
+        "success_condition": item.success_condition,
+        "timebox_minutes": item.timebox_minutes,
+        "carried": item.carried_on(view.date),
+    }
+
+
+def day_json(view: DayView) -> dict[str, object]:
+    """/day.json (SYSTEM.md "The day")."""
+    return {
+        "date": view.date.isoformat(),
+        "items": [item_json(i, view) for i in view.items],
+        "planned_minutes": view.planned_minutes,
+        "free_minutes": view.free_minutes,
+    }
+
+
+def _queue():
+    return controller().day
+
+
+def _partial(form: DayForm) -> str:
+    return renderer().template("_day.html", day=_queue().view(), day_form=form, max_items=MAX_ITEMS)
+
+
+def _answer(said: str, focus: str = "title", status: int = 200) -> Reply:
+    """A change went through: the partial with `said`, the page back, or the day's JSON."""
+    return Reply(
+        json=lambda: (jsonify(day_json(_queue().view())), status),
+        fragment=lambda: (_partial(DayForm(said, focus=focus)), status),
+        page=lambda: redirect(url_for("day.day_page"), 303),
+    )
+
+
+def _refused(exc: Error, form: DayForm | None = None) -> Reply:
+    """A refusal: in the partial (htmx), on the page (a plain form), raised for JSON."""
+    form = form or DayForm(exc.message, True, focus="title")
+    return refusal(exc, fragment=lambda e: _partial(form), page=lambda e: _page(form))
+
+
+def _page(form: DayForm = DayForm()) -> str:
+    snap = controller().snapshot()
+    return renderer().template(
+        "day.html", day=_queue().view(), day_form=form, max_items=MAX_ITEMS, state=snap.state
+    )
+
+
+@bp.get("/day")
+def day_page():
+    view = _queue().view()
+    return Reply(json=lambda: jsonify(day_json(view)), page=lambda: _page())
+
+
+@bp.get("/day.json")
+def day_data():
+    return jsonify(day_json(_queue().view()))
+
+
+@bp.post("/day/items")
+def add_item():
+    data = payload()
+    try:
+        if "task" in data:
+            item = _queue().add_task(_task(data.get("task")))
+        else:
+            item = _queue().add(
+                data.get("next_action"), data.get("success_condition"), data.get("timebox_minutes")
+            )
+    except ValidationError as exc:
+        if "task" in data:
+            return _refused(exc)
+        return _refused(exc, DayForm.typed(exc.message, data, exc.fields))
+    except Error as exc:
+        return _refused(exc, DayForm(exc.message, True, focus="add"))
+    return _answer(f"Added: {item.next_action}", focus="add", status=201)
+
+
+def _task(key: object):
+    """The task a `task=<source>:<id>` names, from the user's task sources."""
+    if task_sources.split_key(key) is None:
+        raise ValidationError("Pick a task as <source>:<id>, e.g. taskwarrior:<uuid>.", "task")
+    task = board().find(key)
+    if task is None:
+        raise NotFound("That task is not in your task sources (any more): list them again.")
+    return task
+
+
+def _item_id(item_id: str) -> str:
+    if not 0 < len(item_id) <= MAX_ID:
+        raise NotFound(NO_ITEM)
+    return item_id
+
+
+@bp.post("/day/items/<item_id>/delete")
+def delete_item(item_id: str):
+    try:
+        gone = _queue().delete(_item_id(item_id))
+    except Error as exc:
+        return _refused(exc)
+    return _answer(f"Deleted: {gone.next_action}")
+
+
+@bp.post("/day/items/<item_id>/move")
+def move_item(item_id: str):
+    try:
+        at = _queue().move(_item_id(item_id), payload().get("to"))
+    except Error as exc:
+        return _refused(exc)
+    return _answer(f"Moved to place {at + 1}.")
+
+
+@bp.post("/day/clear")
+def clear_day():
+    try:
+        gone = _queue().clear()
+    except Error as exc:
+        return _refused(exc)
+    said = f"Cleared: {gone} item{'s' if gone != 1 else ''}." if gone else "Nothing to clear."
+    return _answer(said)
