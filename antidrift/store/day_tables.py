@@ -10,6 +10,7 @@ from collections.abc import Callable, Sequence
 from datetime import date, datetime
 
 from antidrift.core.day import DayItem
+from antidrift.core.isotime import from_iso
 
 _QUEUED = "SELECT * FROM day_items WHERE started_at IS NULL"
 
@@ -17,13 +18,13 @@ _QUEUED = "SELECT * FROM day_items WHERE started_at IS NULL"
 def _item(row: sqlite3.Row) -> DayItem:
     return DayItem(
         id=row["id"],
-        day=date.fromisoformat(row["day"]),
+        day=from_iso(row["day"]).date(),  # YYYY-MM-DD as written
         next_action=row["next_action"],
         success_condition=row["success_condition"],
         timebox_minutes=row["timebox_minutes"],
         position=row["position"],
-        created_at=datetime.fromisoformat(row["created_at"]),
-        started_at=datetime.fromisoformat(row["started_at"]) if row["started_at"] else None,
+        created_at=from_iso(row["created_at"]),
+        started_at=from_iso(row["started_at"]),
         carried=bool(row["carried"]),
     )
 

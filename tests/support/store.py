@@ -5,8 +5,11 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from contextlib import contextmanager
+from datetime import timedelta
 
+from antidrift.core.domain import Commitment, Outcome, RuntimeState, WindowSample
 from antidrift.store.sqlite import SQLiteStore
+from tests.fakes import START
 
 # The store's writes (each of them fails outside a change).
 WRITES = frozenset(
@@ -66,3 +69,20 @@ class Committing:
 def committing(path) -> Committing:
     """A store at `path` whose every write commits as it is made."""
     return Committing(SQLiteStore(path))
+
+
+def run(
+    store, cid, *, minutes=30, start=START, took=None, samples=(), outcome=Outcome.MET, note=""
+):
+    """One commitment through active → review → history, with (app, title, offset) samples."""
+    c = Commitment(
+        cid, f"do {cid}", "done", minutes * 60, start, start + timedelta(minutes=minutes)
+    )
+    store.save(RuntimeState.ACTIVE, c)
+    for app, title, offset in samples:
+        store.add_sample(cid, WindowSample(app, title, start + timedelta(seconds=offset)))
+    stopped = c.stopped(start + timedelta(minutes=took if took is not None else minutes))
+    store.save(RuntimeState.REVIEW, stopped)
+    ended = stopped.ended(stopped.ended_at, outcome, note)
+    store.save(RuntimeState.LOCKED, ended)
+    return ended

@@ -15,7 +15,7 @@ from antidrift.store import opening as database
 from antidrift.store.migrations import MIGRATIONS
 from antidrift.web.projection import history_json
 from tests.fakes import START
-from tests.support.store import committing
+from tests.support.store import committing, run
 
 ACTIVE, REVIEW, LOCKED = RuntimeState.ACTIVE, RuntimeState.REVIEW, RuntimeState.LOCKED
 MET, MISSED = Outcome.MET, Outcome.MISSED
@@ -26,21 +26,6 @@ def db(tmp_path):
     s = committing(tmp_path / "antidrift.sqlite3")
     yield s
     s.close()
-
-
-def run(store, cid, *, minutes=30, start=START, took=None, samples=(), outcome=MET, note=""):
-    """One commitment through active → review → history, with (app, title, offset) samples."""
-    c = Commitment(
-        cid, f"do {cid}", "done", minutes * 60, start, start + timedelta(minutes=minutes)
-    )
-    store.save(ACTIVE, c)
-    for app, title, offset in samples:
-        store.add_sample(cid, WindowSample(app, title, start + timedelta(seconds=offset)))
-    stopped = c.stopped(start + timedelta(minutes=took if took is not None else minutes))
-    store.save(REVIEW, stopped)
-    ended = stopped.ended(stopped.ended_at, outcome, note)
-    store.save(LOCKED, ended)
-    return ended
 
 
 def test_history_pages_by_id_in_a_stable_order_even_when_ends_tie(db):

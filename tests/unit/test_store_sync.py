@@ -11,8 +11,7 @@ import pytest
 from antidrift.core.domain import Commitment, Outcome, RuntimeState, WindowSample
 from antidrift.core.ports import Incoming
 from tests.fakes import START
-from tests.support.store import change, committing
-from tests.unit.test_store_reflection import run
+from tests.support.store import change, committing, run
 
 OTHER = "abcdefghijklmnopqrstuvwxyz"
 
