@@ -20,7 +20,7 @@ from antidrift.core.minutes import whole_minutes
 
 MAX_ITEMS = 50
 UNTIMED_MINUTES = 25  # what an item without minutes counts as in planned_minutes
-DAY_ENDS = time(18, 0)  # until a setting says otherwise (ANTIDRIFT_DAY_ENDS)
+DAY_ENDS = time(18, 0)  # the day_ends setting's default (ANTIDRIFT_DAY_ENDS)
 
 
 @dataclass(frozen=True)

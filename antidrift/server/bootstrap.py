@@ -166,6 +166,8 @@ class Runtime:
             self.calendar.configure(
                 calendar.parse(",".join(settings.calendar)), settings.calendar_email
             )
+        if "day" in parts:
+            self.controller.day.ends = settings.day_ends
         if self.sync is not None and "sync" in parts:  # started, stopped or moved at once
             self.sync.stop()
             self.sync = build_sync(settings, self.store, self.controller, self.settings)
@@ -338,6 +340,7 @@ def build_runtime(settings: Settings, *, clock: Clock | None = None) -> Runtime:
         enforcer=DesktopEnforcer(settings.env or None),
         calendar=plans_around,
     )
+    controller.day.ends = settings.day_ends  # when the day's free minutes end
     live = LiveSettings(settings)  # the settings in force; the Settings page changes them
 
     def find_sampler() -> WindowSampler | None:

@@ -47,7 +47,7 @@ class DayView:
 
 class DayQueue:
     """The queue's changes and its view. `spans`: the calendar's events; `ends`: when the
-    day ends (the day_ends setting, once it exists; 18:00 until then)."""
+    day ends (the day_ends setting; a change applies at once: Runtime.take_up)."""
 
     def __init__(
         self,

@@ -11,6 +11,7 @@ import math
 import re
 import shlex
 from dataclasses import dataclass
+from datetime import time
 from pathlib import Path
 from urllib.parse import urlsplit
 
@@ -81,6 +82,22 @@ class Number:
 
     def show(self, value: int | float) -> int | float:
         return value
+
+
+@dataclass(frozen=True)
+class TimeOfDay:
+    """A time of day, HH:MM on the 24-hour clock (09:30, 18:00)."""
+
+    accepted = "a time of day as HH:MM, e.g. 18:00"
+
+    def parse(self, text: str) -> time:
+        match = re.fullmatch(r"([01][0-9]|2[0-3]):([0-5][0-9])", text.strip())
+        if match is None:
+            raise ValueError(self.accepted)
+        return time(int(match[1]), int(match[2]))
+
+    def show(self, value: time) -> str:
+        return f"{value.hour:02d}:{value.minute:02d}"
 
 
 @dataclass(frozen=True)

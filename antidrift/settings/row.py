@@ -30,6 +30,7 @@ LIVE_PARTS = (
     "tasks",  # read at the next listing
     "calendar",  # read again at once
     "sync",  # the sync folder and this machine's name: sync starts, stops or moves at once
+    "day",  # the day's queue: its free minutes count to the new end at once
 )
 Values = Callable[[str], str]  # a setting's value as the page holds it, by key
 

@@ -20,6 +20,7 @@ from pathlib import Path
 from antidrift import ai
 from antidrift.ai.backends import names as backend_names
 from antidrift.ai.backends.ollama import DEFAULT_URL as DEFAULT_OLLAMA_URL
+from antidrift.core.day import DAY_ENDS
 from antidrift.evidence.activitywatch import DEFAULT_URL as DEFAULT_AW_URL
 from antidrift.evidence.choose import MODES as WINDOW_SOURCES
 from antidrift.notify import NOTIFY_MODES
@@ -35,6 +36,7 @@ from antidrift.settings.kinds import (
     Pattern,
     Tasks,
     Text,
+    TimeOfDay,
     Url,
 )
 from antidrift.settings.row import Setting, SettingsValues, Table
@@ -47,7 +49,7 @@ EFFORTS = ("low", "medium", "high", "default")
 SOURCES = ("default", "saved", "environment", "command line")
 SERVER, AI, GUARD, NOTIFY = "The server", "The AI", "The drift guard", "Notifications"
 WINDOWS, BREAKS, TASKS, CALENDAR = "Windows and privacy", "Breaks", "Tasks", "The calendar"
-SYNC = "Every machine"
+SYNC, DAY = "Every machine", "The day"
 
 SETTINGS: tuple[Setting, ...] = (
     Setting(
@@ -260,6 +262,12 @@ SETTINGS: tuple[Setting, ...] = (
         default="", group=CALENDAR, label="Your address in them", live="calendar",
         help="Events you declined there are left out.",
         applies=lambda v: bool(v("calendar")),
+    ),
+    Setting(
+        "day_ends", "ANTIDRIFT_DAY_ENDS", TimeOfDay(),
+        "When your working day ends: the day's queue counts its free minutes until then.",
+        default=DAY_ENDS, group=DAY, label="Your day ends", live="day",
+        help="The day's queue counts the free minutes until then, the calendar's events left out.",
     ),
     Setting(
         "sync_folder", "ANTIDRIFT_SYNC_FOLDER", Folder(optional=True),

@@ -357,3 +357,29 @@ def test_a_start_without_plan_it_leaves_the_queue_alone(client):
     )
     assert started.get_json()["commitment"]["day_item_id"] is None
     assert day(client) == before
+
+
+def test_the_day_ends_when_the_setting_says_and_a_change_applies_at_once(tmp_path):
+    """day_ends (ANTIDRIFT_DAY_ENDS, HH:MM): the free minutes count to it; a Save on the
+    Settings page moves it without a restart; a time that is none is refused."""
+    from antidrift.server import bootstrap
+    from antidrift.server.app import create_app
+    from antidrift.settings import SettingsError, load
+
+    env = {"ANTIDRIFT_WINDOW_SOURCE": "off", "ANTIDRIFT_DAY_ENDS": "17:30"}
+    with pytest.raises(SettingsError, match="HH:MM"):
+        load({**env, "ANTIDRIFT_DAY_ENDS": "25:00"}, data_dir=tmp_path / "refused")
+    settings = load({"ANTIDRIFT_WINDOW_SOURCE": "off"}, data_dir=tmp_path / "data")
+    runtime = bootstrap.build_runtime(settings)
+    try:
+        app = create_app(settings, runtime=runtime)
+        client = app.test_client()
+        host = {"Host": "127.0.0.1:7717", "Origin": "http://127.0.0.1:7717"}
+        assert runtime.controller.day.ends.strftime("%H:%M") == "18:00"
+        answer = client.post("/settings", json={"day_ends": "16:45"}, headers=host)
+        assert answer.status_code == 200 and answer.get_json()["day_ends"]["value"] == "16:45"
+        assert runtime.controller.day.ends.strftime("%H:%M") == "16:45"
+        bad = client.post("/settings", json={"day_ends": "5pm"}, headers=host)
+        assert bad.status_code == 400 and "HH:MM" in bad.get_json()["error"]
+    finally:
+        runtime.stop()
