@@ -189,6 +189,12 @@ class FakeStore:
             ]
         return bool(found)
 
+    def unstart_day_item(self, item_id: str) -> None:
+        with self._lock:
+            self.day_items = [
+                replace(i, started_at=None) if i.id == item_id else i for i in self.day_items
+            ]
+
     def carry_day_items(self, today) -> int:
         with self._lock:
             old = [i for i in self.day_items if i.day < today and i.started_at is None]

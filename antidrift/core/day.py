@@ -128,7 +128,9 @@ def local_day(at: datetime) -> date:
 def day_end(at: datetime, ends: time = DAY_ENDS) -> datetime:
     """When the day of `at` ends (local), as an aware time."""
     local = at.astimezone()
-    return local.replace(hour=ends.hour, minute=ends.minute, second=0, microsecond=0)
+    # combined and then placed in the local zone: a day that changes its clock (daylight
+    # saving) ends at its own offset, not at the one `at` had
+    return datetime.combine(local.date(), ends).astimezone().astimezone(at.tzinfo)
 
 
 def busy_secs(spans: Iterable[tuple[datetime, datetime]], start: datetime, end: datetime) -> float:

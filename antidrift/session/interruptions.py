@@ -80,6 +80,8 @@ class Interruptions:
             s = self._s
             gone = s.focus.discard(s.now())
             s.persist(self._store, gone)
+            if gone.day_item_id:  # neither met nor missed: back in the day's queue
+                self._store.unstart_day_item(gone.day_item_id)
             self._guard.stop(gone.ended_at)
             work.then(self._reflections.stop)
             work.changed()

@@ -36,8 +36,10 @@ from antidrift.sync import (
     device_id,
     unlock,
 )
-from antidrift.sync.crypto import MIN_PASSPHRASE
+from antidrift.sync.crypto import MIN_PASSPHRASE, open_key
+from antidrift.sync.errors import FileProblem
 from antidrift.sync.folder import device_dir, other_devices
+from antidrift.sync.keyring import read_keyparams
 
 log = logging.getLogger("antidrift.sync")
 POLL = 5.0  # seconds between two looks at the folder (the contract: at most every 5 s)
@@ -349,9 +351,17 @@ class Syncing(SharedSettings, Saying):
                 "sync_passphrase",
             )
         assert self.folder is not None
-        unlock(Keyring(self.data_dir), self.folder, self.me, passphrase, fast=self._fast)
-        self._writer = self._reader = None  # the next look takes the keys up
-        self.problem = None
+        keys = Keyring(self.data_dir)
+        if keys.get(self.me) is not None:  # a key kept already: the passphrase must open it
+            try:
+                params = read_keyparams(self.folder, self.me)
+            except FileProblem:
+                params = None  # not written there yet: nothing to check it against
+            if params is not None:
+                open_key(passphrase, self.me, params)  # WrongPassphrase: nothing kept
+        unlock(keys, self.folder, self.me, passphrase, fast=self._fast)
+        self._tried, self._peer_problem = None, None  # the others are tried again
+        self._force_read = True  # the next look reads every file with the keys kept now
         self.wake()
 
 

@@ -75,25 +75,7 @@ class LiveSettings:
         written. In each case nothing is saved and nothing changes.
         """
         with self._lock:
-            before = self._settings
-            values, forgotten, problems = self._parse(before, changes)
-            sources = dict(before.sources)
-            for key in values:
-                sources[key] = "saved"
-            table = before.table
-            for key in forgotten:
-                values[key] = table.default_of(key)
-                sources.pop(key, None)
-            after = before.replace(**values, sources=sources)
-            merged = {s.key: getattr(after, s.key) for s in table.rows}
-            refused = {p.key for p in problems}
-            problems += [
-                conflict
-                for conflict in conflicts(merged, lambda key: _page_label(table.by_key[key]))
-                if conflict.key not in refused
-            ]
-            if problems:
-                raise problems[0] if len(problems) == 1 else SettingsRefused(problems)
+            after, values, forgotten = self._checked(changes)
             self._save(after, changed=set(values) - set(forgotten), forgotten=forgotten)
             self._settings = after
             subscribers = list(self._subscribers)
@@ -103,6 +85,36 @@ class LiveSettings:
             except Exception:  # one subscriber's fault must not hide the change from others
                 log.exception("a settings subscriber failed")
         return after
+
+    def check(self, changes: Mapping[str, object]) -> None:
+        """What update() would refuse, refused the same way, with nothing saved or changed
+        (a Save that does more than save settings checks them first)."""
+        with self._lock:
+            self._checked(changes)
+
+    def _checked(self, changes: Mapping[str, object]) -> tuple[Settings, dict, set[str]]:
+        """The Settings after `changes`, the values parsed and the keys forgotten; every
+        refusal raised at once (under the lock)."""
+        before = self._settings
+        values, forgotten, problems = self._parse(before, changes)
+        sources = dict(before.sources)
+        for key in values:
+            sources[key] = "saved"
+        table = before.table
+        for key in forgotten:
+            values[key] = table.default_of(key)
+            sources.pop(key, None)
+        after = before.replace(**values, sources=sources)
+        merged = {s.key: getattr(after, s.key) for s in table.rows}
+        refused = {p.key for p in problems}
+        problems += [
+            conflict
+            for conflict in conflicts(merged, lambda key: _page_label(table.by_key[key]))
+            if conflict.key not in refused
+        ]
+        if problems:
+            raise problems[0] if len(problems) == 1 else SettingsRefused(problems)
+        return after, values, forgotten
 
     def _parse(
         self, before: Settings, changes: Mapping[str, object]

@@ -90,6 +90,13 @@ class DayRecords:
             )
         return cursor.rowcount > 0
 
+    def unstart_day_item(self, item_id: str) -> None:
+        """A commitment from the queue was discarded: its item is queued again, in its place."""
+        with self._lock:
+            self._writing().execute(
+                "UPDATE day_items SET started_at = NULL WHERE id = ?", (item_id,)
+            )
+
     def carry_day_items(self, today: date) -> int:
         """Items not started on an earlier day belong to `today` now, marked carried."""
         with self._lock:

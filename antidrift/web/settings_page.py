@@ -230,6 +230,8 @@ def change_settings():
     changes = changes_from(data, holder.current(), form=request.mimetype != "application/json")
     moves = "sync_folder" in changes  # the passphrase opens the folder the save sets
     try:
+        if passphrase:  # the settings checked first: a refused Save keeps no key either
+            holder.check(changes)
         if passphrase and not moves:
             _join(passphrase)
         if changes:

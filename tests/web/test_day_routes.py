@@ -316,6 +316,27 @@ def test_the_locked_view_shows_next_up_and_plan_it_opens_planning_with_it(client
     assert commitment["day_item_id"] == first
     assert [i["id"] for i in day(client)["items"]] == [second]
     assert controller.snapshot().commitment.day_item_id == first
+    # Discarded, neither met nor missed: the item is back in the queue, in its place.
+    assert client.post("/discard").status_code == 200
+    assert [i["id"] for i in day(client)["items"]] == [first, second]
+
+
+def test_the_day_ends_at_its_own_offset_on_a_day_the_clock_changes(monkeypatch):
+    import time as clock_module
+    from datetime import UTC, datetime
+
+    monkeypatch.setenv("TZ", "Europe/Berlin")
+    clock_module.tzset()
+    try:
+        # 29 March 2026: the clocks go forward at 02:00; at 01:30 (UTC+1) the day's 18:00 is
+        # at UTC+2, 15 h 30 min of wall time later: 930 minutes, not 990.
+        at = datetime(2026, 3, 29, 0, 30, tzinfo=UTC)
+        end = day_end(at)
+        assert end.astimezone().strftime("%H:%M") == "18:00"
+        assert (end - at).total_seconds() / 60 == 930
+    finally:
+        monkeypatch.delenv("TZ")
+        clock_module.tzset()
 
 
 def test_plan_it_without_done_when_and_minutes_opens_with_the_default(client):

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 
+from antidrift.sync import Keyring
 from tests.support.html import parse
 from tests.support.sync import HOST, Machine
 
@@ -72,12 +73,20 @@ def test_the_passphrase_entered_on_the_settings_page_is_used_and_never_kept(tmp_
         assert doc.by_id("set-sync_passphrase").get("value") == ""  # never shown back
         assert laptop.runtime.settings.current().source("break_minutes") == "default"
         right = {"sync_passphrase": "correct horse battery staple"}
+        # The right passphrase beside a refused value: nothing saved, no key kept either.
+        both = {**right, "break_minutes": "banana"}
+        assert laptop.client.post("/settings", data=both, headers=page).status_code == 400
+        assert desk.sync.me not in Keyring(tmp_path / "laptop" / "data").devices()
         assert laptop.client.post("/settings", data=right, headers=page).status_code == 303
         laptop.sync.tick()
         assert [r["device"] for r in laptop.history()] == ["desk"]
         data = tmp_path / "laptop" / "data"
         kept = b"".join(p.read_bytes() for p in data.rglob("*") if p.is_file())
         assert b"correct horse battery staple" not in kept
+        # A machine with its keys: another passphrase is refused, not said to be saved.
+        other = {"sync_passphrase": "not the passphrase"}
+        refused = laptop.client.post("/settings", json=other, headers=HOST)
+        assert refused.status_code == 400 and "does not open" in refused.get_json()["error"]
         short = laptop.client.post("/settings", json={"sync_passphrase": "short"}, headers=HOST)
         assert short.status_code == 400 and "at least 8 characters" in short.get_json()["error"]
     finally:
