@@ -126,6 +126,12 @@ def _on_task(parser: argparse.ArgumentParser) -> Run:
     return on_task_command(parser)
 
 
+def _day(parser: argparse.ArgumentParser) -> Run:
+    from antidrift.cli.remote import day_command
+
+    return day_command(parser)
+
+
 def _judge_eval(parser: argparse.ArgumentParser) -> Run:
     from antidrift.cli.judge_eval import setup
 
@@ -147,6 +153,7 @@ COMMANDS: tuple[CliCommand, ...] = (
     CliCommand("resume", _resume, "resume a paused commitment"),
     CliCommand("back", _back, "answer a drift nudge: back to it"),
     CliCommand("on-task", _on_task, "answer a drift nudge: this is on task"),
+    CliCommand("day", _day, 'the day\'s queue; day add "ACTION" --done … --minutes N'),
     CliCommand("judge-eval", _judge_eval, "how often the drift judge is right"),
     CliCommand("sync", _sync, "the sync folder: join (the passphrase), new-id, status"),
 )

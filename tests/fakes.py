@@ -156,6 +156,20 @@ class FakeStore:
             queued = [i for i in self.day_items if i.started_at is None]
         return sorted(queued, key=lambda i: (i.position, i.created_at))
 
+    def day_records(self, since) -> list:
+        with self._lock:
+            outcomes: dict = {}
+            for c in self.commitments.values():
+                if c.day_item_id and c.outcome is not None:
+                    outcomes.setdefault(c.day_item_id, set()).add(str(c.outcome))
+            items = [i for i in self.day_items if i.day >= since or i.started_at is None]
+        records = []
+        for i in items:
+            said = outcomes.get(i.id, set())
+            outcome = "met" if "met" in said else "missed" if "missed" in said else None
+            records.append((i.day, i.started_at is not None, outcome))
+        return records
+
     def add_day_item(self, item) -> None:
         with self._lock:
             if self.fail_saves is not None:
@@ -395,11 +409,11 @@ class FakeStore:
                 != (app.casefold(), title_contains.casefold(), site)
             ]
             self._rule_ids += 1
-            rule = Rule(self._rule_ids, app, title_contains, verdict, site)
+            rule = Rule(f"{self._rule_ids:032x}", app, title_contains, verdict, site)
             self.drift_rules.append(rule)
             return rule
 
-    def delete_rule(self, rule_id: int) -> bool:
+    def delete_rule(self, rule_id: str) -> bool:
         with self._lock:
             kept = [r for r in self.drift_rules if r.id != rule_id]
             found, self.drift_rules = len(kept) < len(self.drift_rules), kept

@@ -153,6 +153,27 @@ class Client:
         status, body, answer = self._request("POST", path, fields or {}, {}, 0)
         return self._checked(status, body, answer, f"POST {path}")
 
+    def data(self, path: str, fields: dict[str, object] | None = None, *, key: str) -> dict:
+        """GET `path` (POST `fields` to it, when given) for a JSON object other than the
+        state, which holds `key` (/day.json's shape, say); a refusal as post()'s."""
+        method = "GET" if fields is None else "POST"
+        status, body, answer = self._request(method, path, fields, {}, 0)
+        try:
+            data = json.loads(body)
+        except (ValueError, RecursionError):
+            data = None
+        if status in (200, 201) and isinstance(data, dict) and key in data:
+            return data
+        if status == 404 and method == "GET" and not (isinstance(data, dict) and "error" in data):
+            raise ServerRefused(
+                f"The running AntiDrift does not know GET {path}: it is older than this command."
+                " Restart it after upgrading.",
+                status,
+            )
+        if status in (200, 201):
+            raise NotRunning(f"Something at {self.url} answers, but it is not AntiDrift.")
+        return self._checked(status, body, answer, f"{method} {path}")  # raises: a refusal
+
     def _request(
         self, method: str, path: str, fields: dict | None, headers: dict, wait: float
     ) -> tuple[int, bytes, http.client.HTTPMessage]:

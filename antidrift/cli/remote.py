@@ -1,5 +1,6 @@
 """The command line for the desktop: `antidrift status` for bars and terminals, and `start`,
-`finish`, `extend`, `end`, `pause`, `resume`, `back`, `on-task` for hotkeys. Each talks to the
+`finish`, `extend`, `end`, `pause`, `resume`, `back`, `on-task` for hotkeys; `day` (the
+day's queue) and `day add`. Each talks to the
 running server (antidrift/cli/client.py); none starts one.
 
 Exit codes: 0 done; 1 no AntiDrift running (one line, with the command that starts one);
@@ -34,6 +35,7 @@ from antidrift.cli.client import (
     server_data_dir,
     starts_one,
 )
+from antidrift.core.day import UNTIMED_MINUTES, fit_text
 from antidrift.core.domain import validate_plan
 from antidrift.core.release import version
 from antidrift.core.terminal import say
@@ -284,3 +286,64 @@ pause_command = _plain("/pause")
 resume_command = _plain("/resume")
 back_command = _plain("/drift/ack", {"answer": "back"})
 on_task_command = _plain("/drift/ack", {"answer": "on_task"})
+
+
+# -- the day's queue ---------------------------------------------------------------------------
+
+
+def day_command(parser: argparse.ArgumentParser):
+    """`antidrift day` (the queue, one line an item) and `antidrift day add "ACTION" --done
+    "CONDITION" --minutes N` (one more at its end; done-when and minutes may wait)."""
+    _connection(parser)
+    sub = parser.add_subparsers(dest="day_action", metavar="add")
+    add = sub.add_parser("add", help="add an item to the day", description="add an item to the day")
+    for flag, help_text in (("--url", "the server's address"), ("--data-dir", "its data dir")):
+        add.add_argument(flag, default=argparse.SUPPRESS, help=help_text)  # the parent's stand
+    add.add_argument("action", help="the next action")
+    add.add_argument("--done", default="", help="how you will know it is done (may wait)")
+    add.add_argument("--minutes", default="", help="the timebox, 1–480 (may wait)")
+    return day
+
+
+def day(args: argparse.Namespace) -> int:
+    client = _finder(args)()
+    if getattr(args, "day_action", None) == "add":
+        fields = {
+            "next_action": args.action,
+            "success_condition": args.done,
+            "timebox_minutes": args.minutes,
+        }
+        body = client.data("/day/items", fields, key="items")
+        _write(f"Added: {' '.join(args.action.split())}")
+    else:
+        body = client.data("/day.json", key="items")
+    for text in day_lines(body):
+        _write(text)
+    return 0
+
+
+def day_lines(body: dict) -> list[str]:
+    """/day.json as the terminal says it: the minutes planned against free, whether it fits,
+    planned against done once an item was started, then one line per item (minutes as the server
+    counts them: whole, by the one rule)."""
+    planned, free = int(body.get("planned_minutes") or 0), int(body.get("free_minutes") or 0)
+    lines = [f"Your day: {planned} min planned · {free} min free. {fit_text(planned, free)}"]
+    tally = body.get("tally") or {}
+    if int(tally.get("planned") or 0) > int(tally.get("carried") or 0):  # one was started
+        lines.append(
+            f"Today so far: {tally['planned']} planned · {tally.get('met', 0)} met"
+            f" · {tally.get('missed', 0)} missed · {tally.get('carried', 0)} left to carry over"
+        )
+    items = body.get("items") or []
+    if not items:
+        lines.append('Nothing lined up. Add one: antidrift day add "ACTION" --minutes N')
+    for n, item in enumerate(items, 1):
+        parts = [" ".join(str(item.get("next_action") or "").split())]
+        minutes = item.get("timebox_minutes")
+        parts.append(f"{minutes} min" if minutes else f"no minutes yet (counts {UNTIMED_MINUTES})")
+        if item.get("success_condition"):
+            parts.append("done when: " + " ".join(str(item["success_condition"]).split()))
+        if item.get("carried"):
+            parts.append("carried over")
+        lines.append(f"{n}. " + " · ".join(parts))
+    return lines

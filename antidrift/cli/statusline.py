@@ -86,10 +86,22 @@ def _rest(state: dict) -> str | None:
     return name if ends is None else f"{name} until {ends.astimezone():%H:%M}"
 
 
-def _line(state: dict) -> str:
+def _next_up(state: dict, limit: int | None = None) -> str:
+    """Locked with the day's queue not empty: " · next up: Write the intro" (the server's
+    `next_up`; an older server, or none queued, says nothing)."""
+    first = state.get("next_up")
+    if not isinstance(first, dict):
+        return ""
+    text = " ".join(str(first.get("next_action") or "").split())
+    if limit is not None and len(text) > limit:
+        text = text[: limit - 1].rstrip() + "…"
+    return f" · next up: {text}" if text else ""
+
+
+def _line(state: dict, limit: int | None = None) -> str:
     k = kind(state)
     if k == "locked":
-        return _rest(state) or "No commitment"
+        return _rest(state) or "No commitment" + _next_up(state, limit)
     if k == "planning":
         return "Planning"
     if k == "timesup":
@@ -125,6 +137,8 @@ def waybar(state: dict) -> str:
         text = f"{prefix}{_left(state)} {_action(state, SHORT)}"
     elif k in ("timesup", "review"):
         text = f"{_line(state).split(' · ')[0]} · {_action(state, SHORT)}"
+    elif k == "locked":
+        text = _line(state, SHORT)
     text += _event(state, SHORT)
     commitment = state.get("commitment") or {}
     tooltip = line(state)

@@ -167,3 +167,48 @@ def fit_text(planned: int, free: int) -> str:
     if planned == free:
         return "The plan fills your free time exactly."
     return f"Fits: {free - planned} min of your free time left over."
+
+
+# -- the day's end: planned against done --------------------------------------------------------
+
+# What the store says of one item for the tallies: its day, whether it was started, and the
+# outcome its commitment ended with ("met", "missed"; None: not started, still running, or
+# discarded).
+ItemRecord = tuple[date, bool, str | None]
+
+
+@dataclass(frozen=True)
+class Tally:
+    """One day's planned against done.
+
+    planned: the day's items, started or not (an item not started from an earlier day counts
+    on today, where it is carried). met, missed: those whose commitment ended so. carried:
+    those not started yet, which carry over to the next day unless started (0 on a day gone
+    by: they were carried away from it)."""
+
+    planned: int = 0
+    met: int = 0
+    missed: int = 0
+    carried: int = 0
+
+    @property
+    def done(self) -> int:
+        """What /week.json calls done: the items whose commitment was met."""
+        return self.met
+
+
+def tallies(records: Iterable[ItemRecord], today: date) -> dict[date, Tally]:
+    """Each day's Tally from its items' records (days without items are left out)."""
+    counts: dict[date, list[int]] = {}
+    for day, started, outcome in records:
+        if not started and day < today:
+            day = today  # carried over: it belongs to today now
+        row = counts.setdefault(day, [0, 0, 0, 0])
+        row[0] += 1
+        if outcome == "met":
+            row[1] += 1
+        elif outcome == "missed":
+            row[2] += 1
+        if not started:
+            row[3] += 1
+    return {day: Tally(*row) for day, row in counts.items()}

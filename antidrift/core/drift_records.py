@@ -84,7 +84,7 @@ class Rule:
     `site` and its subdomains, are always on or off task, in every commitment, with no judge
     call."""
 
-    id: int
+    id: str  # random text, made once: one rule on every machine (sync)
     app: str  # "" with a site: every browser
     title_contains: str
     verdict: Verdict

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from datetime import date, datetime
 from typing import Protocol
 
-from antidrift.core.day import DayItem
+from antidrift.core.day import DayItem, ItemRecord
 from antidrift.core.domain import Commitment, Outcome, RuntimeState, WindowSample
 from antidrift.core.drift_records import Episode, Judgement, Rule, Verdict, Window
 from antidrift.core.insights import Ended, PlaceTime, WindowTime
@@ -123,12 +123,14 @@ class History(Protocol):
     def top_sites(self, ids: list[str]) -> dict[str, str]: ...
     def app_totals(self) -> dict[str, float]: ...
     def day_queue(self) -> list[DayItem]: ...
+    def day_records(self, since: date) -> list[ItemRecord]: ...
 
 
 class DayItems(Protocol):
     """The day's queue (store/day_tables.py): read by the pages, written in a change."""
 
     def day_queue(self) -> list[DayItem]: ...
+    def day_records(self, since: date) -> list[ItemRecord]: ...
     def add_day_item(self, item: DayItem) -> None: ...
     def delete_day_item(self, item_id: str) -> bool: ...
     def order_day_items(self, ids: Sequence[str]) -> None: ...
@@ -158,6 +160,7 @@ class Transaction(Protocol):
 # -- sync: what the store takes from other machines (store/sync_tables.py) --
 COMMITMENT = "commitment"
 SETTING = "setting"  # a setting shared across the user's machines (its row says so)
+RULE = "rule"  # a standing rule (its id random text: one rule on every machine)
 
 
 @dataclass(frozen=True)

@@ -20,12 +20,17 @@ TOP_DISTRACTIONS = 5
 
 @dataclass(frozen=True)
 class Day:
-    """One local day: minutes spent in commitments that ended on it, met and missed."""
+    """One local day: minutes spent in commitments that ended on it, met and missed; and the
+    day's queue: `planned`, the items of that day (started ones included; an item carried
+    over counts on the day it was carried to), and `done`, those of them whose commitment
+    was met (core/day.Tally)."""
 
     date: date
     focused_minutes: int = 0
     met: int = 0
     missed: int = 0
+    planned: int = 0
+    done: int = 0
 
 
 @dataclass(frozen=True)
@@ -64,6 +69,8 @@ class Week:
                     "focused_minutes": d.focused_minutes,
                     "met": d.met,
                     "missed": d.missed,
+                    "planned": d.planned,
+                    "done": d.done,
                 }
                 for d in self.days
             ],
@@ -74,10 +81,16 @@ class Week:
         }
 
 
-def days(ended: Iterable[tuple[date, Outcome | str, int]], today: date) -> tuple[Day, ...]:
+def days(
+    ended: Iterable[tuple[date, Outcome | str, int]],
+    today: date,
+    planned: Mapping[date, tuple[int, int]] | None = None,
+) -> tuple[Day, ...]:
     """The last DAYS local days from (local end date, outcome, actual seconds) of each ended
     commitment. Minutes are rounded once per day, as the locked view's "today" line does, so
-    the two agree; entries outside the days (a clock set back) are left out."""
+    the two agree; entries outside the days (a clock set back) are left out. `planned`: each
+    day's queue as (planned, done)."""
+    planned = planned or {}
     first = today - timedelta(days=DAYS - 1)
     secs: dict[date, int] = {}
     met: dict[date, int] = {}
@@ -91,7 +104,13 @@ def days(ended: Iterable[tuple[date, Outcome | str, int]], today: date) -> tuple
         elif outcome == Outcome.MISSED:
             missed[day] = missed.get(day, 0) + 1
     return tuple(
-        Day(d, whole_minutes(secs.get(d, 0)), met.get(d, 0), missed.get(d, 0))
+        Day(
+            d,
+            whole_minutes(secs.get(d, 0)),
+            met.get(d, 0),
+            missed.get(d, 0),
+            *planned.get(d, (0, 0)),
+        )
         for d in (first + timedelta(days=n) for n in range(DAYS))
     )
 

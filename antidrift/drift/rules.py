@@ -55,7 +55,7 @@ class StandingRules:
             self._followed()
         return rule
 
-    def remove(self, rule_id: int) -> Rule:
+    def remove(self, rule_id: str) -> Rule:
         """Remove one rule (the judge decides its windows again); the rule that was."""
         with self._work:
             found = next((r for r in self._store.rules() if r.id == rule_id), None)
@@ -63,6 +63,11 @@ class StandingRules:
                 raise NotFound("There is no such rule.")
             self._followed()
         return found
+
+    def taken(self) -> None:
+        """Rules came from another machine (sync): the running commitment follows them."""
+        with self._work:
+            self._followed()
 
     def _followed(self) -> None:
         """Under the unit of work: the running commitment follows the rules as they are now."""

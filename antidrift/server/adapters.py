@@ -180,4 +180,5 @@ def build_sync(
         fast=settings.sync_kdf == "fast",
         snapshot=controller.snapshot,
         settings=live,
+        rules_taken=controller.rules.taken,
     )

@@ -16,6 +16,7 @@ from dataclasses import replace
 from datetime import datetime
 
 from antidrift.calendar import Agenda, Calendar
+from antidrift.core.day import local_day
 from antidrift.core.domain import (
     AWAY_MARK,
     MAX_TEXT,
@@ -259,6 +260,8 @@ class Controller:
             commitment = Commitment.begin(str(uuid.uuid4()), plan, now, task, enforce=teeth)
             # Plan it: the day's item leaves the queue, and the commitment keeps its id.
             item = self.drafts.draft.day_item
+            if item is not None:  # one carried over starts on today: it is today's first
+                self._store.carry_day_items(local_day(now))
             if item is not None and self._store.start_day_item(item, now):
                 commitment = replace(commitment, day_item_id=item)
             s.focus.start(commitment)

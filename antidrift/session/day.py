@@ -1,6 +1,7 @@
 """The day's queue as the session keeps it: add, delete, move, clear, each one unit of work
 (one transaction; items left from an earlier day are carried to today in the same one), and
-the day as the pages read it (today's items, planned against free minutes). Starting an item
+the day as the pages read it (today's items, planned against free minutes, planned against
+done). Starting an item
 is the controller's (Plan it, then Start: it leaves the queue in the Start's transaction)."""
 
 from __future__ import annotations
@@ -31,6 +32,7 @@ class DayView:
     planned_minutes: int
     free_minutes: int
     now: datetime
+    tally: rules.Tally = rules.Tally()  # today's planned against done (met, missed, carried)
 
     @property
     def fit(self) -> str:
@@ -77,6 +79,7 @@ class DayQueue:
             rules.planned_minutes(items),
             rules.free_minutes(now, self._spans(), self.ends),
             now,
+            rules.tallies(self._store.day_records(today), today).get(today, rules.Tally()),
         )
 
     def item(self, item_id: object) -> DayItem:

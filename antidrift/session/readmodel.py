@@ -8,7 +8,7 @@ from __future__ import annotations
 from datetime import datetime, time, timedelta
 
 from antidrift.core import insights
-from antidrift.core.day import DayItem
+from antidrift.core.day import DayItem, tallies
 from antidrift.core.domain import COUNTED, Commitment, NotFound
 from antidrift.core.drift_records import Episode, Judgement, Rule, Window
 from antidrift.core.insights import Calibration, Ended, WindowTime
@@ -104,9 +104,12 @@ class ReadModel:
         since = datetime.combine(today - timedelta(days=DAYS - 1), time()).astimezone()
         ended = [c for c in self._store.ended_since(since) if c.outcome in COUNTED]
         weeks = met_weeks(t.astimezone().date() for t in self._store.met_times())
+        queued = tallies(self._store.day_records(since.date()), today)
         return Week(
             days(
-                ((c.ended_at.astimezone().date(), c.outcome, c.actual_secs) for c in ended), today
+                ((c.ended_at.astimezone().date(), c.outcome, c.actual_secs) for c in ended),
+                today,
+                {d: (t.planned, t.done) for d, t in queued.items()},
             ),
             week_streak(weeks, today),
             top_distractions(self._off_task_secs(ended)),

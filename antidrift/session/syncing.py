@@ -19,7 +19,8 @@ from collections.abc import Callable
 from pathlib import Path
 
 from antidrift.core.errors import Error, ValidationError
-from antidrift.core.ports import COMMITMENT, SETTING, Incoming, record_id
+from antidrift.core.ports import COMMITMENT, RULE, SETTING, Incoming, record_id
+from antidrift.drift.verdicts import validate_rule
 from antidrift.session.sync_saying import Saying, seen_at
 from antidrift.session.sync_settings import SharedSettings
 from antidrift.settings import LiveSettings
@@ -63,6 +64,7 @@ class Syncing(SharedSettings, Saying):
         snapshot: Callable[[], object] | None = None,
         wall: Callable[[], float] = time.time,
         settings: LiveSettings | None = None,
+        rules_taken: Callable[[], None] | None = None,
     ) -> None:
         self._store, self._work = store, work
         self.data_dir, self.folder, self.name = Path(data_dir), folder, name
@@ -70,6 +72,7 @@ class Syncing(SharedSettings, Saying):
         self._passphrase, self._fast = passphrase, fast
         self._snapshot, self._wall = snapshot, wall
         self._settings = settings  # the shared ones go to the folder, and come from it
+        self._rules_taken = rules_taken  # the running commitment's guard follows new rules
         self.applying = False  # a shared setting from another machine is being saved here
         self._published: tuple[object, ...] | None = None
         self._published_at = 0.0
@@ -213,6 +216,12 @@ class Syncing(SharedSettings, Saying):
                 if kind == SETTING:
                     records.append(self._setting_record(ref))
                     continue
+                if kind == RULE:
+                    body = self._store.rule_body(ref)
+                    records.append(
+                        SyncRecord(self.me, f"{RULE}:{ref}", self._clock.now(), kind, body)
+                    )
+                    continue
                 body = self._store.commitment_body(ref)
                 if body is not None and body["device_id"] is None:
                     body["device_id"], body["device"] = self.me, self.name
@@ -272,9 +281,12 @@ class Syncing(SharedSettings, Saying):
             settings = [r for r in segment.records if r.kind == SETTING]
             if settings:
                 self._take_settings(segment.device, settings)
+            rules = [r for r in segment.records if r.kind == RULE]
+            if rules:
+                self._take_rules(segment.device, segment.name, rules)
             unknown = 0
             for record in segment.records:
-                if record.kind == SETTING:
+                if record.kind in (SETTING, RULE):
                     continue
                 if record.kind != COMMITMENT:  # a newer AntiDrift's records: not this one's
                     unknown += 1
@@ -295,6 +307,32 @@ class Syncing(SharedSettings, Saying):
                     )
                 )
             self._import(segment.device, segment.sha256, incoming, segment.name)
+
+    def _take_rules(self, device: str, name: str, records: list[SyncRecord]) -> None:
+        """Standing rules from another machine: each checked as the rules page checks one,
+        taken in one change; the running commitment's guard follows them."""
+        incoming = []
+        for record in records:
+            body = None
+            if record.body is not None:
+                b = record.body
+                try:
+                    app, text, verdict, site = validate_rule(
+                        b.get("app"), b.get("title_contains"), b.get("verdict"), b.get("site")
+                    )
+                except (ValidationError, AttributeError):
+                    self._skipped.append(
+                        Skipped(_segment_file(device, name), "holds a rule refused here")
+                    )
+                    continue
+                body = {"app": app, "title_contains": text, "verdict": verdict.value, "site": site}
+            incoming.append(Incoming(record.id, str(record.hlc), body))
+        with self._work as work:
+            taken = self._store.sync_import_rules(incoming)
+            if taken:
+                work.changed()
+        if taken and self._rules_taken is not None:
+            self._rules_taken()
 
     def _import(self, device: str, sha: str, incoming: list[Incoming], name: str) -> None:
         for start in range(0, max(len(incoming), 1), BATCH):

@@ -1,6 +1,7 @@
 """The day's queue in SQLiteStore (migration 17's day_items): the items not started, in
 order; an item added, deleted, moved (the whole order written anew: at most 50), cleared,
-started (it leaves the queue, the row stays with its start) and carried to today."""
+started (it leaves the queue, the row stays with its start) and carried to today; and what
+the day's end counts (each item's day, start and its commitment's outcome)."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ import threading
 from collections.abc import Callable, Sequence
 from datetime import date, datetime
 
-from antidrift.core.day import DayItem
+from antidrift.core.day import DayItem, ItemRecord
 from antidrift.core.isotime import from_iso
 
 _QUEUED = "SELECT * FROM day_items WHERE started_at IS NULL"
@@ -41,6 +42,27 @@ class DayRecords:
         with self._lock:
             rows = self._db.execute(_QUEUED + " ORDER BY position, created_at").fetchall()
         return [_item(r) for r in rows]
+
+    def day_records(self, since: date) -> list[ItemRecord]:
+        """Each item of `since` or later, and each not started (a carried one), as (day,
+        started, outcome): met when a commitment from it was met, else missed when one was
+        missed, else None (a discarded one puts its item back, not started)."""
+        with self._lock:
+            rows = self._db.execute(
+                "SELECT d.day AS day, d.started_at IS NOT NULL AS started,"
+                " MAX(c.outcome = 'met') AS met, MAX(c.outcome = 'missed') AS missed"
+                " FROM day_items d LEFT JOIN commitments c ON c.day_item_id = d.id"
+                " WHERE d.day >= ? OR d.started_at IS NULL GROUP BY d.id",
+                (since.isoformat(),),
+            ).fetchall()
+        return [
+            (
+                from_iso(r["day"]).date(),
+                bool(r["started"]),
+                "met" if r["met"] else "missed" if r["missed"] else None,
+            )
+            for r in rows
+        ]
 
     def add_day_item(self, item: DayItem) -> None:
         with self._lock:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import sqlite3
 import threading
+import uuid
 from collections.abc import Callable
 from datetime import datetime
 
@@ -18,6 +19,7 @@ from antidrift.core.drift_records import (
     Verdict,
     Window,
 )
+from antidrift.core.ports import RULE
 
 
 def _iso(value: datetime | None) -> str | None:
@@ -208,7 +210,7 @@ class DriftRecords:
     def rules(self) -> list[Rule]:
         """Every standing rule, oldest first."""
         with self._lock:
-            rows = self._db.execute("SELECT * FROM drift_rules ORDER BY id").fetchall()
+            rows = self._db.execute("SELECT * FROM drift_rules ORDER BY rowid").fetchall()
         return [_rule(r) for r in rows]
 
     def add_rule(self, app: str, title_contains: str, verdict: Verdict, site: str = "") -> Rule:
@@ -219,15 +221,26 @@ class DriftRecords:
                 same_app = row["app"].casefold() == app.casefold() and row["site"] == site
                 if same_app and row["title_contains"].casefold() == title_contains.casefold():
                     db.execute("DELETE FROM drift_rules WHERE id = ?", (row["id"],))
-            cursor = db.execute(
-                "INSERT INTO drift_rules (app, title_contains, verdict, site) VALUES (?, ?, ?, ?)",
-                (app, title_contains, verdict.value, site),
+                    self._rule_changed(row["id"])  # its removal goes to the other machines
+            rule_id = uuid.uuid4().hex  # one id on every machine
+            db.execute(
+                "INSERT INTO drift_rules (id, app, title_contains, verdict, site)"
+                " VALUES (?, ?, ?, ?, ?)",
+                (rule_id, app, title_contains, verdict.value, site),
             )
-            rule_id = cursor.lastrowid
+            self._rule_changed(rule_id)
         return Rule(rule_id, app, title_contains, verdict, site)
 
-    def delete_rule(self, rule_id: int) -> bool:
+    def delete_rule(self, rule_id: str) -> bool:
         """Remove one rule; False when there is none with that id."""
         with self._lock:
             cursor = self._writing().execute("DELETE FROM drift_rules WHERE id = ?", (rule_id,))
+            if cursor.rowcount > 0:
+                self._rule_changed(rule_id)
         return cursor.rowcount > 0
+
+    def _rule_changed(self, rule_id: str) -> None:
+        """Inside the change: the rule goes to the sync folder (its outbox, as a commitment's)."""
+        self._writing().execute(
+            "INSERT INTO sync_outbox (kind, ref) VALUES (?, ?)", (RULE, rule_id)
+        )

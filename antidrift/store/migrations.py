@@ -291,4 +291,25 @@ MIGRATIONS: list[tuple[int, str, str]] = [
         ALTER TABLE commitments ADD COLUMN day_item_id TEXT;
         """,
     ),
+    (
+        18,
+        "rules with global ids",
+        # A standing rule is one on every machine (sync): its id becomes random text, made
+        # once; the rules keep their order (rowid, in the order of their old ids).
+        """
+        CREATE TABLE drift_rules_global (
+            id TEXT PRIMARY KEY,
+            app TEXT NOT NULL,
+            title_contains TEXT NOT NULL DEFAULT '',
+            verdict TEXT NOT NULL CHECK (verdict IN ('on_task', 'off_task')),
+            created_at TEXT NOT NULL DEFAULT CURRENT_TIMESTAMP,
+            site TEXT NOT NULL DEFAULT ''
+        );
+        INSERT INTO drift_rules_global (id, app, title_contains, verdict, created_at, site)
+        SELECT lower(hex(randomblob(16))), app, title_contains, verdict, created_at, site
+        FROM drift_rules ORDER BY id;
+        DROP TABLE drift_rules;
+        ALTER TABLE drift_rules_global RENAME TO drift_rules;
+        """,
+    ),
 ]

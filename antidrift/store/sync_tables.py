@@ -14,7 +14,7 @@ import threading
 from collections.abc import Callable, Iterable
 
 from antidrift.core.isotime import from_iso
-from antidrift.core.ports import COMMITMENT, SETTING, Incoming
+from antidrift.core.ports import COMMITMENT, RULE, SETTING, Incoming
 
 _FIELDS = (
     "id",
@@ -230,6 +230,48 @@ class SyncRecords:
                 )
         return len(newest), refused
 
+    def rule_body(self, rule_id: str) -> dict | None:
+        """A standing rule as its record carries it (None: it is gone)."""
+        with self._lock:
+            row = self._db.execute(
+                "SELECT app, title_contains, verdict, site FROM drift_rules WHERE id = ?",
+                (rule_id,),
+            ).fetchone()
+        return dict(row) if row is not None else None
+
+    def sync_import_rules(self, rules: Iterable[Incoming]) -> int:
+        """Inside a change: each rule record newer than the one kept (and not changed here
+        since) taken — its fields already checked by the caller — or removed. How many."""
+        batch = list(rules)
+        with self._lock:
+            db = self._writing()
+            kept = dict(_seen(db, [r.record_id for r in batch]))
+            waiting = _waiting(db, [r.record_id for r in batch], RULE)
+            taken = 0
+            for r in batch:
+                if r.record_id in waiting or r.hlc <= kept.get(r.record_id, ""):
+                    continue
+                rule_id = r.record_id.removeprefix(f"{RULE}:")
+                if r.body is None:
+                    db.execute("DELETE FROM drift_rules WHERE id = ?", (rule_id,))
+                else:
+                    db.execute(
+                        "INSERT INTO drift_rules (id, app, title_contains, verdict, site)"
+                        " VALUES (?, ?, ?, ?, ?) ON CONFLICT(id) DO UPDATE SET app = excluded.app,"
+                        " title_contains = excluded.title_contains, verdict = excluded.verdict,"
+                        " site = excluded.site",
+                        (rule_id, r.body["app"], r.body["title_contains"], r.body["verdict"],
+                         r.body["site"]),
+                    )  # fmt: skip
+                db.execute(
+                    "INSERT INTO sync_seen (record_id, hlc) VALUES (?, ?) ON CONFLICT(record_id)"
+                    " DO UPDATE SET hlc = excluded.hlc",
+                    (r.record_id, r.hlc),
+                )
+                kept[r.record_id] = r.hlc
+                taken += 1
+        return taken
+
     def commitments_by_device(self) -> dict[str | None, int]:
         """How many ended commitments each machine made (None: this one)."""
         with self._lock:
@@ -240,18 +282,18 @@ class SyncRecords:
         return {row[0]: row[1] for row in rows}
 
 
-def _waiting(db: sqlite3.Connection, ids: list[str]) -> set[str]:
-    """Those of these record ids whose commitment changed here and waits in the outbox."""
-    refs = [i.removeprefix(f"{COMMITMENT}:") for i in ids if i.startswith(f"{COMMITMENT}:")]
+def _waiting(db: sqlite3.Connection, ids: list[str], kind: str = COMMITMENT) -> set[str]:
+    """Those of these record ids (of `kind`) changed here and waiting in the outbox."""
+    refs = [i.removeprefix(f"{kind}:") for i in ids if i.startswith(f"{kind}:")]
     found: set[str] = set()
     for start in range(0, len(refs), 500):
         chunk = refs[start : start + 500]
         marks = ", ".join("?" for _ in chunk)
         rows = db.execute(
             f"SELECT ref FROM sync_outbox WHERE kind = ? AND ref IN ({marks})",
-            [COMMITMENT, *chunk],
+            [kind, *chunk],
         ).fetchall()
-        found |= {f"{COMMITMENT}:{row[0]}" for row in rows}
+        found |= {f"{kind}:{row[0]}" for row in rows}
     return found
 
 

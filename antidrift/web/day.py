@@ -3,9 +3,11 @@ task source by its title), POST /day/items/<id>/delete, POST /day/items/<id>/mov
 /day/clear.
 
 The same partial (`_day.html`, one root `id="day"`) is the page's queue and the answer to
-every htmx request made from it, so the list, its message and the form stay in step with no
-script; a plain (script-less) form is redirected back to /day; others get /day.json's shape.
-A refusal changes nothing and says why (4xx), in the partial's message slot for the page.
+every htmx request made from it, so the list and the form stay in step with no script; what
+the change said goes with it, out of band, into the live region outside #day
+(`_day_message.html`: the region is never replaced, so a screen reader announces it). A plain
+(script-less) form is redirected back to /day; others get /day.json's shape. A refusal
+changes nothing and says why (4xx), in that region for the page.
 """
 
 from __future__ import annotations
@@ -38,6 +40,7 @@ class DayForm:
     timebox_minutes: str = ""
     invalid: tuple[str, ...] = ()
     focus: str = ""  # "add" (the form, to add another) or "title" (the queue's heading)
+    moved: str = ""  # the item just moved: its Up (Down when it became first) takes focus
 
     @classmethod
     def typed(cls, message: str, data: Mapping[str, object], invalid: tuple[str, ...]):
@@ -60,12 +63,15 @@ def item_json(item: DayItem, view: DayView) -> dict[str, object]:
 
 
 def day_json(view: DayView) -> dict[str, object]:
-    """/day.json (SYSTEM.md "The day")."""
+    """/day.json (SYSTEM.md "The day"); `tally`: the day's end as the page says it, planned
+    against done (core/day.Tally: met, missed, and carried, the items left)."""
+    t = view.tally
     return {
         "date": view.date.isoformat(),
         "items": [item_json(i, view) for i in view.items],
         "planned_minutes": view.planned_minutes,
         "free_minutes": view.free_minutes,
+        "tally": {"planned": t.planned, "met": t.met, "missed": t.missed, "carried": t.carried},
     }
 
 
@@ -74,14 +80,20 @@ def _queue():
 
 
 def _partial(form: DayForm) -> str:
-    return renderer().template("_day.html", day=_queue().view(), day_form=form, max_items=MAX_ITEMS)
+    """#day, and what it said into the live region outside it (out of band)."""
+    render = renderer().template
+    day = render("_day.html", day=_queue().view(), day_form=form, max_items=MAX_ITEMS)
+    return day + render("_day_message.html", day_form=form, oob=True)
 
 
-def _answer(said: str, focus: str = "title", status: int = 200) -> Reply:
+def _answer(said: str, focus: str = "title", status: int = 200, moved: str = "") -> Reply:
     """A change went through: the partial with `said`, the page back, or the day's JSON."""
     return Reply(
         json=lambda: (jsonify(day_json(_queue().view())), status),
-        fragment=lambda: (_partial(DayForm(said, focus=focus)), status),
+        fragment=lambda: (
+            _partial(DayForm(said, focus="" if moved else focus, moved=moved)),
+            status,
+        ),
         page=lambda: redirect(url_for("day.day_page"), 303),
     )
 
@@ -160,7 +172,7 @@ def move_item(item_id: str):
         at = _queue().move(_item_id(item_id), payload().get("to"))
     except Error as exc:
         return _refused(exc)
-    return _answer(f"Moved to place {at + 1}.")
+    return _answer(f"Moved to place {at + 1}.", moved=item_id)
 
 
 @bp.post("/day/clear")

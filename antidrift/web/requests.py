@@ -80,7 +80,19 @@ def state_of(snap: Snapshot) -> dict[str, object]:
     body = state_json(snap, episodes)
     sync = current_app.extensions["antidrift.runtime"].sync
     body["elsewhere"] = sync.elsewhere() if sync is not None else []  # other machines' work
+    body["next_up"] = _next_up(snap)
     return body
+
+
+def _next_up(snap: Snapshot) -> dict[str, object] | None:
+    """Locked (no break under way): the day's first item, as the locked view's Next up shows
+    it, and how many are queued (the status line's "next up"); null otherwise."""
+    if snap.state is not RuntimeState.LOCKED or snap.rest is not None:
+        return None
+    queue = reads().day_queue()
+    if not queue:
+        return None
+    return {"id": queue[0].id, "next_action": queue[0].next_action, "queued": len(queue)}
 
 
 def with_left(response, snap):

@@ -8,9 +8,11 @@ here too; it gets a sentence for its message slot (the push takes the banner awa
 
 from __future__ import annotations
 
+import re
+
 from flask import jsonify, redirect, request
 
-from antidrift.core.domain import NotFound, ValidationError, whole_number
+from antidrift.core.domain import NotFound, ValidationError
 from antidrift.core.errors import Error
 from antidrift.drift.verdicts import Rule
 from antidrift.web.answer import Blueprint, Reply, refusal
@@ -20,7 +22,8 @@ from antidrift.web.views import RulesForm, RulesView
 bp = Blueprint("rules", __name__)
 
 BACK = ("/rules", "/settings")  # where a plain (script-less) form returns
-MAX_ID = 2**62  # beyond any rule id SQLite hands out
+# A rule's id: random text (hex, made once, the same on every machine); longer is none.
+RULE_ID = re.compile(r"[0-9a-f]{1,64}")
 
 
 def rule_json(rule: Rule) -> dict[str, object]:
@@ -68,16 +71,16 @@ def add_rule():
 
 @bp.post("/rules/<rule_id>/delete")
 def delete_rule(rule_id: str):
-    number = whole_number(rule_id, 1, MAX_ID, 19)
+    wanted = rule_id if RULE_ID.fullmatch(rule_id) else None
     try:
-        if number is None:
+        if wanted is None:
             raise NotFound("There is no such rule.")
-        gone = standing_rules().remove(number)
+        gone = standing_rules().remove(wanted)
     except NotFound as exc:
         return _refused(exc, RulesForm(exc.message, focus="title", error=True))
     said = f"Removed: {gone.describe()}."
     return Reply(
-        json=lambda: jsonify(deleted=number),
+        json=lambda: jsonify(deleted=wanted),
         # The partial for a form inside #rules; any other htmx request gets the JSON.
         fragment=(lambda: _rules(RulesForm(said, focus="title"))) if _swaps_rules() else None,
         page=_returned,

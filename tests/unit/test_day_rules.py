@@ -121,3 +121,23 @@ def test_plan_it_opens_a_draft_for_the_item_that_outlives_a_restart():
     assert Draft.of_item(item()).timebox_minutes == "25"
     assert Draft.from_json(Draft().to_json()).day_item is None
     assert Draft.from_json('{"day_item": 5}').day_item is None
+
+
+def test_tallies_count_planned_met_missed_and_what_is_left():
+    Tally, tallies = rules.Tally, rules.tallies
+
+    monday, tuesday = date(2026, 3, 2), date(2026, 3, 3)
+    records = [
+        (monday, True, "met"),
+        (monday, True, "missed"),
+        (monday, True, None),  # started, still running
+        (monday, False, None),  # not started on Monday: carried, so Tuesday's
+        (tuesday, False, None),
+        (tuesday, True, "met"),
+    ]
+    assert tallies(records, tuesday) == {
+        monday: Tally(planned=3, met=1, missed=1, carried=0),
+        tuesday: Tally(planned=3, met=1, missed=0, carried=2),
+    }
+    assert tallies(records, tuesday)[tuesday].done == 1
+    assert tallies([], tuesday) == {}

@@ -33,6 +33,7 @@ PINS = {
     15: "cd968995462a1beb2f62c233a95dd2fc88887962773f7b8a2c090b5cf462c8fa",
     16: "7b8de96657b1282c6ecbfb4eb2afaee2d266a392da46c930eebcceedeb3a9776",
     17: "afc5d33c5e49a1ed6c38227006b9e12b632e0167b6746d3ed7cdff7d8c46f9c0",
+    18: "e47f828bd1b41b7119585a56b4964882c241da60b9803f3454455733b1316e59",
 }
 
 NEVER_EDIT = "never edit a shipped migration; add a new one"

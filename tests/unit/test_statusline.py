@@ -149,3 +149,29 @@ def test_a_break_is_said_with_its_end_as_the_page_says_it_the_class_stays_locked
         odd = state("locked", **{"break": {"ends_at": ends_at, "long": False}})
         assert statusline.line(odd) == "Break", ends_at
     assert statusline.line(state("locked", **{"break": None})) == "No commitment"
+
+
+def test_locked_with_the_days_queue_says_next_up_pango_safe_and_short():
+    first = {
+        "id": "x",
+        "next_action": "Write  the <intro> & send it to Ana, then lunch",
+        "queued": 2,
+    }
+    state = {"runtime_state": "locked", "next_up": first}
+    assert statusline.line(state) == (
+        "No commitment · next up: Write the <intro> & send it to Ana, then lunch"
+    )
+    body = json.loads(statusline.waybar(state))
+    assert body["text"] == "No commitment · next up: Write the &lt;intro&gt; &amp; send it to…"
+    assert body["class"] == "locked"
+    assert "then lunch" in body["tooltip"] and "<intro>" not in body["tooltip"]
+    # none queued, an older server, a break, or any other state: as before
+    for quiet in (
+        {"runtime_state": "locked", "next_up": None},
+        {"runtime_state": "locked"},
+        {"runtime_state": "locked", "next_up": {"next_action": "  "}},
+    ):
+        assert statusline.line(quiet) == "No commitment"
+    rest = {"long": False, "ends_at": None}
+    assert statusline.line({"runtime_state": "locked", "break": rest, "next_up": first}) == "Break"
+    assert statusline.line({"runtime_state": "planning", "next_up": first}) == "Planning"

@@ -390,3 +390,28 @@ def test_migration_15_drops_the_query_of_every_url_already_kept(db_path, monkeyp
     urls = [r[0] for r in db.execute("SELECT url FROM samples ORDER BY id")]
     db.close()
     assert urls == ["https://example.org/reset", "https://example.org/plain", None]
+
+
+def test_migration_18_gives_every_standing_rule_a_global_text_id_keeping_its_order(
+    db_path, monkeypatch
+):
+    """Rules became one on every machine (sync): their integer ids turn into random text,
+    made once, and they keep their order and everything they say."""
+    monkeypatch.setattr(database, "MIGRATIONS", [m for m in MIGRATIONS if m[0] < 18])
+    s = committing(db_path)
+    raw = s.store._writer  # rules as 0.5 kept them: integer ids
+    for app, verdict in (("zoom", "off_task"), ("code", "on_task"), ("mail", "off_task")):
+        raw.execute(
+            "INSERT INTO drift_rules (app, title_contains, verdict, site) VALUES (?, '', ?, '')",
+            (app, verdict),
+        )
+    s.close()
+    monkeypatch.setattr(database, "MIGRATIONS", MIGRATIONS)
+    s = committing(db_path)
+    rules = s.rules()
+    s.close()
+    assert [(r.app, r.verdict.value) for r in rules] == [
+        ("zoom", "off_task"), ("code", "on_task"), ("mail", "off_task")
+    ]  # fmt: skip
+    assert all(isinstance(r.id, str) and len(r.id) == 32 for r in rules)
+    assert len({r.id for r in rules}) == 3

@@ -62,6 +62,7 @@ def test_an_empty_day_says_its_date_and_free_minutes(client, clock):
         "items": [],
         "planned_minutes": 0,
         "free_minutes": free_until_day_end(clock.now()),
+        "tally": {"planned": 0, "met": 0, "missed": 0, "carried": 0},
     }
 
 
@@ -404,3 +405,71 @@ def test_the_day_ends_when_the_setting_says_and_a_change_applies_at_once(tmp_pat
         assert bad.status_code == 400 and "HH:MM" in bad.get_json()["error"]
     finally:
         runtime.stop()
+
+
+def test_after_a_move_focus_lands_on_the_moved_items_up_or_down(client):
+    """The moved item's Up takes focus (its Down when it became first; the heading when
+    the queue has one item and no button is left)."""
+    for text in ("One", "Two", "Three"):
+        add(client, text)
+    one, two, three = (i["id"] for i in day(client)["items"])
+
+    def focused(answer) -> list[str]:
+        """What htmx focuses after the swap: [autofocus], the closed popover's left out."""
+        part = html(answer.get_data(as_text=True))
+        shut = set(part.by_id("day-clear-confirm").iter())
+        return [
+            n.get("aria-label") or n.get("id")
+            for n in part.iter()
+            if "autofocus" in n.attrs and n not in shut
+        ]
+
+    moved = client.post(f"/day/items/{three}/move", data={"to": "up"}, headers=HX)
+    assert moved.status_code == 200
+    assert focused(moved) == ["Move up: Three"]
+    moved = client.post(f"/day/items/{three}/move", data={"to": "up"}, headers=HX)
+    assert focused(moved) == ["Move down: Three"]  # first now: no Up
+    moved = client.post(f"/day/items/{one}/move", data={"to": "0"}, headers=HX)
+    assert focused(moved) == ["Move down: One"]
+    client.post(f"/day/items/{two}/delete")
+    client.post(f"/day/items/{three}/delete")
+    alone = client.post(f"/day/items/{one}/move", data={"to": "up"}, headers=HX)
+    assert focused(alone) == ["day-title"]
+
+
+def test_what_a_change_says_goes_to_the_live_region_outside_the_swap(client):
+    """The partial's #day has no message; the answer fills #day-message (role=status, on the
+    page outside #day) out of band, its children only."""
+    page = html(client.get("/day", headers=BROWSER).get_data(as_text=True))
+    region = page.by_id("day-message")
+    assert region.get("role") == "status"
+    assert region.get("hx-swap-oob") is None
+    assert page.by_id("day").by_id("day-message") is None  # not in what is swapped
+
+    answer = client.post("/day/items", data={"next_action": "Second"}, headers=HX)
+    part = html(answer.get_data(as_text=True))
+    assert part.by_id("day").by_id("day-message") is None
+    said = part.by_id("day-message")
+    assert said.get("hx-swap-oob") == "innerHTML"
+    assert said.text() == "Added: Second"
+    refused = client.post("/day/items", data={"next_action": ""}, headers=HX)
+    said = html(refused.get_data(as_text=True)).by_id("day-message")
+    assert "Next action is required" in said.text()
+    assert said.get("hx-swap-oob") == "innerHTML"
+
+
+def test_clear_asks_first_in_a_popover(client):
+    add(client, "One")
+    add(client, "Two")
+    page = html(client.get("/day", headers=BROWSER).get_data(as_text=True))
+    (opener,) = [n for n in page.find_all("button") if n.text() == "Clear the day"]
+    assert opener.get("type") == "button"
+    assert opener.get("popovertarget") == "day-clear-confirm"
+    pop = page.by_id("day-clear-confirm")
+    assert "popover" in pop.attrs and pop.get("role") == "dialog"
+    assert "2 items not started leave the queue" in pop.text()
+    buttons = {n.text(): n for n in pop.iter() if n.tag == "button"}
+    assert buttons["Clear"].get("type") == "submit"
+    keep = buttons["Keep them"]
+    assert keep.get("popovertargetaction") == "hide" and "autofocus" in keep.attrs
+    assert len(day(client)["items"]) == 2  # asking changed nothing

@@ -65,7 +65,7 @@ def iso(value: str) -> datetime:
 
 def test_state_while_locked_has_exactly_the_documented_keys(client):
     body = state(client)
-    keys = ["runtime_state", "commitment", "evidence", "calendar", "break", "elsewhere"]
+    keys = ["runtime_state", "commitment", "evidence", "calendar", "break", "elsewhere", "next_up"]
     assert list(body) == keys
     assert body == {
         "runtime_state": "locked",
@@ -74,6 +74,7 @@ def test_state_while_locked_has_exactly_the_documented_keys(client):
         "calendar": {"now": None, "next": None},
         "break": None,
         "elsewhere": [],  # 0.6: what runs on the user's other machines (sync)
+        "next_up": None,  # 0.6: locked, the day's first item (the status line's "next up")
     }
 
 
@@ -89,6 +90,7 @@ def test_state_while_planning_adds_an_idle_coach(client):
         "calendar",
         "break",
         "elsewhere",
+        "next_up",
     ]
     assert body["commitment"] is None
     assert body["coach"] == {"status": "idle"}
@@ -181,6 +183,7 @@ def test_the_whole_loop_over_json(client):
         "calendar": {"now": None, "next": None},
         "break": None,
         "elsewhere": [],
+        "next_up": None,
     }
     [item] = client.get("/history").get_json()
     assert (item["outcome"], item["note"]) == ("met", "done")

@@ -124,12 +124,16 @@ def test_minutes_met_and_missed_go_to_the_users_local_day(web, clock, zone):
         "focused_minutes": 27,
         "met": 1,
         "missed": 1,
+        "planned": 0,
+        "done": 0,
     }
     assert day(body, date(2026, 3, 2)) == {
         "date": "2026-03-02",
         "focused_minutes": 30,
         "met": 1,
         "missed": 0,
+        "planned": 0,
+        "done": 0,
     }
     assert sum(d["focused_minutes"] for d in body["days"]) == 57
     # The locked view's "today" line and the week's today agree.
@@ -142,7 +146,14 @@ def test_a_day_older_than_seven_is_out_of_the_week(web, clock, zone):
     commit(web, clock, "met", minutes=10)  # Monday 2 March
     clock.advance(timedelta(days=6))
     body = week(web)
-    assert body["days"][0] == {"date": "2026-03-02", "focused_minutes": 10, "met": 1, "missed": 0}
+    assert body["days"][0] == {
+        "date": "2026-03-02",
+        "focused_minutes": 10,
+        "met": 1,
+        "missed": 0,
+        "planned": 0,
+        "done": 0,
+    }
     clock.advance(timedelta(days=1))
     body = week(web)
     assert body["days"][0]["date"] == "2026-03-03"
@@ -297,3 +308,53 @@ def test_the_week_is_linked_from_the_locked_view_and_insights(client):
         links = parse(client.get(path).get_data(as_text=True)).find_all("a", href="/week")
         assert links, path
     assert parse(client.get("/week").get_data(as_text=True)).find_all("a", href="/insights")
+
+
+def plan_it(client, clock, next_action: str, outcome: str | None) -> None:
+    """The day's first item through Plan it and Start; then ended `outcome` (None: discarded)."""
+    item = client.get("/day.json").get_json()["items"][0]
+    assert item["next_action"] == next_action
+    assert client.post("/planning", json={"day_item": item["id"]}).status_code == 200
+    plan = {"next_action": next_action, "success_condition": "Done", "timebox_minutes": 20}
+    assert client.post("/commitment", json=plan).status_code == 200
+    clock.advance(timedelta(minutes=5))
+    if outcome is None:
+        assert client.post("/discard").status_code == 200
+        return
+    assert client.post("/finish").status_code == 200
+    assert client.post("/end", json={"outcome": outcome}).status_code == 200
+
+
+def test_days_count_the_queues_items_planned_and_done(web, clock, zone):
+    """planned: the day's items, started ones included (one carried over counts on the day
+    it was carried to); done: those whose commitment was met. /day says the same of today."""
+    zone("UTC")
+    for text in ("One", "Two", "Three"):
+        assert web.post("/day/items", json={"next_action": text}).status_code == 201
+    plan_it(web, clock, "One", "met")
+    plan_it(web, clock, "Two", "missed")
+    monday = week(web)["days"][-1]
+    assert (monday["planned"], monday["done"]) == (3, 1)
+    assert web.get("/day.json").get_json()["tally"] == {
+        "planned": 3,
+        "met": 1,
+        "missed": 1,
+        "carried": 1,
+    }
+    page = parse(web.get("/day", headers={"Accept": "text/html"}).get_data(as_text=True))
+    said = " ".join(page.by_id("day-done").text().split())
+    assert said == "Today so far: 3 planned · 1 met · 1 missed · 1 left to carry over"
+    table = parse(web.get("/week").get_data(as_text=True)).text()
+    assert "1 of 3 planned items done" in table
+
+    clock.advance(timedelta(days=1))  # "Three" is carried to Tuesday, and counts there
+    plan_it(web, clock, "Three", None)  # discarded: back in the queue, not done
+    plan_it(web, clock, "Three", "met")
+    days = week(web)["days"]
+    assert [(d["planned"], d["done"]) for d in days[-2:]] == [(2, 1), (1, 1)]
+    assert web.get("/day.json").get_json()["tally"] == {
+        "planned": 1,
+        "met": 1,
+        "missed": 0,
+        "carried": 0,
+    }

@@ -65,7 +65,7 @@ def test_records_this_version_does_not_know_are_said_and_the_rest_taken(tmp_path
         stranger = tmp_path / "newer"
         me = device_id(stranger)
         records = [
-            ("rule:r-1", "rule", {"app": "code"}),
+            ("plan:p-1", "plan", {"what": "a kind this version does not know"}),
             ("commitment:c-1", "commitment", {**body, "device_id": me, "device": "newer"}),
         ]
         _stranger(folder, stranger, PASSPHRASE, records)

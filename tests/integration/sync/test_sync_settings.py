@@ -92,3 +92,28 @@ def test_the_passphrase_entered_on_the_settings_page_is_used_and_never_kept(tmp_
     finally:
         desk.stop()
         laptop.stop()
+
+
+def test_a_standing_rule_is_one_rule_on_every_machine(tmp_path):
+    folder = tmp_path / "Sync"
+    folder.mkdir()
+    desk = Machine(tmp_path / "desk", folder, "desk")
+    laptop = Machine(tmp_path / "laptop", folder, "laptop")
+    try:
+        rule = {"app": "slack", "verdict": "off_task"}
+        made = desk.client.post("/rules", json=rule, headers=HOST).get_json()
+        desk.sync.tick()
+        laptop.sync.tick()
+        there = laptop.client.get("/rules", headers=HOST).get_json()
+        assert [(r["id"], r["app"], r["verdict"]) for r in there] == [
+            (made["id"], "slack", "off_task")
+        ]
+        # The laptop removes it: the desk's goes too (one id on every machine).
+        gone = laptop.client.post(f"/rules/{made['id']}/delete", headers=HOST)
+        assert gone.status_code == 200
+        laptop.sync.tick()
+        desk.sync.tick()
+        assert desk.client.get("/rules", headers=HOST).get_json() == []
+    finally:
+        desk.stop()
+        laptop.stop()
