@@ -12,6 +12,7 @@ from datetime import date, datetime, time
 from antidrift.core.domain import (
     IllegalTransitionError,
     ValidationError,
+    every_check,
     parse_minutes,
     validate_next_action,
     validate_success_condition,
@@ -71,20 +72,7 @@ def validate_item(
         lambda: validate_success_condition(success_condition) if _given(success_condition) else "",
         lambda: parse_minutes(timebox_minutes) if _given(timebox_minutes) else None,
     )
-    values: list[object] = []
-    errors: list[ValidationError] = []
-    for check in checks:
-        try:
-            values.append(check())
-        except ValidationError as exc:
-            errors.append(exc)
-    if errors:
-        raise ValidationError(
-            " ".join(e.message for e in errors),
-            errors[0].field,
-            tuple(e.field for e in errors if e.field),
-        )
-    return ItemFields(*values)  # type: ignore[arg-type]
+    return ItemFields(*every_check(checks))  # type: ignore[arg-type]
 
 
 def check_room(count: int) -> None:

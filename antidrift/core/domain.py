@@ -19,6 +19,7 @@ from antidrift.core.errors import (  # noqa: F401
     NotFound,
     NotPlanning,
     ValidationError,
+    every_check,
 )
 from antidrift.core.plaintext import first_control
 
@@ -321,20 +322,7 @@ def validate_plan(next_action: object, success_condition: object, timebox_minute
         lambda: _plan_text(success_condition, "success_condition", SUCCESS_LABEL),
         lambda: parse_minutes(timebox_minutes) * 60,
     )
-    values: list[object] = []
-    errors: list[ValidationError] = []
-    for check in checks:
-        try:
-            values.append(check())
-        except ValidationError as exc:
-            errors.append(exc)
-    if errors:
-        raise ValidationError(
-            " ".join(e.message for e in errors),
-            errors[0].field,
-            tuple(e.field for e in errors if e.field),
-        )
-    return Plan(*values)
+    return Plan(*every_check(checks))
 
 
 def validate_next_action(next_action: object) -> str:

@@ -9,6 +9,8 @@ its reason). The domain's refusals stand here too (bad input 400, not now 409, n
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
+
 
 class Error(Exception):
     """A refusal with a sentence that says what to do."""
@@ -85,3 +87,21 @@ class NotPlanning(DomainError):
 
     def __init__(self) -> None:
         super().__init__("The coach only helps while you are planning.")
+
+
+def every_check(checks: Sequence[Callable[[], object]]) -> list[object]:
+    """Each check's value; one ValidationError naming every field at fault at once."""
+    values: list[object] = []
+    errors: list[ValidationError] = []
+    for check in checks:
+        try:
+            values.append(check())
+        except ValidationError as exc:
+            errors.append(exc)
+    if errors:
+        raise ValidationError(
+            " ".join(e.message for e in errors),
+            errors[0].field,
+            tuple(e.field for e in errors if e.field),
+        )
+    return values

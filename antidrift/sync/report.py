@@ -6,7 +6,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from antidrift.core.errors import Error
-from antidrift.sync.folder import DEVICE_ID, STATE, check_apart, devices_dir
+from antidrift.sync.errors import FileProblem
+from antidrift.sync.folder import DEVICE_ID, STATE, check_apart, devices_dir, read_bounded
 from antidrift.sync.identity import ID_FILE
 from antidrift.sync.keyring import Keyring
 
@@ -20,9 +21,9 @@ def doctor_lines(sync_folder: Path | None, data_dir: Path) -> list[str]:
     except Error as exc:
         return [*lines, f"  refused: {exc.message}"]
     id_file = data_dir / STATE / ID_FILE
-    try:
-        me = id_file.read_text(encoding="ascii", errors="replace").strip()[:64]
-    except OSError:
+    try:  # through the bounded reader, as every file from outside the program
+        me = read_bounded(id_file, "the device id", 256).decode("ascii", "replace").strip()
+    except FileProblem:
         me = ""
     keys = Keyring(data_dir)
     if not DEVICE_ID.fullmatch(me):
