@@ -2,6 +2,6 @@
 
 import sys
 
-from antidrift.commands import main
+from antidrift.server.commands import main
 
 sys.exit(main())

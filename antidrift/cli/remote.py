@@ -5,7 +5,7 @@ running server (antidrift/cli/client.py); none starts one.
 
 Exit codes: 0 done; 1 no AntiDrift running (one line, with the command that starts one);
 2 the server refused (its own sentence: 400, 404, 409); 3 the server could not (5xx). A
-ClientError says which; the command line maps it (antidrift/commands.py), as every refusal.
+ClientError says which; the command line maps it (antidrift/server/commands.py), as every refusal.
 
 `status --follow` writes a line at every change and every second while a commitment runs,
 and keeps going across server restarts. Its requests: one `GET /state` held by the server

@@ -330,7 +330,7 @@ def _unmakeable(directory: Path) -> str | None:
 
 
 def serve_command(parser: argparse.ArgumentParser):
-    """`antidrift serve`: its flags; returns what runs it (antidrift/commands.py's table)."""
+    """`antidrift serve`: its flags; returns what runs it (antidrift/server/commands.py's table)."""
     parser.add_argument("--host", help="address to bind (loopback; ANTIDRIFT_HOST)")
     parser.add_argument("--port", type=int, help="port (7717; ANTIDRIFT_PORT)")
     parser.add_argument("--data-dir", help="where the database lives (ANTIDRIFT_DATA_DIR)")

@@ -339,7 +339,7 @@ def run(args: argparse.Namespace) -> int:
             lines, code = uninstall(host), 0
     except OSError as exc:  # a unit file or folder that cannot be written or read
         raise ServiceError(f"{exc.strerror or exc}: {exc.filename or 'the service file'}") from exc
-    # ServiceError and ClientError go to antidrift.commands.main: said once, exit 1.
+    # ServiceError and ClientError go to antidrift.server.commands.main: said once, exit 1.
     say("\n".join(lines))
     return code
 

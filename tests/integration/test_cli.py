@@ -19,9 +19,9 @@ from datetime import timedelta
 import pytest
 from werkzeug.serving import make_server
 
-from antidrift import commands
 from antidrift.cli.client import Client, ServerRefused
 from antidrift.drift.policy import DriftSettings
+from antidrift.server import commands
 from tests.fakes import RecordingNotifier, wait_until
 from tests.support.command import antidrift
 from tests.support.server import REPO, RunningServer, free_port

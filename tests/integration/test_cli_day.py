@@ -10,7 +10,7 @@ from collections.abc import Iterator
 import pytest
 from werkzeug.serving import make_server
 
-from antidrift import commands
+from antidrift.server import commands
 
 
 @pytest.fixture

@@ -11,8 +11,8 @@ from collections.abc import Iterator
 
 import pytest
 
-from antidrift import commands
 from antidrift.core.domain import MAX_NOTE
+from antidrift.server import commands
 from tests.support.server import REPO, RunningServer
 from tests.support.walk import server_post, walk_http
 

@@ -10,8 +10,8 @@ import shlex
 
 import pytest
 
-from antidrift import commands
 from antidrift.cli.client import starts_one
+from antidrift.server import commands
 from antidrift.store import datalock
 from tests.support.server import free_port
 

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from antidrift import commands
+from antidrift.server import commands
 from antidrift.store import datalock
 from antidrift.store.sqlite import SQLiteStore
 

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from antidrift import commands
+from antidrift.server import commands
 from tests.support.model_server import ModelServer, env_for
 from tests.support.server import REPO
 

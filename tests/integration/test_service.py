@@ -133,7 +133,8 @@ def test_an_antidrift_installed_at_an_awkward_path_is_found_by_systemd_itself(tm
     launcher = tmp_path / "tools %h $HOME" / "antidrift"
     launcher.parent.mkdir()
     launcher.write_text(
-        f"#!{sys.executable}\nimport sys\nfrom antidrift.commands import main\nsys.exit(main())\n"
+        f"#!{sys.executable}\nimport sys\n"
+        "from antidrift.server.commands import main\nsys.exit(main())\n"
     )
     launcher.chmod(0o755)
     result = subprocess.run(
@@ -398,7 +399,8 @@ def test_antidrift_installed_under_a_name_with_a_newline_is_refused(tmp_path):
     launcher = tmp_path / "tools\nExecStartPre=touch x" / "antidrift"
     launcher.parent.mkdir()
     launcher.write_text(
-        f"#!{sys.executable}\nimport sys\nfrom antidrift.commands import main\nsys.exit(main())\n"
+        f"#!{sys.executable}\nimport sys\n"
+        "from antidrift.server.commands import main\nsys.exit(main())\n"
     )
     launcher.chmod(0o755)
     result = subprocess.run(

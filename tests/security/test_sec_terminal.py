@@ -21,12 +21,12 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
 
-from antidrift import commands
 from antidrift.ai import Proposal
 from antidrift.cli import remote, statusline
 from antidrift.cli.client import Client
 from antidrift.core.plaintext import CONTROL
 from antidrift.core.terminal import printable
+from antidrift.server import commands
 from antidrift.store import datalock
 from tests.fakes import FakeCoach, wait_until
 from tests.support.server import REPO
@@ -279,7 +279,7 @@ _WATCHED = textwrap.dedent("""\
             print("NETWORK", event, args[1] if event == "socket.connect" else args[0],
                   file=sys.stderr)
     sys.addaudithook(hook)
-    from antidrift.commands import main
+    from antidrift.server.commands import main
     sys.exit(main(sys.argv[1:]))
     """)
 

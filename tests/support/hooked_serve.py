@@ -68,7 +68,7 @@ def main(argv: list[str]) -> int:
             _use_header_timeout(float(value))
         else:
             raise SystemExit(f"hooked_serve: unknown option {option}")
-    from antidrift.commands import main as antidrift
+    from antidrift.server.commands import main as antidrift
 
     return antidrift(argv)
 

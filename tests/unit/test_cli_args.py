@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from antidrift import commands
+from antidrift.server import commands
 
 
 @pytest.mark.parametrize("argv", [["--host", "0.0.0.0"], ["serve", "--host", "0.0.0.0"]])

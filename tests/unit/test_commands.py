@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from antidrift import commands
+from antidrift.server import commands
 
 REPO = Path(__file__).resolve().parents[2]
 PYPROJECT = tomllib.loads((REPO / "pyproject.toml").read_text())
@@ -30,7 +30,7 @@ def test_version_prints_the_version_pyproject_gives():
 
 def test_the_release_is_0_6_on_its_way():
     assert PYPROJECT["project"]["version"] == "0.6.0.dev0"  # CHANGELOG.md: 0.6.0, unreleased
-    assert PYPROJECT["project"]["scripts"]["antidrift"] == "antidrift.commands:main"
+    assert PYPROJECT["project"]["scripts"]["antidrift"] == "antidrift.server.commands:main"
 
 
 @pytest.mark.parametrize("command", commands.COMMANDS, ids=lambda c: c.name)
@@ -76,7 +76,7 @@ def test_the_command_line_for_hotkeys_and_bars_loads_no_server():
     """`antidrift back` on a hotkey and `antidrift status` in a bar start fast: the table
     imports only the chosen command's module, and that one needs no Flask or gunicorn."""
     probe = (
-        "import sys; from antidrift import commands\n"
+        "import sys; from antidrift.server import commands\n"
         "code = commands.main(['status', '--url', 'http://127.0.0.1:9/'])\n"
         "heavy = sorted(m for m in ('flask', 'gunicorn', 'antidrift.session.controller',"
         " 'antidrift.server.app', 'antidrift.server.serve') if m in sys.modules)\n"
@@ -88,16 +88,17 @@ def test_the_command_line_for_hotkeys_and_bars_loads_no_server():
 
 def test_the_table_itself_imports_no_command():
     """The rows name their setups, and each setup imports its module inside it: loading the
-    table loads no wing but core."""
+    table loads no wing but core (and the server package, which is only its docstring)."""
     probe = (
-        "import json, sys, antidrift.commands\n"
+        "import json, sys, antidrift.server.commands\n"
         "print(json.dumps(sorted(m for m in sys.modules if m.startswith('antidrift.'))))\n"
     )
     result = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True)
     assert result.returncode == 0, result.stderr
     loaded = json.loads(result.stdout)
-    wings = {m.split(".")[1] for m in loaded}
-    assert wings == {"commands", "core"}, loaded
+    assert set(loaded) - {"antidrift.server", "antidrift.server.commands"} == {
+        m for m in loaded if m.startswith("antidrift.core")
+    }, loaded
 
 
 @pytest.mark.parametrize("command", commands.COMMANDS, ids=lambda c: c.name)

@@ -11,10 +11,10 @@ import pkgutil
 import pytest
 
 import antidrift
-from antidrift import commands
 from antidrift.ai import ServiceFailed
 from antidrift.core.domain import IllegalTransitionError, NotFound, ValidationError
 from antidrift.core.errors import Error, WriteFailed
+from antidrift.server import commands
 
 # Not for people, each for its reason.
 NOT_DOMAIN = {

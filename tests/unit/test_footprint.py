@@ -81,7 +81,7 @@ print(json.dumps(sorted(sys.modules)))
 # `antidrift serve` up to gunicorn's start (server/serve.py's serve): what its arbiter holds.
 ARBITER = """
 import json, sys
-from antidrift.commands import main  # the console script
+from antidrift.server.commands import main  # the console script
 from antidrift.server.serve import serve_command, start_problem
 from antidrift.settings import load, start_line
 chosen = load(data_dir=sys.argv[1])

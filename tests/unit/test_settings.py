@@ -458,7 +458,7 @@ def test_a_hand_edited_list_of_calendars_is_refused_without_its_addresses(tmp_pa
 
 
 def test_doctor_names_a_refused_value_and_exits_non_zero(tmp_path, capsys, monkeypatch):
-    from antidrift import commands
+    from antidrift.server import commands
 
     for name, value in {
         "ANTIDRIFT_DATA_DIR": str(tmp_path),

@@ -11,11 +11,11 @@ import time
 
 import pytest
 
-from antidrift import commands
 from antidrift.ai import CoachError, JudgeService, Service
 from antidrift.ai.backends import Options, new_backend
 from antidrift.ai.judge import VERDICT_SCHEMA
 from antidrift.process import CancelScope
+from antidrift.server import commands
 from tests.support import model_server
 from tests.support.model_server import ModelServer
 from tests.support.real_cli import refused_port

@@ -7,7 +7,7 @@ import getpass
 
 import pytest
 
-from antidrift import commands
+from antidrift.server import commands
 from antidrift.sync import Keyring, device_id
 from tests.support.sync import Machine
 

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from antidrift import ai, commands
+from antidrift import ai
 from antidrift.ai import (
     PROPOSAL_SCHEMA,
     Cancelled,
@@ -25,6 +25,7 @@ from antidrift.ai import (
 )
 from antidrift.ai.backends import BACKENDS, BackendEntry, names
 from antidrift.ai.backends.http import post_json
+from antidrift.server import commands
 from antidrift.settings import table
 from tests.support.http_standin import StandIn
 

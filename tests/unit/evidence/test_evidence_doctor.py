@@ -5,9 +5,9 @@ from __future__ import annotations
 import json
 import logging
 
-from antidrift import commands, settings
+from antidrift import settings
 from antidrift.evidence.report import doctor_lines
-from antidrift.server import bootstrap
+from antidrift.server import bootstrap, commands
 from antidrift.settings import SETTINGS
 
 TREE = {"type": "root", "nodes": [{"type": "con", "focused": True, "app_id": "foot",
