@@ -127,6 +127,16 @@ class _Frame:
 
         return self._once(f"draft/{fields}/{seen.version}", render)
 
+    def version(self, seen: Draft) -> str:
+        """The draft's version for a page brought up to it (by a prefill): after seen's."""
+        draft = self.snap.draft
+
+        def render() -> str:
+            context = {"draft": draft, "fields": (), "after": seen.version}
+            return self._renderer.template("_draft_version.html", **context)
+
+        return self._once(f"version/{seen.version}", render)
+
     def renamed(self) -> str:
         """The running commitment's new words, for a page that showed others."""
         commitment = self.snap.commitment
@@ -224,6 +234,10 @@ class Hub:
             if prefilled:
                 parts.append(frame.prefill())
                 conn.shows = current
+                if conn.draft is not None and frame.snap.draft is not None:
+                    # The proposal is in the draft: the page that shows it has seen that version
+                    # (a Start from it is no "Changed in another tab").
+                    parts.append(frame.version(conn.draft))
             # The draft saved anew (in another tab): its plan fields that changed. Not with a
             # prefill (it brought the page the proposal the draft holds), and nothing when no
             # plan field changed (a saved intent: a Start is weighed by its plan, not only its

@@ -138,8 +138,13 @@ def test_sharpen_pushes_pending_coach_only_then_elapsed_then_one_ready_prefill(s
     ready = page.recv()
     top = roots(ready)
     assert top["coach"].get("data-status") == "ready"
-    assert [n.id for n in top_level(ready) if n.tag in ("input", "textarea")] == PLAN_INPUTS
-    assert [i.id for i in inputs(ready)] == PLAN_INPUTS  # and nothing else, never the intent
+    # The three plan inputs, and the draft version the page now shows (hidden: the proposal
+    # is in the draft, so a Start from this page is no "Changed in another tab"); never the
+    # intent.
+    shown = [*PLAN_INPUTS, "draft_version"]
+    assert [n.id for n in top_level(ready) if n.tag in ("input", "textarea")] == shown
+    assert [i.id for i in inputs(ready)] == shown
+    assert top["draft_version"].get("type") == "hidden"
     assert top["next_action"].value() == PROPOSAL.next_action
     assert top["success_condition"].value() == PROPOSAL.success_condition
     assert top["timebox_minutes"].value() == "35"
