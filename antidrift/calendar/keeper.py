@@ -12,8 +12,6 @@ import contextlib
 import functools
 import hashlib
 import logging
-import os
-import tempfile
 import threading
 import time
 from collections.abc import Callable
@@ -28,6 +26,7 @@ from antidrift.calendar.fetch import MAX_BYTES, FetchFailed, fetch
 from antidrift.calendar.ics import MAX_OCCURRENCES, UnreadableCalendar
 from antidrift.calendar.sources import CalendarSource
 from antidrift.core.clock import Clock
+from antidrift.core.files import write_whole
 from antidrift.core.outside import Unreadable, read_file
 
 log = logging.getLogger("antidrift.calendar")
@@ -221,7 +220,7 @@ class Calendar:
         self._take(kept, expanded)
         kept.problem = None
         try:
-            _write(cache, data)
+            write_whole(cache, data, durable=False)
         except OSError as exc:
             log.info("the calendar at %s could not be kept in %s: %s", source.label, cache, exc)
 
@@ -324,20 +323,6 @@ class Calendar:
             self._wake.clear()
             self.refresh()
             self._wake.wait(self._look_every)
-
-
-def _write(path: Path, data: bytes) -> None:
-    """The last good copy, replaced whole (a crash leaves the old one or the new one)."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, temp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
-    try:
-        with os.fdopen(fd, "wb") as f:
-            f.write(data)
-        os.replace(temp, path)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(temp)
-        raise
 
 
 def _why(exc: OSError) -> str:

@@ -11,11 +11,11 @@ import contextlib
 import json
 import logging
 import os
-import tempfile
 import threading
 from collections.abc import Callable, Mapping
 from pathlib import Path
 
+from antidrift.core.files import write_whole
 from antidrift.settings.kinds import as_text
 from antidrift.settings.reader import (
     InvalidSetting,
@@ -182,25 +182,8 @@ class LiveSettings:
 
 
 def write_atomically(path: Path, text: str) -> None:
-    """Write text to path through a synced temporary file and a rename."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, temp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            f.write(text)
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(temp, path)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(temp)
-        raise
-    with contextlib.suppress(OSError):  # the rename itself survives a power cut
-        directory = os.open(path.parent, os.O_RDONLY)
-        try:
-            os.fsync(directory)
-        finally:
-            os.close(directory)
+    """settings.json replaced whole (core/files.py), readable by its owner alone."""
+    write_whole(path, text.encode("utf-8"), mode=0o600)
 
 
 def _page_label(setting: Setting) -> str:

@@ -33,6 +33,7 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 from antidrift.core.errors import Error
+from antidrift.core.files import sync_folder
 from antidrift.core.terminal import say
 from antidrift.store import check as dbcheck
 from antidrift.store import datalock
@@ -235,15 +236,6 @@ def _failed(source: Path, target: Path, reason: str) -> str:
     if "malformed" in reason or "not a database" in reason:  # SQLITE_CORRUPT, SQLITE_NOTADB
         return f"The database {source} is damaged ({reason}): no backup made."
     return f"Cannot copy {source} to {target.parent}: {reason}."
-
-
-def sync_folder(where: Path) -> None:
-    with contextlib.suppress(OSError):  # not every file system lets a folder be synced
-        fd = os.open(where, os.O_RDONLY)
-        try:
-            os.fsync(fd)
-        finally:
-            os.close(fd)
 
 
 # -- the server's daily backup ------------------------------------------------------------------

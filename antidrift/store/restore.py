@@ -20,6 +20,7 @@ from collections.abc import Iterator
 from datetime import UTC, datetime
 from pathlib import Path
 
+from antidrift.core.files import sync_folder
 from antidrift.core.terminal import say
 from antidrift.store import check as dbcheck
 from antidrift.store import datalock
@@ -32,7 +33,6 @@ from antidrift.store.backup import (
     data_settings,
     stamp,
     stop_on_sigterm,
-    sync_folder,
 )
 
 _WITH = ("-wal", "-journal")  # what belongs to a database beside it (-shm is rebuilt)

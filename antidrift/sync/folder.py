@@ -14,7 +14,6 @@ ignored and left in place."""
 
 from __future__ import annotations
 
-import contextlib
 import fnmatch
 import hashlib
 import os
@@ -121,45 +120,6 @@ def open_sealed(
         return unseal(key, data, device, name), digest
     except FileProblem as exc:
         raise type(exc)(what, exc.why) from None
-
-
-def write_whole(
-    path: Path, data: bytes, mode: int = 0o644, *, durable: bool = True
-) -> os.stat_result:
-    """Write `data` as `path` whole: a temporary name beside it, flushed and fsynced, then
-    renamed over it (and the folder fsynced), so a reader sees the old file or the new one,
-    never a part. `durable=False` skips the fsyncs (a note that may be lost in a crash, as
-    long as it is never seen half written). The new file's stat."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    temp = path.with_name(f".antidrift-{os.urandom(6).hex()}.tmp")
-    fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_CLOEXEC", 0), mode)
-    try:
-        with os.fdopen(fd, "wb") as out:
-            out.write(data)
-            out.flush()
-            if durable:
-                os.fsync(out.fileno())
-        os.replace(temp, path)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(temp)
-        raise
-    if durable:
-        _fsync_dir(path.parent)
-    return os.stat(path)
-
-
-def _fsync_dir(folder: Path) -> None:
-    try:
-        fd = os.open(folder, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0))
-    except OSError:  # a platform or file system without directory handles
-        return
-    try:
-        os.fsync(fd)
-    except OSError:
-        pass
-    finally:
-        os.close(fd)
 
 
 def check_apart(sync_folder: str | Path, data_dir: str | Path) -> None:

@@ -9,8 +9,9 @@ import base64
 import os
 from pathlib import Path
 
+from antidrift.core.files import write_whole
 from antidrift.sync.errors import Malformed
-from antidrift.sync.folder import DEVICE_ID, STATE, read_bounded, write_whole
+from antidrift.sync.folder import DEVICE_ID, STATE, read_bounded
 from antidrift.sync.keyring import Keyring
 from antidrift.sync.written import WRITTEN
 
@@ -52,5 +53,5 @@ def new_id(data_dir: str | Path) -> str:
 
 def _keep(path: Path, device: str) -> str:
     path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
-    write_whole(path, (device + "\n").encode("ascii"))
+    write_whole(path, (device + "\n").encode("ascii"), mode=0o644)
     return device

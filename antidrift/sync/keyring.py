@@ -14,6 +14,7 @@ import threading
 from dataclasses import dataclass
 from pathlib import Path
 
+from antidrift.core.files import write_whole
 from antidrift.core.outside import parse_json
 from antidrift.sync.crypto import KeyParams, b64, new_key, open_key, params_for, unb64
 from antidrift.sync.errors import FileProblem, Malformed
@@ -25,7 +26,6 @@ from antidrift.sync.folder import (
     other_devices,
     read_bounded,
     relative,
-    write_whole,
 )
 
 KEYRING = "keyring.json"

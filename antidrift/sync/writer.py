@@ -17,6 +17,7 @@ import threading
 from collections.abc import Sequence
 from pathlib import Path
 
+from antidrift.core.files import write_whole
 from antidrift.sync.crypto import seal
 from antidrift.sync.folder import (
     KEYPARAMS,
@@ -29,7 +30,6 @@ from antidrift.sync.folder import (
     relative,
     segment_number,
     sha256,
-    write_whole,
 )
 from antidrift.sync.hlc import Stamp
 from antidrift.sync.keyring import KeyEntry
@@ -179,7 +179,7 @@ class DeviceWriter:
     def _write_clear(self, name: str, data: bytes) -> str:
         digest = sha256(data)
         self._log.expect(name, digest)  # before the write: a crash mid-way is no intruder
-        st = write_whole(self.folder / name, data)
+        st = write_whole(self.folder / name, data, mode=0o644)
         self._log.settle(name, digest, st)
         return digest
 

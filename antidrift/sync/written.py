@@ -13,6 +13,7 @@ import os
 import threading
 from pathlib import Path
 
+from antidrift.core.files import write_whole
 from antidrift.core.outside import parse_json
 from antidrift.sync.errors import FileProblem, SharedDeviceId
 from antidrift.sync.folder import (
@@ -27,7 +28,6 @@ from antidrift.sync.folder import (
     relative,
     segment_number,
     sha256,
-    write_whole,
 )
 
 WRITTEN = "written.json"

@@ -22,6 +22,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
+from antidrift.core.files import sync_folder
 from antidrift.core.outside import Unreadable, read_file
 from antidrift.tasks.source import Conflict, SourceError
 
@@ -145,9 +146,4 @@ def replace(snapshot: FileSnapshot, text: str, label: str) -> None:
         with contextlib.suppress(OSError):
             os.unlink(temp)
         raise
-    with contextlib.suppress(OSError):  # the rename itself survives a power cut
-        dir_fd = os.open(folder, os.O_RDONLY)
-        try:
-            os.fsync(dir_fd)
-        finally:
-            os.close(dir_fd)
+    sync_folder(Path(folder))  # the rename itself survives a power cut
