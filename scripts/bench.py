@@ -55,6 +55,8 @@ from bench_backup import GOALS as GOALS_B  # noqa: E402
 from bench_backup import bench_backup  # noqa: E402
 from bench_calendar import GOAL as GOAL_E1  # noqa: E402
 from bench_calendar import GOAL_E2, bench_e1, bench_e2  # noqa: E402
+from bench_day import GOAL as GOAL_Q1  # noqa: E402
+from bench_day import bench_q1  # noqa: E402
 from bench_drift import GOAL as GOAL_D1  # noqa: E402
 from bench_drift import bench_d1  # noqa: E402
 from bench_reflection import GOALS as GOALS_R  # noqa: E402
@@ -81,6 +83,7 @@ GOALS = {
     "D1": GOAL_D1,
     "E1": GOAL_E1,
     "E2": GOAL_E2,
+    "Q1": GOAL_Q1,
     **GOALS_R,
     **GOALS_B,
     "C1": "≤ 1.10",
@@ -994,6 +997,8 @@ def run(trials: Trials, *, quick: bool, profile: Path | None, only: set[str]) ->
             figures["E1"] = bench_e1(root, "quick" if quick else "full")
         if want("E2"):
             figures["E2"] = bench_e2(root, "quick" if quick else "full")
+        if want("Q1"):
+            figures["Q1"] = bench_q1(root, "quick" if quick else "full")
         if want("S1") or want("S2") or want("S3"):
             figures["S1"], figures["S2"], figures["S3"] = bench_sync(
                 root, "quick" if quick else "full"

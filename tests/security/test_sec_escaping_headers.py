@@ -143,7 +143,7 @@ def assert_security_headers(headers: dict[str, str], what: str) -> None:
     assert policy["frame-ancestors"] == ["'none'"], what
     assert policy.get("base-uri") == ["'none'"], what
     assert headers.get("x-content-type-options") == "nosniff", what
-    assert headers.get("referrer-policy") in ("no-referrer", "same-origin"), what
+    assert headers.get("referrer-policy") == "same-origin", what
 
 
 def test_every_response_has_the_security_headers(server, sec):
