@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import copy
 import json
 import threading
@@ -12,9 +13,11 @@ from datetime import UTC, datetime, timedelta
 
 from antidrift.ai import Cancelled, CancelScope, JudgeVerdict, Proposal
 from antidrift.core import insights
+from antidrift.core.device_evidence import HERE, DeviceEvidence
 from antidrift.core.domain import AWAY_MARK, Commitment, Outcome, RuntimeState, WindowSample
 from antidrift.core.drift_records import Rule
 from antidrift.core.insights import WindowTime
+from antidrift.core.order_key import spread
 from antidrift.core.ports import Persisted
 from antidrift.session.snapshot import CoachInfo
 
@@ -79,6 +82,10 @@ class FakeStore:
     draft: str | None = None
     rhythm: str | None = None
     day_items: list = field(default_factory=list)  # the day's queue (core/day.DayItem), any order
+    # Guard here too: this machine's evidence by followed commitment (core/device_evidence's
+    # DeviceEvidence, replaced on change), and the commitments whose evidence went out.
+    followed: dict = field(default_factory=dict)
+    published: list = field(default_factory=list)
 
     def __post_init__(self) -> None:
         self._lock = threading.Lock()
@@ -102,6 +109,8 @@ class FakeStore:
         "draft",
         "rhythm",
         "day_items",
+        "followed",
+        "published",
         "_rule_ids",
     ]
 
@@ -117,6 +126,10 @@ class FakeStore:
             for name, value in (self._before or {}).items():
                 setattr(self, name, value)
             self._before = None
+
+    @contextlib.contextmanager
+    def deferred_checkpoints(self):
+        yield  # in memory: no log to copy
 
     def load(self) -> Persisted:
         with self._lock:
@@ -154,7 +167,7 @@ class FakeStore:
     def day_queue(self) -> list:
         with self._lock:
             queued = [i for i in self.day_items if i.started_at is None]
-        return sorted(queued, key=lambda i: (i.position, i.created_at))
+        return sorted(queued, key=lambda i: (i.order, i.position, i.created_at, i.id))
 
     def day_records(self, since) -> list:
         with self._lock:
@@ -185,8 +198,16 @@ class FakeStore:
     def order_day_items(self, ids) -> None:
         with self._lock:
             at = {item_id: index for index, item_id in enumerate(ids)}
+            keys = spread(len(ids))
             self.day_items = [
-                replace(i, position=at[i.id]) if i.id in at else i for i in self.day_items
+                replace(i, position=at[i.id], order=keys[at[i.id]]) if i.id in at else i
+                for i in self.day_items
+            ]
+
+    def move_day_item(self, item_id: str, order: str) -> None:
+        with self._lock:
+            self.day_items = [
+                replace(i, order=order) if i.id == item_id else i for i in self.day_items
             ]
 
     def clear_day_queue(self) -> int:
@@ -423,6 +444,55 @@ class FakeStore:
         with self._lock:
             return {i: self.summaries[i] for i in ids if i in self.summaries}
 
+    # -- Guard here too: this machine's evidence for another's commitment ---------------------
+
+    def followed_begin(self, commitment_id: str, owner_id: str) -> None:
+        with self._lock:
+            self.followed.setdefault(commitment_id, DeviceEvidence(HERE, None))
+
+    def followed_seen(self, commitment_id, samples, window) -> None:
+        with self._lock:
+            ev = self.followed[commitment_id]
+            rows = {row[:3]: row for row in ev.windows}
+            if window is not None:
+                rows[window[:3]] = window
+            self.followed[commitment_id] = replace(
+                ev, windows=tuple(rows.values()), samples=samples
+            )
+
+    def followed_verdict(self, commitment_id, window, judgement) -> None:
+        with self._lock:
+            ev = self.followed[commitment_id]
+            verdicts = {**ev.verdicts, window: judgement}
+            self.followed[commitment_id] = replace(ev, verdicts=verdicts)
+
+    def followed_set_aside(self, commitment_id: str) -> None:
+        """(The fake keeps no verdict set aside: the guard's memory decides.)"""
+
+    def followed_episode(self, commitment_id, episode) -> None:
+        with self._lock:
+            ev = self.followed[commitment_id]
+            kept = {e.number: e for e in ev.episodes} | {episode.number: episode}
+            self.followed[commitment_id] = replace(ev, episodes=tuple(kept.values()))
+
+    def followed_publish(self, commitment_id: str) -> None:
+        with self._lock:
+            self.published.append(commitment_id)
+
+    def followed_kept(self, commitment_id: str):
+        with self._lock:
+            return self.followed.get(commitment_id)
+
+    def device_evidence_of(self, ids: list[str]) -> dict:
+        """(No other machine here.)"""
+        return {}
+
+    def device_figures_of(self, ids: list[str]) -> dict:
+        return {}
+
+    def judged_secs(self, commitment_id: str) -> float:
+        return 0.0
+
     def close(self) -> None:
         self.closed = True
 
@@ -439,6 +509,17 @@ class FakeStore:
 
 
 DEFAULT_PROPOSAL = Proposal("Write the intro paragraph", "The intro is in the doc", 25)
+# Sharpen the day's answer when none is queued: two commitments, as the coach's CLI prints it.
+DEFAULT_DAY_ANSWER = json.dumps(
+    {
+        "commitments": [
+            {"next_action": "Draft the grant summary", "success_condition": "One page in the doc",
+             "timebox_minutes": 50},
+            {"next_action": "Review the first PR", "success_condition": "Comments posted",
+             "timebox_minutes": 30},
+        ]
+    }
+)  # fmt: skip
 
 
 @dataclass(eq=False)
@@ -527,9 +608,18 @@ class FakeCoach:
     def coach(
         self, intent: str, *, scope: CancelScope | None = None, track_record=(), free_minutes=None
     ) -> Proposal:
+        call = CoachCall(intent, scope, tuple(track_record), free_minutes=free_minutes)
+        return self._answer(call, DEFAULT_PROPOSAL)
+
+    def ask(self, prompt: str, schema, *, scope: CancelScope | None = None) -> str:
+        """Another of the coach's questions (Sharpen the day): the prompt is the call's
+        `intent`; answered from the same queue (text, or an error raised)."""
+        return self._answer(CoachCall(prompt, scope), DEFAULT_DAY_ANSWER)
+
+    def _answer(self, call: CoachCall, default):
+        scope = call.scope
         with self._cond:
-            call = CoachCall(intent, scope, tuple(track_record), free_minutes=free_minutes)
-            result = self._results.popleft() if self._results else DEFAULT_PROPOSAL
+            result = self._results.popleft() if self._results else default
             gated = self.gated
             self.calls.append(call)
             self._cond.notify_all()

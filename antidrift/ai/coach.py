@@ -251,6 +251,13 @@ class Service:
         # backends have none: the JSON is looked for in whatever came back.
         return parse_proposal(extract_json(raw))
 
+    def ask(
+        self, prompt: str, schema: dict[str, object], *, scope: CancelScope | None = None
+    ) -> str:
+        """Another of the coach's questions on the same backend and timeout (the day's plan:
+        ai/day_plan.py builds the prompt and reads the answer); raise a CoachError."""
+        return self.backend.run(prompt, timeout=self.timeout, scope=scope, schema=schema)
+
     def keep_warm(self, on: bool) -> None:
         """While the user plans (on), a backend that can keep its CLI started does so."""
         keep = getattr(self.backend, "keep_warm", None)

@@ -17,7 +17,9 @@ from antidrift.core.domain import (
     validate_next_action,
     validate_success_condition,
 )
+from antidrift.core.isotime import date_of, from_iso
 from antidrift.core.minutes import whole_minutes
+from antidrift.core.order_key import is_key
 
 MAX_ITEMS = 50
 UNTIMED_MINUTES = 25  # what an item without minutes counts as in planned_minutes
@@ -38,6 +40,7 @@ class DayItem:
     created_at: datetime
     started_at: datetime | None = None
     carried: bool = False
+    order: str = ""  # its order key (core/order_key.py): the queue reads in key order, then id
 
     def carried_on(self, today: date) -> bool:
         """Whether it came over from an earlier day (rolled over, or about to be)."""
@@ -75,12 +78,18 @@ def validate_item(
     return ItemFields(*every_check(checks))  # type: ignore[arg-type]
 
 
-def check_room(count: int) -> None:
-    """Refuse an item past the fiftieth (a 409: nothing is added)."""
-    if count >= MAX_ITEMS:
+def check_room(count: int, adding: int = 1) -> None:
+    """Refuse items past the fiftieth (a 409: none of them is added)."""
+    if count + adding <= MAX_ITEMS:
+        return
+    if adding == 1:
         raise IllegalTransitionError(
             f"The day holds at most {MAX_ITEMS} items: delete or clear some first."
         )
+    raise IllegalTransitionError(
+        f"Adding {adding} would make {count + adding} items; the day holds at most {MAX_ITEMS}:"
+        " delete or clear some first, or add fewer."
+    )
 
 
 def parse_position(value: object, count: int, at: int) -> int:
@@ -143,6 +152,24 @@ def free_minutes(
     return whole_minutes((end - now).total_seconds() - busy_secs(spans, now, end))
 
 
+def free_spans(
+    now: datetime, spans: Iterable[tuple[datetime, datetime]], ends: time = DAY_ENDS
+) -> list[tuple[datetime, int]]:
+    """The free stretches from now until the day ends, between the events: each one's start
+    and whole minutes, in order (those under a minute left out; none after the day's end).
+    What the day's coach is told of the calendar: times and minutes, never an event."""
+    end = day_end(now, ends)
+    free: list[tuple[datetime, int]] = []
+    reach = now
+    for a, b in sorted((max(a, now), min(b, end)) for a, b in spans if a < end and b > now):
+        if a > reach and (minutes := whole_minutes((a - reach).total_seconds())):
+            free.append((reach, minutes))
+        reach = max(reach, b)
+    if end > reach and (minutes := whole_minutes((end - reach).total_seconds())):
+        free.append((reach, minutes))
+    return free
+
+
 def planned_minutes(items: Iterable[DayItem]) -> int:
     """The queue's minutes: an item without minutes counts UNTIMED_MINUTES."""
     return sum(item.counted_minutes for item in items)
@@ -155,6 +182,57 @@ def fit_text(planned: int, free: int) -> str:
     if planned == free:
         return "The plan fills your free time exactly."
     return f"Fits: {free - planned} min of your free time left over."
+
+
+# -- an item as its sync record carries it (kind "day_item"; None is a removal) -----------------
+
+
+def record_of(item: DayItem) -> dict[str, object]:
+    """The body of an item's record: what another machine needs to show and start it."""
+    return {
+        "id": item.id,
+        "day": item.day.isoformat(),
+        "next_action": item.next_action,
+        "success_condition": item.success_condition,
+        "timebox_minutes": item.timebox_minutes,
+        "created_at": item.created_at.isoformat(),
+        "started_at": item.started_at.isoformat() if item.started_at else None,
+        "carried": item.carried,
+        "order": item.order,
+    }
+
+
+def item_of(item_id: str, body: dict) -> DayItem:
+    """The item a record from another machine carries, checked as an item made here is
+    (the planning rules, an order key, times with their offset); ValidationError naming no
+    text of it otherwise."""
+    refused = ValidationError("A day item record is not one this version can take.", "day_item")
+    if body.get("id") != item_id or not is_key(body.get("order")):
+        raise refused
+    fields = validate_item(
+        body.get("next_action"), body.get("success_condition"), body.get("timebox_minutes")
+    )
+    try:
+        day = date_of(body["day"])
+        created, started = from_iso(body["created_at"]), from_iso(body.get("started_at"))
+    except (KeyError, TypeError, ValueError):
+        raise refused from None
+    if created is None or created.tzinfo is None or (started and started.tzinfo is None):
+        raise refused
+    if not isinstance(body.get("carried"), bool):
+        raise refused
+    return DayItem(
+        id=item_id,
+        day=day,
+        next_action=fields.next_action,
+        success_condition=fields.success_condition,
+        timebox_minutes=fields.timebox_minutes,
+        position=0,  # the queue reads in key order; the importer places the row
+        created_at=created,
+        started_at=started,
+        carried=body["carried"],
+        order=body["order"],
+    )
 
 
 # -- the day's end: planned against done --------------------------------------------------------

@@ -335,8 +335,9 @@ def validate_success_condition(success_condition: object) -> str:
     return _plan_text(success_condition, "success_condition", SUCCESS_LABEL)
 
 
-def validate_intent(intent: object) -> str:
-    return _text(intent, "intent", "Your rough intent", MAX_INTENT)
+def validate_intent(intent: object, label: str = "Your rough intent") -> str:
+    """A rough intent in the user's words (Sharpen's, or the day's: `label` names it)."""
+    return _text(intent, "intent", label, MAX_INTENT)
 
 
 def validate_review(outcome: object, note: object) -> tuple[Outcome, str]:

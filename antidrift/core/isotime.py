@@ -4,7 +4,7 @@ read another program's times take these."""
 
 from __future__ import annotations
 
-from datetime import datetime, tzinfo
+from datetime import date, datetime, tzinfo
 
 
 def iso(value: datetime | None) -> str | None:
@@ -20,3 +20,9 @@ def from_iso(value: str | None, *, naive: tzinfo | None = None) -> datetime | No
         return None
     found = datetime.fromisoformat(value)
     return found.replace(tzinfo=naive) if naive is not None and found.tzinfo is None else found
+
+
+def date_of(value: str) -> date:
+    """The day ISO 8601 text (2026-12-05) names; ValueError for text that is no such day,
+    TypeError for a value that is no text."""
+    return date.fromisoformat(value)

@@ -30,6 +30,7 @@ from antidrift.core.domain import (
     whole_secs,
 )
 from antidrift.core.errors import IllegalTransitionError
+from antidrift.core.following import Followed, FollowEnd, WhyEnded
 from antidrift.core.rhythm import Break, Finished, Rhythm, five_said_after
 from antidrift.core.transitions import TRANSITIONS, Move, Stage, check
 
@@ -85,6 +86,10 @@ class FocusSession:
     absence: Absence = Absence()
     recorded: str | None = None  # the commitment whose outcome went to a task tool
     watcher_running: bool = False  # told by the window sampler
+    # Guard here too: another machine's commitment this one's guard works for, while locked
+    # (never stored: a restart ends it); and the last one that ended by itself (said once).
+    following: Followed | None = None
+    follow_end: FollowEnd | None = None
 
     @property
     def stage(self) -> Stage:
@@ -103,9 +108,12 @@ class FocusSession:
     # -- the moves: each checks the table, then moves the aggregate (the handler writes it) --
 
     def plan(self, draft: object) -> None:
+        """Planning (from locked or a break); a commitment of this machine's own ends
+        following (Guard here too)."""
         self.check(Move.PLAN)
         self.state, self.draft = RuntimeState.PLANNING, draft
         self.rhythm = self.rhythm.but(closure=None, rest=None, rested=False)
+        self.following = self.follow_end = None
 
     def cancel_planning(self) -> None:
         self.check(Move.CANCEL_PLANNING)
@@ -240,8 +248,10 @@ class FocusSession:
         return ended
 
     def take_break(self, rest: Break) -> None:
+        """A break here ends following (nothing is judged on a break)."""
         self.check(Move.TAKE_BREAK)
         self.rhythm = self.rhythm.but(rest=rest, rested=False)
+        self.following = self.follow_end = None
 
     def end_break(self) -> None:
         self.check(Move.END_BREAK)
@@ -264,6 +274,39 @@ class FocusSession:
             self.last_sample = sample
             return True
         return False
+
+    # -- Guard here too: another machine's commitment, guarded while this one is locked ---
+
+    def may_follow(self) -> None:
+        """409 unless another machine's commitment can be followed from here (locked, not on
+        a break, following none yet)."""
+        self.check(Move.FOLLOW)
+        if self.following is not None:
+            raise IllegalTransitionError(
+                f"You are guarding {self.following.device}'s commitment here already: stop"
+                " that first."
+            )
+
+    def follow(self, followed: Followed) -> None:
+        self.may_follow()
+        self.following, self.follow_end = followed, None
+
+    def stop_following(self, why: WhyEnded | None = None) -> Followed:
+        """Following ends: by the user (why None), or by itself (said until the next follow
+        or plan); 409 when nothing is followed."""
+        self.check(Move.STOP_FOLLOWING)
+        ended = self.following
+        if ended is None:
+            raise IllegalTransitionError("You are not guarding another machine's commitment here.")
+        self.following = None
+        self.follow_end = FollowEnd(ended.device, ended.next_action, why) if why else None
+        return ended
+
+    def follow_moved(self, followed: Followed) -> None:
+        """The followed commitment as its machine now says it (paused, its words changed)."""
+        if self.following is None or followed.commitment_id != self.following.commitment_id:
+            raise IllegalTransitionError("That commitment is not the one guarded here.")
+        self.following = followed
 
     # -- time away ----------------------------------------------------------------------
 

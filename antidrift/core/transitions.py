@@ -52,6 +52,8 @@ class Move(StrEnum):
     TAKE_BREAK = "take a break"
     END_BREAK = "end the break"
     BREAK_OVER = "let the break run out"
+    FOLLOW = "guard another machine's commitment here"
+    STOP_FOLLOWING = "stop guarding another machine's commitment"
 
 
 L, B, P, A, R = Stage.LOCKED, Stage.BREAK, Stage.PLANNING, Stage.ACTIVE, Stage.REVIEW
@@ -88,6 +90,10 @@ TRANSITIONS: dict[tuple[Stage, Move], Stage] = {
     (R, Move.UNDO_FINISH): A,
     (R, Move.END): L,
     (R, Move.END_WITH_BREAK): B,
+    # Guard here too: locked, this machine's guard works for another machine's commitment.
+    # Plan and a break end it (core/session.py): a commitment of this machine's own comes first.
+    (L, Move.FOLLOW): L,
+    (L, Move.STOP_FOLLOWING): L,
 }
 
 # Refusals that say more than where the user is.
@@ -97,6 +103,8 @@ _REFUSED = {
     (P, Move.END_BREAK): "There is no break to end.",
     (A, Move.END_BREAK): "There is no break to end.",
     (R, Move.END_BREAK): "There is no break to end.",
+    (B, Move.FOLLOW): "You are on a break: end it first, then guard the other machine's"
+    " commitment here.",
 }
 
 
@@ -105,6 +113,7 @@ _ONLY = {
     Move.DRAFT: "You can save a draft only while planning.",
     Move.PICK_TASK: "You can pick a task only while planning.",
     Move.USE_PROPOSAL: "You can use a proposal only while planning.",
+    Move.STOP_FOLLOWING: "You are not guarding another machine's commitment here.",
 }
 
 

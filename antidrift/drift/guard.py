@@ -77,8 +77,11 @@ class DriftGuard:
         exclude: re.Pattern[str] | None = None,
         enforcer: Enforcer | None = None,
         busy: Callable[[datetime], bool] | None = None,
+        rules_alone: bool = False,
     ) -> None:
-        self.on = judge is not None and settings is not None
+        # rules_alone (Guard here too): on without a judge, standing rules deciding alone.
+        self._rules_alone = rules_alone
+        self.on = settings is not None and (judge is not None or rules_alone)
         self._busy = busy  # a calendar event is under way then (the calendar's)
         self._in_event = False
         self._enforcer = enforcer  # the teeth's desktop adapters (None: none here)
@@ -99,6 +102,11 @@ class DriftGuard:
         self._closed = False
         self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="antidrift-judge")
         self._retuned: tuple[Judge | None, DriftSettings | None, re.Pattern | None] | None = None
+
+    @property
+    def judging(self) -> bool:
+        """Whether a judge decides what no rule does (in force: a change at the next begin)."""
+        return self._judge is not None
 
     @property
     def exclude(self) -> re.Pattern[str] | None:
@@ -176,7 +184,8 @@ class DriftGuard:
         if self._retuned is not None:
             judge, settings, self._exclude = self._retuned
             self._retuned = None
-            self.on, self._judge = judge is not None and settings is not None, judge
+            self.on = settings is not None and (judge is not None or self._rules_alone)
+            self._judge = judge
             self._settings = settings or DriftSettings()
             self._budget = CallBudget(self._settings.max_calls)
         self._commitment = commitment
@@ -237,6 +246,7 @@ class DriftGuard:
             episodes=episodes,
             rules=tuple(self._store.rules()),
             teeth=self._teeth(commitment, episodes),
+            judging=self._judge is not None,
         )
         if last is None:
             return After()

@@ -29,6 +29,8 @@ from antidrift.drift.verdicts import Figures, figures, matching_rule
 from antidrift.drift.window_key import churn_key, churn_reason, judge_page, window_of
 
 TAUGHT_REASON = "you said this is on task"
+# Guard here too with no AI on this machine: a window no standing rule decides stays unknown.
+RULES_ALONE = "no AI here: no standing rule decides this window"
 
 
 class DriftStatus(StrEnum):
@@ -135,6 +137,7 @@ class DriftPolicy:
     pending: JudgeCall | None = None
     failure: str | None = None  # why the current window has no verdict
     teeth: Teeth | None = None  # this commitment puts an ignored off-task window away
+    judging: bool = True  # False: no judge here, standing rules (by app, title, site) decide
     _tickets: int = 0
     # The newest verdict of the judge or the user per site or app: what a new title inherits.
     _app_last: dict[str, Verdict] = field(default_factory=dict, repr=False)
@@ -294,6 +297,8 @@ class DriftPolicy:
             return DriftView(DriftStatus.DRIFTING, self.off_since, decided.reason, banner)
         if decided is not None:
             return DriftView(DriftStatus.UNCLEAR, self.current_since, decided.reason, banner)
+        if not self.judging:
+            return DriftView(DriftStatus.UNKNOWN, self.current_since, RULES_ALONE, banner)
         if self.pending is not None and self.pending.window == self.current:
             return DriftView(DriftStatus.UNKNOWN, self.current_since, "judging this window", banner)
         if self.failure is not None:
@@ -336,16 +341,17 @@ class DriftPolicy:
     def _follow(self, now: datetime) -> Effects:
         """Update the off-task streak for the current window's verdict."""
         decided = self.decision(self.current)
-        if decided is None:
+        if decided is None and self.judging:
             if self.failure is not None:
                 self.off_since = None  # unknown never nudges
             return Effects()  # not judged yet: the streak (if any) goes on
-        if decided.verdict is Verdict.UNCLEAR:
+        if decided is not None and decided.verdict is Verdict.UNCLEAR:
             return Effects()  # unclear neither starts nor stops the clock
-        if decided.off_task:
+        if decided is not None and decided.off_task:
             if self.off_since is None:
                 self.off_since = self.current_since  # drift began at the switch
             return Effects()
+        # On task; or, with no judge, a window no rule calls off task: the drift is over.
         self.off_since = None
         episode = self.open_episode
         if episode is None:
@@ -362,7 +368,7 @@ class DriftPolicy:
 
     def _next_judge(self, now: datetime) -> Effects:
         window = self.current
-        if window is None or self.pending is not None:
+        if window is None or self.pending is not None or not self.judging:
             return Effects()
         decided = self.decision(window)
         if decided is not None and decided.source is not Source.CHURN:

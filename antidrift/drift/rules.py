@@ -32,10 +32,10 @@ class Guard(Protocol):
 class StandingRules:
     """Add or remove a rule; ValidationError for bad input, NotFound for an unknown id."""
 
-    def __init__(self, store: Repository, work: Transaction, guard: Guard) -> None:
+    def __init__(self, store: Repository, work: Transaction, *guards: Guard) -> None:
         self._store = store
         self._work = work
-        self._guard = guard
+        self._guards = guards  # the running commitment's, and Guard here too's
 
     def add(
         self, app: object, title_contains: object, verdict: object, site: object = None
@@ -71,7 +71,9 @@ class StandingRules:
 
     def _followed(self) -> None:
         """Under the unit of work: the running commitment follows the rules as they are now."""
-        self._work.then(self._guard.rules_changed(tuple(self._store.rules())).run)
+        rules = tuple(self._store.rules())
+        for guard in self._guards:
+            self._work.then(guard.rules_changed(rules).run)
         self._work.changed()
 
 

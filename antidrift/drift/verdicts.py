@@ -101,6 +101,7 @@ class Figures:
 
     on_task_share: float | None  # 0–1, None without time judged on or off task
     unclear_secs: float
+    judged_secs: float = 0.0  # on and off task: what the share is of
 
 
 def figures(
@@ -118,4 +119,4 @@ def figures(
             off += seconds
         else:
             unclear += seconds
-    return Figures(on / (on + off) if on + off > 0 else None, unclear)
+    return Figures(on / (on + off) if on + off > 0 else None, unclear, on + off)

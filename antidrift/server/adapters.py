@@ -89,13 +89,7 @@ def build_drift(
         return None, None, DriftInfo(False, why_off="there is no AI backend to judge with")
     backend = coach.backend
     cli = backend.name  # named as the planning view names the coach ("command", not "python3")
-    policy = DriftSettings(
-        timedelta(seconds=settings.drift_grace),
-        timedelta(seconds=settings.drift_cooldown),
-        settings.drift_max_calls,
-        settings.enforce,
-        timedelta(seconds=settings.enforce_after),
-    )
+    policy = drift_settings(settings)
     remote = remote_address(getattr(backend, "url", None))
     if backend.binary() is None:  # as the page says it: off until the CLI is there
         log.info("drift guard waiting: %s is not installed; it judges once it is", cli)
@@ -112,6 +106,17 @@ def build_drift(
         teeth_after=settings.enforce_after,
     )
     return ai.JudgeService(backend, timeout=settings.ai_timeout), policy, info
+
+
+def drift_settings(settings: Settings) -> DriftSettings:
+    """The guard's timing and teeth, as the settings say them (with a judge or without)."""
+    return DriftSettings(
+        timedelta(seconds=settings.drift_grace),
+        timedelta(seconds=settings.drift_cooldown),
+        settings.drift_max_calls,
+        settings.enforce,
+        timedelta(seconds=settings.enforce_after),
+    )
 
 
 # The live parts (settings rows' `live`) that `tuning` builds: a change to one builds them anew.
@@ -144,6 +149,7 @@ def tuning(settings: Settings) -> tuple[Tuning, CoachInfo, DriftInfo]:
         notifier,
         breaks,
         away_after=settings.away_after,
+        follow_drift=drift_settings(settings),  # Guard here too: rules decide without a judge
     )
     return parts, info, drift_info
 
@@ -170,7 +176,7 @@ def build_sync(
         return text.decode("utf-8", errors="replace").strip() or None
 
     name = settings.device_name or socket.gethostname()[:64] or "this machine"
-    return Syncing(
+    syncing = Syncing(
         store,
         controller.work,
         settings.data_dir,
@@ -182,3 +188,5 @@ def build_sync(
         settings=live,
         rules_taken=controller.rules.taken,
     )
+    controller.following.look = syncing.now_of  # Guard here too reads the others' `now`
+    return syncing

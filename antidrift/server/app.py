@@ -19,6 +19,7 @@ from antidrift.web import (
     assets,
     day,
     errors,
+    follow,
     icon,
     manifest,
     reflection,
@@ -104,6 +105,9 @@ def create_app(
     views.elsewhere = lambda: (
         runtime.sync.elsewhere() if runtime.sync is not None and runtime.sync.on else None
     )
+    views.day_taken = lambda: (
+        runtime.sync.importer.day_taken if runtime.sync is not None and runtime.sync.on else 0
+    )
     if not fakes:
         runtime.settings.subscribe(lambda new: _take_up(runtime, views, new))
     hub = Hub(runtime.controller.snapshot, views, renderer)
@@ -131,6 +135,7 @@ def create_app(
     app.register_blueprint(week.bp)
     app.register_blueprint(day.bp)
     app.register_blueprint(sync_status.bp)
+    app.register_blueprint(follow.bp)
     assets.install(app, static_dir)
     sockets.install(app)
     if built:

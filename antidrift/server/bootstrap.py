@@ -28,6 +28,7 @@ from antidrift.session.coaching import Coaching
 from antidrift.session.controller import Controller
 from antidrift.session.corrections import Corrections
 from antidrift.session.drafts import Drafts
+from antidrift.session.following import Following
 from antidrift.session.interruptions import Interruptions
 from antidrift.session.readmodel import ReadModel
 from antidrift.session.reflecting import Reflections
@@ -124,6 +125,7 @@ class Runtime:
             self._ticker = Ticker(
                 self.controller.expire_if_due,
                 self.controller.drift_tick,
+                self.controller.following.tick,  # Guard here too: ends when it ends there
                 self.controller.breaks.tick,
                 self._ring,
                 self._refresh_pages,
@@ -289,6 +291,7 @@ def build_controller(
     reflections = Reflections(
         parts.reflector, store, coaching.executor, work, session, parts.unavailable
     )
+    busy = calendar.busy if calendar is not None else None  # the guards stand down then
     # The drift guard: judge calls on its own executor, landing through the unit of work.
     guard = DriftGuard(
         judge=parts.judge,
@@ -299,11 +302,12 @@ def build_controller(
         announce=session.announce,
         exclude=parts.exclude,
         enforcer=enforcer,
-        busy=calendar.busy if calendar is not None else None,
+        busy=busy,
     )
     for part in (coaching, guard):  # their state in memory, kept by the change
         work.keep(part)
     away = Away(work, session, store, guard, parts.away_after)  # time away from the keyboard
+    following = Following(work, session, store, parts, busy)  # Guard here too
     return Controller(
         work,
         session,
@@ -313,9 +317,10 @@ def build_controller(
         coaching=coaching,
         reflections=reflections,
         corrections=Corrections(store, work),  # the history corrected after the fact
-        rules=StandingRules(store, work, guard),  # the running commitment's guard follows
+        rules=StandingRules(store, work, guard, following.guard),  # the guards follow them
         interruptions=Interruptions(work, session, store, guard, reflections),
         away=away,
+        following=following,
         calendar=calendar,
     )
 

@@ -8,7 +8,7 @@ judged."""
 from __future__ import annotations
 
 from collections.abc import Callable
-from datetime import timedelta
+from datetime import datetime, timedelta
 
 from antidrift.core.domain import Commitment, Outcome
 from antidrift.core.ports import Repository
@@ -21,8 +21,15 @@ BREAK_OVER = ("Break over · AntiDrift", "Plan the next commitment when you are 
 
 
 class Breaks:
-    def __init__(self, work: UnitOfWork, session: Session, store: Repository) -> None:
+    def __init__(
+        self,
+        work: UnitOfWork,
+        session: Session,
+        store: Repository,
+        left: Callable[[datetime], None] = lambda now: None,
+    ) -> None:
         self._work, self._s, self._store = work, session, store
+        self._left = left  # a break ends Guard here too: its guard stops (following.py)
 
     def take(self, minutes: object = None) -> Break:
         """POST /break: while locked (after /end), for `minutes` or the setting's length."""
@@ -32,6 +39,7 @@ class Breaks:
             rest = self.planner(minutes)(None)
             s.focus.take_break(rest)
             s.persist(self._store)
+            self._left(s.now())
             work.changed()
         return rest
 

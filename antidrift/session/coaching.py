@@ -235,7 +235,7 @@ def proposed_plan(proposal: Proposal) -> Plan:
     )
 
 
-def unusable_proposal(exc: ValidationError) -> str:
+def unusable_proposal(exc: ValidationError | None = None) -> str:
     """The coach page's sentence for a proposal the domain refused: the coach's words, not
     the form's ("Next action is required." is about what the user typed)."""
     return NO_PLAN[:1].upper() + NO_PLAN[1:] + "."

@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import logging
 import uuid
-from collections.abc import Callable, Iterator
-from contextlib import AbstractContextManager, contextmanager
+from collections.abc import Callable
+from contextlib import AbstractContextManager
 from dataclasses import replace
 from datetime import datetime
 
@@ -21,7 +21,6 @@ from antidrift.core.domain import (
     AWAY_MARK,
     MAX_TEXT,
     Commitment,
-    IllegalTransitionError,
     RuntimeState,
     WindowSample,
     times_up,
@@ -34,7 +33,7 @@ from antidrift.core.sites import redact_page
 from antidrift.core.timing import paused_total
 from antidrift.core.transitions import Move
 from antidrift.drift.guard import DriftGuard
-from antidrift.drift.policy import OFF, parse_choice
+from antidrift.drift.policy import parse_choice
 from antidrift.drift.rules import StandingRules
 from antidrift.drift.window_key import is_own_page
 from antidrift.session.away import Away
@@ -42,7 +41,9 @@ from antidrift.session.breaks import Breaks
 from antidrift.session.coaching import Coaching
 from antidrift.session.corrections import Corrections
 from antidrift.session.day import DayQueue
+from antidrift.session.day_coaching import DayPlans
 from antidrift.session.drafts import Draft, Drafts
+from antidrift.session.following import Following
 from antidrift.session.interruptions import Interruptions
 from antidrift.session.reflecting import Reflections
 from antidrift.session.snapshot import EvidenceView, Snapshot
@@ -80,6 +81,7 @@ class Controller:
         rules: StandingRules,
         interruptions: Interruptions,
         away: Away,
+        following: Following,
         calendar: Calendar | None = None,
     ) -> None:
         self._work, self._s, self._store = work, session, store
@@ -88,9 +90,13 @@ class Controller:
         self.corrections, self.rules = corrections, rules
         self.interruptions = interruptions
         self.away = away  # time away from the keyboard (shared with the interruptions)
-        self.breaks = Breaks(work, session, store)  # between commitments (session/breaks.py)
+        # Guard here too: another machine's commitment guarded here (session/following.py).
+        self.following = following
+        self.breaks = Breaks(work, session, store, following.release)  # between commitments
         # The day's queue (session/day.py), planned around the calendar's events.
         self.day = DayQueue(work, session, store, _spans(calendar))
+        self.day_plans = DayPlans(work, session, self.day, coaching)  # Sharpen the day
+        work.keep(self.day_plans)  # its proposal in memory, kept by the change
         self._calendar = calendar  # planned around: the guard stands down during an event
         self._started = False  # the constructor starts nothing: start() does
 
@@ -108,6 +114,7 @@ class Controller:
             self.reflections.unavailable = tuning.unavailable
             self._s.notifier, self._s.breaks = tuning.notifier, tuning.breaks
             self._guard.retune(tuning.judge, tuning.drift, tuning.exclude)
+            self.following.retune(tuning)
             self.away.after_minutes = tuning.away_after
 
     def start(self) -> None:
@@ -170,20 +177,18 @@ class Controller:
             away = self.away.view(now) if active else None
             # Away, no window is looked at: the evidence is as fresh as when input stopped.
             seen_by = away.since if away is not None and away.since is not None else now
+            # Watched since, the window seen last: the running commitment's, else the followed.
+            watched = (s.commitment.started_at, s.last_sample) if active else None
+            since, last = watched or self.following.watched()
             return Snapshot(
                 version=self._work.version,
                 state=s.state,
                 commitment=s.commitment,
-                evidence=EvidenceView.of(
-                    s.commitment.started_at if active else None,
-                    s.last_sample,
-                    seen_by,
-                    s.watcher_running,
-                ),
+                evidence=EvidenceView.of(since, last, seen_by, s.watcher_running),
                 coach=self.coaching.view() if s.state is RuntimeState.PLANNING else None,
                 draft=self.drafts.draft if s.state is RuntimeState.PLANNING else None,
                 now=now,
-                drift=self._guard.view(now) if active else OFF,
+                drift=self._guard.view(now) if active else self.following.view(now),
                 reflection=self.reflections.view(s.commitment.id)
                 if s.state is RuntimeState.REVIEW and s.commitment is not None
                 else None,
@@ -195,6 +200,10 @@ class Controller:
                 rest=s.rhythm.rest if locked else None,
                 rested=s.rhythm.rested and locked,
                 five_said=s.commitment is not None and s.rhythm.five_said == s.commitment.id,
+                following=s.focus.following,
+                follow_end=s.focus.follow_end if locked else None,
+                follow_judged=self.following.guard.judging,
+                day_plan=self.day_plans.view(),
             )
 
     # -- transitions -------------------------------------------------------------------------
@@ -205,6 +214,7 @@ class Controller:
             s = self._s
             s.focus.plan(draft or Draft())
             s.persist(self._store)
+            self.following.release(s.now())  # a plan of this machine's own ends following
             self.coaching.reset()
             work.then(lambda: self.coaching.keep_warm(True))
             work.changed()
@@ -330,28 +340,8 @@ class Controller:
     def finish_standing(self, commitment_id: str) -> AbstractContextManager[None]:
         return self.interruptions.finish_standing(commitment_id)
 
-    @contextmanager
-    def writing_back(self, commitment_id: str, action: str) -> Iterator[None]:
-        """While a commitment's outcome goes out to its task (POST /tasks/writeback): the one
-        write-back it gets is claimed first, in the store, so a second press (another tab, a
-        reload, the history) is refused (409) and never writes twice; one that fails (nothing
-        written) is given back. A crash mid-write keeps the claim: once, never twice."""
-        with self._work:
-            if not self._store.claim_write_back(commitment_id, action):
-                raise IllegalTransitionError(
-                    "This commitment is already recorded in your task list: it is written"
-                    " there once."
-                )
-        try:
-            yield
-        except BaseException:
-            with self._work:
-                self._store.release_write_back(commitment_id)
-            raise
-        with self._work:
-            c = self._s.commitment  # the review's own copy shows it as recorded after a reload
-            if c is not None and c.id == commitment_id:
-                self._s.commitment = replace(c, written_back=action)
+    def writing_back(self, commitment_id: str, action: str) -> AbstractContextManager[None]:
+        return self.interruptions.writing_back(commitment_id, action)
 
     # -- evidence ----------------------------------------------------------------------------
 
@@ -360,6 +350,8 @@ class Controller:
     ) -> bool:
         """Record a focus sample (`exact`: which window, for the teeth; `url`: the browser's
         active tab); outside active, or paused, it is accepted and dropped."""
+        if self.following.watching():  # locked, guarding another machine's commitment
+            return self.following.record(app, title, at, url=url)
         # Redacted on the whole title, then cut; searched outside the lock (bounded, not free).
         app, title, exclude = valid_text(app), valid_text(title), self._guard.exclude
         url = valid_text(url) if url else None
@@ -406,9 +398,12 @@ class Controller:
             work.changed()
 
     def wants_evidence(self) -> bool:
-        """Whether a window sample would be kept now (only while a commitment runs)."""
+        """Whether a window sample would be kept now (while a commitment runs here, or one
+        of another machine's is guarded here)."""
         with self._work:
-            return self._s.state is RuntimeState.ACTIVE and not self._s.commitment.paused
+            if self._s.state is not RuntimeState.ACTIVE:
+                return self.following.watching()
+            return not self._s.commitment.paused
 
     # -- the drift guard ---------------------------------------------------------------------
 
@@ -430,5 +425,7 @@ class Controller:
         """Kill running coach CLIs and refuse new ones (server stop)."""
         with self._work:
             self.reflections.cancel()
+            self.day_plans.shutdown()
             self.coaching.shutdown()
         self._guard.shutdown()
+        self.following.shutdown()

@@ -7,13 +7,14 @@ is the controller's (Plan it, then Start: it leaves the queue in the Start's tra
 from __future__ import annotations
 
 import uuid
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, replace
 from datetime import date, datetime, time
 
 from antidrift.core import day as rules
 from antidrift.core.day import DayItem
 from antidrift.core.domain import MAX_TEXT, NotFound, TaskRef
+from antidrift.core.order_key import key_at, salt_of
 from antidrift.core.ports import DayItems
 from antidrift.session.state import Session
 from antidrift.session.unit_of_work import UnitOfWork
@@ -108,22 +109,43 @@ class DayQueue:
         return self._add(rules.validate_item(task.title.strip()[:MAX_TEXT]))
 
     def _add(self, fields: rules.ItemFields) -> DayItem:
+        return self.add_all([fields])[0]
+
+    def add_all(self, fields: Sequence[rules.ItemFields]) -> list[DayItem]:
+        """New items at the end of the queue, in order, in one change: all of them, or none
+        when they would pass the fiftieth (409)."""
         with self._work as work:
             queue = self._queue()
-            rules.check_room(len(queue))
+            rules.check_room(len(queue), len(fields))
             now = self._s.now()
-            item = DayItem(
-                id=str(uuid.uuid4()),
-                day=rules.local_day(now),
-                next_action=fields.next_action,
-                success_condition=fields.success_condition,
-                timebox_minutes=fields.timebox_minutes,
-                position=max((i.position for i in queue), default=-1) + 1,
-                created_at=now,
-            )
-            self._store.add_day_item(item)
+            last = max((i.position for i in queue), default=-1)
+            ids = [str(uuid.uuid4()) for _ in fields]  # random: one item on every machine
+            orders = _after(queue, ids)
+            if orders is None:  # no room after the last key: the queue spread anew first
+                self._store.order_day_items([i.id for i in queue])
+                orders = _after(self._store.day_queue(), ids) or ["" for _ in ids]
+            added = [
+                DayItem(
+                    id=ids[n],
+                    day=rules.local_day(now),
+                    next_action=f.next_action,
+                    success_condition=f.success_condition,
+                    timebox_minutes=f.timebox_minutes,
+                    position=last + 1 + n,
+                    created_at=now,
+                    order=orders[n],
+                )
+                for n, f in enumerate(fields)
+            ]
+            for item in added:
+                self._store.add_day_item(item)
             work.changed()
-        return item
+        return added
+
+    def free_spans(self, now: datetime) -> list[tuple[datetime, int]]:
+        """The free stretches from `now` until the day ends, around the calendar's events
+        (their times only)."""
+        return rules.free_spans(now, self._spans(), self.ends)
 
     def delete(self, item_id: str) -> DayItem:
         with self._work as work:
@@ -133,13 +155,21 @@ class DayQueue:
         return gone
 
     def move(self, item_id: str, to: object) -> int:
-        """The item at index `to` (or one up or down); its new index."""
+        """The item at index `to` (or one up or down); its new index. Only the moved item's
+        order key changes (a move made at once on another machine keeps its own), unless
+        the keys leave no room there: then the whole order is spread anew."""
         with self._work as work:
             queue = self._queue()
             item = _find(queue, item_id)
             ids = [i.id for i in queue]
             at = rules.parse_position(to, len(ids), ids.index(item.id))
-            self._store.order_day_items(rules.moved(ids, item.id, at))
+            if at != ids.index(item.id):
+                others = [i.order for i in queue if i.id != item.id]
+                order = key_at(others, at, salt_of(item.id))
+                if order is None:
+                    self._store.order_day_items(rules.moved(ids, item.id, at))
+                else:
+                    self._store.move_day_item(item.id, order)
             work.changed()
         return at
 
@@ -150,6 +180,17 @@ class DayQueue:
             gone = self._store.clear_day_queue()
             work.changed()
         return gone
+
+
+def _after(queue: list[DayItem], ids: list[str]) -> list[str] | None:
+    """Order keys for new items `ids`, in turn after the queue's last (None: no room)."""
+    keys = [i.order for i in queue]
+    for item_id in ids:
+        key = key_at(keys, len(keys), salt_of(item_id))
+        if key is None:
+            return None
+        keys.append(key)
+    return keys[len(queue) :]
 
 
 def _find(queue: list[DayItem], item_id: str) -> DayItem:

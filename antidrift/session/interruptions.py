@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from contextlib import contextmanager
+from dataclasses import replace
 from datetime import datetime
 
 from antidrift.core.domain import (
@@ -137,6 +138,29 @@ class Interruptions:
                         s.persist(self._store)
                         work.changed()
             raise
+
+    @contextmanager
+    def writing_back(self, commitment_id: str, action: str) -> Iterator[None]:
+        """While a commitment's outcome goes out to its task (POST /tasks/writeback): the one
+        write-back it gets is claimed first, in the store, so a second press (another tab, a
+        reload, the history) is refused (409) and never writes twice; one that fails (nothing
+        written) is given back. A crash mid-write keeps the claim: once, never twice."""
+        with self._work:
+            if not self._store.claim_write_back(commitment_id, action):
+                raise IllegalTransitionError(
+                    "This commitment is already recorded in your task list: it is written"
+                    " there once."
+                )
+        try:
+            yield
+        except BaseException:
+            with self._work:
+                self._store.release_write_back(commitment_id)
+            raise
+        with self._work:
+            c = self._s.commitment  # the review's own copy shows it as recorded after a reload
+            if c is not None and c.id == commitment_id:
+                self._s.commitment = replace(c, written_back=action)
 
     def undo_finish(self) -> Commitment:
         """Back to the running commitment as it was before Finish: the same deadline (and a

@@ -9,10 +9,11 @@ from datetime import datetime, time, timedelta
 
 from antidrift.core import insights
 from antidrift.core.day import DayItem, tallies
+from antidrift.core.device_evidence import DeviceEvidence, combined
 from antidrift.core.domain import COUNTED, Commitment, NotFound
 from antidrift.core.drift_records import Episode, Judgement, Rule, Window
 from antidrift.core.insights import Calibration, Ended, WindowTime
-from antidrift.core.ports import History
+from antidrift.core.ports import EXPORT_COLUMNS, History
 from antidrift.core.week import (
     DAYS,
     Week,
@@ -54,8 +55,25 @@ class ReadModel:
         return self._store.window_time(commitment.id, commitment.ended_at or now, top)
 
     def drift_summaries(self, ids: list[str]) -> dict[str, tuple[int, float | None]]:
-        """(drift_count, on_task_share) per commitment id the drift guard watched."""
-        return self._store.drift_summaries(ids)
+        """(drift_count, on_task_share) per commitment id a drift guard watched: its own,
+        and the user's other machines' for it (combined as core/device_evidence.py says)."""
+        found = self._store.drift_summaries(ids)
+        for cid, others in self._store.device_figures_of(ids).items():
+            own = found.get(cid)
+            weight = self._store.judged_secs(cid) if own is not None else 0.0
+            both = combined(own, weight, [e.figures for e in others])
+            if both is not None:
+                found[cid] = both
+        return found
+
+    def device_evidence(self, commitment_id: str) -> list[DeviceEvidence]:
+        """What the user's other machines watched for one commitment (this one's too, when
+        it guarded another's), by machine."""
+        return self._store.device_evidence_of([commitment_id]).get(commitment_id, [])
+
+    def by_device(self, ids: list[str]) -> dict[str, list[DeviceEvidence]]:
+        """Each other machine's figures for these commitments (no rows), by machine."""
+        return self._store.device_figures_of(ids)
 
     def drift_episodes(self, commitment_id: str) -> list[Episode]:
         """The drift guard's episodes for one commitment, in order."""
@@ -70,8 +88,9 @@ class ReadModel:
         return self._store.judgements(commitment_id)
 
     def unclear_secs(self, commitment_id: str) -> float:
-        """Seconds of one commitment's focus the judge called unclear."""
-        return self._store.unclear_secs(commitment_id)
+        """Seconds of one commitment's focus the judge called unclear (on every machine)."""
+        others = self._store.device_figures_of([commitment_id]).get(commitment_id, [])
+        return self._store.unclear_secs(commitment_id) + sum(e.figures.unclear_secs for e in others)
 
     def rules(self) -> list[Rule]:
         """The standing rules, oldest first."""
@@ -90,8 +109,21 @@ class ReadModel:
         return self._store.top_sites(ids)
 
     def export_rows(self) -> list[tuple]:
-        """Every ended commitment as the CSV's plain values (ports.EXPORT_COLUMNS order)."""
-        return self._store.export_rows()
+        """Every ended commitment as the CSV's plain values (ports.EXPORT_COLUMNS order), its
+        drift figures with the other machines' in, as /history gives them."""
+        rows = self._store.export_rows()
+        watched = set(self._store.device_figures_of([row[0] for row in rows]))
+        if not watched:
+            return rows
+        figures = self.drift_summaries(sorted(watched))
+        count, share = EXPORT_COLUMNS.index("drift_count"), EXPORT_COLUMNS.index("on_task_share")
+        for n, row in enumerate(rows):
+            if row[0] in figures:
+                fixed = list(row)
+                fixed[count], found = figures[row[0]]
+                fixed[share] = None if found is None else round(min(max(found, 0.0), 1.0), 4)
+                rows[n] = tuple(fixed)
+        return rows
 
     def calibration(self) -> Calibration | None:
         """How long the user's plans really take (the planning view says it beside Minutes)."""
@@ -130,4 +162,11 @@ class ReadModel:
                 found = decided.get(window_of(app, title))
                 if found is not None and found.off_task:
                     per_place[place] = per_place.get(place, 0.0) + secs
+        # What the user's other machines watched for them, under their own verdicts.
+        for others in self._store.device_evidence_of([c.id for c in ended]).values():
+            for e in others:
+                for app, title, place, secs in e.windows:
+                    found = e.verdicts.get(window_of(app, title))
+                    if found is not None and found.off_task:
+                        per_place[place] = per_place.get(place, 0.0) + secs
         return per_place

@@ -18,6 +18,7 @@ from antidrift.core.domain import (
     WindowSample,
     evidence_health,
 )
+from antidrift.core.following import Followed, FollowEnd
 from antidrift.core.rhythm import Break
 from antidrift.drift.policy import OFF, DriftView
 from antidrift.session.away import AwayView
@@ -45,9 +46,31 @@ class CoachView:
 
     def elapsed(self, now: datetime) -> int | None:
         """Whole seconds a pending call has run (rounded: "1 s" shows after ~0.5 s)."""
-        if self.status != CoachStatus.PENDING or self.pending_since is None:
-            return None
-        return max(0, round((now - self.pending_since).total_seconds()))
+        return pending_secs(self.status, self.pending_since, now)
+
+
+def pending_secs(status: str, since: datetime | None, now: datetime) -> int | None:
+    """Whole seconds a pending coach call has run (rounded); None unless pending."""
+    if status != CoachStatus.PENDING or since is None:
+        return None
+    return max(0, round((now - since).total_seconds()))
+
+
+@dataclass(frozen=True)
+class DayPlanView:
+    """Sharpen the day as /day shows it (session/day_coaching.py; never persisted): pending,
+    an error, or the proposal's commitments waiting to be added. `key` names what is shown
+    (it changes with every change), so a page that shows it is not sent it again."""
+
+    status: str = CoachStatus.IDLE
+    items: tuple[Plan, ...] = ()  # validated by the domain, like a typed plan
+    error: str | None = None
+    left_out: int = 0  # entries of the coach's answer that were not usable commitments
+    pending_since: datetime | None = None
+    key: str = ""
+
+    def elapsed(self, now: datetime) -> int | None:
+        return pending_secs(self.status, self.pending_since, now)
 
 
 class ReflectionStatus:
@@ -109,6 +132,12 @@ class Snapshot:
     rest: Break | None = None  # locked only: the break under way
     rested: bool = False  # locked only: a break ran its course ("Break over") since the plan
     five_said: bool = False  # the commitment heard "5 minutes left" before an extension
+    # Guard here too: another machine's commitment guarded here (locked), or why the last
+    # one ended by itself; whether this machine's judge decides what no rule does.
+    following: Followed | None = None
+    follow_end: FollowEnd | None = None
+    follow_judged: bool = False
+    day_plan: DayPlanView = DayPlanView()  # Sharpen the day (/day), in any state
 
     @property
     def task(self) -> TaskRef | None:

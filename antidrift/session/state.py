@@ -37,6 +37,9 @@ class Tuning:
     notifier: Notifier | None = None
     breaks: BreakSettings = BreakSettings()
     away_after: int = 3  # minutes without input until the user is away (0: never)
+    # Guard here too's timing (grace, cooldown, the hourly cap), with a judge or without one
+    # (None: drift's, else the defaults).
+    follow_drift: DriftSettings | None = None
 
 
 def _field(name: str) -> property:

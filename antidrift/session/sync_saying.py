@@ -61,6 +61,16 @@ class Saying:
             )
         return shown
 
+    def now_of(self, device_id: str) -> dict[str, object] | None:
+        """One other machine's entry of `elsewhere`, with its `now`'s done-when (None: not
+        seen in the last FRESH seconds): what Guard here too follows."""
+        entry = next((e for e in self.elsewhere() if e["device_id"] == device_id), None)
+        if entry is None:
+            return None
+        body = self._elsewhere[device_id].body
+        done = body.get("success_condition") if isinstance(body, dict) else None
+        return {**entry, "success_condition": _text(done, 500)}
+
     def status(self) -> SyncStatus:
         counts = self._store.commitments_by_device()
         devices = []

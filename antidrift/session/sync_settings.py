@@ -1,4 +1,4 @@
-"""Sync's shared settings (a part of session/syncing.py's Syncing): those whose row says
+"""Sync's shared settings (held by session/syncing.py's Syncing): those whose row says
 `shared` go to the other machines through the outbox, and theirs are saved here as the
 Settings page saves them — the later change winning, a variable set here still winning here,
 never sent back as this machine's own."""
@@ -8,15 +8,20 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from antidrift.core.ports import SETTING
-from antidrift.settings import SettingsError
-from antidrift.sync import Skipped, SyncRecord
+from antidrift.settings import LiveSettings, SettingsError
+from antidrift.sync import Skipped, Stamp, SyncRecord
 
 
 class SharedSettings:
-    """Mixed into Syncing: it provides the store, the unit of work, the clock and the
-    settings holder."""
+    """The shared settings' side of sync, over the store, the unit of work and the settings
+    holder (None: none to share)."""
 
-    def _saved_shared(self) -> list[str]:
+    def __init__(self, store, work, settings: LiveSettings | None) -> None:
+        self._store, self._work, self._settings = store, work, settings
+        self.applying = False  # a shared setting from another machine is being saved here
+
+    def saved(self) -> list[str]:
+        """The shared settings chosen here (saved, not defaults nor variables)."""
         if self._settings is None:
             return []
         current = self._settings.current()
@@ -26,34 +31,36 @@ class SharedSettings:
             if row.shared and current.source(row.key) == "saved"
         ]
 
-    def settings_changed(self, keys: Iterable[str]) -> None:
+    def changed(self, keys: Iterable[str]) -> bool:
         """Settings saved here (the Settings page): those shared with the other machines
-        wait in the outbox, in one change. Not while one from another machine is saved."""
-        if not self.on or self.applying or self._settings is None:
-            return
+        wait in the outbox, in one change (not while one from another machine is saved).
+        Whether any did."""
+        if self.applying or self._settings is None:
+            return False
         table = self._settings.current().table
         shared = [k for k in keys if k in table.by_key and table.by_key[k].shared]
         if shared:
             with self._work:
                 for key in shared:
                     self._store.sync_setting_changed(key)
-            self.wake()
+        return bool(shared)
 
-    def _setting_record(self, key: str) -> SyncRecord:
+    def record(self, key: str, device: str, stamp: Stamp) -> SyncRecord:
         """A shared setting as it stands here: its value, or None when it went back to its
         default (the others forget theirs too)."""
-        assert self._clock is not None
         value = None
         if self._settings is not None:
             current = self._settings.current()
             if current.source(key) == "saved":
                 value = current.shown(key)
         body = {"key": key, "value": value}
-        return SyncRecord(self.me, f"{SETTING}:{key}", self._clock.now(), SETTING, body)
+        return SyncRecord(device, f"{SETTING}:{key}", stamp, SETTING, body)
 
-    def _take_settings(self, device: str, records: list[SyncRecord]) -> None:
+    def take(self, device: str, records: list[SyncRecord]) -> list[Skipped]:
         """Shared settings from another machine, each newer than the one kept: saved here
-        (settings.json, as the page saves) unless this machine's environment sets it."""
+        (settings.json, as the page saves) unless this machine's environment sets it. What
+        was refused, said."""
+        skipped = []
         for record in records:
             kept = self._store.sync_stamp(record.id)
             if kept is not None and kept >= str(record.hlc):
@@ -63,9 +70,7 @@ class SharedSettings:
             table = self._settings.current().table if self._settings else None
             row = table.by_key.get(key) if table and isinstance(key, str) else None
             if row is None or not row.shared or record.id != f"{SETTING}:{key}":
-                self._skipped.append(
-                    Skipped(f"devices/{device}", "holds a setting that is not shared")
-                )
+                skipped.append(Skipped(f"devices/{device}", "holds a setting that is not shared"))
                 continue
             assert self._settings is not None
             if self._settings.current().source(row.key) != "environment":
@@ -73,7 +78,7 @@ class SharedSettings:
                 try:
                     self._settings.update({row.key: value})
                 except SettingsError:
-                    self._skipped.append(
+                    skipped.append(
                         Skipped(f"devices/{device}", f"holds a value of {row.key} refused here")
                     )
                     continue
@@ -81,3 +86,4 @@ class SharedSettings:
                     self.applying = False
             with self._work:
                 self._store.sync_sent(0, [(record.id, str(record.hlc))])
+        return skipped

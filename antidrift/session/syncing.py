@@ -2,25 +2,31 @@
 written there (the outbox each change filled, as one new segment) and what the others wrote
 taken in (each segment in batches, one change each: the write lock is never held long).
 
-The files, their keys and their format are the sync wing's (antidrift/sync); here they meet
-the store and the unit of work. A thread looks every POLL seconds; `tick()` is one look (the
-tests call it). A refusal (a wrong passphrase, a copied data directory, a folder that cannot
-be written) is kept as `problem`, said on /sync.json and in doctor, and nothing is taken.
+What travels: ended commitments (with what their review showed), standing rules, shared
+settings, the day's queue, and what this machine watched for another's commitment (Guard here
+too), each a record the later clock stamp wins. The files, their keys
+and their format are the sync wing's (antidrift/sync); here they meet the store and the unit
+of work, through two parts Syncing holds: the shared settings (sync_settings.py) and the
+taking in of the others' records (sync_import.py). A thread looks every POLL seconds;
+`tick()` is one look (the tests call it). A refusal (a wrong passphrase, a copied data
+directory, a folder that cannot be written) is kept as `problem`, said on /sync.json and in
+doctor, and nothing is taken.
 """
 
 from __future__ import annotations
 
 import hashlib
 import logging
-import sqlite3
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 
+from antidrift.core.day import record_of
+from antidrift.core.device_evidence import evidence_id
 from antidrift.core.errors import Error, ValidationError
-from antidrift.core.ports import COMMITMENT, RULE, SETTING, Incoming, record_id
-from antidrift.drift.verdicts import validate_rule
+from antidrift.core.ports import DAY_ITEM, EVIDENCE, RULE, SETTING
+from antidrift.session.sync_import import Importer
 from antidrift.session.sync_saying import Saying, seen_at
 from antidrift.session.sync_settings import SharedSettings
 from antidrift.settings import LiveSettings
@@ -45,12 +51,12 @@ from antidrift.sync.keyring import read_keyparams
 log = logging.getLogger("antidrift.sync")
 POLL = 5.0  # seconds between two looks at the folder (the contract: at most every 5 s)
 REPUBLISH = 60.0  # seconds: while active, `now` is written again this often (it ages)
-BATCH = 100  # records taken in one change (a few ms of the write lock)
 MAX_SEGMENTS = 24  # more of this machine's segments are compacted into one
 
 
-class Syncing(SharedSettings, Saying):
-    """This machine's side of sync (off when `folder` is None: then only its identity)."""
+class Syncing(Saying):
+    """This machine's side of sync (off when `folder` is None: then only its identity); the
+    shared settings and the taking in of the others' records are parts it holds."""
 
     def __init__(
         self,
@@ -71,9 +77,9 @@ class Syncing(SharedSettings, Saying):
         self.me = device_id(self.data_dir)
         self._passphrase, self._fast = passphrase, fast
         self._snapshot, self._wall = snapshot, wall
-        self._settings = settings  # the shared ones go to the folder, and come from it
-        self._rules_taken = rules_taken  # the running commitment's guard follows new rules
-        self.applying = False  # a shared setting from another machine is being saved here
+        self.shared = SharedSettings(store, work, settings)  # to the folder, and from it
+        # The others' records; the running commitment's guard follows new rules.
+        self.importer = Importer(store, work, self.me, self.shared, rules_taken)
         self._published: tuple[object, ...] | None = None
         self._published_at = 0.0
         self._elsewhere: dict[str, Elsewhere] = {}
@@ -188,8 +194,13 @@ class Syncing(SharedSettings, Saying):
         if not writer.segments:  # the first time here: the whole history goes
             with self._work:
                 self._store.sync_backfill()
-                for key in self._saved_shared():  # and the shared settings chosen here
+                self._store.sync_backfill_day()  # and the day's queue as it stands
+                for key in self.shared.saved():  # and the shared settings chosen here
                     self._store.sync_setting_changed(key)
+        if unsent := self._store.followed_unsent():  # guarding here, ended by a restart
+            with self._work:
+                for commitment_id in unsent:
+                    self._store.followed_publish(commitment_id)
         self._reader = FolderReader(self.folder, self.data_dir, self.me, keys)
         self._writer = writer  # last: a backfill that failed is tried again at the next look
         return True
@@ -208,29 +219,42 @@ class Syncing(SharedSettings, Saying):
             if d not in known and (device_dir(self.folder, d) / "keyparams").is_file()
         )
 
+    def settings_changed(self, keys: Iterable[str]) -> None:
+        """Settings saved here: the shared ones go to the others (sync on only)."""
+        if self.on and self.shared.changed(keys):
+            self.wake()
+
     def _send(self) -> None:
         assert self._writer is not None and self._clock is not None
         while rows := self._store.sync_outbox():
-            records = []
-            for _seq, kind, ref in rows:
-                if kind == SETTING:
-                    records.append(self._setting_record(ref))
-                    continue
-                if kind == RULE:
-                    body = self._store.rule_body(ref)
-                    records.append(
-                        SyncRecord(self.me, f"{RULE}:{ref}", self._clock.now(), kind, body)
-                    )
-                    continue
-                body = self._store.commitment_body(ref)
-                if body is not None and body["device_id"] is None:
-                    body["device_id"], body["device"] = self.me, self.name
-                records.append(SyncRecord(self.me, record_id(ref), self._clock.now(), kind, body))
+            # One record per thing changed, as it stands now (changed twice: once).
+            records = [self._record(kind, ref) for kind, ref in dict.fromkeys(r[1:] for r in rows)]
             self._writer.append(records)
             with self._work:
                 self._store.sync_sent(rows[-1][0], [(r.id, str(r.hlc)) for r in records])
         if len(self._writer.segments) > MAX_SEGMENTS:
             self._writer.compact()
+
+    def _record(self, kind: str, ref: str) -> SyncRecord:
+        """What `kind` `ref` is here now, stamped (a removal: body None)."""
+        assert self._clock is not None
+        if kind == SETTING:
+            return self.shared.record(ref, self.me, self._clock.now())
+        if kind == EVIDENCE:  # what this machine watched for another's commitment
+            body = self._store.evidence_body(ref)
+            if body is not None:
+                body["device"] = self.name
+            return SyncRecord(self.me, evidence_id(ref, self.me), self._clock.now(), kind, body)
+        if kind == RULE:
+            body = self._store.rule_body(ref)
+        elif kind == DAY_ITEM:
+            item = self._store.day_item(ref)
+            body = record_of(item) if item is not None else None
+        else:  # a commitment: its machine named (this one's by its id and name)
+            body = self._store.commitment_body(ref)
+            if body is not None and body["device_id"] is None:
+                body["device_id"], body["device"] = self.me, self.name
+        return SyncRecord(self.me, f"{kind}:{ref}", self._clock.now(), kind, body)
 
     def _publish(self) -> None:
         """This machine's runtime in `now`: at each transition, and every REPUBLISH seconds
@@ -264,7 +288,7 @@ class Syncing(SharedSettings, Saying):
         if not (self._reader.changed() or self._force_read):
             return
         self._force_read = False
-        found = self._reader.read(imported=self._store.imported_segments())
+        found = self._reader.read(imported=self._store.imported_segments(self.importer.known))
         self._skipped = list(found.skipped)
         for seen in found.elsewhere:
             self._elsewhere[seen.device] = seen
@@ -274,83 +298,13 @@ class Syncing(SharedSettings, Saying):
                 "name": peer.name[:64],
                 "last_seen": seen_at(peer.last_seen),
             }
-        for segment in found.arrived:
-            incoming = []
-            if segment.records:  # the clock moves past the newest stamp seen, once
-                self._clock.merge(max(record.hlc for record in segment.records))
-            settings = [r for r in segment.records if r.kind == SETTING]
-            if settings:
-                self._take_settings(segment.device, settings)
-            rules = [r for r in segment.records if r.kind == RULE]
-            if rules:
-                self._take_rules(segment.device, segment.name, rules)
-            unknown = 0
-            for record in segment.records:
-                if record.kind in (SETTING, RULE):
-                    continue
-                if record.kind != COMMITMENT:  # a newer AntiDrift's records: not this one's
-                    unknown += 1
-                    continue
-                body = record.body
-                if body is not None:
-                    body = dict(body)
-                    if body.get("device_id") == self.me:
-                        body["device_id"], body["device"] = None, None  # made here
-                    elif body.get("device_id") is None:
-                        body["device_id"] = "?"  # refused below: a record names its machine
-                incoming.append(Incoming(record.id, str(record.hlc), body))
-            if unknown:
-                self._skipped.append(
-                    Skipped(
-                        _segment_file(segment.device, segment.name),
-                        f"holds {unknown} record(s) this version of AntiDrift does not know",
-                    )
-                )
-            self._import(segment.device, segment.sha256, incoming, segment.name)
-
-    def _take_rules(self, device: str, name: str, records: list[SyncRecord]) -> None:
-        """Standing rules from another machine: each checked as the rules page checks one,
-        taken in one change; the running commitment's guard follows them."""
-        incoming = []
-        for record in records:
-            body = None
-            if record.body is not None:
-                b = record.body
-                try:
-                    app, text, verdict, site = validate_rule(
-                        b.get("app"), b.get("title_contains"), b.get("verdict"), b.get("site")
-                    )
-                except (ValidationError, AttributeError):
-                    self._skipped.append(
-                        Skipped(_segment_file(device, name), "holds a rule refused here")
-                    )
-                    continue
-                body = {"app": app, "title_contains": text, "verdict": verdict.value, "site": site}
-            incoming.append(Incoming(record.id, str(record.hlc), body))
-        with self._work as work:
-            taken = self._store.sync_import_rules(incoming)
-            if taken:
-                work.changed()
-        if taken and self._rules_taken is not None:
-            self._rules_taken()
-
-    def _import(self, device: str, sha: str, incoming: list[Incoming], name: str) -> None:
-        for start in range(0, max(len(incoming), 1), BATCH):
-            batch = incoming[start : start + BATCH]
-            last = start + BATCH >= len(incoming)
-            try:
-                with self._work as work:
-                    taken, refused = self._store.sync_import(device, batch, sha if last else None)
-                    if taken:
-                        work.changed()  # the pages list the history
-            except (ValueError, sqlite3.Error) as exc:  # the store refused: the file waits
-                log.warning("sync: a file of %s was not imported: %s", device, exc)
-                self._skipped.append(
-                    Skipped(_segment_file(device, name), "could not be imported; it waits")
-                )
-                return
-            for why in refused[:3]:  # each refused record said, the others taken
-                self._skipped.append(Skipped(_segment_file(device, name), why))
+        if not found.arrived:
+            return
+        with self._store.deferred_checkpoints():  # many changes in a row: one checkpoint
+            for segment in found.arrived:
+                if segment.records:  # the clock moves past the newest stamp seen, once
+                    self._clock.merge(max(record.hlc for record in segment.records))
+                self._skipped += self.importer.take(segment)
 
     def _learn_peers(self) -> None:
         """A machine that joined since: its key derived, when the passphrase is at hand
@@ -401,10 +355,6 @@ class Syncing(SharedSettings, Saying):
         self._tried, self._peer_problem = None, None  # the others are tried again
         self._force_read = True  # the next look reads every file with the keys kept now
         self.wake()
-
-
-def _segment_file(device: str, name: str) -> str:
-    return f"devices/{device}/segments/{name}"
 
 
 def _digest(passphrase: str) -> str:

@@ -13,11 +13,14 @@ from __future__ import annotations
 import contextlib
 import sqlite3
 import threading
+from collections.abc import Iterator
 from pathlib import Path
 
 from antidrift.core.errors import OutsideChange
 from antidrift.store.opening import connect, open_reader
 from antidrift.store.write_errors import GuardedConnection
+
+AUTOCHECKPOINT = 1000  # pages: SQLite's own default, kept between deferred stretches
 
 
 class Connections:
@@ -94,6 +97,27 @@ class Connections:
     def _close_change(self) -> None:
         self._owner, self._begun = None, False
         self._changing.release()
+
+    @contextlib.contextmanager
+    def deferred_checkpoints(self) -> Iterator[None]:
+        """Around many changes in a row (sync's first import of a whole history): the log is
+        not copied into the database at each commit (which rewrote the same pages again and
+        again, inside the write lock) but once after, beside any writer (a passive
+        checkpoint on a connection of its own, which never waits for the write lock)."""
+        with self._write_lock:
+            self._writer.execute("PRAGMA wal_autocheckpoint=0")
+        try:
+            yield
+        finally:
+            with self._write_lock:
+                self._writer.execute(f"PRAGMA wal_autocheckpoint={AUTOCHECKPOINT}")
+            if self.path != ":memory:":
+                with contextlib.suppress(sqlite3.Error):
+                    checkpointer = sqlite3.connect(self.path, timeout=1)
+                    try:
+                        checkpointer.execute("PRAGMA wal_checkpoint(PASSIVE)")
+                    finally:
+                        checkpointer.close()
 
     def close(self) -> None:
         with self._write_lock, self._read_lock:

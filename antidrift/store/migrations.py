@@ -312,4 +312,95 @@ MIGRATIONS: list[tuple[int, str, str]] = [
         ALTER TABLE drift_rules_global RENAME TO drift_rules;
         """,
     ),
+    (
+        19,
+        "one day on every machine",
+        # The day's queue is one queue on every machine (sync): each item gets an order key
+        # (text read in order, then by id; a move changes one item's key alone), the items
+        # kept so far in their order by position; an item a commitment was started from is
+        # found from that commitment. Another machine's commitment keeps its time per window
+        # (its samples are not here), by the machine it came from. A segment taken while it
+        # held records of kinds this version does not know names them (`unread`): a later
+        # version reads it again.
+        """
+        ALTER TABLE day_items ADD COLUMN order_key TEXT NOT NULL DEFAULT '';
+        UPDATE day_items SET order_key = printf('%06d', position) || 'i';
+        DROP INDEX day_items_queued;
+        CREATE INDEX day_items_queued ON day_items(order_key, id) WHERE started_at IS NULL;
+        CREATE INDEX commitments_by_day_item ON commitments(day_item_id)
+            WHERE day_item_id IS NOT NULL;
+        CREATE TABLE sync_window_time (
+            commitment_id TEXT NOT NULL,
+            device_id TEXT NOT NULL,
+            device TEXT,
+            app TEXT NOT NULL,
+            title TEXT NOT NULL,
+            place TEXT NOT NULL,
+            secs REAL NOT NULL,
+            PRIMARY KEY (commitment_id, device_id, app, title, place)
+        ) WITHOUT ROWID;
+        ALTER TABLE sync_segments ADD COLUMN unread TEXT;
+        """,
+    ),
+    (
+        20,
+        "evidence by device",
+        # Guard here too: the evidence a machine kept for another machine's commitment (the
+        # time per window it saw, its verdicts and drift episodes), by that commitment's id
+        # and the machine that watched ('' is this one) -- kept here while following, taken
+        # from the others' records, never mixed with a commitment's own evidence and never
+        # tied to the commitments table (the commitment may be another machine's, not here
+        # yet, or gone). Each machine's figures are worked out from its rows when they are
+        # written; judged_secs (on and off task) weighs its on-task share. `unsent`: this
+        # machine's changed since it last went to the sync folder (a restart sends it).
+        """
+        CREATE TABLE device_evidence (
+            commitment_id TEXT NOT NULL,
+            device_id TEXT NOT NULL,
+            device TEXT,
+            owner_id TEXT NOT NULL DEFAULT '',
+            drift_count INTEGER NOT NULL DEFAULT 0,
+            on_task_share REAL,
+            unclear_secs REAL NOT NULL DEFAULT 0,
+            judged_secs REAL NOT NULL DEFAULT 0,
+            samples INTEGER NOT NULL DEFAULT 0,
+            unsent INTEGER NOT NULL DEFAULT 0,
+            PRIMARY KEY (commitment_id, device_id)
+        ) WITHOUT ROWID;
+        CREATE TABLE device_windows (
+            commitment_id TEXT NOT NULL,
+            device_id TEXT NOT NULL,
+            app TEXT NOT NULL,
+            title TEXT NOT NULL,
+            place TEXT NOT NULL,
+            secs REAL NOT NULL,
+            PRIMARY KEY (commitment_id, device_id, app, title, place)
+        ) WITHOUT ROWID;
+        CREATE TABLE device_verdicts (
+            commitment_id TEXT NOT NULL,
+            device_id TEXT NOT NULL,
+            app TEXT NOT NULL,
+            title TEXT NOT NULL,
+            site TEXT NOT NULL DEFAULT '',
+            verdict TEXT NOT NULL,
+            reason TEXT NOT NULL,
+            source TEXT NOT NULL,
+            stale INTEGER NOT NULL DEFAULT 0,
+            PRIMARY KEY (commitment_id, device_id, app, title)
+        );
+        CREATE TABLE device_episodes (
+            commitment_id TEXT NOT NULL,
+            device_id TEXT NOT NULL,
+            number INTEGER NOT NULL,
+            started_at TEXT NOT NULL,
+            nudged_at TEXT NOT NULL,
+            ended_at TEXT,
+            app TEXT NOT NULL,
+            title TEXT NOT NULL,
+            reason TEXT NOT NULL,
+            answer TEXT,
+            PRIMARY KEY (commitment_id, device_id, number)
+        ) WITHOUT ROWID;
+        """,
+    ),
 ]

@@ -15,11 +15,14 @@ from antidrift.core.domain import (
 )
 from antidrift.core.insights import Ended, PlaceTime, WindowTime
 from antidrift.core.ports import Persisted
+from antidrift.store import evidence_tables
 from antidrift.store.changes import Connections
 from antidrift.store.day_tables import DayRecords
 from antidrift.store.drift_tables import DriftRecords
+from antidrift.store.evidence_tables import DeviceEvidenceRecords as DeviceRecords
 from antidrift.store.samples import WINDOWS_ONLY as _WINDOWS_ONLY
 from antidrift.store.samples import SampleRecords
+from antidrift.store.sync_day import DaySync
 from antidrift.store.sync_tables import SyncRecords
 
 
@@ -98,6 +101,8 @@ _PER_COMMITMENT_TABLES = (
     "drift_judgements",
     "drift_episodes",
     "drift_summary",
+    "sync_window_time",
+    *evidence_tables.TABLES,  # the other machines' evidence for it (and this one's, guarding it)
 )
 
 
@@ -139,7 +144,9 @@ def _task_columns(task: TaskRef | None) -> tuple[str | None, ...]:
     return (task.source, task.id, task.title, task.url) if task else (None,) * 4
 
 
-class SQLiteStore(Connections, DriftRecords, SampleRecords, SyncRecords, DayRecords):
+class SQLiteStore(
+    Connections, DriftRecords, SampleRecords, SyncRecords, DayRecords, DaySync, DeviceRecords
+):
     """The embedded default store: one file, WAL, one transaction per change (its connections:
     changes.Connections; the drift guard's tables: drift_tables.DriftRecords; the samples:
     samples.SampleRecords)."""
@@ -307,12 +314,21 @@ class SQLiteStore(Connections, DriftRecords, SampleRecords, SyncRecords, DayReco
         )
 
     def place_time(self, commitment_id: str, until: datetime) -> PlaceTime:
-        """One commitment's seconds per (app, title, place) (insights.place_time in SQL)."""
+        """One commitment's seconds per (app, title, place) (insights.place_time in SQL),
+        with what its record brought from the machine it ran on (store/sync_evidence.py)."""
         with self._lock:
             rows = self._db.execute(
                 _PLACE_TIME, {"cid": commitment_id, "until": until.timestamp()}
             ).fetchall()
-        return {(r["app"], r["title"], r["place"]): r["secs"] for r in rows}
+            rows += self._db.execute(
+                "SELECT app, title, place, secs FROM sync_window_time WHERE commitment_id = ?",
+                (commitment_id,),
+            ).fetchall()
+        found: PlaceTime = {}
+        for r in rows:
+            key = (r["app"], r["title"], r["place"])
+            found[key] = found.get(key, 0.0) + r["secs"]
+        return found
 
     def ended_figures(self, limit: int | None = None) -> list[Ended]:
         """Ended commitments' planned and actual time and outcome, newest first (all unless
@@ -355,13 +371,16 @@ class SQLiteStore(Connections, DriftRecords, SampleRecords, SyncRecords, DayReco
         return found
 
     def app_totals(self) -> dict[str, float]:
-        """Seconds per app over every ended commitment (a discarded one is not counted)."""
+        """Seconds per app over every ended commitment (a discarded one is not counted),
+        with what the user's other machines watched for it (by place, as its own)."""
         with self._lock:
             rows = self._db.execute(
-                "SELECT a.app, SUM(a.secs) FROM app_time a"
+                "SELECT app, SUM(secs) FROM (SELECT a.app, a.secs FROM app_time a"
                 " JOIN commitments c ON c.id = a.commitment_id WHERE c.outcome IN (?, ?)"
-                " GROUP BY a.app",
-                COUNTED,
+                " UNION ALL SELECT w.place, w.secs FROM device_windows w"
+                " JOIN commitments c ON c.id = w.commitment_id WHERE c.outcome IN (?, ?))"
+                " GROUP BY app",
+                COUNTED * 2,
             ).fetchall()
         return {app: secs for app, secs in rows}
 

@@ -3,8 +3,9 @@ transaction, the newest clock stamp taken per record, the segments imported whol
 commitments as records (an ended commitment with what its review shows, or its removal).
 
 A record's id is `commitment:<its id>` (commitment ids are random UUIDs: one id names one
-commitment on every machine). Its body holds the commitment's fields, the machine it was
-made on (`device_id`, `device`) and its time per app; None is a removal.
+commitment on every machine). Its body holds the commitment's fields (the day's item it was
+started from among them), the machine it was made on (`device_id`, `device`), its time per
+app and what its review shows (store/sync_evidence.py); None is a removal.
 """
 
 from __future__ import annotations
@@ -12,9 +13,17 @@ from __future__ import annotations
 import sqlite3
 import threading
 from collections.abc import Callable, Iterable
+from datetime import datetime
 
 from antidrift.core.isotime import from_iso
-from antidrift.core.ports import COMMITMENT, RULE, SETTING, Incoming
+from antidrift.core.ports import COMMITMENT, KINDS, RULE, SETTING, Incoming
+from antidrift.store.evidence_tables import forget_device_evidence
+from antidrift.store.sync_evidence import (
+    episodes_json,
+    evidence_of,
+    keep_evidence,
+    verdicts_json,
+)
 
 _FIELDS = (
     "id",
@@ -36,10 +45,11 @@ _FIELDS = (
     "task_url",
     "enforce",
     "written_back",
+    "day_item_id",
 )
 _TEXT = {"id", "next_action", "success_condition", "started_at", "deadline", "ended_at"}
 _TEXT |= {"outcome", "note", "task_source", "task_id", "task_title", "task_url", "enforce"}
-_TEXT |= {"written_back"}
+_TEXT |= {"written_back", "day_item_id"}
 _WHOLE = {"timebox_secs", "extended_secs", "actual_secs", "paused_secs", "away_secs"}
 _OUTCOMES = ("met", "missed", "discarded")
 MAX_APPS = 200  # a commitment's apps carried in its record (the review shows a dozen)
@@ -53,8 +63,10 @@ _UPSERT = (
     + ", ".join(
         f"{name} = excluded.{name}"
         for name in _COLUMNS
-        if name not in ("id", "device_id", "device")
+        if name not in ("id", "device_id", "device", "day_item_id")
     )
+    # A record from an older AntiDrift names no day item: the one kept stays.
+    + ", day_item_id = COALESCE(excluded.day_item_id, commitments.day_item_id)"
     # One made here stays this machine's, whoever corrected it; another's keeps its machine.
     + ", device_id = CASE WHEN commitments.device_id IS NULL THEN NULL"
     " ELSE excluded.device_id END"
@@ -141,7 +153,21 @@ class SyncRecords:
         body = {name: row[name] for name in _FIELDS}
         body["device_id"], body["device"] = row["device_id"], row["device"]
         body["apps"] = [[app, secs] for app, secs in apps]
-        return body
+        return body | self._evidence(commitment_id, from_iso(row["ended_at"]))
+
+    def _evidence(self, commitment_id: str, until: datetime) -> dict[str, object]:
+        """What the review of an ended commitment shows beyond its apps, as its record
+        carries it (store/sync_evidence.py)."""
+        verdicts = verdicts_json(self.judgements(commitment_id).items())
+        episodes = episodes_json(self.episodes(commitment_id))
+        with self._lock:
+            row = self._db.execute(
+                "SELECT drift_count, on_task_share, unclear_secs FROM drift_summary"
+                " WHERE commitment_id = ?",
+                (commitment_id,),
+            ).fetchone()
+        summary = (row[0], row[1], row[2]) if row is not None else None
+        return evidence_of(self.place_time(commitment_id, until), verdicts, episodes, summary)
 
     def sync_last_stamp(self) -> str | None:
         """The greatest clock stamp kept (the clock starts after it)."""
@@ -151,16 +177,23 @@ class SyncRecords:
 
     # -- read from other machines ----------------------------------------------------------
 
-    def imported_segments(self) -> set[str]:
+    def imported_segments(self, known: frozenset[str] = KINDS) -> set[str]:
+        """The segments taken whole: not those holding records of a kind that this version
+        (`known`) knows and the one that took them did not (they are read again)."""
         with self._lock:
-            rows = self._db.execute("SELECT sha256 FROM sync_segments").fetchall()
-        return {row[0] for row in rows}
+            rows = self._db.execute("SELECT sha256, unread FROM sync_segments").fetchall()
+        return {row[0] for row in rows if not row[1] or not known & set(row[1].split(","))}
 
     def sync_import(
-        self, device: str, records: Iterable[Incoming], segment: str | None
+        self,
+        device: str,
+        records: Iterable[Incoming],
+        segment: str | None,
+        unread: Iterable[str] = (),
     ) -> tuple[int, list[str]]:
         """Inside a change: take each record newer than what is kept of it (a removal too),
-        then mark the segment imported (None: more batches of it follow). Returns how many
+        then mark the segment imported (None: more batches of it follow), naming the kinds
+        of records in it this version did not read (`unread`). Returns how many
         were taken, and why each refused one was (a body that is no commitment record: the
         others are taken). A batch is a few statements, not a few per record: the write
         lock is held for milliseconds."""
@@ -191,25 +224,23 @@ class SyncRecords:
                         refused.append(str(exc))
                         del newest[r.record_id]  # not kept as seen: a fixed copy is taken
             if gone:  # only an ended commitment is removed, and only then what it recorded
-                ended = [
-                    (cid,) for (cid,) in gone
-                    if db.execute(
-                        "SELECT 1 FROM commitments WHERE id = ? AND outcome IS NOT NULL", (cid,)
-                    ).fetchone()
-                ]  # fmt: skip
-                for table in ("samples", "app_time", "drift_judgements", "drift_episodes"):
+                ended = [(cid,) for cid in _ids(db, "outcome IS NOT NULL", gone)]
+                for table in (
+                    "samples",
+                    "app_time",
+                    "drift_judgements",
+                    "drift_episodes",
+                    "sync_window_time",
+                ):
                     db.executemany(f"DELETE FROM {table} WHERE commitment_id = ?", ended)
                 db.executemany("DELETE FROM drift_summary WHERE commitment_id = ?", ended)
                 db.executemany("DELETE FROM commitments WHERE id = ?", ended)
+                forget_device_evidence(db, [cid for (cid,) in gone])  # every machine's
             if rows:
                 db.executemany(_UPSERT, [tuple(values.values()) for _, values in rows])
                 elsewhere = [(cid, r.body) for cid, r in taken if r.body is not None]
-                remote = [  # as stored: one made here stays this machine's (S7)
-                    (cid,) for cid, _ in rows
-                    if db.execute(
-                        "SELECT 1 FROM commitments WHERE id = ? AND device_id IS NOT NULL", (cid,)
-                    ).fetchone()
-                ]  # fmt: skip
+                # As stored: one made here stays this machine's (S7).
+                remote = [(cid,) for cid in _ids(db, "device_id IS NOT NULL", rows)]
                 # Another machine's commitment: its time per app is the record's (its samples
                 # are not here); one made here keeps what its own samples say.
                 db.executemany("DELETE FROM app_time WHERE commitment_id = ?", remote)
@@ -218,6 +249,9 @@ class SyncRecords:
                     "INSERT INTO app_time (commitment_id, app, secs) VALUES (?, ?, ?)",
                     [row for cid, body in elsewhere if cid in ids for row in _apps(cid, body)],
                 )
+                for cid, body in elsewhere:  # and what its review shows, from its machine
+                    if cid in ids and body.get("device_id"):
+                        keep_evidence(db, cid, body["device_id"], body.get("device"), body)
             db.executemany(
                 "INSERT INTO sync_seen (record_id, hlc) VALUES (?, ?) ON CONFLICT(record_id)"
                 " DO UPDATE SET hlc = excluded.hlc",
@@ -225,8 +259,9 @@ class SyncRecords:
             )
             if segment is not None:
                 db.execute(
-                    "INSERT OR IGNORE INTO sync_segments (sha256, device_id) VALUES (?, ?)",
-                    (segment, device),
+                    "INSERT OR REPLACE INTO sync_segments (sha256, device_id, unread)"
+                    " VALUES (?, ?, ?)",
+                    (segment, device, ",".join(sorted(set(unread))) or None),
                 )
         return len(newest), refused
 
@@ -295,6 +330,23 @@ def _waiting(db: sqlite3.Connection, ids: list[str], kind: str = COMMITMENT) -> 
         ).fetchall()
         found |= {f"{kind}:{row[0]}" for row in rows}
     return found
+
+
+def _ids(db: sqlite3.Connection, where: str, of: list[tuple]) -> list[str]:
+    """Those of these commitments (each row's first value, its id) that are kept and match
+    `where`, in their order: one query a chunk, not one a commitment (S2)."""
+    ids = [row[0] for row in of]
+    found: set[str] = set()
+    for start in range(0, len(ids), 500):
+        chunk = ids[start : start + 500]
+        marks = ", ".join("?" for _ in chunk)
+        found.update(
+            row[0]
+            for row in db.execute(
+                f"SELECT id FROM commitments WHERE {where} AND id IN ({marks})", chunk
+            )
+        )
+    return [cid for cid in ids if cid in found]
 
 
 def _seen(db: sqlite3.Connection, ids: list[str]) -> list[tuple[str, str]]:

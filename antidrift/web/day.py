@@ -1,6 +1,8 @@
 """The day's queue: GET /day (the page), GET /day.json, POST /day/items (add; or a task from a
 task source by its title), POST /day/items/<id>/delete, POST /day/items/<id>/move, POST
-/day/clear.
+/day/clear; and Sharpen the day: POST /day/sharpen (a rough day: the coach's proposal comes
+by push into the card beside the queue, web/day_proposal.py) and POST /day/proposal/use (an
+entry of it, or all, added to the queue as POST /day/items adds one).
 
 The same partial (`_day.html`, one root `id="day"`) is the page's queue and the answer to
 every htmx request made from it, so the list and the form stay in step with no script; what
@@ -14,6 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import ClassVar
 
 from flask import jsonify, redirect, url_for
 
@@ -22,6 +25,8 @@ from antidrift.core.day import MAX_ITEMS, DayItem
 from antidrift.core.domain import NotFound, ValidationError
 from antidrift.core.errors import Error
 from antidrift.session.day import NO_ITEM, DayView
+from antidrift.session.snapshot import CoachStatus, DayPlanView
+from antidrift.web import day_proposal
 from antidrift.web.answer import Blueprint, Reply, refusal
 from antidrift.web.requests import board, controller, payload, renderer
 
@@ -33,6 +38,7 @@ MAX_ID = 100  # characters of an item id in a request (ours are 36)
 class DayForm:
     """The partial's state: a message, and what was typed when an add was refused."""
 
+    TYPED: ClassVar[tuple[str, ...]] = ("next_action", "success_condition", "timebox_minutes")
     message: str = ""
     error: bool = False
     next_action: str = ""
@@ -62,9 +68,10 @@ def item_json(item: DayItem, view: DayView) -> dict[str, object]:
     }
 
 
-def day_json(view: DayView) -> dict[str, object]:
+def day_json(view: DayView, plan: DayPlanView | None = None) -> dict[str, object]:
     """/day.json (SYSTEM.md "The day"); `tally`: the day's end as the page says it, planned
-    against done (core/day.Tally: met, missed, and carried, the items left)."""
+    against done (core/day.Tally: met, missed, and carried, the items left); `proposal`: the
+    day's coach's commitments waiting to be added, or null."""
     t = view.tally
     return {
         "date": view.date.isoformat(),
@@ -72,11 +79,27 @@ def day_json(view: DayView) -> dict[str, object]:
         "planned_minutes": view.planned_minutes,
         "free_minutes": view.free_minutes,
         "tally": {"planned": t.planned, "met": t.met, "missed": t.missed, "carried": t.carried},
+        "proposal": day_proposal.proposal_json(plan) if plan is not None else None,
     }
 
 
 def _queue():
     return controller().day
+
+
+def _day_data() -> dict[str, object]:
+    return day_json(_queue().view(), controller().day_plans.current())
+
+
+def _card() -> str:
+    """The proposal card as it is now, out of band (the push brings it to the other tabs)."""
+    context = day_proposal.context(controller().snapshot())
+    return renderer().template("_day_proposal.html", **context, oob=True)
+
+
+def _typed(data: Mapping[str, object]) -> dict[str, str]:
+    """What the add form holds (sent along by an Add of the proposal), to give it back."""
+    return {k: v for k in DayForm.TYPED if isinstance(v := data.get(k), str)}
 
 
 def _partial(form: DayForm) -> str:
@@ -89,7 +112,7 @@ def _partial(form: DayForm) -> str:
 def _answer(said: str, focus: str = "title", status: int = 200, moved: str = "") -> Reply:
     """A change went through: the partial with `said`, the page back, or the day's JSON."""
     return Reply(
-        json=lambda: (jsonify(day_json(_queue().view())), status),
+        json=lambda: (jsonify(_day_data()), status),
         fragment=lambda: (
             _partial(DayForm(said, focus="" if moved else focus, moved=moved)),
             status,
@@ -107,19 +130,23 @@ def _refused(exc: Error, form: DayForm | None = None) -> Reply:
 def _page(form: DayForm = DayForm()) -> str:
     snap = controller().snapshot()
     return renderer().template(
-        "day.html", day=_queue().view(), day_form=form, max_items=MAX_ITEMS, state=snap.state
+        "day.html",
+        day=_queue().view(),
+        day_form=form,
+        max_items=MAX_ITEMS,
+        state=snap.state,
+        **day_proposal.context(snap),
     )
 
 
 @bp.get("/day")
 def day_page():
-    view = _queue().view()
-    return Reply(json=lambda: jsonify(day_json(view)), page=lambda: _page())
+    return Reply(json=lambda: jsonify(_day_data()), page=lambda: _page())
 
 
 @bp.get("/day.json")
 def day_data():
-    return jsonify(day_json(_queue().view()))
+    return jsonify(_day_data())
 
 
 @bp.post("/day/items")
@@ -183,3 +210,43 @@ def clear_day():
         return _refused(exc)
     said = f"Cleared: {gone} item{'s' if gone != 1 else ''}." if gone else "Nothing to clear."
     return _answer(said)
+
+
+@bp.post("/day/sharpen")
+def sharpen_day():
+    """The coach plans the day from `intent` (in any state): pending at once (202), or the
+    sentence why there is no coach (200); the proposal arrives by push."""
+    try:
+        view = controller().day_plans.request(payload().get("intent"))
+    except Error as exc:
+        form = DayForm(exc.message, True, focus="title")
+        return refusal(
+            exc, fragment=lambda e: renderer().error(e.message), page=lambda e: _page(form)
+        )
+    pending = view.status == CoachStatus.PENDING
+    plan = {"status": view.status, "error": view.error}
+    return Reply(
+        json=lambda: (jsonify(plan), 202 if pending else 200),
+        fragment=_card,  # the form's message slot emptied, the card out of band
+        page=lambda: redirect(url_for("day.day_page"), 303),
+    )
+
+
+@bp.post("/day/proposal/use")
+def use_proposal():
+    """An entry of the proposal (`index`), or every one (`all=1`), added to the queue; the
+    queue answers with focus on its heading, what was typed in its form kept."""
+    data: Mapping[str, object] = {}
+    try:
+        data = payload()
+        added = controller().day_plans.use(data.get("index"), data.get("all"), data.get("proposal"))
+    except Error as exc:
+        form = DayForm(exc.message, True, focus="title", **_typed(data))
+        return refusal(exc, fragment=lambda e: _partial(form) + _card(), page=lambda e: _page(form))
+    one = len(added) == 1
+    said = f"Added: {added[0].next_action}" if one else f"Added {len(added)} items to the day."
+    return Reply(
+        json=lambda: (jsonify(_day_data()), 201),
+        fragment=lambda: (_partial(DayForm(said, focus="title", **_typed(data))) + _card(), 201),
+        page=lambda: redirect(url_for("day.day_page"), 303),
+    )

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
+from antidrift.core.device_evidence import DeviceEvidence
 from antidrift.core.domain import Commitment, RuntimeState, TaskRef
 from antidrift.core.isotime import iso
 from antidrift.drift.policy import Episode
@@ -96,7 +97,8 @@ def state_json(snap: Snapshot, episodes: Sequence[Episode] = ()) -> dict[str, ob
     body["calendar"] = calendar_json(snap)
     rest = snap.rest
     body["break"] = None if rest is None else {"ends_at": iso(rest.ends_at), "long": rest.long}
-    if snap.state is RuntimeState.ACTIVE:
+    # Guard here too (locked): the drift guard is the followed commitment's.
+    if snap.state is RuntimeState.ACTIVE or snap.following is not None:
         drift = snap.drift
         body["drift"] = {
             "status": drift.status.value,
@@ -104,6 +106,14 @@ def state_json(snap: Snapshot, episodes: Sequence[Episode] = ()) -> dict[str, ob
             "reason": drift.reason,
         }
     return body
+
+
+def following_json(snap: Snapshot) -> dict[str, object] | None:
+    """/state's `following`: another machine's commitment guarded here (null: none)."""
+    f = snap.following
+    if f is None:
+        return None
+    return {"device": f.device, "device_id": f.device_id, "commitment_id": f.commitment_id}
 
 
 def calendar_json(snap: Snapshot) -> dict[str, object]:
@@ -142,11 +152,15 @@ def history_json(
     episodes: Mapping[str, Sequence[Episode]] | None = None,
     sites: Mapping[str, str] | None = None,
     here: tuple[str, str] = ("", ""),
+    by_device: Mapping[str, Sequence[DeviceEvidence]] | None = None,
 ) -> list[dict[str, object]]:
-    """Ended commitments; drift maps an id to its (drift_count, on_task_share), episodes to
-    its drift episodes, sites to the site most of its browser time was on; `here` is this
-    machine's (device id, name), which made those that name no other."""
+    """Ended commitments; drift maps an id to its (drift_count, on_task_share) — every
+    machine's — episodes to its drift episodes, sites to the site most of its browser time
+    was on, by_device to what other machines watched for it (Guard here too: `evidence`,
+    each machine's figures); `here` is this machine's (device id, name), which made those
+    that name no other."""
     drift, episodes, sites = drift or {}, episodes or {}, sites or {}
+    by_device = by_device or {}
     return [
         {
             "id": c.id,
@@ -169,9 +183,22 @@ def history_json(
             "episodes": [episode_json(e) for e in episodes.get(c.id, ())],
             "device_id": c.device_id or here[0],
             "device": c.device if c.device_id else here[1],
+            "evidence": [evidence_json(e, here) for e in by_device.get(c.id, ())],
         }
         for c in items
     ]
+
+
+def evidence_json(evidence: DeviceEvidence, here: tuple[str, str]) -> dict[str, object]:
+    """What another machine watched for a commitment, as a /history row lists it (this
+    machine's own, when it guarded another's, named as this machine)."""
+    f = evidence.figures
+    return {
+        "device_id": evidence.device_id or here[0],
+        "device": evidence.device if evidence.device_id else here[1],
+        "drift_count": f.drift_count,
+        "on_task_share": _share(f.on_task_share),
+    }
 
 
 def _share(value: float | None) -> float | None:

@@ -15,6 +15,8 @@ all pages, and gives each connection what differs from what its page already sho
 * the running commitment's next action changed → its new words in the heading, and in the
   editor only while that is closed: a push never closes an editor being typed in
   (_active_renamed.html);
+* /day (a socket that says `view=day`): only its proposal card and its seconds, each when
+  it changed, never a view or an input (web/day_proposal.py);
 * in every state, outside the view: the document title when its text changes, a fresh
   offline notice every second (its CSS delay shows it only when pushes stop; each copy a
   connection gets flips its beat, which restarts the same delay on the view's buttons), and
@@ -29,10 +31,13 @@ import queue
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
+from functools import cached_property
 
 from antidrift.core.domain import RuntimeState
 from antidrift.session.drafts import PLAN_FIELDS, Draft
 from antidrift.session.snapshot import Snapshot
+from antidrift.web import day_proposal
+from antidrift.web.day_proposal import DAY_PAGE, DayProposal
 from antidrift.web.render import Renderer
 from antidrift.web.views import Shows, Views
 from antidrift.web.widgets import CoachWidget, Offline, Widget
@@ -110,6 +115,15 @@ class _Frame:
         return self._once(
             f"{name}/{beat}", lambda: self._renderer.offline(self.widgets[name], beat)
         )
+
+    @cached_property
+    def day(self) -> dict[str, Widget]:
+        """/day's widgets, built only when a /day page is open."""
+        shown = (*day_proposal.widgets(self.snap), *self._views.day_items(self.snap))
+        return {w.name: w for w in shown}
+
+    def day_part(self, name: str) -> str:
+        return self._once(f"day/{name}", lambda: self._renderer.widget(self.day[name], self.day))
 
     def prefill(self) -> str:
         coach = self.widgets[CoachWidget.name]
@@ -199,6 +213,9 @@ class Hub:
                     conn.outbox.put_nowait(None)
 
     def _sync(self, conn: Connection, frame: _Frame, *, first: bool = False) -> None:
+        if conn.shows.state == DAY_PAGE:
+            self._sync_day(conn, frame, first)
+            return
         parts: list[str] = []
         current = frame.shows
         if first and not conn.shows.wording:  # a page that did not say: as it is now
@@ -252,6 +269,23 @@ class Hub:
             ):
                 parts.append(frame.draft(seen))
         conn.draft = frame.snap.draft  # a whole view, or a page that connects, shows it as is
+        if parts:
+            conn.put("".join(parts))
+
+    def _sync_day(self, conn: Connection, frame: _Frame, first: bool) -> None:
+        """/day: the proposal card (or only its seconds) when it changed. A page connecting
+        with the key of the card it shows (its socket's `p`) is sent nothing for it."""
+        widgets = frame.day
+        if first and conn.shows.proposal_id == widgets[DayProposal.name].key:
+            conn.sent.update(widgets)
+            return
+        parts: list[str] = []
+        resent: set[str] = set()
+        for name, model in widgets.items():
+            if model.parent not in resent and conn.sent.get(name, _MISSING) != model:
+                parts.append(frame.day_part(name))
+                resent.add(name)
+            conn.sent[name] = model
         if parts:
             conn.put("".join(parts))
 

@@ -160,6 +160,7 @@ def _rows(items: list[Commitment]) -> list[dict[str, object]]:
         reads().drift_episodes_of(ids),
         reads().top_sites(ids),
         here,
+        reads().by_device(ids),  # what other machines watched for each
     )
 
 

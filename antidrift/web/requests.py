@@ -16,7 +16,7 @@ from antidrift.session.corrections import Corrections
 from antidrift.session.readmodel import ReadModel
 from antidrift.session.snapshot import Snapshot
 from antidrift.tasks import Board
-from antidrift.web.projection import left_secs, state_json
+from antidrift.web.projection import following_json, left_secs, state_json
 
 if TYPE_CHECKING:  # render.py's views import settings_page.py, which imports this
     from antidrift.web.render import Renderer
@@ -80,6 +80,7 @@ def state_of(snap: Snapshot) -> dict[str, object]:
     body = state_json(snap, episodes)
     sync = current_app.extensions["antidrift.runtime"].sync
     body["elsewhere"] = sync.elsewhere() if sync is not None else []  # other machines' work
+    body["following"] = following_json(snap)  # one of theirs guarded here (Guard here too)
     body["next_up"] = _next_up(snap)
     return body
 

@@ -15,7 +15,8 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Protocol
 
-from antidrift.core.day import DayItem
+from antidrift.core.day import DayItem, local_day
+from antidrift.core.device_evidence import DeviceEvidence
 from antidrift.core.domain import Commitment, Health, RuntimeState
 from antidrift.core.insights import Calibration, WindowTime
 from antidrift.drift.policy import GUARD_OFF, DriftStatus, Episode, Judgement, Rule, Window
@@ -23,7 +24,9 @@ from antidrift.session.drafts import PLAN_FIELDS
 from antidrift.session.snapshot import CoachInfo, CoachStatus, DriftInfo, Snapshot
 from antidrift.tasks import Board, Offer
 from antidrift.tasks import Listing as Listing  # the task list's view data, for the renderer
-from antidrift.web.elsewhere import ElsewhereWidget
+from antidrift.web.by_device import episodes_by_device, review_rows, verdicts_by_device
+from antidrift.web.day_items import DayQueueList
+from antidrift.web.elsewhere import ElsewhereWidget, FollowingLine, FollowStatus
 from antidrift.web.meetings import EventClash, Meeting, NextEvent
 from antidrift.web.widgets import (
     Announce,
@@ -160,6 +163,7 @@ class PageModel:
     # Locked: the drift guard's (count, on-task share) per history entry it watched, so an
     # entry says here what it says on Insights.
     figures: Mapping[str, tuple[int, float | None]] = field(default_factory=dict)
+    by_device: tuple[DeviceEvidence, ...] = ()  # review: what other machines watched for it
 
     def context(self) -> dict[str, object]:
         snap = self.snap
@@ -189,6 +193,11 @@ class PageModel:
                 self.focus.apps,
                 self.focus.sample_count,
             )
+            ctx["rows"] = review_rows(self.focus, ctx["marks"], self.by_device)  # type: ignore[arg-type]
+        ctx["by_device"] = self.by_device
+        if self.drift is not None:  # the episodes and verdicts of every machine
+            ctx["episodes_shown"] = episodes_by_device(self.drift.episodes, self.by_device)
+            ctx["verdicts_shown"] = verdicts_by_device(self.drift.verdicts, self.by_device)
         ctx.update((w.name, w) for w in self.widgets)
         return ctx
 
@@ -207,6 +216,8 @@ class Reader(Protocol):
     def drift_judgements(self, commitment_id: str) -> dict[Window, Judgement]: ...
 
     def unclear_secs(self, commitment_id: str) -> float: ...
+
+    def device_evidence(self, commitment_id: str) -> list[DeviceEvidence]: ...
 
     def calibration(self) -> Calibration | None: ...
 
@@ -239,6 +250,9 @@ class Views:
         # The user's other machines (sync): /state's `elsewhere`, as the runtime reads it
         # (None: sync is off, and the views have no line for it).
         self.elsewhere: Callable[[], list[dict[str, object]] | None] = lambda: None
+        # How many of the others' changes of the day's queue were taken in (sync): /day's
+        # list is pushed when it moves (web/day_items.py).
+        self.day_taken: Callable[[], int] = lambda: 0
 
     def _cli_found(self, snap: Snapshot) -> bool:
         """Whether the coach's CLI (the drift guard's judge too) is on PATH: looked up on
@@ -318,8 +332,11 @@ class Views:
             )
         if snap.rest is not None:
             return (BreakLeft.of(snap.rest, snap.now),)
-        if snap.state is RuntimeState.LOCKED:
-            return (*self._elsewhere(), NextUp.of(self._reader.day_queue()))
+        if snap.state is RuntimeState.LOCKED:  # with sync, Guard here too beside what runs
+            shown = self._elsewhere(offer=snap.following is None)
+            if shown:
+                shown += (FollowingLine.of(snap, self.drift.cli), FollowStatus.of(snap))
+            return (*shown, NextUp.of(self._reader.day_queue()))
         if snap.state is RuntimeState.REVIEW and snap.reflection is not None:
             r = snap.reflection
             return (
@@ -329,10 +346,18 @@ class Views:
             )
         return ()
 
-    def _elsewhere(self) -> tuple[Widget, ...]:
-        """The line on the user's other machines, while sync is on."""
+    def _elsewhere(self, offer: bool = False) -> tuple[Widget, ...]:
+        """The line on the user's other machines, while sync is on (offer: Guard here too)."""
         others = self.elsewhere()
-        return () if others is None else (ElsewhereWidget.of(others),)
+        return () if others is None else (ElsewhereWidget.of(others, offer),)
+
+    def day_items(self, snap: Snapshot) -> tuple[Widget, ...]:
+        """/day's list of items, for its socket: once another machine's change of the queue
+        was taken in, and again at each such change (none before: nothing to follow)."""
+        taken = self.day_taken()
+        if not taken:
+            return ()
+        return (DayQueueList(taken, tuple(self._reader.day_queue()), local_day(snap.now)),)
 
     def page(self, snap: Snapshot, widgets: tuple[Widget, ...] | None = None) -> PageModel:
         """The whole view: its widgets, and the history or focus summary it lists."""
@@ -340,6 +365,7 @@ class Views:
             widgets = self.widgets(snap)
         history: tuple[Commitment, ...] = ()
         focus = drift = calibration = today = closure = None
+        by_device: tuple[DeviceEvidence, ...] = ()
         figures: dict[str, tuple[int, float | None]] = {}
         if snap.state is RuntimeState.PLANNING:
             calibration = self._reader.calibration()
@@ -352,6 +378,7 @@ class Views:
             # Summed by the store: a long commitment has tens of thousands of samples.
             focus = self._reader.window_time(snap.commitment, snap.now)
             drift = self._drift_review(snap.commitment.id)
+            by_device = tuple(self._reader.device_evidence(snap.commitment.id))
         served = history if snap.state is RuntimeState.LOCKED else (snap.commitment,)
         return PageModel(
             snap,
@@ -367,6 +394,7 @@ class Views:
             tasks_on=snap.state is RuntimeState.PLANNING and self.tasks.configured(),
             offers=self.tasks.offers((c.id, c.task) for c in served if c is not None),
             figures=figures,
+            by_device=by_device,
         )
 
     def _drift_review(self, commitment_id: str) -> DriftReview | None:

@@ -173,6 +173,39 @@ def none(s: Session) -> None:
     pass
 
 
+def day_proposed(s: Session) -> None:
+    s.controller.coaching.coach.reset()  # the day's default answer, not the queued plans
+    s.controller.day_plans.request("grant report, a PR")
+    wait_until(lambda: s.controller.snapshot().day_plan.status == "ready")
+
+
+# Another machine's running commitment, as its `now` is seen here (Guard here too).
+DESK_NOW = {
+    "device": "desk",
+    "device_id": "desk0id",
+    "state": "active",
+    "commitment_id": "c-desk",
+    "next_action": "Write the intro",
+    "success_condition": "Intro in the doc",
+    "paused": False,
+}
+
+
+def guarding(s: Session) -> None:
+    """Guarding the desk's commitment here, a window seen for it."""
+    ruled(s)
+    s.controller.following.look = lambda device_id: DESK_NOW if device_id == "desk0id" else None
+    s.controller.following.follow("desk0id")
+    s.controller.record_window("code", "intro.md")
+    s.clock.advance(30)
+
+
+def guarding_drift(s: Session) -> None:
+    guarding(s)
+    s.controller.record_window("slack", "general")  # off task by the rule, kept here
+    s.clock.advance(61)
+
+
 def _last_id(s: Session) -> str:
     return s.store.history(1)[0].id
 
@@ -241,6 +274,13 @@ COMMANDS = [
     Command("remove a rule", lambda s: (ruled(s), running(s)),
             lambda s: s.controller.rules.remove(s.store.rules()[0].id)),
     Command("claim the write-back", review, _write_back),
+    Command("add all of the day's proposal", day_proposed,
+            lambda s: s.controller.day_plans.use(every="1")),
+    Command("a window off task while guarding another's commitment", guarding,
+            lambda s: s.controller.record_window("slack", "general")),
+    Command("guarding: a minute's evidence to the folder", guarding_drift,
+            lambda s: s.controller.following.tick()),
+    Command("stop guarding", guarding_drift, lambda s: s.controller.following.stop()),
 ]  # fmt: skip
 
 

@@ -12,7 +12,9 @@ HOST = {"Host": "127.0.0.1:7717", "Origin": "http://127.0.0.1:7717"}
 
 
 class Machine:
-    def __init__(self, root, folder, name, passphrase="correct horse battery staple", env=None):
+    def __init__(
+        self, root, folder, name, passphrase="correct horse battery staple", env=None, clock=None
+    ):
         root.mkdir(parents=True, exist_ok=True)
         secret = root / "passphrase"
         secret.write_text(passphrase + "\n")
@@ -29,7 +31,7 @@ class Machine:
             **(env or {}),
         }
         self.settings = load(env, data_dir=root / "data")
-        self.runtime = bootstrap.build_runtime(self.settings)
+        self.runtime = bootstrap.build_runtime(self.settings, clock=clock)  # None: the real one
         app = create_app(self.settings, runtime=self.runtime)
         app.config.update(TESTING=True)
         self.client = app.test_client()
@@ -48,6 +50,31 @@ class Machine:
 
     def history(self) -> list[dict]:
         return self.client.get("/history", headers=HOST).get_json()
+
+    def queue(self) -> list[dict]:
+        """The day's queue as /day.json lists it."""
+        return self.client.get("/day.json", headers=HOST).get_json()["items"]
+
+    def add_item(self, action: str) -> str:
+        """A new item at the end of the day's queue: its id."""
+        answer = self.client.post("/day/items", json={"next_action": action}, headers=HOST)
+        assert answer.status_code == 201
+        return self.queue()[-1]["id"]
+
+    def start_item(self, item_id: str) -> None:
+        """Plan it, then Start: a commitment from the item, running."""
+        planning = self.client.post("/planning", json={"day_item": item_id}, headers=HOST)
+        assert planning.status_code == 200
+        assert self.client.post("/commitment", json=PLAN, headers=HOST).status_code == 200
+
+    def end(self, outcome: str = "met") -> None:
+        self.client.post("/finish", headers=HOST)
+        assert self.client.post("/end", json={"outcome": outcome}, headers=HOST).status_code == 200
+
+    def tick(self, *others: Machine) -> None:
+        """This machine's sync looks (it sends what changed), then each of the others'."""
+        for machine in (self, *others):
+            machine.sync.tick()
 
     def stop(self) -> None:
         self.runtime.stop()

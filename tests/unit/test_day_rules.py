@@ -50,6 +50,9 @@ def test_fifty_items_at_most():
     rules.check_room(rules.MAX_ITEMS - 1)
     with pytest.raises(IllegalTransitionError, match="at most 50"):
         rules.check_room(rules.MAX_ITEMS)
+    rules.check_room(rules.MAX_ITEMS - 3, 3)  # a proposal's all fits exactly
+    with pytest.raises(IllegalTransitionError, match="Adding 3 would make 51 items"):
+        rules.check_room(rules.MAX_ITEMS - 2, 3)
 
 
 @pytest.mark.parametrize(
@@ -92,6 +95,23 @@ def test_free_minutes_run_until_the_day_ends_less_the_events_counted_once():
         (end + timedelta(hours=2), end + timedelta(hours=3)),  # after the day: none
     ]
     assert rules.free_minutes(NOON, spans) == 360 - 60 - 30 - 10 - 15
+
+
+def test_free_spans_are_the_gaps_between_events_until_the_day_ends():
+    end = rules.day_end(NOON)  # 18:00 local
+    assert rules.free_spans(NOON, []) == [(NOON, 360)]
+    spans = [
+        (NOON - timedelta(hours=1), NOON + timedelta(minutes=10)),  # under way
+        (NOON + timedelta(hours=1), NOON + timedelta(hours=2)),
+        (NOON + timedelta(hours=1, minutes=30), NOON + timedelta(hours=3)),  # overlaps it
+        (NOON + timedelta(hours=3, seconds=30), NOON + timedelta(hours=4)),  # a gap of 30 s
+        (end - timedelta(minutes=15), end + timedelta(hours=1)),
+    ]
+    assert rules.free_spans(NOON, spans) == [
+        (NOON + timedelta(minutes=10), 50),
+        (NOON + timedelta(hours=4), 105),
+    ]
+    assert rules.free_spans(end, []) == []
 
 
 def test_free_minutes_round_down_and_are_0_after_the_day_ends():

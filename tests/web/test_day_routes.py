@@ -63,6 +63,7 @@ def test_an_empty_day_says_its_date_and_free_minutes(client, clock):
         "planned_minutes": 0,
         "free_minutes": free_until_day_end(clock.now()),
         "tally": {"planned": 0, "met": 0, "missed": 0, "carried": 0},
+        "proposal": None,  # Sharpen the day's, when one waits (test_day_sharpen_routes.py)
     }
 
 
@@ -164,7 +165,7 @@ def test_a_failed_write_changes_nothing(client, store, clock, monkeypatch):
     def full(*_args):
         raise WriteFailed("the disk is full: nothing was saved.")
 
-    monkeypatch.setattr(store, "order_day_items", full)
+    monkeypatch.setattr(store, "move_day_item", full)
     item = before["items"][1]["id"]
     response = client.post(f"/day/items/{item}/move", json={"to": 0})
     assert response.status_code == 503

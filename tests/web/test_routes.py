@@ -50,6 +50,7 @@ HISTORY_KEYS = [
     "episodes",
     "device_id",  # the machine it was made on (sync: 0.6)
     "device",
+    "evidence",  # what the user's other machines watched for it (Guard here too: 0.6)
 ]
 
 
@@ -65,8 +66,8 @@ def iso(value: str) -> datetime:
 
 def test_state_while_locked_has_exactly_the_documented_keys(client):
     body = state(client)
-    keys = ["runtime_state", "commitment", "evidence", "calendar", "break", "elsewhere", "next_up"]
-    assert list(body) == keys
+    keys = ["runtime_state", "commitment", "evidence", "calendar", "break", "elsewhere"]
+    assert list(body) == [*keys, "following", "next_up"]
     assert body == {
         "runtime_state": "locked",
         "commitment": None,
@@ -74,6 +75,7 @@ def test_state_while_locked_has_exactly_the_documented_keys(client):
         "calendar": {"now": None, "next": None},
         "break": None,
         "elsewhere": [],  # 0.6: what runs on the user's other machines (sync)
+        "following": None,  # 0.6: one of theirs guarded here (Guard here too)
         "next_up": None,  # 0.6: locked, the day's first item (the status line's "next up")
     }
 
@@ -90,6 +92,7 @@ def test_state_while_planning_adds_an_idle_coach(client):
         "calendar",
         "break",
         "elsewhere",
+        "following",
         "next_up",
     ]
     assert body["commitment"] is None
@@ -183,6 +186,7 @@ def test_the_whole_loop_over_json(client):
         "calendar": {"now": None, "next": None},
         "break": None,
         "elsewhere": [],
+        "following": None,
         "next_up": None,
     }
     [item] = client.get("/history").get_json()

@@ -15,6 +15,7 @@ from antidrift.ai import CoachError
 from antidrift.drift.policy import DriftSettings
 from antidrift.server.app import resource_dir
 from antidrift.session.snapshot import CoachInfo, DriftInfo
+from antidrift.web import day_proposal
 from antidrift.web import views as views_module
 from antidrift.web.render import Renderer
 from antidrift.web.views import PageModel, Shows, Views
@@ -122,9 +123,15 @@ def _drive(controller, coach: FakeCoach, clock, step: str) -> None:
     elif step == "break":
         controller.end("met")
         controller.breaks.take()
+    elif step.startswith("day"):  # Sharpen the day: /day's own widgets, in any state
+        coach.gated = step == "day pending"
+        controller.day_plans.request("the rest of the day")
+        if step == "day ready":
+            wait_until(lambda: controller.snapshot().day_plan.status == "ready")
 
 
 STEPS = ["planning", "pending", "ready", "error", "active", "sample", "review", "break"]
+DAY_STEPS = ["day pending", "day ready"]
 
 
 def test_each_pushed_widget_renders_from_its_own_object_alone(make_controller, clock, reads, urls):
@@ -137,9 +144,13 @@ def test_each_pushed_widget_renders_from_its_own_object_alone(make_controller, c
     views.elsewhere = lambda: [
         {"state": "active", "device": "desk", "next_action": "Write", "ends_at": None}
     ]
-    for step in ["locked", *STEPS]:
+    for step in ["locked", *STEPS, *DAY_STEPS]:
         _drive(controller, coach, clock, step)
-        widgets = {w.name: w for w in views.widgets(controller.snapshot())}
+        snap = controller.snapshot()
+        if step == "day ready":  # and another machine's change of the queue taken in
+            views.day_taken = lambda: 1
+        day = {w.name: w for w in (*day_proposal.widgets(snap), *views.day_items(snap))}
+        widgets = {w.name: w for w in views.widgets(snap)} | day
         for widget in widgets.values():
             assert dataclasses.is_dataclass(widget) and widget.__dataclass_params__.frozen
             hash(widget)  # a key: hashable, compared by value

@@ -110,7 +110,8 @@ def test_a_commitment_running_on_one_machine_is_elsewhere_on_the_other(machines)
     ends = datetime.fromisoformat(there["ends_at"])
     assert timedelta(minutes=24) < ends - datetime.now(UTC) <= timedelta(minutes=25)
     assert laptop.client.get("/state", headers=HOST).get_json()["runtime_state"] == "locked"
-    line = parse(laptop.client.get("/", headers=HOST).get_data(as_text=True)).by_id("elsewhere")
+    # The line itself (Guard here too follows it on the locked view).
+    line = parse(laptop.client.get("/", headers=HOST).get_data(as_text=True)).by_id("elsewhere-1")
     hhmm = ends.astimezone().strftime("%H:%M")
     assert " ".join(line.text().split()) == f"Active on desk: Write the intro, ends {hhmm}"
     laptop.client.post("/planning", headers=HOST)  # planning says it too
@@ -121,7 +122,7 @@ def test_a_commitment_running_on_one_machine_is_elsewhere_on_the_other(machines)
     desk.sync.tick()  # a transition: `now` written again at once
     laptop.sync.tick()
     assert laptop.client.get("/state", headers=HOST).get_json()["elsewhere"][0]["paused"]
-    line = parse(laptop.client.get("/", headers=HOST).get_data(as_text=True)).by_id("elsewhere")
+    line = parse(laptop.client.get("/", headers=HOST).get_data(as_text=True)).by_id("elsewhere-1")
     assert " ".join(line.text().split()) == "Active on desk: Write the intro, paused"
     # Seen more than three minutes ago by this machine's own clock: no longer shown.
     later = laptop.sync._wall() + 181

@@ -5,6 +5,7 @@ sentence, none stops the rest, none is a 5xx."""
 
 from __future__ import annotations
 
+from antidrift.core.ports import KINDS
 from antidrift.sync import DeviceWriter, HybridClock, Keyring, SyncRecord, device_id, unlock
 from tests.support.sync import HOST, Machine
 
@@ -76,6 +77,16 @@ def test_records_this_version_does_not_know_are_said_and_the_rest_taken(tmp_path
             "holds 1 record(s) this version of AntiDrift does not know"
         ]
         assert "/segments/" in skipped[0]["file"]
+        # Its file is not marked taken whole: this version does not read it again, a version
+        # that knows plans does (the commitment in it not taken twice), and then it is.
+        store, newer = laptop.runtime.store, KINDS | {"plan"}
+        laptop.sync._force_read = True
+        laptop.sync.tick()
+        assert laptop.sync.status().skipped == [] and not store.imported_segments(newer)
+        laptop.sync.importer.known = newer
+        laptop.sync._force_read = True
+        laptop.sync.tick()
+        assert len(store.imported_segments(newer)) == 1 and len(laptop.history()) == 1
     finally:
         laptop.stop()
 

@@ -1,0 +1,174 @@
+"""The others' records taken in (held by session/syncing.py's Syncing): one segment at a
+time, each kind in changes of its own, at most BATCH records a change (the write lock is
+never held long): shared settings, standing rules, the day's queue, what a machine watched
+for another's commitment (Guard here too), then the commitments,
+whose last batch marks the segment taken. Each record is checked as this machine checks
+what it makes; one refused is said, and the rest are taken. Records of a kind this version
+does not know are said, and the segment is marked with those kinds, so a version that knows
+them reads it again. What the pages show follows each change (the pushes' listeners): the
+locked view's Next up and /day after the queue, the running guard after rules."""
+
+from __future__ import annotations
+
+import logging
+import sqlite3
+from collections.abc import Callable
+
+from antidrift.core import day
+from antidrift.core.device_evidence import evidence_key
+from antidrift.core.errors import ValidationError
+from antidrift.core.ports import COMMITMENT, DAY_ITEM, EVIDENCE, KINDS, RULE, SETTING, Incoming
+from antidrift.drift.verdicts import validate_rule
+from antidrift.session.sync_settings import SharedSettings
+from antidrift.sync import Arrived, Skipped, SyncRecord
+
+log = logging.getLogger("antidrift.sync")
+BATCH = 100  # records taken in one change (a few ms of the write lock)
+
+
+class Importer:
+    """Takes another machine's verified segment into the store, kind by kind."""
+
+    def __init__(
+        self,
+        store,
+        work,
+        me: str,
+        shared: SharedSettings,
+        rules_taken: Callable[[], None] | None = None,
+        known: frozenset[str] = KINDS,
+    ) -> None:
+        self._store, self._work, self._me = store, work, me
+        self._shared, self._rules_taken = shared, rules_taken
+        self.known = known  # the kinds this version reads; the others are left for a later
+        self.day_taken = 0  # changes of the day's queue taken in (an open /day follows them)
+
+    def take(self, segment: Arrived) -> list[Skipped]:
+        """One segment: its records taken, what was refused said."""
+        where = segment_file(segment.device, segment.name)
+        of: dict[str, list[SyncRecord]] = {}
+        for record in segment.records:
+            of.setdefault(record.kind, []).append(record)
+        skipped: list[Skipped] = []
+        if of.get(SETTING):
+            skipped += self._shared.take(segment.device, of[SETTING])
+        if of.get(RULE):
+            skipped += self._rules(where, of[RULE])
+        if of.get(DAY_ITEM):
+            skipped += self._day(where, of[DAY_ITEM])
+        if of.get(EVIDENCE):
+            skipped += self._evidence(where, of[EVIDENCE])
+        unread = sorted(kind for kind in of if kind not in self.known)
+        if unread:  # a newer AntiDrift's: left in the folder for the version that reads them
+            count = sum(len(of[kind]) for kind in unread)
+            said = f"holds {count} record(s) this version of AntiDrift does not know"
+            skipped.append(Skipped(where, said))
+        incoming = [self._commitment(r) for r in of.get(COMMITMENT, [])]
+        return skipped + self._commitments(segment, where, incoming, unread)
+
+    def _commitment(self, record: SyncRecord) -> Incoming:
+        body = record.body
+        if body is not None:
+            body = dict(body)
+            if body.get("device_id") == self._me:
+                body["device_id"], body["device"] = None, None  # made here
+            elif body.get("device_id") is None:
+                body["device_id"] = "?"  # refused by the store: a record names its machine
+        return Incoming(record.id, str(record.hlc), body)
+
+    def _rules(self, where: str, records: list[SyncRecord]) -> list[Skipped]:
+        """Standing rules, each checked as the rules page checks one, taken in one change;
+        the running commitment's guard follows them."""
+        incoming, skipped = [], []
+        for record in records:
+            body = None
+            if record.body is not None:
+                b = record.body
+                try:
+                    app, text, verdict, site = validate_rule(
+                        b.get("app"), b.get("title_contains"), b.get("verdict"), b.get("site")
+                    )
+                except (ValidationError, AttributeError):
+                    skipped.append(Skipped(where, "holds a rule refused here"))
+                    continue
+                body = {"app": app, "title_contains": text, "verdict": verdict.value, "site": site}
+            incoming.append(Incoming(record.id, str(record.hlc), body))
+        with self._work as work:
+            taken = self._store.sync_import_rules(incoming)
+            if taken:
+                work.changed()
+        if taken and self._rules_taken is not None:
+            self._rules_taken()
+        return skipped
+
+    def _day(self, where: str, records: list[SyncRecord]) -> list[Skipped]:
+        """The day's items, each checked as an item added here is, in changes of BATCH."""
+        incoming, skipped = [], []
+        for record in records:
+            body = None
+            if record.body is not None:
+                try:
+                    item_id = record.id.removeprefix(f"{DAY_ITEM}:")
+                    body = day.record_of(day.item_of(item_id, record.body))
+                except ValidationError:
+                    skipped.append(Skipped(where, "holds a day item refused here"))
+                    continue
+            incoming.append(Incoming(record.id, str(record.hlc), body))
+        for start in range(0, len(incoming), BATCH):
+            with self._work as work:
+                if self._store.sync_import_day(incoming[start : start + BATCH]):
+                    work.then(self._day_moved)  # committed: /day's list follows it
+                    work.changed()  # and the locked view's Next up
+        return skipped
+
+    def _evidence(self, where: str, records: list[SyncRecord]) -> list[Skipped]:
+        """What another machine watched for a commitment (Guard here too), in changes of
+        BATCH: a machine's record names itself and one commitment; this machine's own are
+        not taken back. The pages show it by device (the review, history, Insights)."""
+        incoming, skipped = [], []
+        for record in records:
+            key = evidence_key(record.id)
+            if key is not None and key[1] == self._me:
+                continue  # this machine's own, in a folder it did not write: never taken
+            body = record.body
+            if (
+                key is None
+                or key[1] != record.device
+                or (body is not None and body.get("commitment_id") != key[0])
+            ):
+                skipped.append(Skipped(where, "holds evidence refused here"))
+                continue
+            incoming.append(Incoming(record.id, str(record.hlc), body))
+        for start in range(0, len(incoming), BATCH):
+            with self._work as work:
+                taken, refused = self._store.sync_import_evidence(incoming[start : start + BATCH])
+                if taken:
+                    work.changed()  # the review and the history show it
+            skipped += [Skipped(where, why) for why in refused[:3]]
+        return skipped
+
+    def _day_moved(self) -> None:
+        self.day_taken += 1
+
+    def _commitments(
+        self, segment: Arrived, where: str, incoming: list[Incoming], unread: list[str]
+    ) -> list[Skipped]:
+        """The commitments in batches; the last one marks the segment taken."""
+        skipped = []
+        for start in range(0, max(len(incoming), 1), BATCH):
+            batch = incoming[start : start + BATCH]
+            sha = segment.sha256 if start + BATCH >= len(incoming) else None
+            try:
+                with self._work as work:
+                    taken, refused = self._store.sync_import(segment.device, batch, sha, unread)
+                    if taken:
+                        work.changed()  # the pages list the history
+            except (ValueError, sqlite3.Error) as exc:  # the store refused: the file waits
+                log.warning("sync: a file of %s was not imported: %s", segment.device, exc)
+                return [*skipped, Skipped(where, "could not be imported; it waits")]
+            skipped += [Skipped(where, why) for why in refused[:3]]  # each said, the rest taken
+        return skipped
+
+
+def segment_file(device: str, name: str) -> str:
+    return f"devices/{device}/segments/{name}"
