@@ -15,6 +15,7 @@ from __future__ import annotations
 import json
 import os
 import stat
+from collections.abc import Iterable, Iterator
 from enum import StrEnum
 from pathlib import Path
 
@@ -22,6 +23,8 @@ from antidrift.core.errors import Error
 
 CHUNK = 64 * 1024
 MAX_CONTAINERS = 500_000  # objects and arrays in one JSON document
+_SPACE = " \t\r"  # JSON's white space that a line (split at "\n") may hold
+_DECODER = json.JSONDecoder()  # json.loads's own
 
 
 class Why(StrEnum):
@@ -111,6 +114,31 @@ def parse_json(
         raise Unreadable(what, Why.NOT_JSON, f"line {exc.lineno} column {exc.colno}") from None
     except ValueError:
         raise Unreadable(what, Why.NOT_JSON, "not text") from None
+
+
+def parse_json_lines(
+    lines: Iterable[str], *, what: str = "the file", max_containers: int = MAX_CONTAINERS
+) -> Iterator[object]:
+    """The JSON value of each line (JSON Lines, already split at "\\n"), each taken as
+    parse_json takes a document — the same bounds, the same refusals (Unreadable) — without
+    its cost per line: a line shorter than `max_containers` cannot hold more of them (so only
+    a longer one is counted), and the value is decoded where it stands."""
+    decode = _DECODER.raw_decode
+    for line in lines:
+        if len(line) > max_containers and line.count("{") + line.count("[") > max_containers:
+            raise Unreadable(what, Why.TOO_MANY, f"{max_containers:,}")
+        try:
+            value, end = decode(line, len(line) - len(line.lstrip(_SPACE)))
+            after = len(line) - len(line[end:].lstrip(_SPACE))  # past white space
+            if after != len(line):
+                raise json.JSONDecodeError("Extra data", line, after)  # as json.loads says it
+        except RecursionError:
+            raise Unreadable(what, Why.TOO_DEEP) from None
+        except json.JSONDecodeError as exc:
+            raise Unreadable(what, Why.NOT_JSON, f"line {exc.lineno} column {exc.colno}") from None
+        except ValueError:  # a number past int's digits, as parse_json says it
+            raise Unreadable(what, Why.NOT_JSON, "not text") from None
+        yield value
 
 
 def _size(limit: int) -> str:

@@ -68,12 +68,12 @@ class Importer:
 
     def _commitment(self, record: SyncRecord) -> Incoming:
         body = record.body
-        if body is not None:
-            body = dict(body)
-            if body.get("device_id") == self._me:
-                body["device_id"], body["device"] = None, None  # made here
-            elif body.get("device_id") is None:
-                body["device_id"] = "?"  # refused by the store: a record names its machine
+        if body is not None:  # a copy only where it changes (the record's stays as read)
+            machine = body.get("device_id")
+            if machine == self._me:
+                body = body | {"device_id": None, "device": None}  # made here
+            elif machine is None:
+                body = body | {"device_id": "?"}  # refused by the store: it names no machine
         return Incoming(record.id, str(record.hlc), body)
 
     def _rules(self, where: str, records: list[SyncRecord]) -> list[Skipped]:
@@ -153,21 +153,45 @@ class Importer:
     def _commitments(
         self, segment: Arrived, where: str, incoming: list[Incoming], unread: list[str]
     ) -> list[Skipped]:
-        """The commitments in batches; the last one marks the segment taken."""
-        skipped = []
+        """The commitments in batches; the last one marks the segment taken. When each
+        commitment is in the segment once (as a device writes them), nothing taken of one
+        depends on another, and they go in the order of their ids: neighbours in the store's
+        indexes, so a change writes a few pages of each, not one a record (S2). What was
+        refused is said as the segment's own order has it: at most three of each BATCH."""
+        place = {r.record_id.removeprefix(f"{COMMITMENT}:"): n for n, r in enumerate(incoming)}
+        ordered = len(place) == len(incoming)
+        if ordered:
+            incoming = sorted(incoming, key=lambda r: r.record_id)
+        said: list[tuple[int, str]] = []  # (where in the segment, why)
         for start in range(0, max(len(incoming), 1), BATCH):
             batch = incoming[start : start + BATCH]
             sha = segment.sha256 if start + BATCH >= len(incoming) else None
             try:
                 with self._work as work:
-                    taken, refused = self._store.sync_import(segment.device, batch, sha, unread)
+                    taken, refused = self._store.sync_import_keyed(
+                        segment.device, batch, sha, unread
+                    )
                     if taken:
                         work.changed()  # the pages list the history
             except (ValueError, sqlite3.Error) as exc:  # the store refused: the file waits
                 log.warning("sync: a file of %s was not imported: %s", segment.device, exc)
-                return [*skipped, Skipped(where, "could not be imported; it waits")]
-            skipped += [Skipped(where, why) for why in refused[:3]]  # each said, the rest taken
-        return skipped
+                return [*_said(where, said), Skipped(where, "could not be imported; it waits")]
+            for n, (record_id, why) in enumerate(refused):
+                cid = record_id.removeprefix(f"{COMMITMENT}:")
+                said.append((place[cid] if ordered else start + n, why))
+        return _said(where, said)
+
+
+def _said(where: str, refused: list[tuple[int, str]]) -> list[Skipped]:
+    """Each refused record said (at most three of each BATCH in the segment, in its order);
+    the rest were taken."""
+    count: dict[int, int] = {}
+    skipped = []
+    for at, why in sorted(refused):
+        if count.setdefault(at // BATCH, 0) < 3:
+            count[at // BATCH] += 1
+            skipped.append(Skipped(where, why))
+    return skipped
 
 
 def segment_file(device: str, name: str) -> str:

@@ -126,6 +126,15 @@ class Carried:
         )
 
 
+_PARTS = ("windows", "verdicts", "episodes", "summary")  # a body's evidence, each optional
+
+
+def carries_evidence(body: dict) -> bool:
+    """Whether a body has any part of evidence (one without leaves what is kept as it is:
+    keep_evidence would change nothing)."""
+    return any(part in body for part in _PARTS)
+
+
 def keep_evidence(
     db: sqlite3.Connection, commitment_id: str, device_id: str, device: object, body: dict
 ) -> None:

@@ -19,6 +19,7 @@ from antidrift.core.isotime import from_iso
 from antidrift.core.ports import COMMITMENT, KINDS, RULE, SETTING, Incoming
 from antidrift.store.evidence_tables import forget_device_evidence
 from antidrift.store.sync_evidence import (
+    carries_evidence,
     episodes_json,
     evidence_of,
     keep_evidence,
@@ -50,7 +51,7 @@ _FIELDS = (
 _TEXT = {"id", "next_action", "success_condition", "started_at", "deadline", "ended_at"}
 _TEXT |= {"outcome", "note", "task_source", "task_id", "task_title", "task_url", "enforce"}
 _TEXT |= {"written_back", "day_item_id"}
-_WHOLE = {"timebox_secs", "extended_secs", "actual_secs", "paused_secs", "away_secs"}
+_CHECKS = tuple((name, name in _TEXT) for name in _FIELDS)  # text (True), or a whole number
 _OUTCOMES = ("met", "missed", "discarded")
 MAX_APPS = 200  # a commitment's apps carried in its record (the review shows a dozen)
 _COLUMNS = (*_FIELDS, "device_id", "device")
@@ -197,13 +198,25 @@ class SyncRecords:
         were taken, and why each refused one was (a body that is no commitment record: the
         others are taken). A batch is a few statements, not a few per record: the write
         lock is held for milliseconds."""
+        taken, refused = self.sync_import_keyed(device, records, segment, unread)
+        return taken, [why for _, why in refused]
+
+    def sync_import_keyed(
+        self,
+        device: str,
+        records: Iterable[Incoming],
+        segment: str | None,
+        unread: Iterable[str] = (),
+    ) -> tuple[int, list[tuple[str, str]]]:
+        """sync_import, each refused record named by its record id beside why."""
         batch = list(records)
         with self._lock:
             db = self._writing()
-            kept = dict(_seen(db, [r.record_id for r in batch]))
+            record_ids = [r.record_id for r in batch]
+            kept = dict(_seen(db, record_ids))
             # A change made here and not sent yet is the later one: it goes out with a newer
             # stamp at the next send, and the others take it (never undone by an import).
-            waiting = _waiting(db, [r.record_id for r in batch])
+            waiting = _waiting(db, record_ids)
             newest: dict[str, Incoming] = {}
             for record in batch:  # the newest of each record, if newer than the one kept
                 known = newest.get(record.record_id)
@@ -219,9 +232,9 @@ class SyncRecords:
             for cid, r in taken:
                 if r.body is not None:
                     try:
-                        rows.append((cid, _checked(cid, r.body)))
+                        rows.append(_checked(cid, r.body))
                     except ValueError as exc:
-                        refused.append(str(exc))
+                        refused.append((r.record_id, str(exc)))
                         del newest[r.record_id]  # not kept as seen: a fixed copy is taken
             if gone:  # only an ended commitment is removed, and only then what it recorded
                 ended = [(cid,) for cid in _ids(db, "outcome IS NOT NULL", gone)]
@@ -237,20 +250,19 @@ class SyncRecords:
                 db.executemany("DELETE FROM commitments WHERE id = ?", ended)
                 forget_device_evidence(db, [cid for (cid,) in gone])  # every machine's
             if rows:
-                db.executemany(_UPSERT, [tuple(values.values()) for _, values in rows])
-                elsewhere = [(cid, r.body) for cid, r in taken if r.body is not None]
+                db.executemany(_UPSERT, rows)
                 # As stored: one made here stays this machine's (S7).
-                remote = [(cid,) for cid in _ids(db, "device_id IS NOT NULL", rows)]
+                ids = set(_ids(db, "device_id IS NOT NULL", rows))
+                elsewhere = [(cid, r.body) for cid, r in taken if r.body is not None and cid in ids]
                 # Another machine's commitment: its time per app is the record's (its samples
                 # are not here); one made here keeps what its own samples say.
-                db.executemany("DELETE FROM app_time WHERE commitment_id = ?", remote)
-                ids = {cid for (cid,) in remote}
+                _delete_in(db, "app_time", [cid for cid, _ in elsewhere])
                 db.executemany(
                     "INSERT INTO app_time (commitment_id, app, secs) VALUES (?, ?, ?)",
-                    [row for cid, body in elsewhere if cid in ids for row in _apps(cid, body)],
+                    [row for cid, body in elsewhere for row in _apps(cid, body)],
                 )
                 for cid, body in elsewhere:  # and what its review shows, from its machine
-                    if cid in ids and body.get("device_id"):
+                    if body.get("device_id") and carries_evidence(body):
                         keep_evidence(db, cid, body["device_id"], body.get("device"), body)
             db.executemany(
                 "INSERT INTO sync_seen (record_id, hlc) VALUES (?, ?) ON CONFLICT(record_id)"
@@ -379,36 +391,43 @@ def _apps(commitment_id: str, body: dict) -> list[tuple[str, str, float]]:
     return [(commitment_id, app, secs) for app, secs in rows.items()]
 
 
-def _checked(commitment_id: str, body: dict) -> dict[str, object]:
-    """The columns a record sets, each of its type and bounds; ValueError naming none of
-    its text when one is not."""
+def _delete_in(db: sqlite3.Connection, table: str, ids: list[str]) -> None:
+    """These commitments' rows of `table`: one statement a chunk, not one a commitment."""
+    for start in range(0, len(ids), 500):
+        chunk = ids[start : start + 500]
+        db.execute(
+            f"DELETE FROM {table} WHERE commitment_id IN ({', '.join('?' for _ in chunk)})", chunk
+        )
+
+
+def _checked(commitment_id: str, body: dict) -> tuple[object, ...]:
+    """The columns a record sets (_COLUMNS, in order), each of its type and bounds;
+    ValueError naming none of its text when one is not."""
     if body.get("id") != commitment_id:
         raise ValueError("a commitment record names another commitment")
-    values: dict[str, object] = {}
-    for name in _FIELDS:
-        value = body.get(name)
-        if name in _TEXT:
-            if value is not None and (not isinstance(value, str) or len(value) > 4000):
+    values = {name: body.get(name) for name in _FIELDS}
+    for name, text in _CHECKS:  # in _FIELDS' order: the first bad one is said
+        value = values[name]
+        if value is None:
+            continue
+        if text:
+            if not isinstance(value, str) or len(value) > 4000:
                 raise ValueError(f"a commitment record's {name} is not text")
-        elif (
-            name in _WHOLE
-            and value is not None
-            and (not isinstance(value, int) or isinstance(value, bool) or not 0 <= value <= 10**9)
-        ):
+        elif not isinstance(value, int) or isinstance(value, bool) or not 0 <= value <= 10**9:
             raise ValueError(f"a commitment record's {name} is not a whole number")
-        values[name] = value
     for name in ("next_action", "success_condition", "timebox_secs"):
         if not values[name]:
             raise ValueError(f"a commitment record has no {name}")
-    times = {}
+    times = []
     for name in ("started_at", "deadline", "ended_at"):
         try:
-            times[name] = from_iso(values[name])
+            time = from_iso(values[name])
         except (TypeError, ValueError):
-            raise ValueError(f"a commitment record's {name} is not a time") from None
-        if times[name] is None or times[name].tzinfo is None:
+            time = None
+        if time is None or time.tzinfo is None:
             raise ValueError(f"a commitment record's {name} is not a time")
-    if times["ended_at"] < times["started_at"]:
+        times.append(time)
+    if times[2] < times[0]:
         raise ValueError("a commitment record ends before it starts")
     if values["enforce"] not in (None, "off", "minimize") or values["written_back"] not in (
         None, "note", "done"
@@ -425,6 +444,4 @@ def _checked(commitment_id: str, body: dict) -> dict[str, object]:
         not isinstance(device_id, str) or not device_id.isalnum() or len(device_id) > 64
     ):
         raise ValueError("a commitment record names no machine")
-    values["device_id"] = device_id
-    values["device"] = device[:64] if isinstance(device, str) else None
-    return values
+    return (*values.values(), device_id, device[:64] if isinstance(device, str) else None)

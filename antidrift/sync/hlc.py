@@ -21,7 +21,9 @@ MS_DIGITS, COUNTER_DIGITS = 18, 6
 COUNTER_MAX = 10**COUNTER_DIGITS - 1
 MS_MAX = 10**MS_DIGITS - 1
 DEVICE = r"[a-z0-9]{1,64}"
+_DEVICE = re.compile(DEVICE)
 _TEXT = re.compile(rf"(\d{{{MS_DIGITS}}})-(\d{{{COUNTER_DIGITS}}})-({DEVICE})")
+_new, _set = object.__new__, object.__setattr__
 
 
 @dataclass(frozen=True, order=True)
@@ -35,11 +37,14 @@ class Stamp:
     def __post_init__(self) -> None:
         if not (0 <= self.ms <= MS_MAX and 0 <= self.counter <= COUNTER_MAX):
             raise ValidationError("A clock stamp is out of range.", "hlc")
-        if not re.fullmatch(DEVICE, self.device):
+        if not _DEVICE.fullmatch(self.device):
             raise ValidationError("A clock stamp names no device.", "hlc")
 
     def __str__(self) -> str:
-        return f"{self.ms:0{MS_DIGITS}d}-{self.counter:0{COUNTER_DIGITS}d}-{self.device}"
+        text = getattr(self, "_text", None)  # a parsed stamp's own text: the same
+        if text is None:
+            text = f"{self.ms:0{MS_DIGITS}d}-{self.counter:0{COUNTER_DIGITS}d}-{self.device}"
+        return text
 
     @classmethod
     def parse(cls, text: object) -> Stamp:
@@ -47,7 +52,17 @@ class Stamp:
         match = _TEXT.fullmatch(text) if isinstance(text, str) else None
         if match is None:
             raise ValidationError("A clock stamp is not in the expected form.", "hlc")
-        return cls(int(match[1]), int(match[2]), match[3])
+        # Its form holds it in range (18 and 6 digits, a device's letters): made as the
+        # frozen dataclass makes one, without checking that again (one a record, S2). Its
+        # text in ASCII digits is what str() gives (the widths are fixed): kept, for the
+        # store compares stamps as text.
+        stamp = _new(cls)
+        _set(stamp, "ms", int(match[1]))
+        _set(stamp, "counter", int(match[2]))
+        _set(stamp, "device", match[3])
+        if match[0].isascii():  # \d also matches other scripts' digits
+            _set(stamp, "_text", match[0])
+        return stamp
 
     def after(self, ms: int, counter: int) -> Stamp:
         """(ms, counter) on this stamp's device; a counter past its width carries into ms."""

@@ -20,7 +20,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from antidrift.core.errors import ValidationError
-from antidrift.core.outside import Unreadable, parse_json
+from antidrift.core.outside import Unreadable, parse_json, parse_json_lines
 from antidrift.sync.errors import Malformed
 from antidrift.sync.folder import SEGMENT_NAME, UNPACKED_MAX
 from antidrift.sync.hlc import Stamp
@@ -120,10 +120,11 @@ def unpack_segment(packed: bytes, device: str, what: str) -> list[SyncRecord]:
         raise Malformed(what, f"unpacks to more than {UNPACKED_MAX >> 20} MB")
     if not unpacker.eof:
         raise Malformed(what, "is cut short")
-    lines = text.split(b"\n")
-    if lines and lines[-1] == b"":
+    # As text at once (a line's bytes decode as they would alone: "\n" ends any sequence).
+    lines = text.decode("utf-8", errors="replace").split("\n")
+    if lines and lines[-1] == "":
         lines.pop()
-    header = _document(lines[0] if lines else b"", what, "its header")
+    header = _document(lines[0] if lines else "", what, "its header")
     if header.get("format") != FORMAT:
         raise Malformed(what, "is in a format this version does not know")
     count = len(lines) - 1
@@ -132,12 +133,15 @@ def unpack_segment(packed: bytes, device: str, what: str) -> list[SyncRecord]:
     if count > RECORDS_MAX:
         raise Malformed(what, f"holds more than {RECORDS_MAX:,} records")
     records = []
-    for number, line in enumerate(lines[1:], start=2):
+    # Each line bounded and parsed as parse_json takes one alone (core/outside.py).
+    values = parse_json_lines(lines[1:], what=what, max_containers=LINE_CONTAINERS)
+    for number in range(2, count + 2):
         try:
-            value = parse_json(line, what=what, max_containers=LINE_CONTAINERS)
-            records.append(SyncRecord.from_json(value, device))
+            value = next(values)
         except Unreadable as exc:
             raise Malformed(what, f"has a line that is not a record (line {number})") from exc
+        try:
+            records.append(SyncRecord.from_json(value, device))
         except ValueError as exc:
             raise Malformed(what, f"has a bad record: {exc} (line {number})") from None
     return records

@@ -86,3 +86,10 @@ def test_a_malformed_stamp_is_refused_without_quoting_it(text):
     with pytest.raises(ValidationError) as refused:
         Stamp.parse(text)
     assert str(text) not in refused.value.message or not text
+
+
+def test_a_parsed_stamps_text_is_the_one_it_makes_in_ascii_digits():
+    # \d reads other scripts' digits too: the text kept (and compared) is the made one.
+    other_digits = "\u0660" * 17 + "\u0665-000001-aaaa"
+    assert str(Stamp.parse(other_digits)) == "000000000000000005-000001-aaaa"
+    assert str(Stamp.parse(str(Stamp(5, 1, "aaaa")))) == str(Stamp(5, 1, "aaaa"))

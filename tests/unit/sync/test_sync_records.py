@@ -1,5 +1,6 @@
 """Records as they travel: a segment's records come back exactly as written (a property),
-every record is checked before it is taken, and an unpacked segment is bounded."""
+every record is checked before it is taken, each line is taken as parse_json takes it alone
+(a property), and an unpacked segment is bounded."""
 
 from __future__ import annotations
 
@@ -7,9 +8,10 @@ import json
 import zlib
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
+from antidrift.core.outside import Unreadable, parse_json, parse_json_lines
 from antidrift.sync import records as record_format
 from antidrift.sync.errors import Malformed
 from antidrift.sync.hlc import Stamp
@@ -85,6 +87,48 @@ def test_a_bad_record_refuses_its_segment_without_quoting_it(bad, says):
         unpack_segment(packed, A, WHAT)
     assert says in refused.value.why and "line 2" in refused.value.why
     assert "yesterday" not in refused.value.message
+
+
+SPACE = st.text(" \t\r", max_size=3)
+LINE = st.text(' \t\r{}[]",:.-+eE019truefalsnNIax\\\ufeff\u0663', max_size=40) | st.builds(
+    lambda before, value, after: before + value + after,
+    SPACE,
+    JSON.map(json.dumps),
+    SPACE | st.text(max_size=3),
+)
+
+
+@settings(max_examples=300)
+@given(LINE, st.integers(0, 8))
+@example("[[[", 2)  # one past its bound, no longer than it: counted too
+def test_a_line_is_taken_as_parse_json_takes_it_alone(line, bound):
+    def read(parse) -> str:
+        try:
+            return repr(parse())
+        except Unreadable as exc:
+            return exc.message
+
+    alone = read(lambda: parse_json(line, max_containers=bound))
+    assert read(lambda: next(parse_json_lines([line], max_containers=bound))) == alone
+
+
+def test_a_record_spread_over_two_lines_is_refused_at_its_first():
+    header = json.dumps({"format": 1, "device": A, "records": 2}).encode()
+    first, rest = json.dumps(GOOD).encode().split(b'"body": ')
+    packed = zlib.compress(b"\n".join([header, first + b'"body": {', b"}}", b""]))
+    with pytest.raises(Malformed) as refused:
+        unpack_segment(packed, A, WHAT)
+    assert "not a record (line 2)" in refused.value.why
+
+
+def test_a_line_of_more_objects_and_lists_than_its_bound_is_refused(monkeypatch):
+    monkeypatch.setattr(record_format, "LINE_CONTAINERS", 20)
+    header = {"format": 1, "device": A, "records": 1}
+    taken = {**GOOD, "body": {"apps": [[]] * 17}}  # 20, with the record, its body and apps
+    assert len(unpack_segment(lines(header, taken), A, WHAT)) == 1
+    with pytest.raises(Malformed) as refused:
+        unpack_segment(lines(header, {**GOOD, "body": {"apps": [[]] * 18}}), A, WHAT)
+    assert "not a record (line 2)" in refused.value.why
 
 
 @pytest.mark.parametrize(

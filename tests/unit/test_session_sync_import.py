@@ -1,0 +1,78 @@
+"""The commitments of another machine's segment taken in (session/sync_import.py): in the
+order of their ids when each is in the segment once (a few pages of the store's indexes a
+change, S2), yet what was refused is said as the segment's own order has it, and a segment
+that holds a commitment twice is taken in its own order."""
+
+from __future__ import annotations
+
+import pytest
+
+from antidrift.session.sync_import import BATCH, Importer
+from antidrift.session.sync_settings import SharedSettings
+from antidrift.session.unit_of_work import UnitOfWork
+from antidrift.store.sqlite import SQLiteStore
+from antidrift.sync import Arrived, Stamp, SyncRecord
+
+OTHER = "abcdefghijklmnopqrstuvwxyz"
+BAD = {  # a field made bad, and how the store says it
+    "started_at": ("soon", "a commitment record's started_at is not a time"),
+    "outcome": ("maybe", "a commitment record has no outcome"),
+    "enforce": ("explode", "a commitment record holds a value this machine does not know"),
+    "timebox_secs": (None, "a commitment record has no timebox_secs"),
+    "note": (7, "a commitment record's note is not text"),
+}
+
+
+@pytest.fixture
+def store(tmp_path):
+    s = SQLiteStore(tmp_path / "antidrift.sqlite3")
+    yield s
+    s.close()
+
+
+def commitment(cid: str, ms: int = 1, **changed) -> SyncRecord:
+    body = {
+        "id": cid,
+        "next_action": "Write the intro",
+        "success_condition": "Two pages",
+        "timebox_secs": 1500,
+        "started_at": "2026-03-02T09:00:00+00:00",
+        "deadline": "2026-03-02T09:25:00+00:00",
+        "ended_at": "2026-03-02T09:25:00+00:00",
+        "outcome": "met",
+        "device_id": OTHER,
+        "device": "desk",
+        "apps": [["code", 1500.0]],
+    }
+    return SyncRecord(OTHER, f"commitment:{cid}", Stamp(ms, 0, OTHER), "commitment", body | changed)
+
+
+def take(store, *records: SyncRecord):
+    work = UnitOfWork(store)
+    importer = Importer(store, work, "thismachine", SharedSettings(store, work, None))
+    return importer.take(Arrived(OTHER, "00000001-aaaaaaaa.seg", "sha", tuple(records)))
+
+
+def test_the_refused_are_said_in_the_segments_order_three_of_each_batch(store):
+    # Ids that sort the other way round from the segment: its first batch goes in last.
+    spoilt = {0: "started_at", 1: "outcome", 2: "enforce", 3: "timebox_secs", 4: "note"}
+    spoilt |= {BATCH + 50: "note", BATCH + 51: "started_at", 2 * BATCH + 49: "outcome"}
+    records = [
+        commitment(f"c{999 - n:04d}", **({spoilt[n]: BAD[spoilt[n]][0]} if n in spoilt else {}))
+        for n in range(2 * BATCH + 50)
+    ]
+    skipped = take(store, *records)
+    # The segment's first batch: its first three; the second: both; the third: its one.
+    said = [0, 1, 2, BATCH + 50, BATCH + 51, 2 * BATCH + 49]
+    assert [s.why for s in skipped] == [BAD[spoilt[n]][1] for n in said]
+    assert store.commitments_by_device() == {OTHER: len(records) - len(spoilt)}
+
+
+def test_a_commitment_twice_in_a_segment_is_taken_in_the_segments_order(store):
+    # In a batch of its own the older is taken, then the newer one (damaged) is refused; in
+    # the order of ids they would meet in one batch, and neither would be.
+    filler = [commitment(f"f{n:04d}") for n in range(BATCH)]
+    newer = commitment("same", ms=2, outcome="maybe")
+    skipped = take(store, commitment("same", ms=1), *filler[1:], newer, filler[0])
+    assert [s.why for s in skipped] == [BAD["outcome"][1]]
+    assert store.commitments_by_device() == {OTHER: BATCH + 1}
