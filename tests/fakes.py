@@ -456,6 +456,8 @@ class FakeStore:
             rows = {row[:3]: row for row in ev.windows}
             if window is not None:
                 rows[window[:3]] = window
+                if not window[3]:  # its time taken back: the row goes
+                    del rows[window[:3]]
             self.followed[commitment_id] = replace(
                 ev, windows=tuple(rows.values()), samples=samples
             )

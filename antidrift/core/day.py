@@ -5,10 +5,12 @@ whether the plan fits. Minutes by core/minutes.py's one rule (rounded down)."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import date, datetime, time
 
+from antidrift.core.choices import DAY_ENDS
 from antidrift.core.domain import (
     IllegalTransitionError,
     ValidationError,
@@ -22,8 +24,12 @@ from antidrift.core.minutes import whole_minutes
 from antidrift.core.order_key import is_key
 
 MAX_ITEMS = 50
+# Items not started that this machine keeps at most, its own and the other machines' (an
+# import past it is refused and said): two machines each adding up to MAX_ITEMS at once can
+# pass MAX_ITEMS together, and no other machine's records make the queue's reads unbounded.
+MAX_STORED = 500
+_ITEM_ID = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}")
 UNTIMED_MINUTES = 25  # what an item without minutes counts as in planned_minutes
-DAY_ENDS = time(18, 0)  # the day_ends setting's default (ANTIDRIFT_DAY_ENDS)
 
 
 @dataclass(frozen=True)
@@ -78,14 +84,24 @@ def validate_item(
     return ItemFields(*every_check(checks))  # type: ignore[arg-type]
 
 
+def full_text(count: int) -> str:
+    """What a full day says, the page and a refused add alike: past MAX_ITEMS (the other
+    machines' items came in), how many and why."""
+    if count <= MAX_ITEMS:
+        return f"The day holds at most {MAX_ITEMS} items: delete or clear some first."
+    return (
+        f"The day holds at most {MAX_ITEMS} items, and has {count} with those from your other"
+        f" machines: delete or clear {count + 1 - MAX_ITEMS} to add one."
+    )
+
+
 def check_room(count: int, adding: int = 1) -> None:
-    """Refuse items past the fiftieth (a 409: none of them is added)."""
+    """Refuse items past the fiftieth (a 409: none of them is added). A queue that holds
+    more (added at once on two machines) takes none here until it is under MAX_ITEMS."""
     if count + adding <= MAX_ITEMS:
         return
-    if adding == 1:
-        raise IllegalTransitionError(
-            f"The day holds at most {MAX_ITEMS} items: delete or clear some first."
-        )
+    if adding == 1 or count >= MAX_ITEMS:
+        raise IllegalTransitionError(full_text(count))
     raise IllegalTransitionError(
         f"Adding {adding} would make {count + adding} items; the day holds at most {MAX_ITEMS}:"
         " delete or clear some first, or add fewer."
@@ -202,12 +218,18 @@ def record_of(item: DayItem) -> dict[str, object]:
     }
 
 
+def is_item_id(value: object) -> bool:
+    """Whether `value` is an item id as one is made here: a UUID in its canonical text
+    (36 characters: the routes' ids, never a `/`)."""
+    return isinstance(value, str) and _ITEM_ID.fullmatch(value) is not None
+
+
 def item_of(item_id: str, body: dict) -> DayItem:
     """The item a record from another machine carries, checked as an item made here is
-    (the planning rules, an order key, times with their offset); ValidationError naming no
-    text of it otherwise."""
+    (its id a UUID, the planning rules, an order key, times with their offset);
+    ValidationError naming no text of it otherwise."""
     refused = ValidationError("A day item record is not one this version can take.", "day_item")
-    if body.get("id") != item_id or not is_key(body.get("order")):
+    if not is_item_id(item_id) or body.get("id") != item_id or not is_key(body.get("order")):
         raise refused
     fields = validate_item(
         body.get("next_action"), body.get("success_condition"), body.get("timebox_minutes")
@@ -227,7 +249,7 @@ def item_of(item_id: str, body: dict) -> DayItem:
         next_action=fields.next_action,
         success_condition=fields.success_condition,
         timebox_minutes=fields.timebox_minutes,
-        position=0,  # the queue reads in key order; the importer places the row
+        position=0,  # orders nothing (the queue reads in key order): imported as 0
         created_at=created,
         started_at=started,
         carried=body["carried"],

@@ -1,7 +1,7 @@
 """Guard here too (sync), pure: another machine's running commitment as this one follows it,
 taken from that machine's `now` (as /state's `elsewhere` lists it, with its done-when), and
-why following ended by itself. The aggregate holds these values (core/session.py); nothing
-here is stored: a restart ends following."""
+why following ended by itself. The aggregate holds these values (core/session.py), time away
+from this machine's keyboard among them; nothing here is stored: a restart ends following."""
 
 from __future__ import annotations
 
@@ -34,6 +34,11 @@ class Followed:
     success_condition: str
     since: datetime  # followed from then (this machine's clock)
     paused: bool = False  # paused there: nothing is judged here meanwhile
+    # Time away from this machine's keyboard (as for a commitment running here): input
+    # stopped then, and the user is away (nothing judged, no window timed); and since when
+    # the user is known here (back, or a pause there began or ended): never away from before.
+    away_since: datetime | None = None
+    present_at: datetime | None = None
 
     @classmethod
     def of(cls, seen: Mapping[str, object] | None, since: datetime) -> Followed:

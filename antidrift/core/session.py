@@ -302,11 +302,42 @@ class FocusSession:
         self.follow_end = FollowEnd(ended.device, ended.next_action, why) if why else None
         return ended
 
-    def follow_moved(self, followed: Followed) -> None:
-        """The followed commitment as its machine now says it (paused, its words changed)."""
-        if self.following is None or followed.commitment_id != self.following.commitment_id:
+    def follow_moved(self, followed: Followed, now: datetime) -> None:
+        """The followed commitment as its machine now says it (paused, its words changed). A
+        pause there, or its end, ends an absence here: none counts from before it (as a
+        pause of a commitment running here)."""
+        was = self.following
+        if was is None or followed.commitment_id != was.commitment_id:
             raise IllegalTransitionError("That commitment is not the one guarded here.")
+        if followed.paused != was.paused:
+            followed = replace(followed, away_since=None, present_at=now)
         self.following = followed
+
+    def follow_idle(
+        self, idle_secs: float, at: datetime, after_minutes: int
+    ) -> tuple[bool, WentAway | CameBack | None]:
+        """While guarding another machine's commitment (not paused there): the desktop's
+        seconds since the last input at `at`, noticed as for a commitment running here —
+        away after `after_minutes` without input, back at the next input. Nothing is
+        counted or asked: the commitment's clock is its own machine's."""
+        f = self.following
+        if f is None or f.paused:
+            return False, None
+        last_input = at - timedelta(seconds=max(0.0, idle_secs))
+        if f.away_since is not None:
+            if not after_minutes:  # turned off while away: the absence ends now
+                last_input = at
+            elif last_input <= f.away_since + SLACK:
+                return True, None
+            back = min(max(last_input, f.away_since), at)
+            self.following = replace(f, away_since=None, present_at=back)
+            return False, CameBack(back)
+        # Never away from before following began or the user was last known here.
+        since = max(last_input, f.since, f.present_at or last_input)
+        if not after_minutes or at - since < timedelta(minutes=after_minutes):
+            return False, None
+        self.following = replace(f, away_since=since)
+        return True, WentAway(f.commitment_id, since)
 
     # -- time away ----------------------------------------------------------------------
 

@@ -380,8 +380,12 @@ class Controller:
     # -- time away (away.py) -----------------------------------------------------------------
 
     def note_idle(self, idle_secs: float, at: datetime | None = None) -> bool:
-        """The desktop's seconds since the last input: True while the user is away."""
-        return self.away.idle(idle_secs, at or self.now())
+        """The desktop's seconds since the last input: True while the user is away (from a
+        commitment running here, or from one of another machine's guarded here)."""
+        at = at or self.now()
+        if self.following.watching():  # locked, guarding another machine's commitment
+            return self.following.idle(idle_secs, at, self.away.after_minutes)
+        return self.away.idle(idle_secs, at)
 
     def credit_away(self) -> int:
         return self.away.credit()

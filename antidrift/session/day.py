@@ -47,6 +47,11 @@ class DayView:
     def full(self) -> bool:
         return len(self.items) >= rules.MAX_ITEMS
 
+    @property
+    def full_text(self) -> str:
+        """Why nothing can be added (the page says what a refused add says)."""
+        return rules.full_text(len(self.items))
+
 
 class DayQueue:
     """The queue's changes and its view. `spans`: the calendar's events; `ends`: when the

@@ -1,13 +1,19 @@
 """What Guard here too records on this machine for another machine's commitment, keyed by
 that commitment's id: the time per window this machine saw, the verdicts that decided them
-and the drift episodes (with their nudges), and the figures when following ends. It is the
-store the following drift guard writes to (the few store methods DriftGuard calls). Each
-write goes to the store too (store/evidence_tables.py: this machine's evidence, not tied to
-the commitments table) in the change that made it — the guard's judgement and the verdict
-it kept are one transaction — so it outlives a restart, and following that commitment again
-adds to it. What it kept goes to the sync folder as that commitment's evidence from this
-machine (`publish`: when following ends, at most every PUBLISH while it goes on), for the
-commitment's own machine to show by device.
+and the drift episodes (with their nudges). It is the store the following drift guard
+writes to (the few store methods DriftGuard calls). Each write goes to the store too
+(store/evidence_tables.py: this machine's evidence, not tied to the commitments table) in
+the change that made it — the guard's judgement and the verdict it kept are one
+transaction — so it outlives a restart, and following that commitment again adds to it.
+What it kept goes to the sync folder as that commitment's evidence from this machine
+(`publish`): when following ends, and at most once an hour (PUBLISH) while it goes on —
+each time is a segment in the folder, which holds about one an hour. The record is the
+store's (`evidence_body`), its figures worked out there from the rows; the commitment's own
+machine shows it by device.
+
+Time away from this machine's keyboard is no window's (as for a commitment running here):
+gone away, the time timed since input stopped is taken back and the window seen last ends
+there (`away`); a pause there ends the window seen last at the pause (`cut`).
 
 Bounded: the last MAX_KEPT commitments followed are at hand in memory (an older one is read
 back from the store when followed again), MAX_WINDOWS windows and verdicts and MAX_EPISODES
@@ -26,16 +32,17 @@ from antidrift.core.domain import AWAY_MARK, MAX_SAMPLE_SPAN, WindowSample
 from antidrift.core.drift_records import Episode, Judgement, Rule, Source, Window
 from antidrift.core.following import Followed
 from antidrift.core.insights import WindowTime, place_of
-from antidrift.core.isotime import iso
 from antidrift.core.ports import Repository
 
 MAX_KEPT = 8  # followed commitments whose evidence is kept (the oldest goes first)
 MAX_WINDOWS = 1000  # windows timed, and verdicts kept, per commitment
 MAX_EPISODES = 500
 MORE = ("(more windows)", "", "(more windows)")  # where the time of windows past the cap goes
-PUBLISH = timedelta(seconds=60)  # while following, what changed goes to the folder this often
+PUBLISH = timedelta(hours=1)  # while following, what changed goes to the folder this often
+MAX_RECENT = 1000  # spans timed since the last input seen here (older ones are kept for sure)
 
 Key = tuple[str, str, str]  # (app, title, place): a window's time, by where it went
+Span = tuple[Key, datetime, datetime]  # a window's time timed from, until
 
 
 @dataclass(frozen=True)
@@ -50,7 +57,9 @@ class KeptEvidence:
     samples: int = 0
     verdicts: dict[Window, tuple[Judgement, bool]] = field(default_factory=dict)  # (…, stale)
     episodes: dict[int, Episode] = field(default_factory=dict)
-    summary: tuple[int, float | None, float] | None = None  # count, on-task share, unclear
+    # The time timed since the last input seen here: taken back if no one was at the
+    # keyboard then (the user went away).
+    recent: tuple[Span, ...] = ()
 
     def timed(self, until: datetime) -> dict[Key, float]:
         """Seconds per window, the last sample's counted until `until` (at most a minute)."""
@@ -60,16 +69,27 @@ class KeptEvidence:
         return seconds
 
 
-def _add(seconds: dict[Key, float], sample: WindowSample, until: datetime) -> Key | None:
-    """The sample's time until `until` added to its window's; that window (None: none)."""
-    span = min(max(until - sample.at, timedelta(0)), MAX_SAMPLE_SPAN).total_seconds()
+def _add(seconds: dict[Key, float], sample: WindowSample, until: datetime) -> Span | None:
+    """The sample's time until `until` added to its window's; that window and the span
+    timed (None: none)."""
+    span = min(max(until - sample.at, timedelta(0)), MAX_SAMPLE_SPAN)
     if (sample.app, sample.title) == AWAY_MARK or not span:
         return None
     key = (sample.app, sample.title, place_of(sample))
     if key not in seconds and len(seconds) >= MAX_WINDOWS:
         key = MORE
-    seconds[key] = seconds.get(key, 0.0) + span
-    return key
+    seconds[key] = seconds.get(key, 0.0) + span.total_seconds()
+    return key, sample.at, sample.at + span
+
+
+def _recent(recent: tuple[Span, ...], span: Span | None) -> tuple[Span, ...]:
+    """`span` after the spans timed since the last input (one window's time on end to end
+    is one span), at most MAX_RECENT."""
+    if span is None:
+        return recent
+    if recent and recent[-1][0] == span[0] and recent[-1][2] == span[1]:
+        return (*recent[:-1], (span[0], recent[-1][1], span[2]))
+    return (*recent, span)[-MAX_RECENT:]
 
 
 def _kept(found: DeviceEvidence, followed: Followed) -> KeptEvidence:
@@ -85,10 +105,6 @@ def _kept(found: DeviceEvidence, followed: Followed) -> KeptEvidence:
         verdicts={w: (j, False) for w, j in found.verdicts.items()},
         episodes={e.number: e for e in found.episodes},
     )
-
-
-def _longest(seconds: dict[Key, float]) -> list[tuple[Key, float]]:
-    return sorted(seconds.items(), key=lambda kv: (-kv[1], kv[0]))
 
 
 class FollowedEvidence:
@@ -128,18 +144,58 @@ class FollowedEvidence:
     def close(self, at: datetime) -> None:
         """Following ended at `at`: the last window's time ends there (followed again later,
         the time between is no window's), and what was kept goes to the folder."""
-        cid, self._current = self._current, None
+        cid = self._current
+        self.cut(at)
+        self._current = None
         ev = self._kept.get(cid) if cid is not None else None
         if ev is None:
             return
-        if ev.last is not None:
-            seconds = dict(ev.seconds)
-            key = _add(seconds, ev.last, at)
-            self._kept[cid] = replace(ev, seconds=seconds, last=None)
-            self._seen(cid, key)
         if ev.samples or ev.episodes:  # nothing seen here: nothing to say there
             self._store.followed_publish(cid)
         self._changed, self._published = False, at
+
+    def cut(self, at: datetime) -> None:
+        """The window seen last ends at `at` (a pause there: the paused time is no window's;
+        the next window seen counts from itself)."""
+        cid = self._current
+        ev = self._kept.get(cid) if cid is not None else None
+        if ev is None or (ev.last is None and not ev.recent):
+            return
+        seconds = dict(ev.seconds)
+        span = _add(seconds, ev.last, at) if ev.last is not None else None
+        self._kept[cid] = replace(ev, seconds=seconds, last=None, recent=())
+        if span is not None:
+            self._seen(cid, [span[0]])
+
+    def present(self, at: datetime) -> None:
+        """Input here at `at`: the time timed until then was the user's, never taken back."""
+        cid = self._current
+        ev = self._kept.get(cid) if cid is not None else None
+        if ev is not None and ev.recent and ev.recent[0][2] <= at:
+            self._kept[cid] = replace(ev, recent=tuple(s for s in ev.recent if s[2] > at))
+
+    def away(self, since: datetime) -> None:
+        """The user went away (input stopped at `since`): the time timed after it was no
+        one's at the keyboard and is taken back, and the window seen last ends there (as at
+        `close`); the next window seen, on coming back, counts from itself."""
+        cid = self._current
+        ev = self._kept.get(cid) if cid is not None else None
+        if ev is None:
+            return
+        seconds, changed = dict(ev.seconds), set()
+        for key, start, end in ev.recent:
+            taken = (end - max(start, since)).total_seconds()
+            if taken > 0 and key in seconds:
+                seconds[key] -= taken
+                changed.add(key)
+        if ev.last is not None and (span := _add(seconds, ev.last, since)) is not None:
+            changed.add(span[0])
+        for key in changed:
+            if seconds[key] < 0.001:  # all of its time was after input stopped
+                del seconds[key]
+        self._kept[cid] = replace(ev, seconds=seconds, last=None, recent=())
+        if changed:
+            self._seen(cid, sorted(changed))
 
     def publish(self, now: datetime) -> None:
         """While following: what changed goes to the folder, at most every PUBLISH (the
@@ -156,18 +212,21 @@ class FollowedEvidence:
         ev = self._kept.get(commitment_id)
         if ev is None or (ev.last is not None and sample.at < ev.last.at):
             return False
-        seconds, key = dict(ev.seconds), None
-        if ev.last is not None:
-            key = _add(seconds, ev.last, sample.at)
-        taken = replace(ev, seconds=seconds, last=sample, samples=ev.samples + 1)
+        seconds = dict(ev.seconds)
+        span = _add(seconds, ev.last, sample.at) if ev.last is not None else None
+        recent = _recent(ev.recent, span)
+        taken = replace(ev, seconds=seconds, last=sample, samples=ev.samples + 1, recent=recent)
         self._kept[commitment_id] = taken
-        self._seen(commitment_id, key)
+        self._seen(commitment_id, [span[0]] if span is not None else [])
         return True
 
-    def _seen(self, commitment_id: str, key: Key | None) -> None:
+    def _seen(self, commitment_id: str, keys: list[Key]) -> None:
+        """How many windows were seen, and these windows' time as it now stands (none left:
+        0, and the store drops the row), to the store."""
         ev = self._kept[commitment_id]
-        window = (*key, ev.seconds[key]) if key is not None else None
-        self._store.followed_seen(commitment_id, ev.samples, window)
+        windows = [(*key, ev.seconds.get(key, 0.0)) for key in keys]
+        for window in windows or [None]:
+            self._store.followed_seen(commitment_id, ev.samples, window)
         self._changed = True
 
     def last(self, commitment_id: str) -> WindowSample | None:
@@ -234,41 +293,5 @@ class FollowedEvidence:
     def save_drift_summary(
         self, commitment_id: str, drift_count: int, on_task_share: float | None, unclear_secs=0.0
     ) -> None:
-        ev = self._kept.get(commitment_id)
-        if ev is not None:
-            summary = (drift_count, on_task_share, unclear_secs)
-            self._kept[commitment_id] = replace(ev, summary=summary)
-
-    # -- what could be published -------------------------------------------------------------
-
-    def body(self, commitment_id: str, until: datetime) -> dict[str, object] | None:
-        """The evidence as a sync record would carry it (this machine adds its own id): the
-        commitment, its machine, the time per window, the verdicts, the episodes, the
-        figures. None: nothing kept for it."""
-        ev = self._kept.get(commitment_id)
-        if ev is None:
-            return None
-        return {
-            "commitment_id": commitment_id,
-            "device_id": ev.device_id,
-            "windows": [[a, t, p, round(s, 1)] for (a, t, p), s in _longest(ev.timed(until))],
-            "verdicts": [
-                [w.app, w.title, w.site, j.verdict.value, j.reason, j.source.value]
-                for w, (j, stale) in ev.verdicts.items()
-                if not stale
-            ],
-            "episodes": [
-                {
-                    "number": e.number,
-                    "app": e.app,
-                    "title": e.title,
-                    "reason": e.reason,
-                    "started_at": iso(e.started_at),
-                    "nudged_at": iso(e.nudged_at),
-                    "ended_at": iso(e.ended_at),
-                    "answer": e.answer.value if e.answer else None,
-                }
-                for e in self.episodes(commitment_id)
-            ],
-            "summary": list(ev.summary) if ev.summary is not None else None,
-        }
+        """(The figures are the store's, worked out from the rows when the evidence goes to
+        the folder: store/evidence_tables.py. Nothing is kept here.)"""

@@ -3,23 +3,29 @@ drift guard of its own work for a commitment running on another of the user's ma
 each window judged against that commitment's next action and done-when by this machine's
 judge (with no AI here, standing rules alone decide), nudges here, the evidence kept by the
 commitment's id (followed.py, in the store too) for sync to carry to its machine: when
-following ends, and at most once a minute while it goes on.
+following ends (by the user, by itself, by a plan or a break here), and at most once an hour
+while it goes on.
 
 What is followed is the aggregate's (`FocusSession.following`, a value; never stored: a
 restart ends following, and the page then offers Guard here too again). Each move is one
 unit of work. Once a second (`tick`) the other machine's `now` is read again: following
 ends by itself when it no longer shows that commitment running, or was not seen changing
-for 3 minutes; a pause there pauses the guard here; changed words are judged afresh.
+for 3 minutes; a pause there pauses the guard here (the window seen last ends at the pause);
+changed words are judged afresh. Time away from this machine's keyboard is noticed as for a
+commitment running here (`idle`, the window sampler's, after `away_after` minutes without
+input): the time since input stopped is no window's, nothing is judged or nudged, and the
+guard starts again at the next input.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from datetime import datetime
+from datetime import datetime, timedelta
 
 from antidrift.core.domain import AWAY_MARK, MAX_TEXT, WindowSample, valid_text
 from antidrift.core.following import Followed, device_id_of
 from antidrift.core.ports import Repository
+from antidrift.core.session import CameBack, WentAway
 from antidrift.core.sites import redact_page
 from antidrift.drift.guard import DriftGuard
 from antidrift.drift.policy import OFF, DriftSettings, DriftView
@@ -128,11 +134,11 @@ class Following:
                 return
             moved = followed.seen(seen)  # type: ignore[arg-type]  # not gone: seen
             if moved != followed:
-                s.focus.follow_moved(moved)
+                s.focus.follow_moved(moved, now)
                 self._moved(followed, moved, now)
                 work.changed()
             work.then(self.guard.tick(now).run)
-            self.evidence.publish(now)  # what changed, to the folder: at most once a minute
+            self.evidence.publish(now)  # what changed, to the folder: at most once an hour
 
     def _moved(self, was: Followed, now_is: Followed, now: datetime) -> None:
         last = self.evidence.last(now_is.commitment_id)
@@ -141,9 +147,29 @@ class Following:
             self.evidence.forget_verdicts(now_is.commitment_id)
             self._work.then(self.guard.replan(now_is.commitment(), last, now).run)
         if now_is.paused and not was.paused:
+            self.evidence.cut(now)  # the paused time is no window's
             self.guard.pause(now)
         elif was.paused and not now_is.paused:
-            self._work.then(self.guard.resume(last, now).run)
+            self._work.then(self.guard.resume(None, now).run)  # the next window judged
+
+    def idle(self, idle_secs: float, at: datetime, after_minutes: int) -> bool:
+        """The desktop's seconds since the last input at `at`, while guarding here (the
+        window sampler's): True while the user is away, so it looks at no window. Gone away,
+        the time since input stopped is taken back and the guard waits (no judge call, no
+        nudge); back, it starts again with the next window seen."""
+        with self._work as work:
+            s = self._s
+            away, event = s.focus.follow_idle(idle_secs, at, after_minutes)
+            if isinstance(event, WentAway):
+                self.evidence.away(event.since)
+                self.guard.pause(at, away=True)
+                work.changed()
+            elif isinstance(event, CameBack):
+                work.then(self.guard.resume(None, event.at).run)
+                work.changed()
+            elif not away:  # input then: the time until it was the user's
+                self.evidence.present(at - timedelta(seconds=max(0.0, idle_secs)))
+            return away
 
     # -- evidence ----------------------------------------------------------------------------
 
@@ -156,13 +182,16 @@ class Following:
     def record(self, app: str, title: str, at: datetime | None = None, exact=None, *, url=None):
         """A window this machine saw, for the followed commitment (as the running one's:
         redacted, cut, AntiDrift's own page let pass); dropped when nothing is followed or
-        it is paused there. The teeth never act for another machine's commitment."""
+        it is paused there or the user is away. The teeth never act for another machine's
+        commitment."""
         app, title, url = valid_text(app), valid_text(title), valid_text(url) if url else None
         shown = redact_page(app, title, url, self.guard.exclude)
         with self._work as work:
             s = self._s
             followed = s.focus.following
-            if followed is None or followed.paused or (app, title) == AWAY_MARK:
+            if followed is None or followed.paused or followed.away_since is not None:
+                return False  # away: no one is at the keyboard, so no window has the focus
+            if (app, title) == AWAY_MARK:
                 return False
             app_kept, title_kept, url_kept, site = shown
             own = is_own_page(title, followed.next_action)

@@ -57,7 +57,10 @@ class Importer:
         if of.get(DAY_ITEM):
             skipped += self._day(where, of[DAY_ITEM])
         if of.get(EVIDENCE):
-            skipped += self._evidence(where, of[EVIDENCE])
+            said, whole = self._evidence(where, of[EVIDENCE])
+            skipped += said
+            if not whole:  # a batch the store refused: the segment is not marked, read again
+                return skipped
         unread = sorted(kind for kind in of if kind not in self.known)
         if unread:  # a newer AntiDrift's: left in the folder for the version that reads them
             count = sum(len(of[kind]) for kind in unread)
@@ -114,17 +117,24 @@ class Importer:
                     skipped.append(Skipped(where, "holds a day item refused here"))
                     continue
             incoming.append(Incoming(record.id, str(record.hlc), body))
+        over = 0  # new items past the queue's bound (core/day.MAX_STORED): left out
         for start in range(0, len(incoming), BATCH):
             with self._work as work:
-                if self._store.sync_import_day(incoming[start : start + BATCH]):
+                taken, refused = self._store.sync_import_day(incoming[start : start + BATCH])
+                if taken:
                     work.then(self._day_moved)  # committed: /day's list follows it
                     work.changed()  # and the locked view's Next up
+            over += refused
+        if over:
+            said = f"holds {over} day item(s) past the {day.MAX_STORED} a day keeps; left out"
+            skipped.append(Skipped(where, said))
         return skipped
 
-    def _evidence(self, where: str, records: list[SyncRecord]) -> list[Skipped]:
+    def _evidence(self, where: str, records: list[SyncRecord]) -> tuple[list[Skipped], bool]:
         """What another machine watched for a commitment (Guard here too), in changes of
         BATCH: a machine's record names itself and one commitment; this machine's own are
-        not taken back. The pages show it by device (the review, history, Insights)."""
+        not taken back. The pages show it by device (the review, history, Insights). False
+        beside what was said when the store refused a batch (the segment waits)."""
         incoming, skipped = [], []
         for record in records:
             key = evidence_key(record.id)
@@ -140,12 +150,17 @@ class Importer:
                 continue
             incoming.append(Incoming(record.id, str(record.hlc), body))
         for start in range(0, len(incoming), BATCH):
-            with self._work as work:
-                taken, refused = self._store.sync_import_evidence(incoming[start : start + BATCH])
-                if taken:
-                    work.changed()  # the review and the history show it
+            try:
+                with self._work as work:
+                    batch = incoming[start : start + BATCH]
+                    taken, refused = self._store.sync_import_evidence(batch)
+                    if taken:
+                        work.changed()  # the review and the history show it
+            except (ValueError, sqlite3.Error) as exc:  # the store refused: the file waits
+                log.warning("sync: evidence in %s was not imported: %s", where, exc)
+                return [*skipped, Skipped(where, "could not be imported; it waits")], False
             skipped += [Skipped(where, why) for why in refused[:3]]
-        return skipped
+        return skipped, True
 
     def _day_moved(self) -> None:
         self.day_taken += 1

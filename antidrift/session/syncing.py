@@ -15,6 +15,7 @@ doctor, and nothing is taken.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import logging
 import threading
@@ -51,6 +52,7 @@ from antidrift.sync.keyring import read_keyparams
 log = logging.getLogger("antidrift.sync")
 POLL = 5.0  # seconds between two looks at the folder (the contract: at most every 5 s)
 REPUBLISH = 60.0  # seconds: while active, `now` is written again this often (it ages)
+BULK = 2_000  # records arriving at one look past which the log is checkpointed once, after
 MAX_SEGMENTS = 24  # more of this machine's segments are compacted into one
 
 
@@ -298,10 +300,9 @@ class Syncing(Saying):
                 "name": peer.name[:64],
                 "last_seen": seen_at(peer.last_seen),
             }
-        if not found.arrived:
-            return
-        with self._store.deferred_checkpoints():  # many changes in a row: one checkpoint
-            for segment in found.arrived:
+        many = sum(len(segment.records) for segment in found.arrived) > BULK
+        with self._store.deferred_checkpoints() if many else contextlib.nullcontext():
+            for segment in found.arrived:  # many changes in a row: one checkpoint after
                 if segment.records:  # the clock moves past the newest stamp seen, once
                     self._clock.merge(max(record.hlc for record in segment.records))
                 self._skipped += self.importer.take(segment)

@@ -14,17 +14,24 @@ import threading
 from collections.abc import Callable, Sequence
 from datetime import date, datetime
 
-from antidrift.core.day import DayItem, ItemRecord
+from antidrift.core.day import MAX_STORED, DayItem, ItemRecord
 from antidrift.core.isotime import from_iso
 from antidrift.core.order_key import between, salt_of, spread
 from antidrift.core.ports import DAY_ITEM
 
-# Queued: not started here, and no commitment started from it runs here or ended met or
-# missed on any machine (a start elsewhere that a later edit of the item did not know of).
+# Queued, the one definition (the queue's reads, a delete, a clear, the carrying over and a
+# removal from another machine): not started, and no commitment started from it runs here
+# or ended met or missed on any machine (a start elsewhere that a later edit of the item did
+# not know of).
 _LIVE = "c.outcome IS NULL OR c.outcome IN ('met', 'missed')"
 _IN_QUEUE = (
     "started_at IS NULL AND NOT EXISTS (SELECT 1 FROM commitments c"
     f" WHERE c.day_item_id = day_items.id AND ({_LIVE}))"
+)
+# Started here: a commitment made on this machine (device_id NULL) from it runs or counts.
+_STARTED_HERE = (
+    "EXISTS (SELECT 1 FROM commitments c WHERE c.day_item_id = day_items.id"
+    f" AND c.device_id IS NULL AND ({_LIVE}))"
 )
 _QUEUED = "SELECT * FROM day_items WHERE " + _IN_QUEUE
 
@@ -59,9 +66,12 @@ class DayRecords:
     _writing: Callable[[], sqlite3.Connection]
 
     def day_queue(self) -> list[DayItem]:
-        """The items not started yet, first to last."""
+        """The items not started yet, first to last (at most MAX_STORED: read at every
+        locked view and /day, whatever the other machines sent)."""
         with self._lock:
-            rows = self._db.execute(_QUEUED + " ORDER BY order_key, id").fetchall()
+            rows = self._db.execute(
+                _QUEUED + " ORDER BY order_key, id LIMIT ?", (MAX_STORED,)
+            ).fetchall()
         return [_item(r) for r in rows]
 
     def day_records(self, since: date) -> list[ItemRecord]:
@@ -117,9 +127,7 @@ class DayRecords:
         """Remove an item not started; False when the queue has no such item."""
         with self._lock:
             db = self._writing()
-            cursor = db.execute(
-                "DELETE FROM day_items WHERE id = ? AND started_at IS NULL", (item_id,)
-            )
+            cursor = db.execute("DELETE FROM day_items WHERE id = ? AND " + _IN_QUEUE, (item_id,))
             if cursor.rowcount > 0:
                 _changed(db, [item_id])
         return cursor.rowcount > 0
@@ -174,7 +182,7 @@ class DayRecords:
         """Items not started on an earlier day belong to `today` now, marked carried."""
         with self._lock:
             cursor = self._writing().execute(
-                "UPDATE day_items SET day = ?, carried = 1 WHERE day < ? AND started_at IS NULL",
+                "UPDATE day_items SET day = ?, carried = 1 WHERE day < ? AND " + _IN_QUEUE,
                 (today.isoformat(), today.isoformat()),
             )
         return cursor.rowcount

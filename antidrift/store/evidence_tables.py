@@ -34,13 +34,10 @@ from antidrift.core.ports import EVIDENCE, Incoming, record_id
 from antidrift.drift.verdicts import figures
 from antidrift.drift.window_key import window_of
 from antidrift.store.sync_evidence import Carried, episodes_json, evidence_of, verdicts_json
+from antidrift.store.sync_stamps import keep_seen, marks, seen
 
 TABLES = ("device_evidence", "device_windows", "device_verdicts", "device_episodes")
 NAME = 64  # characters of a machine's name kept
-
-
-def _marks(ids: list[str]) -> str:
-    return ",".join("?" * len(ids))
 
 
 class DeviceEvidenceRecords:
@@ -64,7 +61,8 @@ class DeviceEvidenceRecords:
     def followed_seen(
         self, commitment_id: str, samples: int, window: tuple[str, str, str, float] | None
     ) -> None:
-        """A window seen here: how many so far, and a window's time as it now stands."""
+        """A window seen here: how many so far, and a window's time as it now stands (0: its
+        time was taken back, the user being away, and its row goes)."""
         with self._lock:
             db = self._writing()
             db.execute(
@@ -72,11 +70,17 @@ class DeviceEvidenceRecords:
                 " AND device_id = ?",
                 (samples, commitment_id, HERE),
             )
-            if window is not None:
+            if window is not None and window[3] > 0:
                 db.execute(
                     "INSERT OR REPLACE INTO device_windows (commitment_id, device_id, app,"
                     " title, place, secs) VALUES (?, ?, ?, ?, ?, ?)",
                     (commitment_id, HERE, *window),
+                )
+            elif window is not None:
+                db.execute(
+                    "DELETE FROM device_windows WHERE commitment_id = ? AND device_id = ? AND"
+                    " app = ? AND title = ? AND place = ?",
+                    (commitment_id, HERE, *window[:3]),
                 )
 
     def followed_verdict(self, commitment_id: str, window: Window, judgement: Judgement) -> None:
@@ -126,7 +130,8 @@ class DeviceEvidenceRecords:
 
     def followed_publish(self, commitment_id: str) -> None:
         """What was watched here for it goes to the sync folder (its figures worked out
-        first): when following ends, and at most every minute while it goes on."""
+        first): when following ends, and at most once an hour while it goes on (each time a
+        segment there: session/followed.PUBLISH)."""
         with self._lock:
             db = self._writing()
             _refigure(db, commitment_id, HERE)
@@ -165,7 +170,10 @@ class DeviceEvidenceRecords:
             ).fetchone()
         if row is None:
             return None
-        [kept] = self._by_device([commitment_id], HERE)[commitment_id]
+        found = self._by_device([commitment_id], HERE).get(commitment_id)
+        if not found:  # removed between the two reads (the history deleted): a removal too
+            return None
+        [kept] = found
         verdicts = verdicts_json(kept.verdicts.items())
         windows = {(a, t, p): s for a, t, p, s in kept.windows}
         summary = (row[1], row[2], row[3])
@@ -186,12 +194,10 @@ class DeviceEvidenceRecords:
                 known = newest.get(r.record_id)
                 if known is None or r.hlc > known.hlc:
                     newest[r.record_id] = r
+            kept = seen(db, list(newest))
             for r in newest.values():
-                seen = db.execute(
-                    "SELECT hlc FROM sync_seen WHERE record_id = ?", (r.record_id,)
-                ).fetchone()
                 key = evidence_key(r.record_id)
-                if key is None or (seen is not None and r.hlc <= seen[0]):
+                if key is None or r.hlc <= kept.get(r.record_id, ""):
                     continue
                 cid, device_id = key
                 if r.body is not None and not _removed(db, cid):
@@ -201,11 +207,7 @@ class DeviceEvidenceRecords:
                     _keep(db, cid, device_id, r.body)
                 else:
                     _drop(db, cid, device_id)
-                db.execute(
-                    "INSERT INTO sync_seen (record_id, hlc) VALUES (?, ?) ON CONFLICT(record_id)"
-                    " DO UPDATE SET hlc = excluded.hlc",
-                    (r.record_id, r.hlc),
-                )
+                keep_seen(db, [(r.record_id, r.hlc)])
                 taken += 1
         return taken, refused
 
@@ -222,7 +224,7 @@ class DeviceEvidenceRecords:
             chunk = ids[start : start + 500]
             with self._lock:
                 rows = self._db.execute(
-                    f"SELECT * FROM device_evidence WHERE commitment_id IN ({_marks(chunk)})"
+                    f"SELECT * FROM device_evidence WHERE commitment_id IN ({marks(chunk)})"
                     " ORDER BY commitment_id, device_id",
                     chunk,
                 ).fetchall()
@@ -253,7 +255,7 @@ class DeviceEvidenceRecords:
         found: dict[str, list[DeviceEvidence]] = {}
         for start in range(0, len(ids), 500):
             chunk = ids[start : start + 500]
-            where = f"commitment_id IN ({_marks(chunk)})"
+            where = f"commitment_id IN ({marks(chunk)})"
             params: list[str] = list(chunk)
             if device_id is not None:
                 where, params = f"{where} AND device_id = ?", [*chunk, device_id]

@@ -16,6 +16,7 @@ from antidrift.store.write_errors import GuardedConnection, cause_of
 
 SQLITE_FULL, SQLITE_IOERR = 13, 10
 ROOM_TO_START = 1 << 20  # bytes free below which a failed open is put down to a full disk
+WAL_KEPT = 8 << 20  # bytes of write-ahead log kept when it starts over (journal_size_limit)
 
 
 def connect(path: str) -> GuardedConnection:
@@ -37,6 +38,9 @@ def connect(path: str) -> GuardedConnection:
         # only add power-loss safety at the cost of an fsync per sample.
         db.execute("PRAGMA synchronous=NORMAL")
         db.execute("PRAGMA foreign_keys=ON")
+        # A log grown long (sync's first import checkpoints once, after) is cut back to
+        # this when it starts over, not kept at its largest until the next start.
+        db.execute(f"PRAGMA journal_size_limit={WAL_KEPT}")
         migrate(db)
         # Prove we can write now, not at the first transition: in WAL mode another
         # program's exclusive transaction still lets us open and read the database.

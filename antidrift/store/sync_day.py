@@ -4,10 +4,14 @@ record stands, and the items other machines changed taken in.
 One record per item (`day_item:<its id>`; ids are random UUIDs), the later stamp winning
 (the hybrid clock, then the device id): an added, moved, started or put-back item is its
 whole row; a deleted or cleared one a tombstone. A change made here and not sent yet wins
-(it goes out with a newer stamp). A tombstone never removes an item started here: its row
-stays with its commitment (an item started on two machines at once leaves the queue on both,
-and both commitments stand), and an item started elsewhere is out of the queue here once
-that commitment's record arrives (store/day_tables.py's queue reads the commitments too)."""
+(it goes out with a newer stamp). A tombstone removes only an item queued (day_tables'
+one definition): never one started here, whose row stays with its commitment (an item
+started on two machines at once leaves the queue on both, and both commitments stand); a
+later edit from a machine that did not know of that start keeps the start, and the item's
+record goes out again, so the start wins there too. An item started elsewhere is out of the
+queue here once its record says so or that commitment's record arrives (store/day_tables.py's
+queue reads the commitments too). At most MAX_STORED items not started are kept: a new one
+past them is refused and said."""
 
 from __future__ import annotations
 
@@ -15,9 +19,10 @@ import sqlite3
 import threading
 from collections.abc import Callable, Iterable
 
-from antidrift.core.day import DayItem
+from antidrift.core.day import MAX_STORED, DayItem
 from antidrift.core.ports import DAY_ITEM, Incoming
-from antidrift.store.day_tables import _item
+from antidrift.store.day_tables import _IN_QUEUE, _STARTED_HERE, _changed, _item
+from antidrift.store.sync_stamps import keep_seen, marks, seen, waiting
 
 _COLUMNS = (
     "id",
@@ -62,57 +67,66 @@ class DaySync:
                 (DAY_ITEM, DAY_ITEM),
             )
 
-    def sync_import_day(self, records: Iterable[Incoming]) -> int:
+    def sync_import_day(self, records: Iterable[Incoming]) -> tuple[int, int]:
         """Inside a change: each item record (a body already checked and written as
         core/day.record_of writes one, or None: a removal) newer than the one kept and not
-        changed here since, taken. How many."""
+        changed here since, taken. An item started here keeps its start whatever the record
+        says, and its record goes out again (the outbox: the start wins on the others too);
+        a removal takes only an item queued (day_tables' one definition). A new item not
+        started past MAX_STORED of them is refused. (How many taken, how many refused.)"""
         batch = list(records)
         with self._lock:
             db = self._writing()
             ids = [r.record_id for r in batch]
-            kept = dict(
-                db.execute(
-                    f"SELECT record_id, hlc FROM sync_seen WHERE record_id IN ({_marks(ids)})",
-                    ids,
-                ).fetchall()
-            )
+            kept = seen(db, ids)
             refs = [i.removeprefix(f"{DAY_ITEM}:") for i in ids]
-            waiting = {
-                f"{DAY_ITEM}:{row[0]}"
+            changed_here = waiting(db, ids, DAY_ITEM)
+            # The batch's items kept here: (started_at, started here).
+            here: dict[str, tuple[str | None, bool]] = {
+                row[0]: (row[1], bool(row[2]))
                 for row in db.execute(
-                    f"SELECT ref FROM sync_outbox WHERE kind = ? AND ref IN ({_marks(refs)})",
-                    [DAY_ITEM, *refs],
+                    f"SELECT id, started_at, {_STARTED_HERE} FROM day_items"
+                    f" WHERE id IN ({marks(refs)})",
+                    refs,
                 ).fetchall()
             }
-            taken = 0
+            unstarted = db.execute(
+                "SELECT COUNT(*) FROM day_items WHERE started_at IS NULL"
+            ).fetchone()[0]
+            taken = refused = 0
+            again: list[str] = []  # started here, and the record says not: sent again
             for r in batch:
-                if r.record_id in waiting or r.hlc <= kept.get(r.record_id, ""):
+                if r.record_id in changed_here or r.hlc <= kept.get(r.record_id, ""):
                     continue
                 item_id = r.record_id.removeprefix(f"{DAY_ITEM}:")
-                if r.body is None:  # a removal: of an item not started here
-                    db.execute(
-                        "DELETE FROM day_items WHERE id = ? AND started_at IS NULL", (item_id,)
+                started, mine = here.get(item_id, (None, False))
+                was = item_id in here and started is None  # kept here, not started
+                if r.body is None:  # a removal: of an item queued here
+                    gone = db.execute(
+                        "DELETE FROM day_items WHERE id = ? AND " + _IN_QUEUE, (item_id,)
                     )
+                    if gone.rowcount > 0:
+                        unstarted -= 1
+                        del here[item_id]
                 else:
                     b = r.body
-                    position = db.execute(
-                        "SELECT COALESCE(MAX(position), -1) + 1 FROM day_items"
-                    ).fetchone()[0]
+                    start = started if mine and started is not None else b["started_at"]
+                    if start is None and not was and unstarted >= MAX_STORED:
+                        refused += 1  # a new item past the bound: left out (and said)
+                        continue
+                    unstarted += (start is None) - was
+                    here[item_id] = (start, mine)
                     db.execute(
                         _UPSERT,
                         (item_id, b["day"], b["next_action"], b["success_condition"],
-                         b["timebox_minutes"], position, b["created_at"], b["started_at"],
-                         int(b["carried"]), b["order"]),
+                         b["timebox_minutes"], 0, b["created_at"], start, int(b["carried"]),
+                         b["order"]),
                     )  # fmt: skip
-                db.execute(
-                    "INSERT INTO sync_seen (record_id, hlc) VALUES (?, ?) ON CONFLICT(record_id)"
-                    " DO UPDATE SET hlc = excluded.hlc",
-                    (r.record_id, r.hlc),
-                )
+                if mine and (r.body is None or r.body["started_at"] is None):
+                    again.append(item_id)
+                keep_seen(db, [(r.record_id, r.hlc)])
                 kept[r.record_id] = r.hlc
                 taken += 1
-        return taken
-
-
-def _marks(values: list[str]) -> str:
-    return ", ".join("?" for _ in values)
+            if again:
+                _changed(db, list(dict.fromkeys(again)))
+        return taken, refused

@@ -23,6 +23,7 @@ from __future__ import annotations
 import sqlite3
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
+from enum import StrEnum
 
 from antidrift.core.drift_records import Answer, Episode, Judgement, Source, Verdict, Window
 from antidrift.core.isotime import from_iso, iso
@@ -88,9 +89,15 @@ def evidence_of(
 ) -> dict[str, object]:
     """The body's evidence from what the store reads of a commitment (bounded)."""
     longest = sorted(windows.items(), key=lambda kv: (-kv[1], kv[0]))[:MAX_WINDOWS]
+    # The verdicts of the windows sent first (longest first), then the others: cut to its
+    # bound, the list never leaves a long window sent without the verdict it had.
+    rank: dict[tuple[str, str], int] = {}
+    for n, ((app, title, _place), _secs) in enumerate(longest):
+        rank.setdefault((app, title), n)
+    first = sorted(verdicts, key=lambda v: rank.get((v[0], v[1]), len(longest)))
     return {
         "windows": [[a, t, p, round(s, 1)] for (a, t, p), s in longest],
-        "verdicts": [list(v) for v in verdicts[:MAX_VERDICTS]],
+        "verdicts": [list(v) for v in first[:MAX_VERDICTS]],
         "episodes": episodes[:MAX_EPISODES],
         "summary": list(summary) if summary is not None else None,
     }
@@ -185,6 +192,12 @@ def _windows(entries: list) -> list[tuple[str, str, str, float]]:
     return rows
 
 
+def _one_of(value: object, kind: type[StrEnum]) -> bool:
+    """A value of `kind` (text: a list or an object from a record is none, and is never
+    looked up, which would raise)."""
+    return isinstance(value, str) and value in kind._value2member_map_
+
+
 def _verdicts(entries: list) -> list[tuple[str, str, str, str, str, str]]:
     """Each window's verdict (its site rides along; a verdict is kept per app and title, as
     the guard keeps it)."""
@@ -197,8 +210,8 @@ def _verdicts(entries: list) -> list[tuple[str, str, str, str, str, str]]:
             app is None
             or title is None
             or reason is None
-            or entry[3] not in Verdict._value2member_map_
-            or entry[5] not in Source._value2member_map_
+            or not _one_of(entry[3], Verdict)
+            or not _one_of(entry[5], Source)
         ):
             continue
         site = _text(entry[2]) or ""
@@ -226,7 +239,7 @@ def _episodes(entries: list) -> list[tuple]:
             or app is None
             or title is None
             or reason is None
-            or (answer is not None and answer not in Answer._value2member_map_)
+            or (answer is not None and not _one_of(answer, Answer))
         ):
             continue
         rows.append((number, started, nudged, ended, app, title, reason, answer))

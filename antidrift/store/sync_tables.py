@@ -25,6 +25,7 @@ from antidrift.store.sync_evidence import (
     keep_evidence,
     verdicts_json,
 )
+from antidrift.store.sync_stamps import chunks, keep_seen, marks, seen, waiting
 
 _FIELDS = (
     "id",
@@ -118,11 +119,7 @@ class SyncRecords:
         with self._lock:
             db = self._writing()
             db.execute("DELETE FROM sync_outbox WHERE seq <= ?", (upto,))
-            db.executemany(
-                "INSERT INTO sync_seen (record_id, hlc) VALUES (?, ?) ON CONFLICT(record_id)"
-                " DO UPDATE SET hlc = excluded.hlc WHERE excluded.hlc > sync_seen.hlc",
-                list(stamps),
-            )
+            keep_seen(db, stamps)
 
     def sync_backfill(self) -> None:
         """Every ended commitment made here, into the outbox (sync turned on: the folder
@@ -213,15 +210,15 @@ class SyncRecords:
         with self._lock:
             db = self._writing()
             record_ids = [r.record_id for r in batch]
-            kept = dict(_seen(db, record_ids))
+            kept = seen(db, record_ids)
             # A change made here and not sent yet is the later one: it goes out with a newer
             # stamp at the next send, and the others take it (never undone by an import).
-            waiting = _waiting(db, record_ids)
+            changed_here = waiting(db, record_ids, COMMITMENT)
             newest: dict[str, Incoming] = {}
             for record in batch:  # the newest of each record, if newer than the one kept
                 known = newest.get(record.record_id)
                 if (
-                    record.record_id not in waiting
+                    record.record_id not in changed_here
                     and record.hlc > kept.get(record.record_id, "")
                     and (known is None or record.hlc > known.hlc)
                 ):
@@ -264,11 +261,7 @@ class SyncRecords:
                 for cid, body in elsewhere:  # and what its review shows, from its machine
                     if body.get("device_id") and carries_evidence(body):
                         keep_evidence(db, cid, body["device_id"], body.get("device"), body)
-            db.executemany(
-                "INSERT INTO sync_seen (record_id, hlc) VALUES (?, ?) ON CONFLICT(record_id)"
-                " DO UPDATE SET hlc = excluded.hlc",
-                [(r.record_id, r.hlc) for r in newest.values()],
-            )
+            keep_seen(db, [(r.record_id, r.hlc) for r in newest.values()])
             if segment is not None:
                 db.execute(
                     "INSERT OR REPLACE INTO sync_segments (sha256, device_id, unread)"
@@ -292,11 +285,11 @@ class SyncRecords:
         batch = list(rules)
         with self._lock:
             db = self._writing()
-            kept = dict(_seen(db, [r.record_id for r in batch]))
-            waiting = _waiting(db, [r.record_id for r in batch], RULE)
+            kept = seen(db, [r.record_id for r in batch])
+            changed_here = waiting(db, [r.record_id for r in batch], RULE)
             taken = 0
             for r in batch:
-                if r.record_id in waiting or r.hlc <= kept.get(r.record_id, ""):
+                if r.record_id in changed_here or r.hlc <= kept.get(r.record_id, ""):
                     continue
                 rule_id = r.record_id.removeprefix(f"{RULE}:")
                 if r.body is None:
@@ -310,11 +303,7 @@ class SyncRecords:
                         (rule_id, r.body["app"], r.body["title_contains"], r.body["verdict"],
                          r.body["site"]),
                     )  # fmt: skip
-                db.execute(
-                    "INSERT INTO sync_seen (record_id, hlc) VALUES (?, ?) ON CONFLICT(record_id)"
-                    " DO UPDATE SET hlc = excluded.hlc",
-                    (r.record_id, r.hlc),
-                )
+                keep_seen(db, [(r.record_id, r.hlc)])
                 kept[r.record_id] = r.hlc
                 taken += 1
         return taken
@@ -329,48 +318,19 @@ class SyncRecords:
         return {row[0]: row[1] for row in rows}
 
 
-def _waiting(db: sqlite3.Connection, ids: list[str], kind: str = COMMITMENT) -> set[str]:
-    """Those of these record ids (of `kind`) changed here and waiting in the outbox."""
-    refs = [i.removeprefix(f"{kind}:") for i in ids if i.startswith(f"{kind}:")]
-    found: set[str] = set()
-    for start in range(0, len(refs), 500):
-        chunk = refs[start : start + 500]
-        marks = ", ".join("?" for _ in chunk)
-        rows = db.execute(
-            f"SELECT ref FROM sync_outbox WHERE kind = ? AND ref IN ({marks})",
-            [kind, *chunk],
-        ).fetchall()
-        found |= {f"{kind}:{row[0]}" for row in rows}
-    return found
-
-
 def _ids(db: sqlite3.Connection, where: str, of: list[tuple]) -> list[str]:
     """Those of these commitments (each row's first value, its id) that are kept and match
     `where`, in their order: one query a chunk, not one a commitment (S2)."""
     ids = [row[0] for row in of]
     found: set[str] = set()
-    for start in range(0, len(ids), 500):
-        chunk = ids[start : start + 500]
-        marks = ", ".join("?" for _ in chunk)
+    for chunk in chunks(ids):
         found.update(
             row[0]
             for row in db.execute(
-                f"SELECT id FROM commitments WHERE {where} AND id IN ({marks})", chunk
+                f"SELECT id FROM commitments WHERE {where} AND id IN ({marks(chunk)})", chunk
             )
         )
     return [cid for cid in ids if cid in found]
-
-
-def _seen(db: sqlite3.Connection, ids: list[str]) -> list[tuple[str, str]]:
-    """The stamps kept for these record ids (in chunks SQLite's parameter limit takes)."""
-    found: list[tuple[str, str]] = []
-    for start in range(0, len(ids), 500):
-        chunk = ids[start : start + 500]
-        marks = ", ".join("?" for _ in chunk)
-        found += db.execute(
-            f"SELECT record_id, hlc FROM sync_seen WHERE record_id IN ({marks})", chunk
-        ).fetchall()
-    return found
 
 
 def _apps(commitment_id: str, body: dict) -> list[tuple[str, str, float]]:

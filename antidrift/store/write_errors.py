@@ -42,7 +42,8 @@ def cause_of(exc: sqlite3.Error) -> int | None:
 
 
 class GuardedConnection:
-    """Wraps the store's sqlite3 connection (same `execute`); see the module docstring."""
+    """Wraps the store's sqlite3 connection (same `execute`, `executemany`); see the module
+    docstring."""
 
     def __init__(self, db: sqlite3.Connection, path: str) -> None:
         self._db = db
@@ -66,8 +67,15 @@ class GuardedConnection:
             self._lost = None  # a new transaction, or none: nothing of the last is pending
         if sql == "ROLLBACK" and not self._db.in_transaction:
             return None  # SQLite already rolled back: keep the real error in flight
+        return self._guarded(self._db.execute, sql, parameters)
+
+    def executemany(self, sql: str, parameters) -> sqlite3.Cursor | None:
+        """As execute: many rows of one write (the day's outbox rows, a queue spread anew)."""
+        return self._guarded(self._db.executemany, sql, parameters)
+
+    def _guarded(self, run, sql: str, parameters) -> sqlite3.Cursor | None:
         try:
-            cursor = self._db.execute(sql, parameters)
+            cursor = run(sql, parameters)
         except sqlite3.Error as exc:
             code = cause_of(exc)
             failed = self._failed(code, exc) if code is not None else None

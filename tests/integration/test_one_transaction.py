@@ -15,8 +15,16 @@ from tests.support.tmpfs import fill, small_tmpfs
 
 
 def _state(s: Session) -> tuple:
-    """What the world can see of the session: the database, the snapshot, what was said."""
-    return dump(s.store.path), s.controller.snapshot(), len(s.heard), list(s.notifier.shown)
+    """What the world can see of the session: the database, the snapshot, what was said, and
+    the evidence kept in memory for another machine's commitment (Guard here too)."""
+    evidence = s.controller.following.evidence.memento()
+    return (
+        dump(s.store.path),
+        s.controller.snapshot(),
+        len(s.heard),
+        list(s.notifier.shown),
+        evidence,
+    )
 
 
 def _writes(command: Command, tmp_path) -> int:

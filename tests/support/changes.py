@@ -7,13 +7,17 @@ from __future__ import annotations
 import sqlite3
 from collections.abc import Callable
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
+from antidrift.core.day import ItemFields, record_of
 from antidrift.core.rhythm import BreakSettings
 from antidrift.drift.policy import DriftSettings
 from antidrift.session.drafts import Draft
+from antidrift.session.sync_import import Importer
 from antidrift.store.sqlite import SQLiteStore
+from antidrift.sync import SyncRecord
+from antidrift.sync.hlc import Stamp
 from tests.fakes import (
     DEFAULT_PROPOSAL,
     FakeClock,
@@ -42,13 +46,20 @@ class FailingWrites:
         return getattr(self._db, name)
 
     def execute(self, sql: str, parameters=()):
+        self._write(sql)
+        return self._db.execute(sql, parameters)
+
+    def executemany(self, sql: str, parameters):
+        self._write(sql)  # many rows, one statement: one write
+        return self._db.executemany(sql, parameters)
+
+    def _write(self, sql: str) -> None:
         if sql.lstrip()[:6].upper().startswith(_WRITES):
             self.count += 1
             if self.count == self.fail_at:
                 failed = sqlite3.OperationalError("disk I/O error")
                 failed.sqlite_errorcode = SQLITE_IOERR
                 raise failed
-        return self._db.execute(sql, parameters)
 
 
 @dataclass
@@ -173,6 +184,49 @@ def none(s: Session) -> None:
     pass
 
 
+def day_queued(s: Session, count: int = 3) -> None:
+    s.controller.day.add_all([ItemFields(f"Item {n}", "", None) for n in range(count)])
+
+
+def day_crowded(s: Session) -> None:
+    """A full day whose keys leave no room between them (two machines gave them one key):
+    a move spreads every key anew, 50 rows and 50 outbox rows."""
+    day_queued(s, 50)
+    with s.controller.work:
+        for item in s.store.day_queue():
+            s.store.move_day_item(item.id, "i")
+
+
+def day_running(s: Session) -> None:
+    """A commitment running from the day's first item, what the outbox held sent."""
+    day_queued(s)
+    first = s.store.day_queue()[0]
+    s.controller.enter_planning(Draft.of_item(first))
+    s.controller.start_manual_commitment(first.next_action, "Done", 25)
+    with s.controller.work:
+        s.store.sync_sent(10**9, [])
+
+
+def _day_batch(s: Session) -> None:
+    """Another machine's batch of the day: a new item, a move of the item started here
+    (kept started, sent again), a removal of a queued one."""
+    started = s.store.day_item(s.controller.snapshot().commitment.day_item_id)
+    queued = s.store.day_queue()
+    new = replace(queued[0], id="0b6a3c1e-52f4-4d0e-9a51-3f7b2d9c8e10", order="z")
+    moved = replace(started, started_at=None, order="zz")
+
+    def record(n: int, item_id: str, body: dict | None) -> SyncRecord:
+        stamp = Stamp(1, n, "desk0id")
+        return SyncRecord("desk0id", f"day_item:{item_id}", stamp, "day_item", body)
+
+    records = [
+        record(1, new.id, record_of(new)),
+        record(2, moved.id, record_of(moved)),
+        record(3, queued[-1].id, None),
+    ]
+    Importer(s.store, s.controller.work, "me0id", None)._day("devices/desk0id/1", records)
+
+
 def day_proposed(s: Session) -> None:
     s.controller.coaching.coach.reset()  # the day's default answer, not the queued plans
     s.controller.day_plans.request("grant report, a PR")
@@ -191,10 +245,16 @@ DESK_NOW = {
 }
 
 
+def desk_seen(s: Session, now: dict | None = None) -> None:
+    """The desk's commitment running (or as `now` says it), as its `now` is seen here."""
+    seen = now or DESK_NOW
+    s.controller.following.look = lambda device_id: seen if device_id == "desk0id" else None
+
+
 def guarding(s: Session) -> None:
     """Guarding the desk's commitment here, a window seen for it."""
     ruled(s)
-    s.controller.following.look = lambda device_id: DESK_NOW if device_id == "desk0id" else None
+    desk_seen(s)
     s.controller.following.follow("desk0id")
     s.controller.record_window("code", "intro.md")
     s.clock.advance(30)
@@ -276,11 +336,34 @@ COMMANDS = [
     Command("claim the write-back", review, _write_back),
     Command("add all of the day's proposal", day_proposed,
             lambda s: s.controller.day_plans.use(every="1")),
+    Command("add to the day", day_queued, lambda s: s.controller.day.add(LONG, LONG, "30")),
+    Command("delete from the day", day_queued,
+            lambda s: s.controller.day.delete(s.store.day_queue()[1].id)),
+    Command("move in the day", day_queued,
+            lambda s: s.controller.day.move(s.store.day_queue()[2].id, 0)),
+    Command("move in the day, its keys spread anew", day_crowded,
+            lambda s: s.controller.day.move(s.store.day_queue()[0].id, 2)),
+    Command("clear the day", day_queued, lambda s: s.controller.day.clear()),
+    Command("start the day's first item", lambda s: (day_queued(s), s.controller.enter_planning(
+                Draft.of_item(s.store.day_queue()[0]))),
+            lambda s: s.controller.start_manual_commitment("Item 0", "Done", 25)),
+    Command("take another machine's batch of the day", day_running, _day_batch),
+    Command("guard another machine's commitment here", lambda s: (ruled(s), desk_seen(s)),
+            lambda s: s.controller.following.follow("desk0id")),
     Command("a window off task while guarding another's commitment", guarding,
             lambda s: s.controller.record_window("slack", "general")),
-    Command("guarding: a minute's evidence to the folder", guarding_drift,
+    Command("guarding: an hour's evidence to the folder",
+            lambda s: (guarding_drift(s), s.clock.advance(3600)),
             lambda s: s.controller.following.tick()),
+    Command("guarding: paused there", guarding_drift,
+            lambda s: (desk_seen(s, {**DESK_NOW, "paused": True}),
+                       s.controller.following.tick())),
+    Command("guarding: away from the keyboard", lambda s: (guarding_drift(s), s.clock.advance(120)),
+            lambda s: s.controller.note_idle(200)),
     Command("stop guarding", guarding_drift, lambda s: s.controller.following.stop()),
+    Command("plan while guarding", guarding_drift, lambda s: s.controller.enter_planning()),
+    Command("take a break while guarding", guarding_drift,
+            lambda s: s.controller.breaks.take()),
 ]  # fmt: skip
 
 

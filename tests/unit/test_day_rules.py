@@ -55,6 +55,18 @@ def test_fifty_items_at_most():
         rules.check_room(rules.MAX_ITEMS - 2, 3)
 
 
+def test_a_day_past_fifty_with_the_other_machines_items_says_how_many_and_why():
+    """Two machines adding at once can pass 50 together: nothing is added here until it is
+    under 50 again, and the sentence (the page's too) says why, and how many to remove."""
+    said = "at most 50 items, and has 120 with those from your other machines: delete or clear 71"
+    for adding in (1, 3):
+        with pytest.raises(IllegalTransitionError, match=said):
+            rules.check_room(120, adding)
+    assert rules.full_text(rules.MAX_ITEMS) == (
+        "The day holds at most 50 items: delete or clear some first."
+    )
+
+
 @pytest.mark.parametrize(
     ("to", "at", "where"),
     [("up", 2, 1), ("up", 0, 0), ("down", 1, 2), ("down", 3, 3), (0, 3, 0), ("2", 0, 2), (9, 0, 3)],

@@ -17,9 +17,12 @@ from antidrift.core.rhythm import Break, Rhythm
 from antidrift.core.session import FocusSession
 from antidrift.core.transitions import TRANSITIONS, Move, Stage
 from antidrift.drift.policy import RULES_ALONE, DriftSettings, DriftStatus
+from antidrift.evidence.sampler import WindowSampler
 from antidrift.session import followed
+from antidrift.store.sqlite import SQLiteStore
 from tests.fakes import START
 from tests.support.changes import DESK_NOW, guarding, session
+from tests.support.store import change
 
 C = Commitment("c-1", "Write", "Done", 25 * 60, START, START + timedelta(minutes=25))
 REST = Break(START, START + timedelta(minutes=5), False)
@@ -152,6 +155,24 @@ def desk():
     return {"now": dict(DESK)}
 
 
+@pytest.fixture
+def sqlite(tmp_path):
+    """A real store: what goes to the folder is its record (`evidence_body`)."""
+    store = SQLiteStore(tmp_path / "antidrift.sqlite3")
+    yield store
+    store.close()
+
+
+def _windows(store: SQLiteStore, cid: str = "c-desk") -> list[list[object]]:
+    """The windows of the evidence record this machine sends for `cid`."""
+    return store.evidence_body(cid)["windows"]
+
+
+def _sent(store: SQLiteStore) -> list[str]:
+    """The evidence records put in the outbox for the sync folder, by commitment."""
+    return [ref for _, kind, ref in store.sync_outbox() if kind == "evidence"]
+
+
 def _following(make_controller, desk, **kwargs):
     controller = make_controller(**kwargs)
     controller.following.look = lambda device_id: desk["now"] if device_id == "desk0id" else None
@@ -159,10 +180,10 @@ def _following(make_controller, desk, **kwargs):
 
 
 def test_with_no_ai_a_rule_judges_the_window_here_and_it_nudges_until_it_ends_there(
-    make_controller, desk, notifier, clock
+    sqlite, make_controller, desk, notifier, clock
 ):
     grace = DriftSettings(timedelta(seconds=30), timedelta(seconds=300), 30)
-    controller = _following(make_controller, desk, notifier=notifier, drift=grace)
+    controller = _following(make_controller, desk, store_=sqlite, notifier=notifier, drift=grace)
     controller.rules.add("firefox", "", "off_task")
     assert not controller.wants_evidence()
     controller.following.follow("desk0id")
@@ -197,7 +218,7 @@ def test_with_no_ai_a_rule_judges_the_window_here_and_it_nudges_until_it_ends_th
     clock.advance(30)
     controller.following.tick()
     assert len(notifier.shown) == 2
-    evidence = controller.following.evidence.body("c-desk", controller.now())
+    evidence = sqlite.evidence_body("c-desk")  # the record this machine sends
     assert sorted(w[:3] for w in evidence["windows"]) == [
         ["code", "intro.md", "code"],
         ["firefox", "Cat videos", "firefox"],
@@ -211,7 +232,8 @@ def test_with_no_ai_a_rule_judges_the_window_here_and_it_nudges_until_it_ends_th
     snap = controller.snapshot()
     assert snap.following is None and snap.follow_end.why is WhyEnded.THERE
     assert not controller.wants_evidence() and not controller.record_window("firefox", "More")
-    assert controller.following.evidence.body("c-desk", snap.now)["summary"][0] == 2
+    assert _sent(sqlite) == ["c-desk"]  # ended: it goes to the folder
+    assert sqlite.evidence_body("c-desk")["summary"][0] == 2  # its figures worked out
 
 
 def test_this_machines_judge_judges_against_the_followed_next_action(make_controller, desk, judge):
@@ -241,15 +263,99 @@ def test_a_pause_there_waits_here_and_a_machine_not_seen_ends_following(
     assert controller.snapshot().follow_end.why is WhyEnded.UNSEEN
 
 
-def test_plan_here_ends_following_and_its_guard(make_controller, desk):
-    controller = _following(make_controller, desk, drift=DriftSettings())
+@pytest.mark.parametrize("move", ["plan", "break"])
+def test_plan_or_a_break_here_ends_following_its_guard_and_sends_what_it_saw(
+    sqlite, make_controller, desk, clock, move
+):
+    controller = _following(make_controller, desk, store_=sqlite, drift=DriftSettings())
     controller.following.follow("desk0id")
     controller.record_window("code", "intro.md")
-    controller.enter_planning()
+    clock.advance(20)
+    if move == "plan":
+        controller.enter_planning()
+    else:
+        controller.breaks.take()
     snap = controller.snapshot()
     assert snap.following is None and snap.follow_end is None
     assert controller.following.view(snap.now).status is DriftStatus.OFF
-    assert controller.following.evidence.body("c-desk", snap.now)["summary"] is not None
+    assert _sent(sqlite) == ["c-desk"]
+    assert _windows(sqlite) == [["code", "intro.md", "code", 20.0]]  # until it ended
+
+
+def test_a_pause_there_ends_the_window_seen_last_here_at_the_pause(
+    sqlite, make_controller, desk, clock
+):
+    controller = _following(make_controller, desk, store_=sqlite, drift=DriftSettings())
+    controller.following.follow("desk0id")
+    controller.record_window("code", "intro.md")
+    clock.advance(20)
+    desk["now"] = {**DESK, "paused": True}
+    controller.following.tick()
+    clock.advance(40)  # paused there: no window is looked at here
+    desk["now"] = dict(DESK)
+    controller.following.tick()
+    controller.record_window("docs", "Outline")
+    clock.advance(10)
+    controller.following.stop()
+    assert _windows(sqlite) == [
+        ["code", "intro.md", "code", 20.0],  # not the paused 40 s
+        ["docs", "Outline", "docs", 10.0],
+    ]
+
+
+class Desktop:
+    """This machine's screen and keyboard on the fake clock, as the window sampler asks
+    them: the focused window (a probe) and the seconds since the last input (an idle
+    source)."""
+
+    name = "fake"
+
+    def __init__(self, clock, window: tuple[str, str]) -> None:
+        self.clock, self.window, self.input_at = clock, window, clock.now()
+
+    def active_window(self) -> tuple[str, str]:
+        return self.window
+
+    def idle_secs(self) -> float:
+        return (self.clock.now() - self.input_at).total_seconds()
+
+
+def test_away_from_the_keyboard_while_guarding_nothing_is_timed_judged_or_nudged(
+    sqlite, make_controller, desk, notifier, clock
+):
+    """The laptop plays cat videos while the user works at the desk: away after 3 minutes
+    without input, as for a commitment running here."""
+    grace = DriftSettings(timedelta(minutes=5), timedelta(seconds=300), 30)
+    controller = _following(make_controller, desk, store_=sqlite, notifier=notifier, drift=grace)
+    controller.rules.add("firefox", "", "off_task")
+    screen = Desktop(clock, ("code", "intro.md"))
+    sampler = WindowSampler(  # wired as the composition root wires it (server/bootstrap.py)
+        screen,
+        controller.record_window,
+        now=clock.now,
+        wanted=controller.wants_evidence,
+        idle=screen,
+        on_idle=controller.note_idle,
+    )
+    controller.following.follow("desk0id")
+    sampler.sample_once()
+    clock.advance(10)
+    screen.window, screen.input_at = ("firefox", "Cat videos"), clock.now()  # off to the desk
+    for _ in range(100):  # 50 minutes, a look every 30 s and the ticker's tick
+        sampler.sample_once()
+        controller.following.tick()
+        clock.advance(30)
+    snap = controller.snapshot()
+    assert (snap.drift.status, snap.following.commitment_id) == (DriftStatus.AWAY, "c-desk")
+    assert notifier.shown == []  # past the grace: nobody was there to nudge
+    # The time since input stopped is no window's: the video's went with it.
+    assert _windows(sqlite) == [["code", "intro.md", "code", 10.0]]
+    screen.window, screen.input_at = ("code", "intro.md"), clock.now()  # back
+    sampler.sample_once()
+    assert controller.snapshot().drift.status is DriftStatus.UNKNOWN  # judged again
+    clock.advance(20)
+    controller.following.stop()
+    assert _windows(sqlite) == [["code", "intro.md", "code", 30.0]]
 
 
 def test_a_plan_that_cannot_be_saved_leaves_following_as_it_was(make_controller, desk, store):
@@ -269,24 +375,27 @@ def test_a_plan_that_cannot_be_saved_leaves_following_as_it_was(make_controller,
     assert controller.wants_evidence()
 
 
-def test_what_is_seen_here_goes_out_at_most_once_a_minute_and_when_following_ends(
+def test_what_is_seen_here_goes_out_at_most_once_an_hour_and_when_following_ends(
     make_controller, desk, store, clock
 ):
+    """Each time is a segment in the sync folder, which holds about one an hour."""
     controller = _following(make_controller, desk, drift=DriftSettings())
     controller.following.follow("desk0id")
-    clock.advance(90)
+    clock.advance(3600)
     controller.following.tick()
     assert store.published == []  # nothing seen here yet: nothing to send
     controller.record_window("code", "intro.md")
     controller.following.tick()
-    assert store.published == ["c-desk"]  # a minute since following began
-    clock.advance(59)
+    assert store.published == ["c-desk"]  # an hour since following began
+    clock.advance(60)
     controller.record_window("docs", "Outline")
     controller.following.tick()
-    assert store.published == ["c-desk"]  # within the minute: it waits
+    clock.advance(3600 - 61)
+    controller.following.tick()
+    assert store.published == ["c-desk"]  # within the hour: it waits
     clock.advance(1)
     controller.following.tick()
-    clock.advance(120)
+    clock.advance(7200)
     controller.following.tick()
     assert store.published == ["c-desk"] * 2  # and nothing new since
     controller.following.stop()
@@ -297,16 +406,18 @@ def test_what_is_seen_here_goes_out_at_most_once_a_minute_and_when_following_end
     ]
 
 
-def test_the_evidence_kept_here_is_bounded(monkeypatch, store):
+def test_the_evidence_kept_here_is_bounded(monkeypatch, sqlite):
     monkeypatch.setattr(followed, "MAX_WINDOWS", 2)
-    evidence = followed.FollowedEvidence(store)
-    for n in range(followed.MAX_KEPT + 1):
-        evidence.begin(Followed.of({**DESK, "commitment_id": f"c-{n}"}, START))
-    assert evidence.body("c-0", START) is None  # the oldest went
-    for n, app in enumerate(["code", "docs", "mail", "chat"]):
-        evidence.add_sample("c-8", WindowSample(app, "x", START + timedelta(seconds=10 * n)))
-    evidence.close(START + timedelta(seconds=40))
-    windows = evidence.body("c-8", START)["windows"]
+    evidence = followed.FollowedEvidence(sqlite)
+    with change(sqlite):
+        for n in range(followed.MAX_KEPT + 1):
+            evidence.begin(Followed.of({**DESK, "commitment_id": f"c-{n}"}, START))
+        kept, *_ = evidence.memento()
+        assert list(kept) == [f"c-{n}" for n in range(1, followed.MAX_KEPT + 1)]  # c-0 went
+        for n, app in enumerate(["code", "docs", "mail", "chat"]):
+            evidence.add_sample("c-8", WindowSample(app, "x", START + timedelta(seconds=10 * n)))
+        evidence.close(START + timedelta(seconds=40))
+    windows = _windows(sqlite, "c-8")
     assert [w[0] for w in windows] == ["(more windows)", "code", "docs"]
     assert sum(w[3] for w in windows) == 40.0
 
@@ -316,19 +427,20 @@ def test_the_evidence_kept_here_outlives_a_restart_and_a_failed_write_keeps_none
     with session(path) as s:
         guarding(s)  # a window seen for the desk's commitment, 30 s ago
         s.controller.record_window("slack", "general")  # off task by the rule
-        until = s.clock.advance(20)
-        before = s.controller.following.evidence.body("c-desk", until)
+        s.clock.advance(20)
+        evidence = s.controller.following.evidence
+        before = s.store.evidence_body("c-desk"), evidence.memento()
         s.writes.fail_at = s.writes.count + 1  # the next window's first write fails
         with pytest.raises(WriteFailed):
             s.controller.record_window("code", "intro.md")
-        assert s.controller.following.evidence.body("c-desk", until) == before
+        assert (s.store.evidence_body("c-desk"), evidence.memento()) == before
         s.writes.fail_at = None
     with session(path) as s:  # a restart: following ended with it, what it kept did not
         assert s.controller.snapshot().following is None
         s.controller.following.look = lambda device_id: DESK_NOW
         s.controller.following.follow("desk0id")
         s.controller.record_window("code", "intro.md")
-        kept = s.controller.following.evidence.body("c-desk", s.clock.now())
+        kept = s.store.evidence_body("c-desk")
         assert [w[:4] for w in kept["windows"]] == [["code", "intro.md", "code", 30.0]]
         assert [v[3] for v in kept["verdicts"]] == ["off_task"]  # and the rule's verdict
         assert s.store.followed_kept("c-desk").samples == 3

@@ -5,6 +5,8 @@ that holds a commitment twice is taken in its own order."""
 
 from __future__ import annotations
 
+import sqlite3
+
 import pytest
 
 from antidrift.session.sync_import import BATCH, Importer
@@ -76,3 +78,29 @@ def test_a_commitment_twice_in_a_segment_is_taken_in_the_segments_order(store):
     skipped = take(store, commitment("same", ms=1), *filler[1:], newer, filler[0])
     assert [s.why for s in skipped] == [BAD["outcome"][1]]
     assert store.commitments_by_device() == {OTHER: BATCH + 1}
+
+
+def test_a_segment_whose_evidence_the_store_refuses_waits_and_is_read_again(store, monkeypatch):
+    """Evidence the store cannot take (here: the disk) is said, and its segment is not marked
+    taken: nothing of it is lost, the next look reads it again and takes it whole."""
+    cid = "c0001"
+    evidence = SyncRecord(
+        OTHER,
+        f"evidence:{cid}:{OTHER}",
+        Stamp(3, 0, OTHER),
+        "evidence",
+        {"commitment_id": cid, "device": "desk", "windows": [["code", "intro.md", "", 60.0]]},
+    )
+    real = store.sync_import_evidence
+
+    def full(records):
+        raise sqlite3.OperationalError("database or disk is full")
+
+    monkeypatch.setattr(store, "sync_import_evidence", full)
+    skipped = take(store, commitment(cid), evidence)
+    assert [s.why for s in skipped] == ["could not be imported; it waits"]
+    assert "sha" not in store.imported_segments()
+    monkeypatch.setattr(store, "sync_import_evidence", real)
+    assert take(store, commitment(cid), evidence) == []
+    assert "sha" in store.imported_segments()
+    assert store.commitments_by_device() == {OTHER: 1}

@@ -415,3 +415,21 @@ def test_migration_18_gives_every_standing_rule_a_global_text_id_keeping_its_ord
     ]  # fmt: skip
     assert all(isinstance(r.id, str) and len(r.id) == 32 for r in rules)
     assert len({r.id for r in rules}) == 3
+
+
+def test_a_long_run_of_changes_defers_checkpoints_and_the_log_is_cut_back(db_path):
+    """Sync's first import (many changes in a row): the log is not checkpointed at each
+    commit (but once after), and SQLite's own rhythm comes back, also when the run fails; a
+    log grown long is cut back when it starts over (journal_size_limit)."""
+    store = committing(db_path)
+    try:
+        pragma = lambda name: store._writer.execute(f"PRAGMA {name}").fetchone()[0]  # noqa: E731
+        assert pragma("wal_autocheckpoint") == 1000
+        assert pragma("journal_size_limit") == database.WAL_KEPT
+        with pytest.raises(RuntimeError), store.deferred_checkpoints():
+            assert pragma("wal_autocheckpoint") == 0
+            store.save_draft("a draft written inside the run")
+            raise RuntimeError("the import failed half way")
+        assert pragma("wal_autocheckpoint") == 1000
+    finally:
+        store.close()

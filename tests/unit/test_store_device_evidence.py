@@ -115,6 +115,24 @@ def test_what_a_record_carries_is_bounded_and_checked_by_the_one_check(db, monke
         assert evidence_key(odd) is None
 
 
+def test_a_list_or_an_object_where_a_name_belongs_is_left_out_never_raised(db):
+    """A verdict, a source or an answer that is a list or an object (which no enum can be
+    looked up by) is one bad entry: left out, the rest taken, nothing raised into the
+    import (which would stop every later segment)."""
+    good = evidence("c-1").body
+    odd_verdicts = [
+        ["firefox", "Cats", "", ["off_task"], "why", "rule"],
+        ["firefox", "Cats", "", "off_task", "why", {"rule": 1}],
+        *good["verdicts"],
+    ]
+    odd_episode = {**good["episodes"][0], "number": 2, "answer": ["stay"]}
+    record = evidence("c-1", verdicts=odd_verdicts, episodes=[*good["episodes"], odd_episode])
+    assert take(db, record)[0] == 1
+    [laptop] = kept(db, "c-1")
+    assert len(laptop.verdicts) == len(good["verdicts"])
+    assert [e.number for e in laptop.episodes] == [1]
+
+
 def test_removing_the_commitment_removes_every_machines_evidence_for_it(db):
     run(db, "mine", samples=[("code", "x", 0)])
     take(db, evidence("mine"))
@@ -157,12 +175,30 @@ def test_guarding_here_is_kept_across_a_restart_and_published_as_the_others_take
     )
     body = again.store.evidence_body("c-desk")
     assert body["summary"] == [1, 0.0, 0.0] and body["owner_id"] == "desk0id"
+    # Its rows gone between the record's two reads (the history deleted meanwhile): a
+    # removal, not an error in the sender.
+    store_type = type(again.store)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(store_type, "_by_device", lambda self, ids, device=None: {})
+        assert again.store.evidence_body("c-desk") is None
     other = committing(tmp_path / "desk.sqlite3")
     assert take(other, Incoming("evidence:c-desk:here0id", STAMP, {**body, "device": "here"}))[0]
     [taken] = kept(other, "c-desk")
     assert (taken.windows, taken.figures) == (found.windows, DeviceFigures(1, 0.0, 0.0, 60.0))
     again.close()
     other.close()
+
+
+def test_a_window_whose_time_here_was_all_taken_back_leaves_the_record(db):
+    """Away from the keyboard while guarding: the time since input stopped is no window's,
+    and a window seen only then is in no record."""
+    with change(db):
+        db.store.followed_begin("c-desk", "desk0id")
+        db.store.followed_seen("c-desk", 1, ("code", "intro.md", "code", 30.0))
+        db.store.followed_seen("c-desk", 2, ("firefox", "Cats", "youtube.com", 60.0))
+        db.store.followed_seen("c-desk", 2, ("firefox", "Cats", "youtube.com", 0.0))
+    assert db.store.evidence_body("c-desk")["windows"] == [["code", "intro.md", "code", 30.0]]
+    assert db.store.followed_kept("c-desk").windows == (("code", "intro.md", "code", 30.0),)
 
 
 def test_the_figures_combine_time_weighted_over_every_machines_judged_time():
@@ -173,3 +209,15 @@ def test_the_figures_combine_time_weighted_over_every_machines_judged_time():
     nothing = DeviceFigures(1, None, 0.0, 0.0)  # judged nothing there: weighs nothing
     assert combined((0, 0.8), 300.0, [nothing]) == (1, 0.8)
     assert combined(None, 0.0, [nothing]) == (1, None)
+
+
+def test_cut_to_its_bound_a_record_keeps_the_verdicts_of_the_windows_it_sends():
+    """More windows and verdicts than a record carries: the longest windows go, and their
+    verdicts with them (the first-judged ones would leave a long window 'not judged')."""
+    n = sync_evidence.MAX_WINDOWS + 50
+    windows = {(f"app{i}", "t", ""): float(i) for i in range(n)}  # the longest: the last
+    verdicts = [[f"app{i}", "t", "", "on_task", "why", "rule"] for i in range(n)]
+    body = sync_evidence.evidence_of(windows, verdicts, [], None)
+    sent = {w[0] for w in body["windows"]}
+    assert len(body["verdicts"]) == sync_evidence.MAX_VERDICTS
+    assert {v[0] for v in body["verdicts"]} == sent

@@ -9,10 +9,16 @@ their own data directories, their sync looked at by hand (`tick`)."""
 
 from __future__ import annotations
 
+import uuid
+from datetime import date, datetime
+
 import pytest
 
+from antidrift.core.day import MAX_ITEMS, MAX_STORED, DayItem, record_of
 from antidrift.core.drift_records import Episode, Judgement, Source, Verdict, Window
+from antidrift.core.order_key import spread
 from antidrift.sync import DeviceWriter, HybridClock, Keyring, SyncRecord, device_id, unlock
+from antidrift.sync.hlc import Stamp, wall_ms
 from antidrift.web.views import Shows
 from tests.support.html import parse
 from tests.support.sync import HOST, Machine
@@ -97,6 +103,74 @@ def test_an_item_started_on_both_at_once_leaves_both_queues_and_both_commitments
         assert (tally["planned"], tally["met"]) == (2, 1)
 
 
+def test_an_edit_made_elsewhere_that_did_not_know_of_a_start_never_undoes_it(machines):
+    """The desk starts an item; the laptop, not seeing it yet, moves it and then deletes it,
+    each with a later stamp (its clock a minute ahead): the start stands on the desk, goes
+    out again and wins on the laptop, and the day's end counts it on both."""
+    desk, laptop = machines("desk"), machines("laptop")
+    desk.add_item("Write the intro")
+    item = desk.add_item("Answer the mail")
+    desk.tick(laptop)
+    laptop.sync._clock.merge(Stamp(wall_ms() + 60_000, 0, "ahead"))  # clocks differ
+    desk.start_item(item)
+    desk.tick()  # the start is in the folder
+    moved = laptop.client.post(f"/day/items/{item}/move", json={"to": 0}, headers=HOST)
+    assert moved.status_code == 200
+    laptop.tick(desk)  # the move goes out, later than the start, and the desk takes it
+    assert desk.runtime.store.day_item(item).started_at is not None
+    assert laptop.client.post(f"/day/items/{item}/delete", headers=HOST).status_code == 200
+    laptop.tick(desk, laptop, desk, laptop)  # the removal; the start again, until it wins
+    for machine in (desk, laptop):
+        assert machine.runtime.store.day_item(item).started_at is not None
+        assert actions(machine) == ["Write the intro"]
+    desk.end("met")
+    desk.tick(laptop)
+    for machine in (desk, laptop):
+        tally = machine.client.get("/day.json", headers=HOST).get_json()["tally"]
+        assert (tally["planned"], tally["met"], tally["carried"]) == (2, 1, 1)
+
+
+def _another_machine(folder, root, name: str) -> tuple[str, HybridClock, DeviceWriter]:
+    """A machine that only writes to the folder (an older AntiDrift, or a faulty one)."""
+    me = device_id(root)
+    keys = Keyring(root)
+    unlock(keys, folder, me, "correct horse battery staple", fast=True, peers=False)
+    return me, HybridClock(me), DeviceWriter(folder, root, me, keys.get(me), name=name)
+
+
+def test_another_machine_s_items_past_the_bound_are_refused_and_said(machines, tmp_path):
+    """At most MAX_STORED items not started are kept (the rest named in /sync.json's
+    skipped), an item not named by a UUID is refused; a queue past MAX_ITEMS takes no add
+    here, and says why, on the page and in the refusal."""
+    laptop = machines("laptop")
+    me, clock, writer = _another_machine(tmp_path / "Sync", tmp_path / "other", "other")
+    today = date.today()
+    at = datetime.now().astimezone()
+    ids = [str(uuid.uuid4()) for _ in range(MAX_STORED + 3)]
+    ids[7] = "not/a-uuid"
+    items = [
+        DayItem(i, today, f"Item {n}", "", None, 0, at, order=key)
+        for n, (i, key) in enumerate(zip(ids, spread(len(ids)), strict=True))
+    ]
+    writer.append(
+        [SyncRecord(me, f"day_item:{i.id}", clock.now(), "day_item", record_of(i)) for i in items]
+    )
+    laptop.sync.tick()
+    whys = [s["why"] for s in laptop.client.get("/sync.json", headers=HOST).get_json()["skipped"]]
+    assert whys == [
+        "holds a day item refused here",
+        f"holds 2 day item(s) past the {MAX_STORED} a day keeps; left out",
+    ]
+    assert len(laptop.queue()) == MAX_STORED
+    added = laptop.client.post("/day/items", json={"next_action": "One more"}, headers=HOST)
+    said = f"at most {MAX_ITEMS} items, and has {MAX_STORED} with those from your other machines"
+    assert added.status_code == 409 and said in added.get_json()["error"]
+    page = laptop.client.get("/day", headers={**HOST, "Accept": "text/html"})
+    assert said in parse(page.get_data(as_text=True)).by_id("day-full").text()
+    gone = laptop.queue()[0]["id"]  # a delete still works, as a move does
+    assert laptop.client.post(f"/day/items/{gone}/delete", headers=HOST).status_code == 200
+
+
 def test_next_up_and_an_open_day_page_follow_what_was_taken_in(machines):
     desk, laptop = machines("desk"), machines("laptop")
     hub = laptop.client.application.extensions["antidrift.hub"]
@@ -166,10 +240,7 @@ def test_what_a_review_showed_travels_with_its_commitment(machines):
 
 def test_a_record_without_the_review_s_evidence_is_taken_as_before(machines, tmp_path):
     laptop = machines("laptop")
-    older = tmp_path / "older"
-    me = device_id(older)
-    keys = Keyring(older)
-    unlock(keys, tmp_path / "Sync", me, "correct horse battery staple", fast=True, peers=False)
+    me, clock, writer = _another_machine(tmp_path / "Sync", tmp_path / "older", "older")
     body = {
         "id": "c-1",
         "next_action": "Write the intro",
@@ -183,8 +254,6 @@ def test_a_record_without_the_review_s_evidence_is_taken_as_before(machines, tmp
         "device": "older",
         "apps": [["code", 1500.0]],
     }
-    clock = HybridClock(me)
-    writer = DeviceWriter(tmp_path / "Sync", older, me, keys.get(me), name="older")
     writer.append([SyncRecord(me, "commitment:c-1", clock.now(), "commitment", body)])
     laptop.sync.tick()
     [row] = laptop.history()

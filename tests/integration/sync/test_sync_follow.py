@@ -76,10 +76,13 @@ def test_the_laptop_guards_the_desks_commitment_nudges_here_and_stops_when_it_en
     assert " ".join(line.text().split()) == (
         "Stopped guarding desk's commitment here: it ended there."
     )
-    kept = laptop.runtime.controller.following.evidence.body(cid, laptop.runtime.controller.now())
-    assert kept["device_id"] == desk.sync.me
-    assert [e["number"] for e in kept["episodes"]] == [1]
-    assert kept["summary"][0] == 1  # one drift episode, in the figures
+    # Ended: what the laptop saw goes to the folder, as the desk's commitment's evidence.
+    assert laptop.runtime.store.evidence_body(cid)["owner_id"] == desk.sync.me
+    laptop.tick(desk)
+    [kept] = desk.runtime.reads.device_evidence(cid)
+    assert (kept.device_id, kept.device) == (laptop.sync.me, "laptop")
+    assert [e.number for e in kept.episodes] == [1]
+    assert kept.figures.drift_count == 1  # one drift episode, in the figures
 
 
 # -- the evidence by device, at the desk ----------------------------------------------------------
@@ -155,10 +158,10 @@ def test_the_laptops_evidence_is_the_desks_review_by_device_and_counts_after_it(
         _window(desk, "code", "intro.md")
     _window(laptop, "code", "intro.md")  # and on the laptop: two on task, one off by the rule
     _window(laptop, "code", "intro.md")
-    _window(laptop, "firefox", "Cat videos — YouTube")
+    _window(laptop, "firefox", "Cat videos — YouTube", then=3600 - 120)  # a minute counted
     _window(laptop, "code", "intro.md", then=0)
     following = laptop.runtime.controller.following
-    following.tick()  # a minute since following began: what it saw goes to the folder
+    following.tick()  # an hour since following began: what it saw goes to the folder
     laptop.tick(desk)
     # Taken while the desk's commitment still runs: kept by device, beside none of its own.
     [kept] = desk.runtime.reads.device_evidence(cid)
@@ -182,11 +185,17 @@ def test_the_laptops_evidence_is_the_desks_review_by_device_and_counts_after_it(
     [entry] = desk.history()
     assert (entry["drift_count"], entry["on_task_share"]) == (1, round(720 / 780, 4))
     # The laptop goes on seeing the commitment run until it hears of its end: five more
-    # minutes off task there arrive after the review was recorded.
+    # minutes off task there arrive after the review was recorded, when following ends.
     for _ in range(5):
         _window(laptop, "firefox", "Cat videos — YouTube")
     _window(laptop, "code", "intro.md", then=0)
     following.tick()
+    laptop.tick(desk)
+    [kept] = desk.runtime.reads.device_evidence(cid)
+    assert kept.figures.drift_count == 1  # within the hour: nothing new sent yet
+    laptop.tick()  # the laptop hears of the end
+    following.tick()  # following ends: what it saw goes to the folder
+    assert laptop.runtime.controller.snapshot().following is None
     laptop.tick(desk)
     [entry] = desk.history()
     assert (entry["drift_count"], entry["on_task_share"]) == (2, round(720 / (720 + 60 + 300), 4))
