@@ -24,10 +24,11 @@ from __future__ import annotations
 
 import http.client
 import json
-import statistics
 import time
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
+
+from bench_reflection import _summary
 
 from antidrift.core.day import DayItem
 from antidrift.core.domain import Commitment, Outcome, RuntimeState
@@ -190,15 +191,3 @@ def _get(conn: http.client.HTTPConnection, path: str) -> bytes:
     if resp.status != 200 or not body:
         raise RuntimeError(f"GET {path}: {resp.status}")
     return body
-
-
-def _summary(values: list[float]) -> dict[str, float]:
-    ordered = sorted(values)
-    p95 = statistics.quantiles(ordered, n=100, method="inclusive")[94] if len(ordered) > 1 else 0
-    return {
-        "n": len(ordered),
-        "median": round(statistics.median(ordered), 1),
-        "p95": round(p95 or ordered[0], 1),
-        "min": round(ordered[0], 1),
-        "max": round(ordered[-1], 1),
-    }

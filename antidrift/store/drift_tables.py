@@ -43,7 +43,10 @@ def _judgement(row: sqlite3.Row) -> Judgement:
     return Judgement(verdict, row["reason"], Source(row["source"]), exchange)
 
 
-def _episode(r: sqlite3.Row) -> Episode:
+def episode_of(r: sqlite3.Row) -> Episode:
+    """A drift episode as a row of drift_episodes (or another machine's device_episodes)
+    holds it."""
+    names = r.keys()  # a Row's `in` looks at its values, not its columns
     return Episode(
         number=r["number"],
         started_at=_dt(r["started_at"]),
@@ -53,8 +56,9 @@ def _episode(r: sqlite3.Row) -> Episode:
         reason=r["reason"],
         ended_at=_dt(r["ended_at"]),
         answer=Answer(r["answer"]) if r["answer"] else None,
-        enforced_at=_dt(r["enforced_at"]),
-        enforce_note=r["enforce_note"],
+        # Another machine's episodes (store/evidence_tables.py) carry no teeth of ours.
+        enforced_at=_dt(r["enforced_at"]) if "enforced_at" in names else None,
+        enforce_note=r["enforce_note"] if "enforce_note" in names else None,
     )
 
 
@@ -160,7 +164,7 @@ class DriftRecords:
                     chunk,
                 ).fetchall()
             for r in rows:
-                found.setdefault(r["commitment_id"], []).append(_episode(r))
+                found.setdefault(r["commitment_id"], []).append(episode_of(r))
         return found
 
     def save_drift_summary(

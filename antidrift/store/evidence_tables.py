@@ -28,11 +28,12 @@ from antidrift.core.device_evidence import (
     DeviceFigures,
     evidence_key,
 )
-from antidrift.core.drift_records import Answer, Episode, Judgement, Source, Verdict, Window
+from antidrift.core.drift_records import Episode, Judgement, Source, Verdict, Window
 from antidrift.core.isotime import from_iso, iso
 from antidrift.core.ports import EVIDENCE, Incoming, record_id
 from antidrift.drift.verdicts import figures
 from antidrift.drift.window_key import window_of
+from antidrift.store.drift_tables import episode_of
 from antidrift.store.sync_evidence import Carried, episodes_json, evidence_of, verdicts_json
 from antidrift.store.sync_stamps import keep_seen, marks, seen
 
@@ -291,7 +292,7 @@ class DeviceEvidenceRecords:
                     )
             for e in episodes:
                 if (part := parts.get((e["commitment_id"], e["device_id"]))) is not None:
-                    part[2].append(_episode(e))
+                    part[2].append(episode_of(e))
             for h in heads:
                 ws, vs, es = parts[(h["commitment_id"], h["device_id"])]
                 kept = replace(_head(h), windows=tuple(ws), verdicts=vs, episodes=tuple(es))
@@ -303,19 +304,6 @@ def _head(r: sqlite3.Row) -> DeviceEvidence:
     """A machine's evidence without its rows: who, its figures, how many windows seen."""
     shown = DeviceFigures(r["drift_count"], r["on_task_share"], r["unclear_secs"], r["judged_secs"])
     return DeviceEvidence(r["device_id"], r["device"], figures=shown, samples=r["samples"])
-
-
-def _episode(r: sqlite3.Row) -> Episode:
-    return Episode(
-        number=r["number"],
-        started_at=from_iso(r["started_at"]),
-        nudged_at=from_iso(r["nudged_at"]),
-        app=r["app"],
-        title=r["title"],
-        reason=r["reason"],
-        ended_at=from_iso(r["ended_at"]),
-        answer=Answer(r["answer"]) if r["answer"] else None,
-    )
 
 
 def _unsent(db: sqlite3.Connection, commitment_id: str) -> None:
