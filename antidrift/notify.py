@@ -26,6 +26,7 @@ from collections.abc import Mapping
 from concurrent.futures import ThreadPoolExecutor
 from typing import TYPE_CHECKING, Protocol
 
+from antidrift.core.choices import NOTIFY_MODES
 from antidrift.process import ProcessError, run
 
 if TYPE_CHECKING:
@@ -35,7 +36,6 @@ if TYPE_CHECKING:
 
 log = logging.getLogger("antidrift.notify")
 
-NOTIFY_MODES = ("auto", "off", "command")
 TIMEOUT = 5.0  # seconds: a desktop notifier answers in milliseconds or is stuck
 _MAX_OUTPUT = 4096  # its stdout is only logged
 _MAX_PENDING = 8  # notifications are rare; more waiting than this means the tool hangs

@@ -77,6 +77,7 @@ class Calendar:
         self._wake = threading.Event()
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
+        self._started = False  # started by the runtime: a thread runs while a calendar is set
 
     # -- what the pages read -------------------------------------------------------------------
 
@@ -116,6 +117,7 @@ class Calendar:
                 kept.refreshed, kept.stamp = None, None
             self._publish()
         self._wake.set()
+        self._run_if_due()
 
     # -- refreshing ----------------------------------------------------------------------------
 
@@ -303,11 +305,23 @@ class Calendar:
     # -- the refresher thread ------------------------------------------------------------------
 
     def start(self) -> None:
-        """Refresh now and then every so often, on a daemon thread (the runtime starts it)."""
-        if self._thread is not None:
-            return
-        self._thread = threading.Thread(target=self._run, name="antidrift-calendar", daemon=True)
-        self._thread.start()
+        """Refresh now and then every so often, on a daemon thread (the runtime starts it),
+        from the first calendar the setting names: with none, no thread waits for nothing."""
+        with self._lock:
+            self._started = True
+        self._run_if_due()
+
+    def _run_if_due(self) -> None:
+        """The refresher thread, once started and a calendar is set (never after a stop)."""
+        with self._lock:
+            if not (self._started and self._sources) or self._stop.is_set():
+                return
+            if self._thread is not None:
+                return
+            thread = self._thread = threading.Thread(
+                target=self._run, name="antidrift-calendar", daemon=True
+            )
+        thread.start()
 
     def stop(self, timeout: float = 2.0) -> None:
         self._stop.set()

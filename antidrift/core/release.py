@@ -3,9 +3,11 @@ page's footer and the command line's User-Agent give it."""
 
 from __future__ import annotations
 
+import functools
 from importlib import metadata
 
 
+@functools.cache  # it reads every installed package's metadata: once a process, when asked
 def version() -> str:
     """The installed distribution's version (pyproject's), or 'unknown' from a bare tree."""
     try:

@@ -10,10 +10,12 @@ the commitment. The timing is the drift policy's (teeth.py).
 from __future__ import annotations
 
 from collections.abc import Mapping
+from typing import TYPE_CHECKING
 
 from antidrift.drift.teeth import CouldNotPutAway
-from antidrift.evidence.desktops import desktop
-from antidrift.evidence.probe import ProbeError, WindowHandle
+
+if TYPE_CHECKING:
+    from antidrift.evidence.probe import WindowHandle
 
 
 class DesktopEnforcer:
@@ -24,6 +26,11 @@ class DesktopEnforcer:
 
     def __call__(self, window: WindowHandle) -> str:
         """How the window was put away; CouldNotPutAway (a sentence) when it was not."""
+        # Here, not at the top: a window to put away came from a probe, so the evidence wing
+        # is loaded by then; a server whose window source is off never loads it (issue 40).
+        from antidrift.evidence.desktops import desktop
+        from antidrift.evidence.probe import ProbeError
+
         entry = desktop(window.desktop)
         if entry is None or entry.put_away is None:
             raise CouldNotPutAway(f"AntiDrift cannot put windows away on {window.desktop}")

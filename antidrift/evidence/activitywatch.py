@@ -17,12 +17,12 @@ import urllib.parse
 from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 
+from antidrift.core.choices import AW_URL as DEFAULT_URL
 from antidrift.core.isotime import from_iso
 from antidrift.core.loopback import is_loopback
 from antidrift.evidence.probe import ProbeError, Window, load_json, text_field
 from antidrift.evidence.tabs import PRIVATE, same_page
 
-DEFAULT_URL = "http://127.0.0.1:5600"
 TIMEOUT = 2.0  # seconds per request: as long as a tool probe may take
 RESPONSE_CAP = 256 * 1024  # bytes; one event is well under 1 KiB
 # A watcher that has not extended its newest event for this long has stopped: what it last

@@ -3,27 +3,25 @@
 Each desktop's module defines its probe (a probe.ToolProbe: a name, the tool's argv and a
 parse of what it prints) and a `DESKTOP` entry (probe.Desktop: its name, how to build the
 probe, when `auto` picks it, the tool it runs and how to install it, and — for the teeth —
-how to put a window away there). Adding a desktop is that module and one line
-below; `choose`, `doctor` and ANTIDRIFT_WINDOW_SOURCE's accepted words read this table.
-The order is `auto`'s preference among the desktops that fit the session equally well.
-ActivityWatch is not a desktop: it is the fallback when none fits (see choose.py)."""
+how to put a window away there). Adding a desktop is that module, its line below and its
+word in core/choices.py's DESKTOPS, whose order is `auto`'s preference among the desktops
+that fit the session equally well (the settings read the words there, without loading this
+wing); `choose` and `doctor` read this table. ActivityWatch is not a desktop: it is the
+fallback when none fits (see choose.py)."""
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 
+from antidrift.core.choices import ACTIVITYWATCH
+from antidrift.core.choices import DESKTOPS as WORDS
 from antidrift.evidence import gnome, hyprland, kde, macos, sway, x11
 from antidrift.evidence.idle import FREEDESKTOP, IdleSource
 from antidrift.evidence.probe import Desktop, Fit
 
-DESKTOPS: tuple[Desktop, ...] = (
-    macos.DESKTOP,
-    sway.DESKTOP,
-    hyprland.DESKTOP,
-    x11.DESKTOP,  # before KDE and GNOME: on X11 xdotool sees every window
-    kde.DESKTOP,
-    gnome.DESKTOP,
-)
+_ENTRIES = (gnome.DESKTOP, hyprland.DESKTOP, kde.DESKTOP, macos.DESKTOP, sway.DESKTOP, x11.DESKTOP)
+_BY_WORD = {entry.name: entry for entry in _ENTRIES}
+DESKTOPS: tuple[Desktop, ...] = tuple(_BY_WORD[word] for word in WORDS)  # in auto's order
 
 # The idle sources (time since the last input), each from its desktop's module (`IDLE`); the
 # order is the choice's preference among those that fit. ActivityWatch's afk watcher is the
@@ -37,15 +35,13 @@ IDLE_SOURCES: tuple[IdleSource, ...] = (
     FREEDESKTOP,  # any session bus: KDE's interface, offered by other desktops too
 )
 
-ACTIVITYWATCH = "activitywatch"  # a source by name, but no desktop: the fallback
-
 
 def modes() -> tuple[str, ...]:
     """ANTIDRIFT_WINDOW_SOURCE's accepted words."""
     return ("auto", *(d.name for d in DESKTOPS), ACTIVITYWATCH, "off")
 
 
-MODES = modes()  # for the settings; the functions here read the table at each call
+MODES = modes()  # core/choices.py's WINDOW_SOURCES; the functions here read the table each call
 
 
 def desktop(name: str) -> Desktop | None:

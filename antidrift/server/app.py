@@ -96,7 +96,8 @@ def create_app(
         # every render (Jinja's default) is per-push work. Debug mode still reloads them.
         auto_reload=app.debug,
     )
-    env.globals.update(version=version(), theme=manifest.THEME)  # footer; title bar colours
+    # The footer asks the version when a page is rendered, not the start (issue 40).
+    env.globals.update(version=version, theme=manifest.THEME)  # footer; title bar colours
     renderer = Renderer(env, app.url_map)  # the templates' url_for, with no request needed
     fakes = runtime.settings is None
     if fakes:  # a runtime of fakes: the page still reads and saves, the fakes stay

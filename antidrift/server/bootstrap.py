@@ -10,9 +10,9 @@ import os
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
-from antidrift import calendar, evidence, tasks
+from antidrift import calendar, tasks
 from antidrift.calendar import Calendar
 from antidrift.core.clock import Clock, SystemClock
 from antidrift.core.ports import Store
@@ -20,7 +20,6 @@ from antidrift.core.rhythm import Rhythm
 from antidrift.drift.guard import DriftGuard, Enforcer
 from antidrift.drift.put_away import DesktopEnforcer
 from antidrift.drift.rules import StandingRules
-from antidrift.evidence import WindowSampler
 from antidrift.notify import Background
 from antidrift.server.adapters import TUNED, as_setting, build_sync, tuning
 from antidrift.session.away import Away
@@ -42,6 +41,9 @@ from antidrift.store.backup import Scheduler, clear_leftovers
 from antidrift.store.datalock import DataDirLock, acquire
 from antidrift.store.sqlite import SQLiteStore
 from antidrift.tasks import Board
+
+if TYPE_CHECKING:  # the evidence wing loads when a window source is chosen (not with it off)
+    from antidrift.evidence import SourceChoice, WindowSampler
 
 log = logging.getLogger("antidrift")
 
@@ -352,9 +354,12 @@ def build_runtime(settings: Settings, *, clock: Clock | None = None) -> Runtime:
         # The sampler feeds the controller and tells it whether it runs; the controller never
         # calls the sampler, so there is no cycle to break.
         current = live.current()
-        probe = choose_window_source(current).probe  # the Settings page may change it
+        choice = choose_window_source(current)  # the Settings page may change it
+        probe = choice.probe if choice is not None else None
         if probe is None:
             return None
+        from antidrift import evidence
+
         idle, _ = evidence.choose_idle(
             current.window_source, env=current.env or os.environ, aw_url=current.aw_url
         )  # doctor says why; the log names no variable
@@ -417,17 +422,21 @@ def build_backups(settings: Settings, clock: Clock) -> Scheduler | None:
     return Scheduler(settings.database, settings.backups, now=clock.now)
 
 
-def choose_window_source(settings: Settings) -> evidence.SourceChoice:
-    """The evidence source for this session, said in the log with why and what would help."""
+def choose_window_source(settings: Settings) -> SourceChoice | None:
+    """The evidence source for this session, said in the log with why and what would help;
+    None when the setting is off: then nothing of the evidence wing is loaded (issue 40)."""
+    if settings.window_source == "off":
+        log.info("built-in window sampler off (the window_source setting is off)")
+        return None
+    from antidrift import evidence
+
     choice = evidence.choose(
         settings.window_source,
         env=settings.env or os.environ,
         aw_url=settings.aw_url,
         try_first=True,
     )
-    if choice.probe is None and settings.window_source == "off":
-        log.info("built-in window sampler off (the window_source setting is off)")
-    elif choice.probe is None:
+    if choice.probe is None:
         log.warning(
             "no window source for this session: %s. To get evidence: %s. Evidence shows as"
             " unavailable until then.",

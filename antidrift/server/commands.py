@@ -161,10 +161,22 @@ COMMANDS: tuple[CliCommand, ...] = (
 DEFAULT = "serve"  # `antidrift [flags]` is `antidrift serve [flags]`
 
 
+class _Version(argparse.Action):
+    """`--version`, the installed distribution's asked only then: not at every start (it reads
+    the installed packages' metadata, in the arbiter the worker is forked from)."""
+
+    def __init__(self, option_strings: Sequence[str], dest: str, **kwargs: object) -> None:
+        super().__init__(option_strings, dest, nargs=0, default=argparse.SUPPRESS, **kwargs)
+
+    def __call__(self, parser: argparse.ArgumentParser, *_: object) -> None:
+        say(f"antidrift {version()}")
+        parser.exit()
+
+
 def parser(chosen: str | None = None) -> tuple[argparse.ArgumentParser, Run | None]:
     """The top-level parser; only the chosen command's own arguments are set up."""
     top = argparse.ArgumentParser(prog="antidrift", description="AntiDrift: one thing, on purpose.")
-    top.add_argument("--version", action="version", version=f"antidrift {version()}")
+    top.add_argument("--version", action=_Version, help="show program's version number and exit")
     sub = top.add_subparsers(dest="command", required=True, metavar="COMMAND")
     run: Run | None = None
     for command in COMMANDS:

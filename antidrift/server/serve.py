@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import errno
+import gc
 import logging
 import os
 import signal
@@ -61,6 +62,13 @@ def post_worker_init(worker) -> None:
 
     signal.signal(signal.SIGTERM, on_term)
     signal.signal(signal.SIGINT, on_term)
+
+
+def pre_fork(server, worker) -> None:
+    """In gunicorn's arbiter, just before it forks the worker: what the arbiter holds leaves
+    the collector's generations, so the worker's collections never write into those objects
+    and their pages stay shared with it (0.4 MiB of the idle tree; issue 40, the footprint)."""
+    gc.freeze()
 
 
 def worker_exit(server, worker) -> None:
@@ -187,6 +195,7 @@ def gunicorn_options(host: str, port: int, threads: int = THREADS) -> dict[str, 
         "post_worker_init": post_worker_init,
         "worker_exit": worker_exit,
         "on_starting": on_starting,
+        "pre_fork": pre_fork,
     }
 
 

@@ -6,6 +6,7 @@ to read)."""
 from __future__ import annotations
 
 from datetime import datetime, time, timedelta
+from typing import TYPE_CHECKING
 
 from antidrift.core import insights
 from antidrift.core.day import DayItem, tallies
@@ -14,16 +15,10 @@ from antidrift.core.domain import COUNTED, Commitment, NotFound
 from antidrift.core.drift_records import Episode, Judgement, Rule, Window
 from antidrift.core.insights import Calibration, Ended, WindowTime
 from antidrift.core.ports import EXPORT_COLUMNS, History
-from antidrift.core.week import (
-    DAYS,
-    Week,
-    days,
-    met_weeks,
-    top_distractions,
-    week_of,
-    week_streak,
-)
 from antidrift.drift.window_key import window_of
+
+if TYPE_CHECKING:
+    from antidrift.core.week import Week
 
 
 class ReadModel:
@@ -131,6 +126,17 @@ class ReadModel:
 
     def week(self, now: datetime) -> Week:
         """The last seven local days up to `now`'s, the weekly streak, the week's distractions."""
+        # Here, with the week's page: a start never reads the week (issue 40: the footprint).
+        from antidrift.core.week import (
+            DAYS,
+            Week,
+            days,
+            met_weeks,
+            top_distractions,
+            week_of,
+            week_streak,
+        )
+
         today = now.astimezone().date()
         # Local midnight of the first day, in the offset that day has (a DST change between).
         since = datetime.combine(today - timedelta(days=DAYS - 1), time()).astimezone()

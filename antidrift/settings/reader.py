@@ -20,7 +20,6 @@ from antidrift.core.outside import Unreadable, Why, parse_json, read_file
 from antidrift.settings.kinds import as_text
 from antidrift.settings.row import Setting, Table
 from antidrift.settings.table import BY_KEY, TABLE, Settings, default_data_dir
-from antidrift.sync import SyncFolderPlacement, check_apart
 
 log = logging.getLogger("antidrift")
 SAVED_NAME = "settings.json"
@@ -277,6 +276,10 @@ def conflicts(values: Mapping[str, object], label: Callable[[str], str]) -> list
         )  # fmt: skip
     folder, data = values.get("sync_folder"), values.get("data_dir")
     if folder is not None and data is not None:
+        # Here, not at the top: the sync wing loads only where a sync folder is set, never
+        # into gunicorn's arbiter at a start without one (the footprint, issue 40).
+        from antidrift.sync import SyncFolderPlacement, check_apart
+
         try:
             check_apart(Path(str(folder)), Path(str(data)))
         except SyncFolderPlacement as exc:

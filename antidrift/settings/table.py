@@ -17,13 +17,14 @@ import sys
 from collections.abc import Mapping
 from pathlib import Path
 
-from antidrift import ai
-from antidrift.ai.backends import names as backend_names
-from antidrift.ai.backends.ollama import DEFAULT_URL as DEFAULT_OLLAMA_URL
-from antidrift.core.day import DAY_ENDS
-from antidrift.evidence.activitywatch import DEFAULT_URL as DEFAULT_AW_URL
-from antidrift.evidence.choose import MODES as WINDOW_SOURCES
-from antidrift.notify import NOTIFY_MODES
+from antidrift.core.choices import (
+    AI_BACKENDS,
+    AW_URL,
+    DAY_ENDS,
+    NOTIFY_MODES,
+    WINDOW_SOURCES,
+)
+from antidrift.core.choices import OLLAMA_URL as DEFAULT_OLLAMA_URL
 from antidrift.settings.kinds import (
     Calendars,
     Choice,
@@ -43,8 +44,9 @@ from antidrift.settings.row import Setting, SettingsValues, Table
 
 DEFAULT_HOST = "127.0.0.1"
 DEFAULT_PORT = 7717
-# The closed sets an adapter's registry owns are its own words, not restated here.
-BACKENDS = backend_names()
+# The closed sets of the adapters' words are core/choices.py's, where their registries take
+# them too: gunicorn's arbiter reads this table at every start, and loads no adapter for it.
+BACKENDS = AI_BACKENDS
 EFFORTS = ("low", "medium", "high", "default")
 SOURCES = ("default", "saved", "environment", "command line")
 SERVER, AI, GUARD, NOTIFY = "The server", "The AI", "The drift guard", "Notifications"
@@ -127,7 +129,7 @@ SETTINGS: tuple[Setting, ...] = (
         help="Ollama or an OpenAI-compatible server, e.g. http://127.0.0.1:11434 for ollama."
         " Use a model of 3B or more: a smaller one cannot judge drift (it calls everything"
         " on task).",
-        applies=lambda v: v("ai_backend") in ai.served(),
+        applies=lambda v: v("ai_backend") in served_backends(),
     ),
     Setting(
         "ai_key", "ANTIDRIFT_AI_KEY", Text(),
@@ -208,7 +210,7 @@ SETTINGS: tuple[Setting, ...] = (
     Setting(
         "aw_url", "ANTIDRIFT_AW_URL", Url("http://127.0.0.1:5600", loopback=True),
         "Where ActivityWatch's server answers, on this machine.",
-        default=DEFAULT_AW_URL, group=WINDOWS,
+        default=AW_URL, group=WINDOWS,
     ),
     Setting(
         "away_after", "ANTIDRIFT_AWAY_AFTER", Number(0, 240, whole=True),
@@ -301,6 +303,14 @@ SETTINGS: tuple[Setting, ...] = (
         default=5.0, group="Outside data",
     ),
 )  # fmt: skip
+
+
+def served_backends() -> tuple[str, ...]:
+    """The backends that ask a model server at ai_url (the AI registry's word, asked when a
+    page shows whether that setting applies: never at a start)."""
+    from antidrift.ai.backends import served
+
+    return served()
 
 
 class SettingsBase(SettingsValues):

@@ -3,11 +3,13 @@
 The file stays the commented source people edit; the page loads a quarter less of it (issue
 33, P5: 9.0 KiB gzip as written, 6.4 KiB as served). Strings are kept as written, and a
 space stays wherever one separates two tokens (a descendant selector, `0 8px`), so the
-rules are the same rules. Read and minified once per app; answered like any static file
-(ETag, `no-cache`: a browser asks again and gets a 304 while it is unchanged)."""
+rules are the same rules. Read and minified once per app, at its first request (not at every
+start: issue 40); answered like any static file (ETag, `no-cache`: a browser asks again and
+gets a 304 while it is unchanged)."""
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import re
 from pathlib import Path
@@ -39,10 +41,14 @@ def minify_css(text: str) -> str:
 
 def install(app: Flask, static_dir: Path) -> None:
     """Serve /static/style.css minified (before the static route, which serves the rest)."""
-    body = minify_css((static_dir / STYLESHEET).read_text(encoding="utf-8")).encode()
-    etag = hashlib.sha256(body).hexdigest()[:32]
+
+    @functools.cache
+    def served() -> tuple[bytes, str]:
+        body = minify_css((static_dir / STYLESHEET).read_text(encoding="utf-8")).encode()
+        return body, hashlib.sha256(body).hexdigest()[:32]
 
     def stylesheet() -> Response:
+        body, etag = served()
         response = Response(body, mimetype="text/css")
         response.cache_control.no_cache = True
         response.set_etag(etag)

@@ -21,12 +21,11 @@ from typing import ClassVar
 from flask import jsonify, redirect, url_for
 
 from antidrift import tasks as task_sources
-from antidrift.core.day import MAX_ITEMS, DayItem
+from antidrift.core.day import DayItem
 from antidrift.core.domain import NotFound, ValidationError
 from antidrift.core.errors import Error
 from antidrift.session.day import NO_ITEM, DayView
 from antidrift.session.snapshot import CoachStatus, DayPlanView
-from antidrift.web import day_proposal
 from antidrift.web.answer import Blueprint, Reply, refusal
 from antidrift.web.requests import board, controller, payload, renderer
 
@@ -72,6 +71,8 @@ def day_json(view: DayView, plan: DayPlanView | None = None) -> dict[str, object
     """/day.json (SYSTEM.md "The day"); `tally`: the day's end as the page says it, planned
     against done (core/day.Tally: met, missed, and carried, the items left); `proposal`: the
     day's coach's commitments waiting to be added, or null."""
+    from antidrift.web import day_proposal  # with the page: not at every start (issue 40)
+
     t = view.tally
     return {
         "date": view.date.isoformat(),
@@ -93,6 +94,8 @@ def _day_data() -> dict[str, object]:
 
 def _card() -> str:
     """The proposal card as it is now, out of band (the push brings it to the other tabs)."""
+    from antidrift.web import day_proposal
+
     context = day_proposal.context(controller().snapshot())
     return renderer().template("_day_proposal.html", **context, oob=True)
 
@@ -105,7 +108,7 @@ def _typed(data: Mapping[str, object]) -> dict[str, str]:
 def _partial(form: DayForm) -> str:
     """#day, and what it said into the live region outside it (out of band)."""
     render = renderer().template
-    day = render("_day.html", day=_queue().view(), day_form=form, max_items=MAX_ITEMS)
+    day = render("_day.html", day=_queue().view(), day_form=form)
     return day + render("_day_message.html", day_form=form, oob=True)
 
 
@@ -128,12 +131,13 @@ def _refused(exc: Error, form: DayForm | None = None) -> Reply:
 
 
 def _page(form: DayForm = DayForm()) -> str:
+    from antidrift.web import day_proposal
+
     snap = controller().snapshot()
     return renderer().template(
         "day.html",
         day=_queue().view(),
         day_form=form,
-        max_items=MAX_ITEMS,
         state=snap.state,
         **day_proposal.context(snap),
     )

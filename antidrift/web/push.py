@@ -32,15 +32,16 @@ import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from functools import cached_property
+from typing import TYPE_CHECKING
 
 from antidrift.core.domain import RuntimeState
 from antidrift.session.drafts import PLAN_FIELDS, Draft
 from antidrift.session.snapshot import Snapshot
-from antidrift.web import day_proposal
-from antidrift.web.day_proposal import DAY_PAGE, DayProposal
 from antidrift.web.render import Renderer
 from antidrift.web.views import Shows, Views
-from antidrift.web.widgets import CoachWidget, Offline, Widget
+
+if TYPE_CHECKING:  # the widgets load with the first page (issue 40: the footprint)
+    from antidrift.web.widgets import Widget
 
 log = logging.getLogger("antidrift.push")
 
@@ -109,6 +110,8 @@ class _Frame:
 
     def part(self, name: str, conn: Connection, focus: bool = False) -> str:
         """A widget as this connection gets it (the offline notice carries its beat)."""
+        from antidrift.web.widgets import Offline
+
         if name != Offline.name:
             return self.widget(name, focus)
         beat = conn.beat()
@@ -119,6 +122,8 @@ class _Frame:
     @cached_property
     def day(self) -> dict[str, Widget]:
         """/day's widgets, built only when a /day page is open."""
+        from antidrift.web import day_proposal
+
         shown = (*day_proposal.widgets(self.snap), *self._views.day_items(self.snap))
         return {w.name: w for w in shown}
 
@@ -126,6 +131,8 @@ class _Frame:
         return self._once(f"day/{name}", lambda: self._renderer.widget(self.day[name], self.day))
 
     def prefill(self) -> str:
+        from antidrift.web.widgets import CoachWidget
+
         coach = self.widgets[CoachWidget.name]
         return self._once("prefill", lambda: self._renderer.prefill(coach, self.shows))
 
@@ -213,6 +220,8 @@ class Hub:
                     conn.outbox.put_nowait(None)
 
     def _sync(self, conn: Connection, frame: _Frame, *, first: bool = False) -> None:
+        from antidrift.web.day_proposal import DAY_PAGE
+
         if conn.shows.state == DAY_PAGE:
             self._sync_day(conn, frame, first)
             return
@@ -275,6 +284,8 @@ class Hub:
     def _sync_day(self, conn: Connection, frame: _Frame, first: bool) -> None:
         """/day: the proposal card (or only its seconds) when it changed. A page connecting
         with the key of the card it shows (its socket's `p`) is sent nothing for it."""
+        from antidrift.web.day_proposal import DayProposal
+
         widgets = frame.day
         if first and conn.shows.proposal_id == widgets[DayProposal.name].key:
             conn.sent.update(widgets)

@@ -3,16 +3,20 @@
 from __future__ import annotations
 
 import re
+from typing import TYPE_CHECKING
 from urllib.parse import urlencode
 
 from flask import Response, current_app, jsonify, redirect, request
 
 from antidrift.core.domain import Commitment, NotFound, RuntimeState, ValidationError, whole_number
 from antidrift.core.ports import EXPORT_COLUMNS
-from antidrift.web import export, insights_view
+from antidrift.web import export
 from antidrift.web.answer import Blueprint, Reply, moved, refusal
 from antidrift.web.projection import history_json
 from antidrift.web.requests import controller, corrections, payload, reads, renderer
+
+if TYPE_CHECKING:
+    from antidrift.web import insights_view
 
 bp = Blueprint("reflection", __name__)
 
@@ -132,6 +136,8 @@ BACK_TO = {
 
 
 def _insights(before: str | None) -> insights_view.InsightsView:
+    from antidrift.web import insights_view  # with the page, not at every start (issue 40)
+
     history = reads()
     page = history.history(insights_view.PAGE_SIZE + 1, before)
     return insights_view.build(

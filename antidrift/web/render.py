@@ -4,14 +4,18 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from datetime import datetime
+from typing import TYPE_CHECKING
 from urllib.parse import urlsplit, urlunsplit
 
 from jinja2 import Environment
 from werkzeug.routing import Map, MapAdapter
 
 from antidrift.core.minutes import duration_text
+from antidrift.core.timing import clock_text
 from antidrift.web.views import Listing, PageModel, RulesView, Shows
-from antidrift.web.widgets import CoachWidget, Widget, clock_text, family
+
+if TYPE_CHECKING:  # the widgets load with the first page (issue 40: the footprint)
+    from antidrift.web.widgets import CoachWidget, Widget
 
 __all__ = ["Renderer", "clock_text", "duration_text", "local_date", "local_time"]
 
@@ -73,10 +77,14 @@ class Renderer:
     ) -> str:
         """One pushed widget (`_<name>.html`) from its object (and those inside it) alone;
         focus: its button takes the focus (Widget.focus_on_change)."""
+        from antidrift.web.widgets import family
+
         return self.template(f"_{widget.name}.html", **family(widget, widgets or {}), focus=focus)
 
     def offline(self, widget: Widget, beat: str) -> str:
         """The offline notice as one connection gets it: with its beat (see _offline.html)."""
+        from antidrift.web.widgets import family
+
         return self.template("_offline.html", beat=beat, **family(widget, {}))
 
     def prefill(self, coach: CoachWidget, shows: Shows) -> str:

@@ -13,7 +13,7 @@ import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from antidrift.core.day import DayItem, local_day
 from antidrift.core.device_evidence import DeviceEvidence
@@ -25,34 +25,10 @@ from antidrift.session.snapshot import CoachInfo, CoachStatus, DriftInfo, Snapsh
 from antidrift.tasks import Board, Offer
 from antidrift.tasks import Listing as Listing  # the task list's view data, for the renderer
 from antidrift.web.by_device import episodes_by_device, review_rows, verdicts_by_device
-from antidrift.web.day_items import DayQueueList
-from antidrift.web.elsewhere import ElsewhereWidget, FollowingLine, FollowStatus
-from antidrift.web.meetings import EventClash, Meeting, NextEvent
-from antidrift.web.widgets import (
-    Announce,
-    AwayReturn,
-    BreakLeft,
-    CoachElapsed,
-    CoachSource,
-    CoachWidget,
-    Controls,
-    DriftBannerWidget,
-    DriftGuardWidget,
-    EvidenceWidget,
-    Icon,
-    NextUp,
-    Offline,
-    Phase,
-    ReflectionWidget,
-    Suggestion,
-    TaskPick,
-    TimeLeft,
-    Title,
-    Undo,
-    UndoLeft,
-    Widget,
-)
-from antidrift.web.words import TODAY_LOOKS_AT, Closure, Today, drift_said, in_words
+
+if TYPE_CHECKING:  # the widgets and their words load with the first page (issue 40)
+    from antidrift.web.widgets import Widget
+    from antidrift.web.words import Closure, Today
 
 HISTORY_ON_PAGE = 20
 CLI_RECHECK = 5.0  # seconds a "CLI found on PATH" answer is trusted while planning
@@ -272,6 +248,8 @@ class Views:
     def widgets(self, snap: Snapshot) -> tuple[Widget, ...]:
         """The pushed widgets of the snapshot's view (parents before their children), then
         those outside the view."""
+        from antidrift.web.widgets import Announce, Icon, Offline, Title
+
         outside = (
             Title.of(snap),
             Icon.of(snap),
@@ -281,6 +259,29 @@ class Views:
         return self._view_widgets(snap) + outside
 
     def _view_widgets(self, snap: Snapshot) -> tuple[Widget, ...]:
+        from antidrift.web.elsewhere import FollowingLine, FollowStatus
+        from antidrift.web.meetings import EventClash, Meeting, NextEvent
+        from antidrift.web.widgets import (
+            AwayReturn,
+            BreakLeft,
+            CoachElapsed,
+            CoachSource,
+            CoachWidget,
+            Controls,
+            DriftBannerWidget,
+            DriftGuardWidget,
+            EvidenceWidget,
+            NextUp,
+            Phase,
+            ReflectionWidget,
+            Suggestion,
+            TaskPick,
+            TimeLeft,
+            Undo,
+            UndoLeft,
+        )
+        from antidrift.web.words import drift_said, in_words
+
         found = self._cli_found(snap)
         if snap.state is RuntimeState.PLANNING and snap.coach is not None:
             coach, info = snap.coach, self.coach
@@ -348,12 +349,16 @@ class Views:
 
     def _elsewhere(self, offer: bool = False) -> tuple[Widget, ...]:
         """The line on the user's other machines, while sync is on (offer: Guard here too)."""
+        from antidrift.web.elsewhere import ElsewhereWidget
+
         others = self.elsewhere()
         return () if others is None else (ElsewhereWidget.of(others, offer),)
 
     def day_items(self, snap: Snapshot) -> tuple[Widget, ...]:
         """/day's list of items, for its socket: once another machine's change of the queue
         was taken in, and again at each such change (none before: nothing to follow)."""
+        from antidrift.web.day_items import DayQueueList
+
         taken = self.day_taken()
         if not taken:
             return ()
@@ -361,6 +366,8 @@ class Views:
 
     def page(self, snap: Snapshot, widgets: tuple[Widget, ...] | None = None) -> PageModel:
         """The whole view: its widgets, and the history or focus summary it lists."""
+        from antidrift.web.words import TODAY_LOOKS_AT, Closure, Today
+
         if widgets is None:
             widgets = self.widgets(snap)
         history: tuple[Commitment, ...] = ()

@@ -5,14 +5,16 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import date
+from typing import TYPE_CHECKING
 
 from flask import jsonify
 
-from antidrift.core.week import Day, Week
 from antidrift.web.answer import Blueprint
-from antidrift.web.insights_view import nice_ceiling
 from antidrift.web.reflection import BACK_TO
 from antidrift.web.requests import controller, reads, renderer
+
+if TYPE_CHECKING:  # the week's figures load with the page (issue 40: the footprint)
+    from antidrift.core.week import Day, Week
 
 bp = Blueprint("week", __name__)
 
@@ -55,6 +57,8 @@ class WeekChart:
 
 def chart(days: tuple[Day, ...]) -> WeekChart:
     """Bars of focused minutes, oldest on the left, today's marked; the label says it all."""
+    from antidrift.web.insights_view import nice_ceiling  # with the page (issue 40)
+
     top = nice_ceiling(max((d.focused_minutes for d in days), default=0))
     baseline = CHART_H - CHART_BOTTOM
     plot_h = baseline - CHART_TOP

@@ -39,6 +39,14 @@ NOT_AT_START = {
     "antidrift.ai.backends.command": "antidrift/ai/backends/__init__.py",
     "antidrift.ai.backends.openai": "antidrift/ai/backends/__init__.py",
     "antidrift.evidence.report": "antidrift/server/serve.py's doctor",
+    # What an idle server with no page open never uses (issue 40, session 8).
+    "antidrift.evidence": "antidrift/server/bootstrap.py, when a window source is chosen (not off)",
+    "antidrift.web.widgets": "antidrift/web/views.py, when the first page is built",
+    "antidrift.web.words": "antidrift/web/views.py",
+    "antidrift.web.meetings": "antidrift/web/views.py",
+    "antidrift.web.elsewhere": "antidrift/web/views.py",
+    "antidrift.web.insights_view": "antidrift/web/reflection.py and week.py, with their pages",
+    "antidrift.core.week": "antidrift/session/readmodel.py, when the week is read",
 }
 # What `antidrift serve` has loaded when gunicorn forks its worker: the settings, the start
 # gate (the data lock, the port, the database opened and closed) and gunicorn. Whatever else
@@ -62,6 +70,13 @@ NOT_IN_THE_ARBITER = {
     "antidrift.tasks.textfile": "antidrift/tasks/registry.py (under markdown and todotxt)",
     "antidrift.ai.backends.codex": "antidrift/ai/backends/__init__.py, when a coach is built",
     "antidrift.evidence.report": "antidrift/server/serve.py's doctor",
+    # The settings take the adapters' words and defaults from core/choices.py (session 8).
+    "antidrift.evidence": "the worker, when a window source is chosen",
+    "antidrift.ai": "the worker, when the coach is built",
+    "antidrift.notify": "the worker, when the notifier is built",
+    "antidrift.process": "the worker (with ai and notify)",
+    "antidrift.sync": "antidrift/settings/reader.py, when a sync folder is set",
+    "antidrift.core.day": "the worker (with the session)",
 }
 # Every adapter named in the settings: the gate reads each setting's syntax, builds none.
 NAMED = {

@@ -14,11 +14,12 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
+from antidrift.core.choices import OLLAMA_URL as DEFAULT_URL
+
 from ..errors import CoachError, ServiceFailed, UnknownBackend
 from .base import BackendTuning, Options
 from .http import HttpBackend, get_json, shown
 
-DEFAULT_URL = "http://127.0.0.1:11434"  # Ollama's own default address
 KEEP_ALIVE = "30m"  # a judge call every few minutes finds the model still loaded
 
 

@@ -1,6 +1,8 @@
 """The backends' registry is the one table of AI backends: a backend added there (its module
-and one line) is built, accepted and reported with nothing else changed, an HTTP backend fits
-the protocol (schema, timeout, cancellation), and no other module lists the backends."""
+and one line) is built and reported with nothing else changed, and accepted by the settings
+once its word is in core/choices.py's AI_BACKENDS (the words gunicorn's arbiter reads without
+loading this wing; issue 40); an HTTP backend fits the protocol (schema, timeout,
+cancellation), and no other module lists the backends."""
 
 from __future__ import annotations
 
@@ -25,6 +27,7 @@ from antidrift.ai import (
 )
 from antidrift.ai.backends import BACKENDS, BackendEntry, names
 from antidrift.ai.backends.http import post_json
+from antidrift.core import choices
 from antidrift.server import commands
 from antidrift.settings import table
 from tests.support.http_standin import StandIn
@@ -145,12 +148,11 @@ def test_doctor_lists_every_registered_backend(with_loopback, model_server, monk
         assert f"  {name:8} " in out
 
 
-def test_the_settings_accept_every_registered_backend():
-    """The settings' closed set is checked against the table; the judge's HTTP backends
-    (issue 21) are accepted before their modules are registered."""
-    accepted = set(table.BACKENDS)
-    assert set(names()) <= accepted, "add the backend to antidrift/settings/table.py BACKENDS"
-    assert accepted - set(names()) <= {"ollama", "openai"}
+def test_the_settings_accept_every_registered_backend_and_no_other():
+    """The settings' closed set (core/choices.py, read without loading the AI wing) is the
+    table's, in its order."""
+    assert table.BACKENDS == choices.AI_BACKENDS
+    assert names() == choices.AI_BACKENDS, "add the backend's word to core/choices.py"
 
 
 def test_the_settings_carry_every_option_a_backend_is_built_from(tmp_path):
@@ -175,7 +177,7 @@ def _lists_of_backends(path: Path) -> list[int]:
 
 
 def test_no_module_but_the_registry_lists_the_backends():
-    allowed = {Path(backends.__file__).resolve(), Path(table.__file__).resolve()}
+    allowed = {Path(backends.__file__).resolve(), Path(choices.__file__).resolve()}
     offenders = {
         str(path.relative_to(PACKAGE.parent)): lines
         for path in sorted(PACKAGE.rglob("*.py"))

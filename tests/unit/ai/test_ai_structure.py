@@ -1,6 +1,6 @@
 """The ai package is a leaf: it imports nothing of the app but the subprocess seam (and the
-one error base, a stdlib-only leaf), so the coach, the judge and their backends can be read,
-tested and replaced on their own."""
+one error base and the settings' words, stdlib-only leaves), so the coach, the judge and
+their backends can be read, tested and replaced on their own."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[3]
 AI = REPO / "antidrift" / "ai"
-ALLOWED = ("antidrift.ai", "antidrift.process", "antidrift.core.errors")
+ALLOWED = ("antidrift.ai", "antidrift.process", "antidrift.core.errors", "antidrift.core.choices")
 
 
 def app_imports(path: Path) -> set[str]:

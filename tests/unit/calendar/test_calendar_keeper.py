@@ -101,6 +101,35 @@ def test_no_calendar_no_agenda(tmp_path):
     assert (agenda.now, agenda.next, agenda.problem, kept.configured) == (None, None, None, False)
 
 
+def test_no_thread_waits_while_no_calendar_is_set_and_one_reads_the_first(tmp_path):
+    """Started with no calendar (issue 40: the footprint), the keeper runs no thread; the
+    first calendar the Settings page sets starts it, and it reads at once."""
+    others = set(threading.enumerate())  # another test's keeper, still stopping
+
+    def refreshers() -> list[threading.Thread]:
+        return [
+            t for t in threading.enumerate() if t.name == "antidrift-calendar" and t not in others
+        ]
+
+    kept = Calendar(tmp_path / "cache", FakeClock(NOW))
+    kept.start()
+    assert refreshers() == []
+    path = write(tmp_path / "work.ics", event("b@x", "Standup", NOW + timedelta(minutes=40)))
+    kept.configure(parse(str(path)))
+    try:
+        assert len(refreshers()) == 1
+        for _ in range(500):  # the child process that reads it: well under a second
+            if kept.agenda(NOW).next is not None:
+                break
+            threading.Event().wait(0.01)
+        assert kept.agenda(NOW).next.title == "Standup"
+    finally:
+        kept.stop()
+    assert refreshers() == []
+    kept.configure(parse(str(path)))  # stopped: nothing starts again
+    assert refreshers() == []
+
+
 def test_a_fifo_or_an_oversized_file_is_a_quiet_line_and_never_hangs_the_refresh(tmp_path):
     """A calendar path that is a FIFO (or a device) must not hang the refresher or `antidrift
     doctor` on open(); one bigger than a fetched calendar may be is not read into memory."""

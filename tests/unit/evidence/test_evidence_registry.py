@@ -1,6 +1,8 @@
 """The desktops' registry is the one table of window sources: a desktop added there (its
-module and one line) is chosen, forced, accepted and reported with nothing else changed, and
-no other module lists the desktops."""
+module and one line) is chosen, forced and reported with nothing else changed, accepted by
+the settings once its word is in core/choices.py's DESKTOPS (where the settings read the
+words without loading this wing, and the registry its order; issue 40), and no other module
+lists the desktops."""
 
 from __future__ import annotations
 
@@ -11,6 +13,7 @@ from pathlib import Path
 
 import pytest
 
+from antidrift.core import choices
 from antidrift.evidence import desktops
 from antidrift.evidence.choose import choose, new_probe
 from antidrift.evidence.probe import Desktop, Fit, Window
@@ -82,6 +85,11 @@ def test_sure_fits_come_before_fits_by_name_whatever_the_table_order():
     # sway by name only, Hyprland by its socket: the socket is the stronger word.
     env = {"XDG_CURRENT_DESKTOP": "sway", "HYPRLAND_INSTANCE_SIGNATURE": "abc", "DISPLAY": ":0"}
     assert [d.name for d, _ in desktops.fitting(env, "linux")] == ["hyprland", "sway", "x11"]
+
+
+def test_the_settings_words_are_the_registrys_in_its_order():
+    assert desktops.modes() == choices.WINDOW_SOURCES == desktops.MODES
+    assert tuple(d.name for d in desktops.DESKTOPS) == choices.DESKTOPS
 
 
 def test_every_desktop_module_is_registered_once():

@@ -37,13 +37,14 @@ def test_the_package_uses_nothing_of_the_app_but_the_subprocess_seam():
             n
             for n in imported(p)
             if n.startswith("antidrift")
-            # loopback, isotime, outside and errors: stdlib-only leaves, the one test of
-            # "this machine", the one reader of a time's ISO text, the one reader of outside
-            # data and the one error base
+            # loopback, isotime, outside, errors and choices: stdlib-only leaves, the one
+            # test of "this machine", the one reader of a time's ISO text, the one reader of
+            # outside data, the one error base and the words the settings take from here
             and not n.startswith(
                 (
                     "antidrift.evidence",
                     "antidrift.process",
+                    "antidrift.core.choices",
                     "antidrift.core.loopback",
                     "antidrift.core.isotime",
                     "antidrift.core.outside",
