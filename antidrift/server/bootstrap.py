@@ -364,7 +364,7 @@ def build_runtime(settings: Settings, *, clock: Clock | None = None) -> Runtime:
             current.window_source, env=current.env or os.environ, aw_url=current.aw_url
         )  # doctor says why; the log names no variable
         log.info("idle time from %s", idle.name if idle is not None else "nowhere (never away)")
-        return WindowSampler(
+        return evidence.WindowSampler(
             evidence.with_tabs(probe, current.env or None, current.aw_url),
             controller.record_window,
             interval=settings.sample_interval,
