@@ -178,3 +178,56 @@ def test_a_clean_restart_keeps_state_history_and_records_migrations(data_dir):
     rows = query(data_dir, "SELECT version, name FROM schema_migrations ORDER BY version")
     assert rows == [(v, n) for v, n, _ in MIGRATIONS]
     assert query(data_dir, "PRAGMA journal_mode") == [("wal",)]
+
+
+def test_kill_9_while_the_day_is_lined_up_keeps_every_acknowledged_item(data_dir):
+    """The day's queue under SIGKILL: adds, moves and clears hammered at the server until it
+    dies; after a restart the queue holds every item whose add was answered since the last
+    answered clear (at most the one in flight beside them), each once, in a readable order."""
+    server = start(data_dir)
+    acked: list[tuple[str, str]] = []  # ("add", text) | ("clear", "")
+    sent: list[str] = []
+    started = threading.Event()
+
+    def hammer() -> None:
+        n = 0
+        try:
+            while True:
+                n += 1
+                text = f"Item {n}"
+                if n % 12 == 0:
+                    status, _ = server.post("/day/clear", {})
+                    if status < 300:
+                        acked.append(("clear", ""))
+                    continue
+                sent.append(text)
+                status, _ = server.post("/day/items", {"next_action": text})
+                if status >= 500:
+                    return
+                if status < 300:
+                    acked.append(("add", text))
+                if n % 5 == 0:
+                    server.post("/day/items/x/move", {"to": "0"})  # refused: a 404, harmless
+                started.set()
+        except (urllib.error.URLError, http.client.HTTPException, OSError):
+            return
+
+    worker = threading.Thread(target=hammer, daemon=True)
+    try:
+        worker.start()
+        assert started.wait(5)
+        while len(acked) < 40:
+            worker.join(0.01)
+    finally:
+        server.kill()
+    worker.join(10)
+    last_clear = max((i for i, (kind, _) in enumerate(acked) if kind == "clear"), default=-1)
+    expected = [text for kind, text in acked[last_clear + 1 :] if kind == "add"]
+    again = start(data_dir)
+    try:
+        queued = [item["next_action"] for item in again.get("/day.json")["items"]]
+        assert len(queued) == len(set(queued)) <= 50
+        assert set(expected) <= set(queued) <= set(expected) | set(sent[-1:])
+        assert query(data_dir, "PRAGMA integrity_check") == [("ok",)]
+    finally:
+        again.stop()
