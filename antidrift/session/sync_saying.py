@@ -1,13 +1,15 @@
-"""What sync says (a part of session/syncing.py's Syncing): /sync.json's status, and /state's
+"""What sync says (session/syncing.py's Syncing holds it): /sync.json's status, and /state's
 `elsewhere` — each other machine's runtime from its `now` file, while this machine saw it in
 the last few minutes by its own clock."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 
 from antidrift.core.isotime import iso
+from antidrift.sync import Elsewhere
 
 FRESH = 180.0  # seconds: another machine's `now` is shown while seen this recently
 
@@ -32,15 +34,23 @@ class SyncStatus:
         }
 
 
-class Saying:
-    """Mixed into Syncing: it provides the store, the peers, the skipped files, the `now`
-    files seen and the wall clock."""
+class Sightings:
+    """The other machines' `now` files as this one last saw them (held by Syncing, filled
+    by its reader's looks), and what they say: /state's `elsewhere`, and one machine's
+    running commitment for Guard here too."""
+
+    def __init__(self, wall: Callable[[], float]) -> None:
+        self._wall = wall
+        self._seen: dict[str, Elsewhere] = {}
+
+    def saw(self, seen: Elsewhere) -> None:
+        self._seen[seen.device] = seen
 
     def elsewhere(self) -> list[dict[str, object]]:
         """/state's `elsewhere`: each other machine's runtime, while its `now` was seen in the
         last FRESH seconds (this machine's clock alone: clocks a day apart still agree)."""
         now, shown = self._wall(), []
-        for device, seen in sorted(self._elsewhere.items()):
+        for device, seen in sorted(self._seen.items()):
             body = seen.body if isinstance(seen.body, dict) else {}
             if now - seen.seen_at > FRESH or not isinstance(body.get("state"), str):
                 continue
@@ -67,22 +77,9 @@ class Saying:
         entry = next((e for e in self.elsewhere() if e["device_id"] == device_id), None)
         if entry is None:
             return None
-        body = self._elsewhere[device_id].body
+        body = self._seen[device_id].body
         done = body.get("success_condition") if isinstance(body, dict) else None
         return {**entry, "success_condition": _text(done, 500)}
-
-    def status(self) -> SyncStatus:
-        counts = self._store.commitments_by_device()
-        devices = []
-        for peer in list(self._peers.values()):
-            devices.append({**peer, "commitments": counts.get(str(peer["id"]), 0)})
-        return SyncStatus(
-            {"id": self.me, "name": self.name},
-            str(self.folder) if self.folder else None,
-            devices,
-            [s.to_json() for s in self._skipped],
-            self.problem,
-        )
 
 
 def seen_at(wall: float | None) -> str | None:

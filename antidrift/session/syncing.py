@@ -28,12 +28,11 @@ from antidrift.core.device_evidence import evidence_id
 from antidrift.core.errors import Error, ValidationError
 from antidrift.core.ports import DAY_ITEM, EVIDENCE, RULE, SETTING
 from antidrift.session.sync_import import Importer
-from antidrift.session.sync_saying import Saying, seen_at
+from antidrift.session.sync_saying import Sightings, SyncStatus, seen_at
 from antidrift.session.sync_settings import SharedSettings
 from antidrift.settings import LiveSettings
 from antidrift.sync import (
     DeviceWriter,
-    Elsewhere,
     FolderReader,
     HybridClock,
     Keyring,
@@ -56,7 +55,7 @@ BULK = 2_000  # records arriving at one look past which the log is checkpointed 
 MAX_SEGMENTS = 24  # more of this machine's segments are compacted into one
 
 
-class Syncing(Saying):
+class Syncing:
     """This machine's side of sync (off when `folder` is None: then only its identity); the
     shared settings and the taking in of the others' records are parts it holds."""
 
@@ -84,7 +83,7 @@ class Syncing(Saying):
         self.importer = Importer(store, work, self.me, self.shared, rules_taken)
         self._published: tuple[object, ...] | None = None
         self._published_at = 0.0
-        self._elsewhere: dict[str, Elsewhere] = {}
+        self.sightings = Sightings(lambda: self._wall())  # the others' `now`, by our clock
         self._wake = threading.Event()
         self.problem: str | None = None
         self._peer_problem: str | None = None  # a peer's key the passphrase does not open
@@ -101,6 +100,31 @@ class Syncing(Saying):
     @property
     def on(self) -> bool:
         return self.folder is not None
+
+    # -- what it says ------------------------------------------------------------------------
+
+    def elsewhere(self) -> list[dict[str, object]]:
+        """/state's `elsewhere` (session/sync_saying.py)."""
+        return self.sightings.elsewhere()
+
+    def now_of(self, device_id: str) -> dict[str, object] | None:
+        """One other machine's running commitment, as Guard here too follows it."""
+        return self.sightings.now_of(device_id)
+
+    def status(self) -> SyncStatus:
+        """/sync.json: this machine, the others with their commitments here, what waits."""
+        counts = self._store.commitments_by_device()
+        devices = [
+            {**peer, "commitments": counts.get(str(peer["id"]), 0)}
+            for peer in list(self._peers.values())
+        ]
+        return SyncStatus(
+            {"id": self.me, "name": self.name},
+            str(self.folder) if self.folder else None,
+            devices,
+            [s.to_json() for s in self._skipped],
+            self.problem,
+        )
 
     # -- the thread --------------------------------------------------------------------------
 
@@ -293,7 +317,7 @@ class Syncing(Saying):
         found = self._reader.read(imported=self._store.imported_segments(self.importer.known))
         self._skipped = list(found.skipped)
         for seen in found.elsewhere:
-            self._elsewhere[seen.device] = seen
+            self.sightings.saw(seen)
         for peer in found.peers:
             self._peers[peer.id] = {
                 "id": peer.id,
