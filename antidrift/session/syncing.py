@@ -215,7 +215,9 @@ class Syncing:
         entry = keys.get(self.me)
         assert entry is not None
         last = self._store.sync_last_stamp()
-        self._clock = HybridClock(self.me, last=Stamp.parse(last) if last else None)
+        self._clock = HybridClock(  # this machine's wall, as `now` freshness reads it
+            self.me, wall=lambda: int(self._wall() * 1000), last=Stamp.parse(last) if last else None
+        )
         writer = DeviceWriter(self.folder, self.data_dir, self.me, entry, name=self.name)
         if not writer.segments:  # the first time here: the whole history goes
             with self._work:

@@ -1,5 +1,5 @@
 """The benchmark's drift, history, backup, calendar and sync figures (D1, R1–R3, B1–B2, E1–E2,
-S1–S3) in
+S1–S6) in
 quick mode, one run of the script per group.
 
 Sanity only, never the goals (see test_bench_quick_server.py)."""
@@ -61,3 +61,9 @@ def test_quick_bench_reports_the_sync_figures(tmp_path):
     assert f["S2"]["commitments"] > 0 and 0 < f["S2"]["value"] < 60
     assert f["S3"]["changes"] > 1 and 0 < f["S3"]["value"] < 10_000
     assert 0 < f["S1"]["median"] < 1000
+    # S4: the landing was imported by the running thread, within a few of its (quick) polls.
+    assert f["S4"]["n"] == 1 and 0 < f["S4"]["median"] < 4 * f["S4"]["poll_s"] + 5
+    # S5: a folder of a few segments (compacted), of a plausible size per 1,000.
+    assert 2 <= f["S5"]["files"] <= 30 and 10 < f["S5"]["value"] < 100_000
+    # S6: the idle thread looked a few times, and its CPU time was read.
+    assert f["S6"]["looks"] >= 1 and 0 < f["S6"]["cpu_ms"] < 2_000

@@ -1,8 +1,14 @@
 """A machine for the sync tests: a real server's runtime and app over its own data directory,
-its sync folder shared with the others, the passphrase in a file (fast key derivation)."""
+its sync folder shared with the others, the passphrase in a file (fast key derivation); its
+clock may run `ahead` of the others' (or behind: negative seconds), everywhere AntiDrift
+reads the time, sync's own stamps included."""
 
 from __future__ import annotations
 
+import time
+from datetime import timedelta
+
+from antidrift.core.clock import SystemClock
 from antidrift.server import bootstrap
 from antidrift.server.app import create_app
 from antidrift.settings import load
@@ -11,9 +17,26 @@ from tests.support.plans import PLAN
 HOST = {"Host": "127.0.0.1:7717", "Origin": "http://127.0.0.1:7717"}
 
 
+class Skewed(SystemClock):
+    """The system's clock, `ahead` seconds off (a machine whose date is set wrong)."""
+
+    def __init__(self, ahead: float) -> None:
+        self.ahead = timedelta(seconds=ahead)
+
+    def now(self):
+        return super().now() + self.ahead
+
+
 class Machine:
     def __init__(
-        self, root, folder, name, passphrase="correct horse battery staple", env=None, clock=None
+        self,
+        root,
+        folder,
+        name,
+        passphrase="correct horse battery staple",
+        env=None,
+        clock=None,
+        ahead: float = 0.0,
     ):
         root.mkdir(parents=True, exist_ok=True)
         secret = root / "passphrase"
@@ -31,7 +54,11 @@ class Machine:
             **(env or {}),
         }
         self.settings = load(env, data_dir=root / "data")
+        if ahead:
+            clock = Skewed(ahead)
         self.runtime = bootstrap.build_runtime(self.settings, clock=clock)  # None: the real one
+        if ahead:  # the sync's wall (its clock stamps, how fresh another's `now` is) too
+            self.runtime.sync._wall = lambda: time.time() + ahead
         app = create_app(self.settings, runtime=self.runtime)
         app.config.update(TESTING=True)
         self.client = app.test_client()

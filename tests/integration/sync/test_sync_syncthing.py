@@ -96,26 +96,51 @@ def test_what_one_machine_writes_syncthing_carries_and_the_other_verifies(tmp_pa
 
 
 def test_two_servers_share_their_history_through_syncthing(tmp_path):
-    """The whole path with the real carrier: a commitment ended on the desk is in the
-    laptop's history once Syncthing has carried the desk's segment."""
-    from tests.support.sync import Machine
+    """The whole path with the real carrier, the laptop's clock a day ahead of the desk's
+    (the test clock, sync's stamps included): a commitment ended on the desk is in the
+    laptop's history and week, and a rule the desk made and the laptop removed is gone on
+    the desk, each after one carry each way."""
+    from tests.support.sync import HOST, Machine
 
     need(not syncthing.missing(), syncthing.missing() or "")
     with syncthing.two_syncthings(tmp_path) as pair:
         desk = Machine(tmp_path / "desk", pair.a_dir, "desk")
-        laptop = Machine(tmp_path / "laptop", pair.b_dir, "laptop")
+        laptop = Machine(tmp_path / "laptop", pair.b_dir, "laptop", ahead=86_400)
         try:
             ended = desk.commit("Write the intro")
+            rule = {"app": "slack", "verdict": "off_task"}
+            made = desk.client.post("/rules", json=rule, headers=HOST).get_json()["id"]
             desk.sync.tick()
+            laptop.sync.tick()  # its keyparams, for the desk to derive its key
             pair.scan("a")
+            pair.scan("b")
+
+            def rules(machine) -> list[str]:
+                return [r["id"] for r in machine.client.get("/rules", headers=HOST).get_json()]
 
             def arrived() -> bool:
                 laptop.sync.tick()
-                return [r["id"] for r in laptop.history()] == [ended]
+                return [r["id"] for r in laptop.history()] == [ended] and rules(laptop) == [made]
 
             assert pair.wait_until(arrived, timeout=30)
             assert laptop.history()[0]["device"] == "desk"
             assert laptop.sync.status().skipped == []
+            # In the laptop's week, on the desk's day: the laptop's today is a day later.
+            days = laptop.client.get("/week.json", headers=HOST).get_json()["days"]
+            assert [d["met"] for d in days] == [0, 0, 0, 0, 0, 1, 0]
+
+            # The laptop removes the desk's rule: gone on the desk too.
+            assert laptop.client.post(f"/rules/{made}/delete", headers=HOST).status_code == 200
+            laptop.sync.tick()
+            pair.scan("b")
+
+            def gone() -> bool:
+                desk.sync.tick()
+                return rules(desk) == []
+
+            assert pair.wait_until(gone, timeout=30), desk.sync.status()
+            assert desk.sync.status().skipped == [] and desk.sync.status().problem is None
+            assert [r["device"] for r in desk.history()] == ["desk"]
         finally:
             desk.stop()
             laptop.stop()
