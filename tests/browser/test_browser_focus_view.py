@@ -76,7 +76,7 @@ def test_the_focus_view_leads_with_the_clock_and_the_next_action(
     left, right = min(b["x"] for b in line), max(b["x"] + b["width"] for b in line)
     assert abs((left + right) / 2 - (card["x"] + card["width"] / 2)) < 3, (left, right, card)
     # The Alt-key legend is for a keyboard: shown on a desktop, not at a phone's width (nor on
-    # a touch screen, style.css).
+    # a touch screen, loop.css).
     hints = page.locator("#shortcuts")
     if width > 520:
         ui.expect(hints).to_be_visible()

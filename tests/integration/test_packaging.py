@@ -27,6 +27,7 @@ REPO = Path(__file__).resolve().parents[2]
 VERSION = re.search(r'^version = "(.+)"', (REPO / "pyproject.toml").read_text(), re.M)[1]
 ASSETS = (
     "/static/style.css",
+    "/sheets/style+loop+day+insights+settings.css",  # every area sheet is in the wheel
     "/static/vendor/htmx-2.0.11.min.js",
     "/static/vendor/ws-2.0.4.min.js",
     "/static/favicon.svg",

@@ -164,7 +164,7 @@ def beats(messages: list[str]) -> list[str | None]:
 @pytest.mark.parametrize("where", ["locked", "active"])
 def test_every_offline_notice_a_page_gets_flips_its_beat_which_restarts_the_view_delay(srv, where):
     """The view's buttons go inert when a CSS delay runs out; each notice restarts that delay
-    only if its data-beat differs from the one before (static/style.css). The first on a
+    only if its data-beat differs from the one before (static/loop.css). The first on a
     socket is "c", never the served page's "p" nor a beat that socket sends later."""
     srv.to(where)
     first, second = srv.open_raw(), srv.open_raw()

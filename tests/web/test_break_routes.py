@@ -109,7 +109,7 @@ def test_after_the_break_its_end_leads_and_the_outcome_is_said_calmly(app, clien
     app.extensions["antidrift.runtime"].controller.breaks.tick()
     closure = page(client).by_id("closure")
     eyebrow, heading = closure.find_all("p", class_="eyebrow")[0], closure.find_all("h1")[0]
-    # "Break over" first; the outcome after it, a sentence in the page's ink (style.css:
+    # "Break over" first; the outcome after it, a sentence in the page's ink (loop.css:
     # .closure-rested), not a shouted "Missed".
     assert eyebrow.text() == "Break over"
     assert heading.text() == "Before the break: missed" and heading.id == "locked-title"
