@@ -22,20 +22,12 @@ from antidrift.session import followed
 from antidrift.store.sqlite import SQLiteStore
 from tests.fakes import START
 from tests.support.changes import DESK_NOW, guarding, session
+from tests.support.records import running_on
 from tests.support.store import change
 
 C = Commitment("c-1", "Write", "Done", 25 * 60, START, START + timedelta(minutes=25))
 REST = Break(START, START + timedelta(minutes=5), False)
-DESK = {
-    "device": "desk",
-    "device_id": "desk0id",
-    "state": "active",
-    "commitment_id": "c-desk",
-    "next_action": "Write the intro",
-    "success_condition": "The intro is in the doc",
-    "ends_at": None,
-    "paused": False,
-}
+DESK = running_on("desk")
 STAGES = {
     Stage.LOCKED: lambda: FocusSession(),
     Stage.BREAK: lambda: FocusSession(rhythm=Rhythm(rest=REST)),

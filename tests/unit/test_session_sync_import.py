@@ -14,6 +14,7 @@ from antidrift.session.sync_settings import SharedSettings
 from antidrift.session.unit_of_work import UnitOfWork
 from antidrift.store.sqlite import SQLiteStore
 from antidrift.sync import Arrived, Stamp, SyncRecord
+from tests.support.records import ended
 
 OTHER = "abcdefghijklmnopqrstuvwxyz"
 BAD = {  # a field made bad, and how the store says it
@@ -33,20 +34,8 @@ def store(tmp_path):
 
 
 def commitment(cid: str, ms: int = 1, **changed) -> SyncRecord:
-    body = {
-        "id": cid,
-        "next_action": "Write the intro",
-        "success_condition": "Two pages",
-        "timebox_secs": 1500,
-        "started_at": "2026-03-02T09:00:00+00:00",
-        "deadline": "2026-03-02T09:25:00+00:00",
-        "ended_at": "2026-03-02T09:25:00+00:00",
-        "outcome": "met",
-        "device_id": OTHER,
-        "device": "desk",
-        "apps": [["code", 1500.0]],
-    }
-    return SyncRecord(OTHER, f"commitment:{cid}", Stamp(ms, 0, OTHER), "commitment", body | changed)
+    body = ended(cid, OTHER, "desk", apps=[["code", 1500.0]], **changed)
+    return SyncRecord(OTHER, f"commitment:{cid}", Stamp(ms, 0, OTHER), "commitment", body)
 
 
 def take(store, *records: SyncRecord):

@@ -11,6 +11,7 @@ import pytest
 from antidrift.core.domain import Commitment, Outcome, RuntimeState, WindowSample
 from antidrift.core.ports import Incoming
 from tests.fakes import START
+from tests.support.records import ended
 from tests.support.store import change, committing, run
 
 OTHER = "abcdefghijklmnopqrstuvwxyz"
@@ -24,20 +25,7 @@ def db(tmp_path):
 
 
 def record(cid: str, hlc: str = "000001000000000000-000000-" + OTHER, **body) -> Incoming:
-    base = {
-        "id": cid,
-        "next_action": "Write the intro",
-        "success_condition": "Two pages",
-        "timebox_secs": 1500,
-        "started_at": "2026-03-02T09:00:00+00:00",
-        "deadline": "2026-03-02T09:25:00+00:00",
-        "ended_at": "2026-03-02T09:25:00+00:00",
-        "outcome": "met",
-        "actual_secs": 1500,
-        "device_id": OTHER,
-        "device": "desk",
-        "apps": [["code", 1500.0]],
-    }
+    base = ended(cid, OTHER, "desk", actual_secs=1500, apps=[["code", 1500.0]])
     return Incoming(f"commitment:{cid}", hlc, {**base, **body})
 
 

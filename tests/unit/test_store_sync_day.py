@@ -18,6 +18,7 @@ from antidrift.core.domain import Commitment, Outcome, RuntimeState
 from antidrift.core.errors import ValidationError
 from antidrift.core.ports import Incoming
 from antidrift.store.sync_evidence import MAX_WINDOWS
+from tests.support.records import ended
 from tests.support.store import change, committing
 
 OTHER = "abcdefghijklmnopqrstuvwxyz"
@@ -251,19 +252,7 @@ def test_an_item_whose_commitment_ended_elsewhere_leaves_the_queue(db):
     with change(db):
         db.store.add_day_item(item("a", "i"))
     sent(db)
-    body = {
-        "id": "c1",
-        "next_action": "do a",
-        "success_condition": "done",
-        "timebox_secs": 1500,
-        "started_at": "2026-03-02T09:00:00+00:00",
-        "deadline": "2026-03-02T09:25:00+00:00",
-        "ended_at": "2026-03-02T09:25:00+00:00",
-        "outcome": "met",
-        "device_id": OTHER,
-        "device": "laptop",
-        "day_item_id": "a",  # started there from the same item
-    }
+    body = ended("c1", OTHER, "laptop", day_item_id="a")  # started there from the same item
     with change(db):
         db.store.sync_import(OTHER, [Incoming("commitment:c1", stamp(3), body)], "sha")
     assert queue(db) == []
@@ -303,18 +292,7 @@ EVIDENCE = {
 
 
 def test_what_another_machine_s_review_showed_is_kept_for_its_commitment(db):
-    body = {
-        "id": "c1",
-        "next_action": "Write",
-        "success_condition": "Done",
-        "timebox_secs": 1500,
-        "started_at": "2026-03-02T09:00:00+00:00",
-        "deadline": "2026-03-02T09:25:00+00:00",
-        "ended_at": "2026-03-02T09:25:00+00:00",
-        "outcome": "met",
-        "device_id": OTHER,
-        "device": "laptop",
-    }
+    body = ended("c1", OTHER, "laptop")
 
     def arrive(n: int, **more) -> None:
         with change(db):

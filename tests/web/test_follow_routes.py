@@ -7,18 +7,10 @@ from __future__ import annotations
 import pytest
 
 from tests.support.html import parse
+from tests.support.records import running_on
 from tests.support.web import HX, state, to
 
-DESK = {
-    "device": "desk <b>",  # another machine's name: text on the page, never markup
-    "device_id": "desk0id",
-    "state": "active",
-    "commitment_id": "c-desk",
-    "next_action": "Write the intro",
-    "success_condition": "The intro is in the doc",
-    "ends_at": None,
-    "paused": False,
-}
+DESK = running_on("desk <b>")  # another machine's name: text on the page, never markup
 
 
 @pytest.fixture

@@ -21,6 +21,7 @@ from antidrift.sync import DeviceWriter, HybridClock, Keyring, SyncRecord, devic
 from antidrift.sync.hlc import Stamp, wall_ms
 from antidrift.web.views import Shows
 from tests.support.html import parse
+from tests.support.records import ended
 from tests.support.sync import HOST, Machine
 
 
@@ -241,19 +242,7 @@ def test_what_a_review_showed_travels_with_its_commitment(machines):
 def test_a_record_without_the_review_s_evidence_is_taken_as_before(machines, tmp_path):
     laptop = machines("laptop")
     me, clock, writer = _another_machine(tmp_path / "Sync", tmp_path / "older", "older")
-    body = {
-        "id": "c-1",
-        "next_action": "Write the intro",
-        "success_condition": "Two pages",
-        "timebox_secs": 1500,
-        "started_at": "2026-03-02T09:00:00+00:00",
-        "deadline": "2026-03-02T09:25:00+00:00",
-        "ended_at": "2026-03-02T09:25:00+00:00",
-        "outcome": "met",
-        "device_id": me,
-        "device": "older",
-        "apps": [["code", 1500.0]],
-    }
+    body = ended("c-1", me, "older", apps=[["code", 1500.0]])
     writer.append([SyncRecord(me, "commitment:c-1", clock.now(), "commitment", body)])
     laptop.sync.tick()
     [row] = laptop.history()

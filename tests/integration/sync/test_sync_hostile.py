@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from antidrift.core.ports import KINDS
 from antidrift.sync import DeviceWriter, HybridClock, Keyring, SyncRecord, device_id, unlock
+from tests.support.records import ended
 from tests.support.sync import HOST, Machine
 
 PASSPHRASE = "correct horse battery staple"
@@ -53,16 +54,7 @@ def test_records_this_version_does_not_know_are_said_and_the_rest_taken(tmp_path
     laptop = Machine(tmp_path / "laptop", folder, "laptop")
     try:
         laptop.sync.tick()
-        body = {
-            "id": "c-1",
-            "next_action": "From a newer machine",
-            "success_condition": "Done",
-            "timebox_secs": 1500,
-            "started_at": "2026-03-02T09:00:00+00:00",
-            "deadline": "2026-03-02T09:25:00+00:00",
-            "ended_at": "2026-03-02T09:25:00+00:00",
-            "outcome": "met",
-        }
+        body = ended("c-1", next_action="From a newer machine")
         stranger = tmp_path / "newer"
         me = device_id(stranger)
         records = [
