@@ -60,14 +60,14 @@ class Importer:
             said, whole = self._evidence(where, of[EVIDENCE])
             skipped += said
             if not whole:  # a batch the store refused: the segment is not marked, read again
-                return skipped
+                return _once(skipped)
         unread = sorted(kind for kind in of if kind not in self.known)
         if unread:  # a newer AntiDrift's: left in the folder for the version that reads them
             count = sum(len(of[kind]) for kind in unread)
             said = f"holds {count} record(s) this version of AntiDrift does not know"
             skipped.append(Skipped(where, said))
         incoming = [self._commitment(r) for r in of.get(COMMITMENT, [])]
-        return skipped + self._commitments(segment, where, incoming, unread)
+        return _once(skipped + self._commitments(segment, where, incoming, unread))
 
     def _commitment(self, record: SyncRecord) -> Incoming:
         body = record.body
@@ -195,6 +195,12 @@ class Importer:
                 cid = record_id.removeprefix(f"{COMMITMENT}:")
                 said.append((place[cid] if ordered else start + n, why))
         return _said(where, said)
+
+
+def _once(skipped: list[Skipped]) -> list[Skipped]:
+    """Each reason a segment's records were refused said once (a segment of half a million
+    bad records is a few lines on /sync.json, not half a million), in the order first met."""
+    return list(dict.fromkeys(skipped))
 
 
 def _said(where: str, refused: list[tuple[int, str]]) -> list[Skipped]:
