@@ -27,6 +27,7 @@ MAX_ITEMS = 50
 # Items not started that this machine keeps at most, its own and the other machines' (an
 # import past it is refused and said): two machines each adding up to MAX_ITEMS at once can
 # pass MAX_ITEMS together, and no other machine's records make the queue's reads unbounded.
+# The same bound holds for the items of one day, started or not (the day's end and the week).
 MAX_STORED = 500
 _ITEM_ID = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}")
 UNTIMED_MINUTES = 25  # what an item without minutes counts as in planned_minutes

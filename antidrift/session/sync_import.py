@@ -54,13 +54,14 @@ class Importer:
             skipped += self._shared.take(segment.device, of[SETTING])
         if of.get(RULE):
             skipped += self._rules(where, of[RULE])
-        if of.get(DAY_ITEM):
-            skipped += self._day(where, of[DAY_ITEM])
-        if of.get(EVIDENCE):
-            said, whole = self._evidence(where, of[EVIDENCE])
-            skipped += said
-            if not whole:  # a batch the store refused: the segment is not marked, read again
-                return _once(skipped)
+        try:
+            if of.get(DAY_ITEM):
+                skipped += self._day(where, of[DAY_ITEM])
+            if of.get(EVIDENCE):
+                skipped += self._evidence(where, of[EVIDENCE])
+        except sqlite3.OperationalError as exc:  # the disk, a lock: not marked, read again
+            log.warning("sync: a file of %s waits: %s", segment.device, exc)
+            return _once([*skipped, Skipped(where, "could not be imported; it waits")])
         unread = sorted(kind for kind in of if kind not in self.known)
         if unread:  # a newer AntiDrift's: left in the folder for the version that reads them
             count = sum(len(of[kind]) for kind in unread)
@@ -119,22 +120,28 @@ class Importer:
             incoming.append(Incoming(record.id, str(record.hlc), body))
         over = 0  # new items past the queue's bound (core/day.MAX_STORED): left out
         for start in range(0, len(incoming), BATCH):
-            with self._work as work:
-                taken, refused = self._store.sync_import_day(incoming[start : start + BATCH])
-                if taken:
-                    work.then(self._day_moved)  # committed: /day's list follows it
-                    work.changed()  # and the locked view's Next up
+            try:
+                with self._work as work:
+                    taken, refused = self._store.sync_import_day(incoming[start : start + BATCH])
+                    if taken:
+                        work.then(self._day_moved)  # committed: /day's list follows it
+                        work.changed()  # and the locked view's Next up
+            except sqlite3.OperationalError:
+                raise  # the disk, a lock: the whole segment waits (take)
+            except (ValueError, sqlite3.Error) as exc:  # these records, not the segment
+                log.warning("sync: day items in %s were refused: %s", where, exc)
+                skipped.append(Skipped(where, "holds a day item refused here"))
+                continue
             over += refused
         if over:
             said = f"holds {over} day item(s) past the {day.MAX_STORED} a day keeps; left out"
             skipped.append(Skipped(where, said))
         return skipped
 
-    def _evidence(self, where: str, records: list[SyncRecord]) -> tuple[list[Skipped], bool]:
+    def _evidence(self, where: str, records: list[SyncRecord]) -> list[Skipped]:
         """What another machine watched for a commitment (Guard here too), in changes of
         BATCH: a machine's record names itself and one commitment; this machine's own are
-        not taken back. The pages show it by device (the review, history, Insights). False
-        beside what was said when the store refused a batch (the segment waits)."""
+        not taken back. The pages show it by device (the review, history, Insights)."""
         incoming, skipped = [], []
         for record in records:
             key = evidence_key(record.id)
@@ -156,11 +163,14 @@ class Importer:
                     taken, refused = self._store.sync_import_evidence(batch)
                     if taken:
                         work.changed()  # the review and the history show it
-            except (ValueError, sqlite3.Error) as exc:  # the store refused: the file waits
-                log.warning("sync: evidence in %s was not imported: %s", where, exc)
-                return [*skipped, Skipped(where, "could not be imported; it waits")], False
+            except sqlite3.OperationalError:
+                raise  # the disk, a lock: the whole segment waits (take)
+            except (ValueError, sqlite3.Error) as exc:  # these records, not the segment
+                log.warning("sync: evidence in %s was refused: %s", where, exc)
+                skipped.append(Skipped(where, "holds evidence refused here"))
+                continue
             skipped += [Skipped(where, why) for why in refused[:3]]
-        return skipped, True
+        return skipped
 
     def _day_moved(self) -> None:
         self.day_taken += 1

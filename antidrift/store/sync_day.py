@@ -93,6 +93,16 @@ class DaySync:
             unstarted = db.execute(
                 "SELECT COUNT(*) FROM day_items WHERE started_at IS NULL"
             ).fetchone()[0]
+            # Items a day holds, started or not (the week's read of a day stays bounded
+            # whatever another machine sends): those of the batch's days.
+            days = sorted({r.body["day"] for r in batch if r.body is not None})
+            per_day = dict(
+                db.execute(
+                    f"SELECT day, COUNT(*) FROM day_items WHERE day IN ({marks(days)})"
+                    " GROUP BY day",
+                    days,
+                ).fetchall()
+            )
             taken = refused = 0
             again: list[str] = []  # started here, and the record says not: sent again
             for r in batch:
@@ -103,18 +113,24 @@ class DaySync:
                 was = item_id in here and started is None  # kept here, not started
                 if r.body is None:  # a removal: of an item queued here
                     gone = db.execute(
-                        "DELETE FROM day_items WHERE id = ? AND " + _IN_QUEUE, (item_id,)
-                    )
-                    if gone.rowcount > 0:
+                        "DELETE FROM day_items WHERE id = ? AND " + _IN_QUEUE + " RETURNING day",
+                        (item_id,),
+                    ).fetchall()
+                    if gone:
                         unstarted -= 1
+                        per_day[gone[0][0]] = per_day.get(gone[0][0], 1) - 1
                         del here[item_id]
                 else:
                     b = r.body
                     start = started if mine and started is not None else b["started_at"]
-                    if start is None and not was and unstarted >= MAX_STORED:
+                    new = item_id not in here
+                    if (start is None and not was and unstarted >= MAX_STORED) or (
+                        new and per_day.get(b["day"], 0) >= MAX_STORED
+                    ):
                         refused += 1  # a new item past the bound: left out (and said)
                         continue
                     unstarted += (start is None) - was
+                    per_day[b["day"]] = per_day.get(b["day"], 0) + new
                     here[item_id] = (start, mine)
                     db.execute(
                         _UPSERT,

@@ -111,3 +111,24 @@ def test_a_segment_of_many_bad_records_says_each_reason_once(store):
     skipped = take(store, *rules, *items, *spoilt)
     whys = [s.why for s in skipped]
     assert len(whys) == len(set(whys)) == 3, whys
+
+
+def test_evidence_the_store_will_never_take_is_refused_and_the_rest_goes_on(store, monkeypatch):
+    """Not the disk but the records (a constraint): that evidence is said refused, and the
+    segment's commitments are taken and it is marked (it would otherwise wait for ever)."""
+    evidence = SyncRecord(
+        OTHER,
+        f"evidence:c0001:{OTHER}",
+        Stamp(3, 0, OTHER),
+        "evidence",
+        {"commitment_id": "c0001", "device": "desk"},
+    )
+
+    def constraint(records):
+        raise sqlite3.IntegrityError("CHECK constraint failed")
+
+    monkeypatch.setattr(store, "sync_import_evidence", constraint)
+    skipped = take(store, commitment("c0001"), evidence)
+    assert [s.why for s in skipped] == ["holds evidence refused here"]
+    assert "sha" in store.imported_segments()
+    assert store.commitments_by_device() == {OTHER: 1}

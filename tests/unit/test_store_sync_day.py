@@ -222,12 +222,16 @@ def test_items_not_started_are_kept_up_to_a_bound_and_the_rest_refused(db):
                 Incoming("day_item:going", stamp(6), None),
                 theirs("new", 6, "zz"),
                 theirs("more", 6, "zzz"),
-                theirs("started", 6, "zzzz", started_at=AT),  # not queued: not bounded here
+                # Started elsewhere: not queued, but the day holds MAX_STORED items already.
+                theirs("started", 6, "zzzz", started_at=AT),
             ]
         )
-    assert taken == (4, 1)
+    assert taken == (3, 2)
     assert len(db.day_queue()) == MAX_STORED and db.day_queue()[-1].id == "new"
-    assert db.day_item("more") is None and db.day_item("started") is not None
+    assert db.day_item("more") is None and db.day_item("started") is None
+    # Started items of another day are bounded by that day's own items, not this one's.
+    other_day = theirs("started-then", 7, "a", started_at=AT, day=date(2026, 2, 1))
+    assert take(db, other_day) == 1
     with change(db):  # however many there are, a read of the queue is bounded
         db.store.add_day_item(item("one more", ""))
     assert len(db.day_queue()) == MAX_STORED and db.day_item("one more") is not None
@@ -245,7 +249,8 @@ def test_a_batch_reads_the_items_it_holds_once_and_no_record_scans_the_table(db)
     finally:
         db.store._writer.set_trace_callback(None)
     reads = [sql for sql in said if sql.lstrip().upper().startswith("SELECT")]
-    assert len(reads) <= 4, reads  # the kept stamps, the outbox, the items, their count
+    # The kept stamps, the outbox, the items, their count, the count of their days' items.
+    assert len(reads) <= 5, reads
 
 
 def test_an_item_whose_commitment_ended_elsewhere_leaves_the_queue(db):
