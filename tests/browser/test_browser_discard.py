@@ -5,6 +5,8 @@ commitment to the history as discarded (POST /discard, as before); the question 
 
 from __future__ import annotations
 
+import time
+
 import pytest
 
 from tests.support.walk import server_post, walk_http
@@ -13,6 +15,13 @@ pytestmark = pytest.mark.browser
 
 PLAN = {"next_action": "Draft the grant report", "success_condition": "Sent to Ada"}
 QUESTION = "Discard this commitment? It goes to your history as discarded, neither met nor missed."
+
+
+def connected(ui, page, watch, since: float) -> None:
+    """The page's socket (opened after `since`) has brought its first push, which renders
+    every widget anew (the controls, with the popover, included): only then is Discard pressed,
+    or the push would close the question it opened."""
+    ui.wait_until(page, lambda: watch.frames_with('id="controls"', since), what="the first push")
 
 
 def opened(ui, page):
@@ -25,13 +34,15 @@ def opened(ui, page):
     return question
 
 
-def test_discard_asks_first_keep_it_keeps_and_discard_discards(page, app, ui):
+def test_discard_asks_first_keep_it_keeps_and_discard_discards(page, watch, app, ui):
     expect = ui.expect
     dialogs: list[str] = []
     page.on("dialog", lambda d: (dialogs.append(d.message), d.dismiss()))
     walk_http(server_post(app.server), "active", **PLAN)
+    since = time.monotonic()
     page.reload()
     expect(ui.view(page, "active")).to_be_visible()
+    connected(ui, page, watch, since)
     expect(page.get_by_role("dialog")).to_be_hidden()
 
     question = opened(ui, page)
@@ -63,8 +74,10 @@ def test_the_question_fits_and_passes_axe(new_tabs, app, ui, width, height, sche
         viewport={"width": width, "height": height}, color_scheme=scheme, bypass_csp=True
     )
     walk_http(server_post(app.server), "active", **PLAN)
-    page, _ = tabs.open()
+    since = time.monotonic()
+    page, watch = tabs.open()
     ui.expect(ui.view(page, "active")).to_be_visible()
+    connected(ui, page, watch, since)
     question = opened(ui, page)
     ui.settled(page)
     box = ui.box(question)
