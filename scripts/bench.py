@@ -1032,9 +1032,9 @@ def run(trials: Trials, *, quick: bool, profile: Path | None, only: set[str]) ->
             figures["S5"] = bench_s5(root, "quick" if quick else "full")
         reflection_trials = REFLECTION_TRIALS["quick" if quick else "full"]
         if want("R1") or want("R2"):
-            figures["R1"], figures["R2"] = bench_history(root, reflection_trials)
+            figures["R1"], figures["R2"] = bench_history(root, reflection_trials, quick)
         if want("R3"):
-            figures["R3"] = bench_review(root, reflection_trials)
+            figures["R3"] = bench_review(root, reflection_trials, quick)
         if want("B1") or want("B2"):
             figures["B1"], figures["B2"] = bench_backup(root, "quick" if quick else "full")
         if want("C1") and (c1 := bench_c1(root, trials)) is not None:

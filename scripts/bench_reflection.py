@@ -27,6 +27,8 @@ GOALS = {
 ENDED = 10_000
 SAMPLES = 20_000
 DISTINCT = (91, 18_091)
+# The suite's quick run: a fifth of each (its test checks the figures are made, not the goal).
+QUICK = {"ended": 2_000, "samples": 4_000, "distinct": (91, 3_091)}
 
 
 def _timed_gets(server: RunningServer, path: str, trials: int, warmup: int = 2) -> list[float]:
@@ -61,10 +63,11 @@ def _summary(values: list[float]) -> dict[str, float]:
     }
 
 
-def bench_history(root: Path, trials: int) -> tuple[dict, dict]:
+def bench_history(root: Path, trials: int, quick: bool = False) -> tuple[dict, dict]:
     """R1 (/insights) and R2 (/history.csv) over ENDED ended commitments."""
+    ended = QUICK["ended"] if quick else ENDED
     data = root / "reflection-history"
-    seed_history(data / "antidrift.sqlite3", ENDED)
+    seed_history(data / "antidrift.sqlite3", ended)
     server = RunningServer(data).start()
     try:
         insights = _summary(_timed_gets(server, "/insights", trials))
@@ -73,13 +76,14 @@ def bench_history(root: Path, trials: int) -> tuple[dict, dict]:
     finally:
         server.stop()
     r1 = {
-        "name": f"GET /insights, {ENDED:,} ended commitments",
+        "name": f"GET /insights, {ended:,} ended commitments",
         "unit": "ms",
         **insights,
         "met": insights["median"] <= 150,
     }
     r2 = {
-        "name": f"GET /history.csv, {ENDED:,} ended commitments",
+        "name": f"GET /history.csv, {ended:,} ended commitments",
+        "commitments": ended,
         "unit": "ms",
         **csv,
         "bytes": csv_bytes,
@@ -88,12 +92,14 @@ def bench_history(root: Path, trials: int) -> tuple[dict, dict]:
     return r1, r2
 
 
-def bench_review(root: Path, trials: int) -> dict:
+def bench_review(root: Path, trials: int, quick: bool = False) -> dict:
     """R3: GET / in review of one commitment with SAMPLES samples, for each DISTINCT."""
+    samples = QUICK["samples"] if quick else SAMPLES
+    distincts = QUICK["distinct"] if quick else DISTINCT
     cases = {}
-    for distinct in DISTINCT:
+    for distinct in distincts:
         data = root / f"reflection-review-{distinct}"
-        seed_review(data / "antidrift.sqlite3", SAMPLES, distinct=distinct)
+        seed_review(data / "antidrift.sqlite3", samples, distinct=distinct)
         server = RunningServer(data).start()
         try:
             if server.get("/state")["runtime_state"] != "review":
@@ -103,7 +109,7 @@ def bench_review(root: Path, trials: int) -> dict:
             server.stop()
     worst = max(cases.values(), key=lambda c: c["median"])
     return {
-        "name": f"review view, {SAMPLES:,} samples ({' / '.join(map(str, DISTINCT))} windows)",
+        "name": f"review view, {samples:,} samples ({' / '.join(map(str, distincts))} windows)",
         "unit": "ms",
         "median": worst["median"],
         "p95": worst["p95"],
