@@ -118,24 +118,19 @@ class Importer:
                     skipped.append(Skipped(where, "holds a day item refused here"))
                     continue
             incoming.append(Incoming(record.id, str(record.hlc), body))
-        over = 0  # new items past the queue's bound (core/day.MAX_STORED): left out
-        for start in range(0, len(incoming), BATCH):
-            try:
-                with self._work as work:
-                    taken, refused = self._store.sync_import_day(incoming[start : start + BATCH])
-                    if taken:
-                        work.then(self._day_moved)  # committed: /day's list follows it
-                        work.changed()  # and the locked view's Next up
-            except sqlite3.OperationalError:
-                raise  # the disk, a lock: the whole segment waits (take)
-            except (ValueError, sqlite3.Error) as exc:  # these records, not the segment
-                log.warning("sync: day items in %s were refused: %s", where, exc)
-                skipped.append(Skipped(where, "holds a day item refused here"))
-                continue
-            over += refused
+
+        def moved(work) -> None:
+            work.then(self._day_moved)  # committed: /day's list follows it
+            work.changed()  # and the locked view's Next up
+
+        counts, said = self._batches(
+            where, incoming, self._store.sync_import_day, moved, "holds a day item refused here"
+        )
+        skipped += said
+        over = sum(counts)  # new items past the queue's bound (core/day.MAX_STORED): left out
         if over:
-            said = f"holds {over} day item(s) past the {day.MAX_STORED} a day keeps; left out"
-            skipped.append(Skipped(where, said))
+            past = f"holds {over} day item(s) past the {day.MAX_STORED} a day keeps; left out"
+            skipped.append(Skipped(where, past))
         return skipped
 
     def _evidence(self, where: str, records: list[SyncRecord]) -> list[Skipped]:
@@ -156,21 +151,39 @@ class Importer:
                 skipped.append(Skipped(where, "holds evidence refused here"))
                 continue
             incoming.append(Incoming(record.id, str(record.hlc), body))
+        refusals, said = self._batches(
+            where,
+            incoming,
+            self._store.sync_import_evidence,
+            lambda work: work.changed(),  # the review and the history show it
+            "holds evidence refused here",
+        )
+        skipped += said
+        for refused in refusals:
+            skipped += [Skipped(where, why) for why in refused[:3]]
+        return skipped
+
+    def _batches(self, where, incoming, take, taken_then, refused_why):
+        """`incoming` taken by `take` a BATCH at a time, each in one change (`taken_then(work)`
+        inside it when it took any): what each batch the store took refused, and what to
+        say. A batch the store will never take (a constraint, a bad value) is said refused
+        and the rest go on; the disk or a lock (OperationalError) is raised: the whole
+        segment waits (take)."""
+        results, said = [], []
         for start in range(0, len(incoming), BATCH):
             try:
                 with self._work as work:
-                    batch = incoming[start : start + BATCH]
-                    taken, refused = self._store.sync_import_evidence(batch)
+                    taken, refused = take(incoming[start : start + BATCH])
                     if taken:
-                        work.changed()  # the review and the history show it
+                        taken_then(work)
             except sqlite3.OperationalError:
-                raise  # the disk, a lock: the whole segment waits (take)
+                raise
             except (ValueError, sqlite3.Error) as exc:  # these records, not the segment
-                log.warning("sync: evidence in %s was refused: %s", where, exc)
-                skipped.append(Skipped(where, "holds evidence refused here"))
+                log.warning("sync: records in %s were refused: %s", where, exc)
+                said.append(Skipped(where, refused_why))
                 continue
-            skipped += [Skipped(where, why) for why in refused[:3]]
-        return skipped
+            results.append(refused)
+        return results, said
 
     def _day_moved(self) -> None:
         self.day_taken += 1
