@@ -17,9 +17,11 @@ def test_quick_bench_reports_the_cold_real_claude_figure(tmp_path):
     assert set(f) == set(COLD_CLAUDE)
     # C1: the real claude answered through the server and directly, in seconds, not minutes.
     c1 = f["C1"]
-    assert 0.2 < c1["value"] < 20 and c1["claude"] == real_cli.CLAUDE_VERSION
+    assert c1["claude"] == real_cli.CLAUDE_VERSION
     for side in ("server_ms", "direct_ms", "plain_claude_p_ms"):
         assert 0 < c1[side]["median"] < 60_000, side
+    # The ratio of the two medians (its size is the goal's business, never the suite's).
+    assert c1["value"] == round(c1["server_ms"]["median"] / c1["direct_ms"]["median"], 3)
 
 
 def test_quick_bench_reports_the_warm_real_claude_figure(tmp_path):

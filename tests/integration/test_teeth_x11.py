@@ -51,7 +51,7 @@ def test_an_ignored_nudge_iconifies_that_window_through_openbox(desktop, tmp_pat
     server.env.pop("WAYLAND_DISPLAY", None)
     notes_proc, notes = x11.open_window(display, "intro.md — notes")
     running.append(notes_proc)
-    wait_until(lambda: state(display, notes) == "Normal", 10, 0.05, "openbox mapped the notes")
+    wait_until(lambda: state(display, notes) == "Normal", 30, 0.05, "openbox mapped the notes")
     with server:
         server.post("/planning")
         status, _ = server.post(

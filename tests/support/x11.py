@@ -69,20 +69,28 @@ def tool(display: str, *argv: str) -> str:
 
 
 def start_openbox(display: str) -> subprocess.Popen:
-    """openbox managing this display; returns once it has claimed the EWMH active window."""
+    """openbox managing this display; returns once it manages windows: it names
+    _NET_ACTIVE_WINDOW as it claims the screen, and _OB_THEME only after loading its theme
+    and fonts. Waiting for the first alone once let a window mapped in between wait past a
+    test's patience (CI, under the whole suite's load on a fresh machine)."""
     wm = subprocess.Popen(
         ["openbox", "--sm-disable"],
         env={**os.environ, "DISPLAY": display},
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
     )
-    deadline = time.monotonic() + 10
-    while "_NET_ACTIVE_WINDOW" not in tool(display, "xprop", "-root", "_NET_SUPPORTED"):
+    deadline = time.monotonic() + 60
+    while not _managing(tool(display, "xprop", "-root", "_NET_SUPPORTED", "_OB_THEME")):
         if wm.poll() is not None or time.monotonic() > deadline:
             stop(wm)
             raise AssertionError("openbox did not start")
         time.sleep(0.05)
     return wm
+
+
+def _managing(root: str) -> bool:
+    """Whether xprop's answer about the root window says openbox is up (see start_openbox)."""
+    return "_NET_ACTIVE_WINDOW" in root and "_OB_THEME(" in root
 
 
 def open_window(display: str, title: str) -> tuple[subprocess.Popen, str]:
