@@ -492,6 +492,9 @@ class FakeStore:
     def device_figures_of(self, ids: list[str]) -> dict:
         return {}
 
+    def device_evidence_stamps(self, commitment_id: str) -> tuple:
+        return ()
+
     def judged_secs(self, commitment_id: str) -> float:
         return 0.0
 

@@ -66,6 +66,11 @@ class ReadModel:
         it guarded another's), by machine."""
         return self._store.device_evidence_of([commitment_id]).get(commitment_id, [])
 
+    def evidence_stamps(self, commitment_id: str) -> tuple[tuple[str, str], ...]:
+        """The stamps of the other machines' evidence records taken for one commitment: new
+        ones, new evidence (an open review follows them; one indexed read)."""
+        return self._store.device_evidence_stamps(commitment_id)
+
     def by_device(self, ids: list[str]) -> dict[str, list[DeviceEvidence]]:
         """Each other machine's figures for these commitments (no rows), by machine."""
         return self._store.device_figures_of(ids)

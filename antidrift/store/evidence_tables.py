@@ -218,6 +218,18 @@ class DeviceEvidenceRecords:
         """Every other machine's evidence (this one's too) for each of these commitments."""
         return self._by_device(ids)
 
+    def device_evidence_stamps(self, commitment_id: str) -> tuple[tuple[str, str], ...]:
+        """The stamp of each other machine's evidence record taken for a commitment (a
+        removal's too): a few rows of sync_seen's key, for an open review to see new ones."""
+        first = f"{EVIDENCE}:{commitment_id}:"
+        with self._lock:
+            rows = self._db.execute(
+                "SELECT record_id, hlc FROM sync_seen WHERE record_id > ? AND record_id < ?"
+                " ORDER BY record_id",
+                (first, first[:-1] + ";"),  # ";" follows ":": this commitment's ids alone
+            ).fetchall()
+        return tuple((r[0], r[1]) for r in rows)
+
     def device_figures_of(self, ids: list[str]) -> dict[str, list[DeviceEvidence]]:
         """Each other machine's figures (its name, no rows) for these commitments."""
         found: dict[str, list[DeviceEvidence]] = {}

@@ -19,14 +19,14 @@ from antidrift.core.day import DayItem, local_day
 from antidrift.core.device_evidence import DeviceEvidence
 from antidrift.core.domain import Commitment, Health, RuntimeState
 from antidrift.core.insights import Calibration, WindowTime
-from antidrift.drift.policy import GUARD_OFF, DriftStatus, Episode, Judgement, Rule, Window
+from antidrift.drift.policy import DriftStatus, Episode, Judgement, Rule, Window
 from antidrift.session.drafts import PLAN_FIELDS
 from antidrift.session.snapshot import CoachInfo, CoachStatus, DriftInfo, Snapshot
 from antidrift.tasks import Board, Offer
 from antidrift.tasks import Listing as Listing  # the task list's view data, for the renderer
-from antidrift.web.by_device import episodes_by_device, review_rows, verdicts_by_device
 
 if TYPE_CHECKING:  # the widgets and their words load with the first page (issue 40)
+    from antidrift.web.review_evidence import ReviewEvidences
     from antidrift.web.widgets import Widget
     from antidrift.web.words import Closure, Today
 
@@ -65,18 +65,6 @@ class Shows:
 def view_of(snap: Snapshot) -> str:
     """Which view the page shows: the state's, or "break" while locked on a break."""
     return "break" if snap.rest is not None else snap.state.value
-
-
-@dataclass(frozen=True)
-class DriftReview:
-    """The drift guard's evidence for one commitment in review."""
-
-    count: int
-    on_task_share: float | None
-    episodes: tuple[Episode, ...]
-    unclear_secs: float = 0.0  # time the judge could not tell about, counted apart
-    # What decided each window, with what was sent where and what came back, in order.
-    verdicts: tuple[tuple[Window, Judgement], ...] = ()
 
 
 @dataclass(frozen=True)
@@ -127,8 +115,6 @@ class PageModel:
     shows: Shows
     widgets: tuple[Widget, ...]
     history: tuple[Commitment, ...] = ()
-    focus: WindowTime | None = None
-    drift: DriftReview | None = None
     calibration: Calibration | None = None  # planning: how long the user's plans really take
     guard: DriftInfo | None = None  # planning: the guard can be turned off, teeth on, for one
     today: Today | None = None  # locked: today's summary
@@ -139,7 +125,6 @@ class PageModel:
     # Locked: the drift guard's (count, on-task share) per history entry it watched, so an
     # entry says here what it says on Insights.
     figures: Mapping[str, tuple[int, float | None]] = field(default_factory=dict)
-    by_device: tuple[DeviceEvidence, ...] = ()  # review: what other machines watched for it
 
     def context(self) -> dict[str, object]:
         snap = self.snap
@@ -150,7 +135,6 @@ class PageModel:
             "commitment": snap.commitment,
             "shows": self.shows,
             "history": list(self.history),
-            "drift_review": self.drift,
             "calibration": self.calibration,
             "drift_on": self.guard is not None and self.guard.on,
             "guard": self.guard,
@@ -160,20 +144,7 @@ class PageModel:
             "tasks_on": self.tasks_on,
             "offers": self.offers,
             "figures": self.figures,
-            # Review: what decided each window, so each row of the table says it.
-            "marks": {(w.app, w.title): j for w, j in self.drift.verdicts} if self.drift else {},
         }
-        if self.focus is not None:
-            ctx["shares"], ctx["apps"], ctx["sample_count"] = (
-                self.focus.windows,
-                self.focus.apps,
-                self.focus.sample_count,
-            )
-            ctx["rows"] = review_rows(self.focus, ctx["marks"], self.by_device)  # type: ignore[arg-type]
-        ctx["by_device"] = self.by_device
-        if self.drift is not None:  # the episodes and verdicts of every machine
-            ctx["episodes_shown"] = episodes_by_device(self.drift.episodes, self.by_device)
-            ctx["verdicts_shown"] = verdicts_by_device(self.drift.verdicts, self.by_device)
         ctx.update((w.name, w) for w in self.widgets)
         return ctx
 
@@ -194,6 +165,8 @@ class Reader(Protocol):
     def unclear_secs(self, commitment_id: str) -> float: ...
 
     def device_evidence(self, commitment_id: str) -> list[DeviceEvidence]: ...
+
+    def evidence_stamps(self, commitment_id: str) -> tuple[tuple[str, str], ...]: ...
 
     def calibration(self) -> Calibration | None: ...
 
@@ -223,6 +196,7 @@ class Views:
         self._looked_at = 0.0
         self._was: RuntimeState | None = None
         self._looked_for: CoachInfo | None = None  # Settings may change the coach
+        self._review: ReviewEvidences | None = None  # read again only when its key moves
         # The user's other machines (sync): /state's `elsewhere`, as the runtime reads it
         # (None: sync is off, and the views have no line for it).
         self.elsewhere: Callable[[], list[dict[str, object]] | None] = lambda: None
@@ -341,11 +315,22 @@ class Views:
         if snap.state is RuntimeState.REVIEW and snap.reflection is not None:
             r = snap.reflection
             return (
+                self._review_evidence(snap),
                 ReflectionWidget(r.status, r.text, r.error),
                 Undo(snap.undo_until),
                 UndoLeft.of(snap.undo_until, snap.now),
             )
         return ()
+
+    def _review_evidence(self, snap: Snapshot) -> Widget:
+        """The review's focus evidence: read anew when another machine's arrives (sync)."""
+        from antidrift.web.review_evidence import ReviewEvidences
+
+        with self._lock:
+            if self._review is None:
+                self._review = ReviewEvidences(self._reader)
+            review = self._review
+        return review.of(snap)
 
     def _elsewhere(self, offer: bool = False) -> tuple[Widget, ...]:
         """The line on the user's other machines, while sync is on (offer: Guard here too)."""
@@ -365,14 +350,14 @@ class Views:
         return (DayQueueList(taken, tuple(self._reader.day_queue()), local_day(snap.now)),)
 
     def page(self, snap: Snapshot, widgets: tuple[Widget, ...] | None = None) -> PageModel:
-        """The whole view: its widgets, and the history or focus summary it lists."""
+        """The whole view: its widgets (the review's focus evidence is one), and the history
+        or summary it lists."""
         from antidrift.web.words import TODAY_LOOKS_AT, Closure, Today
 
         if widgets is None:
             widgets = self.widgets(snap)
         history: tuple[Commitment, ...] = ()
-        focus = drift = calibration = today = closure = None
-        by_device: tuple[DeviceEvidence, ...] = ()
+        calibration = today = closure = None
         figures: dict[str, tuple[int, float | None]] = {}
         if snap.state is RuntimeState.PLANNING:
             calibration = self._reader.calibration()
@@ -381,19 +366,12 @@ class Views:
             history, today = tuple(recent[:HISTORY_ON_PAGE]), Today.of(recent, snap.now)
             closure = Closure.of(recent, snap.closure)
             figures = self._reader.drift_summaries([c.id for c in history]) if history else {}
-        if snap.state is RuntimeState.REVIEW and snap.commitment is not None:
-            # Summed by the store: a long commitment has tens of thousands of samples.
-            focus = self._reader.window_time(snap.commitment, snap.now)
-            drift = self._drift_review(snap.commitment.id)
-            by_device = tuple(self._reader.device_evidence(snap.commitment.id))
         served = history if snap.state is RuntimeState.LOCKED else (snap.commitment,)
         return PageModel(
             snap,
             Shows.of(snap),
             widgets,
             history,
-            focus,
-            drift,
             calibration,
             self.drift,
             today,
@@ -401,19 +379,4 @@ class Views:
             tasks_on=snap.state is RuntimeState.PLANNING and self.tasks.configured(),
             offers=self.tasks.offers((c.id, c.task) for c in served if c is not None),
             figures=figures,
-            by_device=by_device,
         )
-
-    def _drift_review(self, commitment_id: str) -> DriftReview | None:
-        """None when the guard did not watch this commitment (off, or an older one)."""
-        summary = self._reader.drift_summaries([commitment_id]).get(commitment_id)
-        if summary is None:
-            return None
-        episodes = tuple(self._reader.drift_episodes(commitment_id))
-        verdicts = tuple(
-            (window, judgement)
-            for window, judgement in self._reader.drift_judgements(commitment_id).items()
-            if window != GUARD_OFF
-        )
-        unclear = self._reader.unclear_secs(commitment_id)
-        return DriftReview(summary[0], summary[1], episodes, unclear, verdicts)

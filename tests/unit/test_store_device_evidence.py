@@ -97,6 +97,22 @@ def test_a_later_record_of_a_machine_replaces_its_earlier_one_and_an_older_chang
     assert [e.device_id for e in kept(db, "c-1")] == ["phone0id"]
 
 
+def test_the_stamps_of_a_commitments_evidence_move_with_each_record_and_its_alone(db):
+    """What an open review reads each second to see new evidence (web/review_evidence.py)."""
+    stamps = db.store.device_evidence_stamps
+    assert stamps("c-1") == ()
+    take(db, evidence("c-1"), evidence("c-1-2"), evidence("c-12"))  # ids one is the start of
+    assert stamps("c-1") == ((f"evidence:c-1:{LAPTOP}", STAMP),)
+    take(db, evidence("c-1", hlc=LATER))
+    phone = "000001000000000000-000000-phone0id"
+    take(db, evidence("c-1", device="phone0id", hlc=phone))
+    assert stamps("c-1") == (
+        (f"evidence:c-1:{LAPTOP}", LATER),
+        ("evidence:c-1:phone0id", phone),
+    )
+    assert stamps("c-12") == ((f"evidence:c-12:{LAPTOP}", STAMP),)
+
+
 def test_what_a_record_carries_is_bounded_and_checked_by_the_one_check(db, monkeypatch):
     many = [[f"app{n}", "t" * 5000, f"app{n}", 1.0] for n in range(300)]
     bad = [["code", "x", "code", -1], ["code", "x", "code", True], ["code", "x", 5.0], "code"]
