@@ -7,9 +7,12 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
+from typing import TYPE_CHECKING
 
 from antidrift.core.isotime import iso
-from antidrift.sync import Elsewhere
+
+if TYPE_CHECKING:
+    from antidrift.sync import Elsewhere
 
 FRESH = 180.0  # seconds: another machine's `now` is shown while seen this recently
 

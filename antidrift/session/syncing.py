@@ -21,32 +21,22 @@ import logging
 import threading
 import time
 from collections.abc import Callable, Iterable
+from functools import cached_property
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from antidrift.core.day import record_of
 from antidrift.core.device_evidence import evidence_id
 from antidrift.core.errors import Error, ValidationError
 from antidrift.core.ports import DAY_ITEM, EVIDENCE, RULE, SETTING
-from antidrift.session.sync_import import Importer
 from antidrift.session.sync_saying import Sightings, SyncStatus, seen_at
-from antidrift.session.sync_settings import SharedSettings
 from antidrift.settings import LiveSettings
-from antidrift.sync import (
-    DeviceWriter,
-    FolderReader,
-    HybridClock,
-    Keyring,
-    Skipped,
-    Stamp,
-    SyncRecord,
-    WrongPassphrase,
-    device_id,
-    unlock,
-)
-from antidrift.sync.crypto import MIN_PASSPHRASE, open_key
-from antidrift.sync.errors import FileProblem
-from antidrift.sync.folder import device_dir, other_devices
-from antidrift.sync.keyring import read_keyparams
+from antidrift.sync.identity import device_id
+
+if TYPE_CHECKING:  # the rest of the sync wing is loaded when a sync folder is used
+    from antidrift.session.sync_import import Importer
+    from antidrift.session.sync_settings import SharedSettings
+    from antidrift.sync import DeviceWriter, FolderReader, HybridClock, Keyring, Skipped, SyncRecord
 
 log = logging.getLogger("antidrift.sync")
 POLL = 5.0  # seconds between two looks at the folder (the contract: at most every 5 s)
@@ -78,9 +68,7 @@ class Syncing:
         self.me = device_id(self.data_dir)
         self._passphrase, self._fast = passphrase, fast
         self._snapshot, self._wall = snapshot, wall
-        self.shared = SharedSettings(store, work, settings)  # to the folder, and from it
-        # The others' records; the running commitment's guard follows new rules.
-        self.importer = Importer(store, work, self.me, self.shared, rules_taken)
+        self._settings, self._rules_taken = settings, rules_taken
         self._published: tuple[object, ...] | None = None
         self._published_at = 0.0
         self.sightings = Sightings(lambda: self._wall())  # the others' `now`, by our clock
@@ -100,6 +88,21 @@ class Syncing:
     @property
     def on(self) -> bool:
         return self.folder is not None
+
+    @cached_property
+    def shared(self) -> SharedSettings:
+        """The shared settings, to the folder and from it (built at first use: with no
+        folder, never, nor loaded)."""
+        from antidrift.session.sync_settings import SharedSettings
+
+        return SharedSettings(self._store, self._work, self._settings)
+
+    @cached_property
+    def importer(self) -> Importer:
+        """The others' records taken in; the running commitment's guard follows new rules."""
+        from antidrift.session.sync_import import Importer
+
+        return Importer(self._store, self._work, self.me, self.shared, self._rules_taken)
 
     # -- what it says ------------------------------------------------------------------------
 
@@ -188,6 +191,16 @@ class Syncing:
         the first time; the keyring keeps it)."""
         if self._writer is not None:
             return True
+        from antidrift.sync import (
+            DeviceWriter,
+            FolderReader,
+            HybridClock,
+            Keyring,
+            Stamp,
+            WrongPassphrase,
+            unlock,
+        )
+
         assert self.folder is not None
         if not self.folder.is_dir():  # an unmounted share is not written into
             self._say(
@@ -235,6 +248,8 @@ class Syncing:
 
     def _unknown_peers(self, keys: Keyring) -> frozenset[str]:
         """The other machines whose keyparams are there and whose key is not kept."""
+        from antidrift.sync.folder import device_dir, other_devices
+
         assert self.folder is not None
         try:
             present = other_devices(self.folder, self.me)
@@ -265,6 +280,8 @@ class Syncing:
 
     def _record(self, kind: str, ref: str) -> SyncRecord:
         """What `kind` `ref` is here now, stamped (a removal: body None)."""
+        from antidrift.sync import SyncRecord
+
         assert self._clock is not None
         if kind == SETTING:
             return self.shared.record(ref, self.me, self._clock.now())
@@ -338,6 +355,8 @@ class Syncing:
         (else the reader names its files: "enter the sync passphrase"). A passphrase that
         does not open one is said, and not tried again (its key derivation costs) until
         the machines or the passphrase change; it never stops what sync does for the rest."""
+        from antidrift.sync import Keyring, WrongPassphrase, unlock
+
         keys = Keyring(self.data_dir)
         unknown = self._unknown_peers(keys)
         if not unknown or not (passphrase := self._passphrase()):
@@ -359,6 +378,11 @@ class Syncing:
         """The passphrase, entered on the Settings page: this machine's key and the others'
         derived and kept (never the passphrase). ValidationError or WrongPassphrase (a
         sentence; nothing kept) otherwise; sync looks again at once."""
+        from antidrift.sync import Keyring, unlock
+        from antidrift.sync.crypto import MIN_PASSPHRASE, open_key
+        from antidrift.sync.errors import FileProblem
+        from antidrift.sync.keyring import read_keyparams
+
         if not isinstance(passphrase, str) or len(passphrase) < MIN_PASSPHRASE:
             raise ValidationError(
                 f"The sync passphrase has at least {MIN_PASSPHRASE} characters.",

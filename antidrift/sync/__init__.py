@@ -39,21 +39,60 @@ SyncFolderPlacement; FileProblem (NotAuthentic, Malformed) for a file not taken,
 reader turns into a `skipped` entry rather than raising.
 """
 
-from antidrift.sync.errors import (
-    FileProblem,
-    Malformed,
-    NotAuthentic,
-    SharedDeviceId,
-    SyncFolderPlacement,
-    WrongPassphrase,
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from antidrift.sync.errors import (
+        FileProblem,
+        Malformed,
+        NotAuthentic,
+        SharedDeviceId,
+        SyncFolderPlacement,
+        WrongPassphrase,
+    )
+    from antidrift.sync.folder import check_apart, is_leftover
+    from antidrift.sync.hlc import HybridClock, Stamp
+    from antidrift.sync.identity import device_id, new_id
+    from antidrift.sync.keyring import KeyEntry, Keyring, unlock
+    from antidrift.sync.reader import Arrived, Elsewhere, FolderReader, Found, Peer, Skipped
+    from antidrift.sync.records import SyncRecord, newest
+    from antidrift.sync.writer import DeviceWriter
+
+# Each name is its module's, loaded at its first use (PEP 562): a server with no sync folder
+# needs only this machine's identity (identity.py, folder.py), never the reader, the writer,
+# the records or the keys (issue 40: the footprint). Each import is spelled out (no module
+# is loaded by a name in a string: tests/unit/test_imports.py).
+_ERRORS = frozenset(
+    {"FileProblem", "Malformed", "NotAuthentic", "SharedDeviceId", "SyncFolderPlacement"}
+    | {"WrongPassphrase"}
 )
-from antidrift.sync.folder import check_apart, is_leftover
-from antidrift.sync.hlc import HybridClock, Stamp
-from antidrift.sync.identity import device_id, new_id
-from antidrift.sync.keyring import KeyEntry, Keyring, unlock
-from antidrift.sync.reader import Arrived, Elsewhere, FolderReader, Found, Peer, Skipped
-from antidrift.sync.records import SyncRecord, newest
-from antidrift.sync.writer import DeviceWriter
+_READER = frozenset({"Arrived", "Elsewhere", "FolderReader", "Found", "Peer", "Skipped"})
+
+
+def __getattr__(name: str) -> Any:
+    if name in _ERRORS:
+        from antidrift.sync import errors as module
+    elif name in ("check_apart", "is_leftover"):
+        from antidrift.sync import folder as module
+    elif name in ("HybridClock", "Stamp"):
+        from antidrift.sync import hlc as module
+    elif name in ("device_id", "new_id"):
+        from antidrift.sync import identity as module
+    elif name in ("KeyEntry", "Keyring", "unlock"):
+        from antidrift.sync import keyring as module
+    elif name in _READER:
+        from antidrift.sync import reader as module
+    elif name in ("SyncRecord", "newest"):
+        from antidrift.sync import records as module
+    elif name == "DeviceWriter":
+        from antidrift.sync import writer as module
+    else:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = globals()[name] = getattr(module, name)
+    return value
+
 
 __all__ = [
     "Arrived",

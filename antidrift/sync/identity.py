@@ -12,8 +12,6 @@ from pathlib import Path
 from antidrift.core.files import write_whole
 from antidrift.sync.errors import Malformed
 from antidrift.sync.folder import DEVICE_ID, STATE, read_bounded
-from antidrift.sync.keyring import Keyring
-from antidrift.sync.written import WRITTEN
 
 ID_FILE = "device-id"
 
@@ -39,6 +37,9 @@ def new_id(data_dir: str | Path) -> str:
     """Give this machine a new device id and return it. Its key stays (the same salt and
     limits, under the new id: no passphrase needed); what it wrote under the old id is the
     other machine's from now on, and read as another device's."""
+    from antidrift.sync.keyring import Keyring  # the keys only here: device_id runs at every
+    from antidrift.sync.written import WRITTEN  # start, with no sync folder too
+
     state = Path(data_dir) / STATE
     old = device_id(data_dir) if (state / ID_FILE).exists() else None
     keyring = Keyring(data_dir)

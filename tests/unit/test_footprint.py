@@ -47,6 +47,17 @@ NOT_AT_START = {
     "antidrift.web.elsewhere": "antidrift/web/views.py",
     "antidrift.web.insights_view": "antidrift/web/reflection.py and week.py, with their pages",
     "antidrift.core.week": "antidrift/session/readmodel.py, when the week is read",
+    # The sync wing with no sync folder: this machine's identity only (issue 40, session 9).
+    "antidrift.sync.crypto": "antidrift/session/syncing.py, when a sync folder is used",
+    "antidrift.sync.keyring": "antidrift/session/syncing.py",
+    "antidrift.sync.reader": "antidrift/session/syncing.py",
+    "antidrift.sync.writer": "antidrift/session/syncing.py",
+    "antidrift.sync.records": "antidrift/session/syncing.py",
+    "antidrift.sync.hlc": "antidrift/session/syncing.py",
+    "antidrift.sync.written": "antidrift/session/syncing.py (under the writer)",
+    "antidrift.session.sync_import": "antidrift/session/syncing.py, its importer",
+    "antidrift.session.sync_settings": "antidrift/session/syncing.py, its shared settings",
+    "nacl": "antidrift/sync/crypto.py, when a file is sealed or opened",
 }
 # What `antidrift serve` has loaded when gunicorn forks its worker: the settings, the start
 # gate (the data lock, the port, the database opened and closed) and gunicorn. Whatever else
