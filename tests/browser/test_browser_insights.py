@@ -185,8 +185,8 @@ def test_the_chart_axis_words_never_overlap_with_few_commitments(
                         assert left - right >= 4, f"{count} at {width} px: {boxes}"
                     svg = ui.box(chart)
                     assert all(svg["x"] <= b[1] and b[2] <= svg["x"] + svg["width"] for b in boxes)
-                    assert ui.axe_problems(page) == []
-                    if count == 1:
+                    if count == 1:  # the page's words and colours do not change with the count
+                        assert ui.axe_problems(page) == []
                         ui.snap(page, f"insights-one-{width}-{scheme}")
                 finally:
                     context.close()
