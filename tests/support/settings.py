@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import atexit
+import shutil
 import tempfile
 from collections.abc import Mapping
 from pathlib import Path
@@ -12,8 +14,10 @@ from antidrift.server import adapters
 
 def settings_from_env(env: Mapping[str, str], data_dir: Path | None = None) -> settings.Settings:
     """load() with `env` as the whole environment and a data directory with nothing saved."""
-    folder = data_dir or Path(tempfile.mkdtemp(prefix="antidrift-settings-"))
-    return settings.load(env, data_dir=folder)
+    if data_dir is None:
+        data_dir = Path(tempfile.mkdtemp(prefix="antidrift-settings-"))
+        atexit.register(shutil.rmtree, data_dir, ignore_errors=True)  # never left in /tmp
+    return settings.load(env, data_dir=data_dir)
 
 
 def backend_from_env(name: str, env: Mapping[str, str]) -> ai.Backend:

@@ -204,7 +204,8 @@ def test_a_symlinked_note_is_edited_where_it_lives(tmp_path):
 
 # -- the property: nothing but the box (done) or the one added line (note) changes -------------
 
-_DIR = tempfile.mkdtemp(prefix="antidrift-md-")
+_KEPT = tempfile.TemporaryDirectory(prefix="antidrift-md-")  # removed as the run ends
+_DIR = _KEPT.name
 TITLE = "Ship the Qz7 report"  # hypothesis' text will not spell this by chance
 ENDINGS = ["\n", "\r\n", "\r"]
 
