@@ -45,7 +45,8 @@ DATABASE = "antidrift.sqlite3"
 EVERY = timedelta(hours=24)
 DEFAULT_KEEP = 7
 _STAMP = "%Y%m%dT%H%M%SZ"
-_NAME = re.compile(r"^antidrift-(\d{8}T\d{6}Z)(?:-(\d+))?\.sqlite3$")
+# ASCII digits only: `\d` alone takes any script's, which int() reads and strptime did not.
+_NAME = re.compile(r"^antidrift-(\d{8}T\d{6}Z)(?:-(\d+))?\.sqlite3$", re.ASCII)
 _PARTIAL = ".partial"
 # What a copy cut short (a kill) leaves: the half copy, and SQLite's files beside it.
 _LEFTOVER = re.compile(r"^antidrift-[\dTZ-]+\.sqlite3\.partial(?:-journal|-wal|-shm)?$")

@@ -71,6 +71,9 @@ def test_rotation_never_touches_files_that_are_not_backups(db, clock):
     where = db.parent / "backups"
     where.mkdir()
     mine = [where / "notes.txt", where / "antidrift-copy.sqlite3", where / "antidrift.sqlite3"]
+    # Names a backup's pattern would take but for their digits or their time: not backups.
+    mine += [where / "antidrift-2026\u0660101T000000Z.sqlite3"]  # an Arabic-Indic zero
+    mine += [where / "antidrift-20261301T000000Z.sqlite3"]  # month 13
     for path in mine:
         path.write_text("the user's")
     scheduler = backup.Scheduler(db, keep=1, now=clock.now)
