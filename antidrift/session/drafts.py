@@ -275,16 +275,23 @@ class Drafts:
 
     def save(self, data: Mapping[str, object]) -> Draft:
         """POST /planning/draft: keep what was typed; a changed plan field becomes the user's."""
+        return self.save_after(data)[0]
+
+    def save_after(self, data: Mapping[str, object]) -> tuple[Draft, int]:
+        """save(), and the version the draft had before it: the page's answer claims the new
+        version only if the page showed that one (else it would claim another tab's change
+        it has not taken, and a Start from it would pass for up to date)."""
         with self._work as work:
             self._s.check(Move.DRAFT)
+            before = self.draft.version
             values = validate_draft(data)
             changed = {n for n, v in values.items() if v != self.draft.value(n)}
             if not changed:
-                return self.draft
+                return self.draft, before
             edited = self.draft.edited | (changed & set(PLAN_FIELDS))
             self._put(replace(self.draft, **values, edited=edited))
             work.changed()
-            return self.draft
+            return self.draft, before
 
     def use(self, name: object, plan: Plan | None) -> Draft:
         """Coaching.use (POST /coach/use): the ready proposal's (`plan`) value goes into one

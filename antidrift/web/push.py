@@ -144,7 +144,6 @@ class _Frame:
 
         def render() -> str:
             context = {"draft": draft, "fields": fields, "after": seen.version}
-            context["plan_fields"] = PLAN_FIELDS
             return self._renderer.template("_draft_sync.html", **context)
 
         return self._once(f"draft/{fields}/{seen.version}", render)

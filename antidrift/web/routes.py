@@ -15,7 +15,7 @@ from antidrift.core.domain import (
 )
 from antidrift.core.sites import validate_url
 from antidrift.core.transitions import Move
-from antidrift.session.drafts import TEXT_LIMITS, ChangedElsewhere, Draft
+from antidrift.session.drafts import TEXT_LIMITS, ChangedElsewhere, Draft, shown_version
 from antidrift.web import manifest as app_manifest
 from antidrift.web import tasks
 from antidrift.web.answer import Blueprint, Reply, moved, refusal
@@ -84,13 +84,15 @@ def _again(commitment_id: object) -> Draft:
 @bp.post("/planning/draft")
 def save_draft():
     data = payload()
-    draft = controller().drafts.save(data)
+    shown = shown_version(data.get("draft_version"))  # the page's; a 400 before any change
+    draft, before = controller().drafts.save_after(data)
+    version = _version(draft, shown, before)
 
     def count():  # a text field's save answers with its count, as the server holds it
         counted = [name for name in TEXT_LIMITS if name in data]
         if len(counted) != 1:
-            return _version(draft)
-        return renderer().count(draft.value(counted[0]), TEXT_LIMITS[counted[0]]) + _version(draft)
+            return version()
+        return renderer().count(draft.value(counted[0]), TEXT_LIMITS[counted[0]]) + version()
 
     return _drafted(count)
 
@@ -99,9 +101,12 @@ def save_draft():
 def pick_minutes():
     """The 15/25/50 buttons beside Minutes: the draft's minutes, and (htmx) the input anew."""
     controller().check(Move.PICK_MINUTES)
-    minutes = parse_minutes(payload().get("timebox_minutes"))
-    draft = controller().drafts.save({"timebox_minutes": str(minutes)})
-    return _drafted(lambda: renderer().used(draft, "timebox_minutes") + _version(draft))
+    data = payload()
+    minutes = parse_minutes(data.get("timebox_minutes"))
+    shown = shown_version(data.get("draft_version"))
+    draft, before = controller().drafts.save_after({"timebox_minutes": str(minutes)})
+    version = _version(draft, shown, before)
+    return _drafted(lambda: renderer().used(draft, "timebox_minutes") + version())
 
 
 @bp.post("/coach/use")
@@ -109,7 +114,7 @@ def use_proposal():
     name = payload().get("field")
     draft = controller().coaching.use(name)
     # The field takes the proposal (out of band, focused); its suggestion goes by push.
-    return _drafted(lambda: renderer().used(draft, str(name)) + _version(draft))
+    return _drafted(lambda: renderer().used(draft, str(name)) + _version(draft)())
 
 
 def _drafted(fragment) -> Reply:
@@ -117,10 +122,19 @@ def _drafted(fragment) -> Reply:
     return Reply(json=lambda: jsonify(state_json(controller().snapshot())), fragment=fragment)
 
 
-def _version(draft: Draft) -> str:
+def _version(draft: Draft, shown: int | None = None, before: int | None = None):
     """The answer to the page's own change of the draft brings the version it shows with it
-    (_draft_version.html): the Start it sends next says it holds that draft."""
-    return renderer().template("_draft_version.html", draft=draft, oob=True)
+    (_draft_version.html): the Start it sends next says it holds that draft. Only to a page
+    that showed the version the change followed (`shown`, `before`; a page that says none
+    gets it, as before 0.6): one that had not yet taken another tab's change keeps its own
+    until the push of that change moves it on, never claiming what it has not shown."""
+
+    def render() -> str:
+        if shown is not None and shown != before:
+            return ""
+        return renderer().template("_draft_version.html", draft=draft, oob=True)
+
+    return render
 
 
 @bp.post("/planning/cancel")

@@ -285,12 +285,17 @@ def test_while_the_coach_thinks_a_fields_first_keystroke_is_saved_at_once(gated)
     coach.wait_calls(1)
     pending = parse(client.get("/").get_data(as_text=True)).by_id("coach")
     savers = {
-        n.get("hx-include"): n for n in pending.iter() if n.get("hx-post") == "/planning/draft"
+        n.get("hx-include").split(",")[0]: n
+        for n in pending.iter()
+        if n.get("hx-post") == "/planning/draft"
     }
     assert sorted(savers) == ["#intent", "#next_action", "#success_condition", "#timebox_minutes"]
     for ref, node in savers.items():
         assert node.get("hx-trigger") == f"keyup changed throttle:1s from:{ref}"
-        assert node.get("hx-params") == ref[1:] and node.get("hx-swap") == "none"
+        # With the version the page shows: the answer claims a new one only if it was current.
+        assert node.get("hx-include") == f"{ref}, #draft_version"
+        assert node.get("hx-params") == f"{ref[1:]},draft_version"
+        assert node.get("hx-swap") == "none"
     coach.release()
     wait_until(lambda: state(client)["coach"]["status"] == "ready")
     ready = parse(client.get("/").get_data(as_text=True)).by_id("coach")
@@ -309,7 +314,8 @@ def test_every_draft_field_is_sent_again_when_the_pages_socket_opens(client):
         node = page.by_id(name)
         triggers = [t.strip() for t in node.get("hx-trigger").split(",")]
         assert "htmx:wsOpen from:body" in triggers, name
-        assert (node.get("hx-post"), node.get("hx-params")) == ("/planning/draft", name)
+        params = (node.get("hx-post"), node.get("hx-params"))
+        assert params == ("/planning/draft", f"{name},draft_version"), name
 
 
 def test_a_resend_of_what_the_draft_holds_leaves_the_fields_open_to_the_next_proposal(gated):

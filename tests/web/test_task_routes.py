@@ -268,7 +268,8 @@ def test_the_picked_intent_box_keeps_saving_the_draft(client):
     client.post("/planning")
     response = client.post("/planning", data={"task": key_of(client, "Fix login")}, headers=HX)
     intent, _ = parse(response.get_data(as_text=True)).elements
-    assert (intent.get("hx-post"), intent.get("hx-params")) == ("/planning/draft", "intent")
+    saves = (intent.get("hx-post"), intent.get("hx-params"), intent.get("hx-include"))
+    assert saves == ("/planning/draft", "intent,draft_version", "#draft_version")
     assert intent.get("hx-target") == "#count-intent" and "input" in intent.get("hx-trigger")
     page = parse(client.get("/").get_data(as_text=True))
     assert page.by_id("intent").get("hx-post") == "/planning/draft"  # the same box on the page
