@@ -4,7 +4,10 @@ good copy of a URL kept in the data directory. Pages only read what is in memory
 
 Each calendar is read on a thread of its own (one slow or huge calendar never delays
 another), and parsed in a child process bounded in CPU, memory and time (expand.py); a
-calendar removed in Settings has its work stopped at once."""
+calendar removed in Settings has its work stopped at once.
+
+The reading (ics.py, expand.py, fetch.py) is loaded by the first calendar read: a server
+with no calendar set never loads it (issue 40: the footprint)."""
 
 from __future__ import annotations
 
@@ -18,16 +21,17 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from antidrift import process
 from antidrift.calendar.agenda import Agenda, Event, agenda_of, day_end
-from antidrift.calendar.expand import Expanded, expand
-from antidrift.calendar.fetch import MAX_BYTES, FetchFailed, fetch
-from antidrift.calendar.ics import MAX_OCCURRENCES, UnreadableCalendar
 from antidrift.calendar.sources import CalendarSource
 from antidrift.core.clock import Clock
 from antidrift.core.files import write_whole
 from antidrift.core.outside import Unreadable, read_file
+
+if TYPE_CHECKING:
+    from antidrift.calendar.expand import Expanded
 
 log = logging.getLogger("antidrift.calendar")
 
@@ -65,7 +69,7 @@ class Calendar:
         self._clock = clock
         self._deadline = deadline
         # fetcher(url, scope=…): the body, or FetchFailed; cancelling the scope stops it
-        self._fetch = fetcher or functools.partial(fetch, timeout=deadline)
+        self._fetch = fetcher or functools.partial(_fetch, timeout=deadline)
         self._refresh_every, self._look_every = refresh, look
         self._sources: tuple[CalendarSource, ...] = ()
         self._email = ""
@@ -173,6 +177,9 @@ class Calendar:
     def _read_file(
         self, source: CalendarSource, kept: _KeptCopy, email: str, scope: process.CancelScope
     ) -> None:
+        from antidrift.calendar.fetch import MAX_BYTES
+        from antidrift.calendar.ics import UnreadableCalendar
+
         path = source.path
         try:
             st = path.stat()
@@ -201,6 +208,9 @@ class Calendar:
     def _read_url(
         self, source: CalendarSource, kept: _KeptCopy, email: str, scope: process.CancelScope
     ) -> None:
+        from antidrift.calendar.fetch import FetchFailed
+        from antidrift.calendar.ics import UnreadableCalendar
+
         cache = self.cached(source)
         if kept.refreshed is None and not kept.events and cache.exists():
             # At start: the last good copy first, so the page has it before the fetch ends.
@@ -236,6 +246,8 @@ class Calendar:
         scope: process.CancelScope,
     ) -> str:
         """The line for a URL that failed: with the last good copy, when there is one."""
+        from antidrift.calendar.ics import UnreadableCalendar
+
         line = f"Calendar at {source.label} could not be read: {why}"
         try:  # the window moves on
             self._take(kept, self._expand(self._cached(cache), email, scope))
@@ -251,6 +263,8 @@ class Calendar:
 
     def _expand(self, data: bytes, email: str, scope: process.CancelScope) -> Expanded:
         """The events of the span shown, read in a child process (expand.py)."""
+        from antidrift.calendar.expand import expand
+
         at = self._clock.now()
         start, end = at - timedelta(days=1), day_end(at) + timedelta(days=1)
         return expand(data, start, end, email, deadline=self._deadline, scope=scope)
@@ -258,6 +272,8 @@ class Calendar:
     def _cached(self, cache: Path) -> bytes:
         """A last good copy, read back as any outside file is (it is in the data directory,
         where another program may have put something else)."""
+        from antidrift.calendar.fetch import MAX_BYTES
+
         return read_file(cache, max_bytes=MAX_BYTES, what="its last good copy")
 
     def cached(self, source: CalendarSource) -> Path:
@@ -271,12 +287,14 @@ class Calendar:
         kept = [self._kept[s.text] for s in named]
         events = sorted({e for k in kept for e in k.events})
         problems = [k.problem for k in kept if k.problem]
-        problems += [
-            f"Calendar {s.label} has more than {MAX_OCCURRENCES:,} events in the days shown:"
-            " the rest were left out."
-            for s in named
-            if self._kept[s.text].cut and not self._kept[s.text].problem
-        ]
+        if cut := [s for s in named if self._kept[s.text].cut and not self._kept[s.text].problem]:
+            from antidrift.calendar.ics import MAX_OCCURRENCES  # loaded by the reading
+
+            problems += [
+                f"Calendar {s.label} has more than {MAX_OCCURRENCES:,} events in the days"
+                " shown: the rest were left out."
+                for s in cut
+            ]
         self._events = tuple(events)
         self._problem = " ".join(problems) if problems else None
 
@@ -337,6 +355,13 @@ class Calendar:
             self._wake.clear()
             self.refresh()
             self._wake.wait(self._look_every)
+
+
+def _fetch(url: str, *, scope: process.CancelScope, timeout: float) -> bytes:
+    """fetch.py's fetch, loaded with the first URL fetched."""
+    from antidrift.calendar.fetch import fetch
+
+    return fetch(url, scope=scope, timeout=timeout)
 
 
 def _why(exc: OSError) -> str:

@@ -17,13 +17,16 @@ import logging
 import math
 import os
 import select
-import subprocess
 import threading
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from antidrift.process.tree import kill_tree
+
+if TYPE_CHECKING:  # loaded with the first process started (issue 40: the footprint)
+    import subprocess
 
 log = logging.getLogger("antidrift.process")
 
@@ -293,6 +296,8 @@ def _wait_pidfd(pidfd: int, timeout: float) -> bool:
 
 
 def _spawn(argv, scope, env, cwd, name) -> tuple[subprocess.Popen, _Child]:
+    import subprocess  # at the first process: an idle server with no coach starts none
+
     # Spawning under the registry lock means kill_all_running() cannot miss a process that
     # was started but not yet registered.
     with _registry_lock:

@@ -15,73 +15,23 @@ changes nothing and says why (4xx), in that region for the page.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
-from typing import ClassVar
+from typing import TYPE_CHECKING
 
 from flask import jsonify, redirect, url_for
 
 from antidrift import tasks as task_sources
-from antidrift.core.day import DayItem
 from antidrift.core.domain import NotFound, ValidationError
 from antidrift.core.errors import Error
-from antidrift.session.day import NO_ITEM, DayView
-from antidrift.session.snapshot import CoachStatus, DayPlanView
+from antidrift.session.day import NO_ITEM
+from antidrift.session.snapshot import CoachStatus
 from antidrift.web.answer import Blueprint, Reply, refusal
 from antidrift.web.requests import board, controller, payload, renderer
 
+if TYPE_CHECKING:  # the form and the JSON load with the day's first answer (issue 40)
+    from antidrift.web.day_form import DayForm
+
 bp = Blueprint("day", __name__)
 MAX_ID = 100  # characters of an item id in a request (ours are 36)
-
-
-@dataclass(frozen=True)
-class DayForm:
-    """The partial's state: a message, and what was typed when an add was refused."""
-
-    TYPED: ClassVar[tuple[str, ...]] = ("next_action", "success_condition", "timebox_minutes")
-    message: str = ""
-    error: bool = False
-    next_action: str = ""
-    success_condition: str = ""
-    timebox_minutes: str = ""
-    invalid: tuple[str, ...] = ()
-    focus: str = ""  # "add" (the form, to add another) or "title" (the queue's heading)
-    moved: str = ""  # the item just moved: its Up (Down when it became first) takes focus
-
-    @classmethod
-    def typed(cls, message: str, data: Mapping[str, object], invalid: tuple[str, ...]):
-        def text(key: str) -> str:
-            value = data.get(key)
-            return value if isinstance(value, str) else ""
-
-        typed = (text("next_action"), text("success_condition"), text("timebox_minutes"))
-        return cls(message, True, *typed, invalid or ("next_action",), "add")
-
-
-def item_json(item: DayItem, view: DayView) -> dict[str, object]:
-    return {
-        "id": item.id,
-        "next_action": item.next_action,
-        "success_condition": item.success_condition,
-        "timebox_minutes": item.timebox_minutes,
-        "carried": item.carried_on(view.date),
-    }
-
-
-def day_json(view: DayView, plan: DayPlanView | None = None) -> dict[str, object]:
-    """/day.json (SYSTEM.md "The day"); `tally`: the day's end as the page says it, planned
-    against done (core/day.Tally: met, missed, and carried, the items left); `proposal`: the
-    day's coach's commitments waiting to be added, or null."""
-    from antidrift.web import day_proposal  # with the page: not at every start (issue 40)
-
-    t = view.tally
-    return {
-        "date": view.date.isoformat(),
-        "items": [item_json(i, view) for i in view.items],
-        "planned_minutes": view.planned_minutes,
-        "free_minutes": view.free_minutes,
-        "tally": {"planned": t.planned, "met": t.met, "missed": t.missed, "carried": t.carried},
-        "proposal": day_proposal.proposal_json(plan) if plan is not None else None,
-    }
 
 
 def _queue():
@@ -89,6 +39,8 @@ def _queue():
 
 
 def _day_data() -> dict[str, object]:
+    from antidrift.web.day_form import day_json
+
     return day_json(_queue().view(), controller().day_plans.current())
 
 
@@ -102,6 +54,8 @@ def _card() -> str:
 
 def _typed(data: Mapping[str, object]) -> dict[str, str]:
     """What the add form holds (sent along by an Add of the proposal), to give it back."""
+    from antidrift.web.day_form import DayForm
+
     return {k: v for k in DayForm.TYPED if isinstance(v := data.get(k), str)}
 
 
@@ -114,6 +68,8 @@ def _partial(form: DayForm) -> str:
 
 def _answer(said: str, focus: str = "title", status: int = 200, moved: str = "") -> Reply:
     """A change went through: the partial with `said`, the page back, or the day's JSON."""
+    from antidrift.web.day_form import DayForm
+
     return Reply(
         json=lambda: (jsonify(_day_data()), status),
         fragment=lambda: (
@@ -126,18 +82,21 @@ def _answer(said: str, focus: str = "title", status: int = 200, moved: str = "")
 
 def _refused(exc: Error, form: DayForm | None = None) -> Reply:
     """A refusal: in the partial (htmx), on the page (a plain form), raised for JSON."""
+    from antidrift.web.day_form import DayForm
+
     form = form or DayForm(exc.message, True, focus="title")
     return refusal(exc, fragment=lambda e: _partial(form), page=lambda e: _page(form))
 
 
-def _page(form: DayForm = DayForm()) -> str:
+def _page(form: DayForm | None = None) -> str:
     from antidrift.web import day_proposal
+    from antidrift.web.day_form import DayForm
 
     snap = controller().snapshot()
     return renderer().template(
         "day.html",
         day=_queue().view(),
-        day_form=form,
+        day_form=form or DayForm(),
         state=snap.state,
         **day_proposal.context(snap),
     )
@@ -155,6 +114,8 @@ def day_data():
 
 @bp.post("/day/items")
 def add_item():
+    from antidrift.web.day_form import DayForm
+
     data = payload()
     try:
         if "task" in data:
@@ -220,6 +181,8 @@ def clear_day():
 def sharpen_day():
     """The coach plans the day from `intent` (in any state): pending at once (202), or the
     sentence why there is no coach (200); the proposal arrives by push."""
+    from antidrift.web.day_form import DayForm
+
     try:
         view = controller().day_plans.request(payload().get("intent"))
     except Error as exc:
@@ -240,6 +203,8 @@ def sharpen_day():
 def use_proposal():
     """An entry of the proposal (`index`), or every one (`all=1`), added to the queue; the
     queue answers with focus on its heading, what was typed in its form kept."""
+    from antidrift.web.day_form import DayForm
+
     data: Mapping[str, object] = {}
     try:
         data = payload()

@@ -10,7 +10,6 @@ from flask import Response, current_app, jsonify, redirect, request
 
 from antidrift.core.domain import Commitment, NotFound, RuntimeState, ValidationError, whole_number
 from antidrift.core.ports import EXPORT_COLUMNS
-from antidrift.web import export
 from antidrift.web.answer import Blueprint, Reply, moved, refusal
 from antidrift.web.projection import history_json
 from antidrift.web.requests import controller, corrections, payload, reads, renderer
@@ -55,6 +54,8 @@ def history():
 
 @bp.get("/history.csv")
 def history_csv():
+    from antidrift.web import export  # with the first export (issue 40: the footprint)
+
     name = _here()[1]  # the device column: this machine's name for what it made
     rows = [(*row[:-1], row[-1] or name) for row in reads().export_rows()]
     body = export.to_csv(EXPORT_COLUMNS, rows)

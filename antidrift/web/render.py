@@ -12,9 +12,11 @@ from werkzeug.routing import Map, MapAdapter
 
 from antidrift.core.minutes import duration_text
 from antidrift.core.timing import clock_text
-from antidrift.web.views import Listing, PageModel, RulesView, Shows
+from antidrift.web.views import Listing, Shows
 
-if TYPE_CHECKING:  # the widgets load with the first page (issue 40: the footprint)
+if TYPE_CHECKING:  # the widgets and the whole view load with the first page (issue 40)
+    from antidrift.web.page_model import PageModel
+    from antidrift.web.rules_view import RulesView
     from antidrift.web.widgets import CoachWidget, Widget
 
 __all__ = ["Renderer", "clock_text", "duration_text", "local_date", "local_time"]

@@ -9,6 +9,7 @@ here too; it gets a sentence for its message slot (the push takes the banner awa
 from __future__ import annotations
 
 import re
+from typing import TYPE_CHECKING
 
 from flask import jsonify, redirect, request
 
@@ -17,7 +18,9 @@ from antidrift.core.errors import Error
 from antidrift.drift.verdicts import Rule
 from antidrift.web.answer import Blueprint, Reply, refusal
 from antidrift.web.requests import controller, payload, reads, renderer, standing_rules
-from antidrift.web.views import RulesForm, RulesView
+
+if TYPE_CHECKING:  # the partial's view data loads with its first answer (issue 40)
+    from antidrift.web.rules_view import RulesForm
 
 bp = Blueprint("rules", __name__)
 
@@ -39,6 +42,8 @@ def rule_json(rule: Rule) -> dict[str, object]:
 
 @bp.get("/rules")
 def list_rules():
+    from antidrift.web.rules_view import RulesView
+
     rules = tuple(reads().rules())
     return Reply(
         json=lambda: jsonify([rule_json(r) for r in rules]),
@@ -48,6 +53,8 @@ def list_rules():
 
 @bp.post("/rules")
 def add_rule():
+    from antidrift.web.rules_view import RulesForm
+
     data = payload()
     try:
         rule = standing_rules().add(
@@ -71,6 +78,8 @@ def add_rule():
 
 @bp.post("/rules/<rule_id>/delete")
 def delete_rule(rule_id: str):
+    from antidrift.web.rules_view import RulesForm
+
     wanted = rule_id if RULE_ID.fullmatch(rule_id) else None
     try:
         if wanted is None:
@@ -94,12 +103,16 @@ def _swaps_rules() -> bool:
 
 def _rules(form: RulesForm) -> str:
     """The partial (the whole of #rules) with the list as it is now and `form`."""
+    from antidrift.web.rules_view import RulesView
+
     return renderer().rules(RulesView(tuple(reads().rules()), form, _back()))
 
 
 def _refused(exc: Error, form: RulesForm) -> Reply:
     """A refusal: in the partial for htmx from it, on the rules page for a plain form; raised
     for JSON and for the banner's button (the error handler answers)."""
+    from antidrift.web.rules_view import RulesView
+
     return refusal(
         exc,
         fragment=(lambda e: _rules(form)) if _swaps_rules() else None,

@@ -12,7 +12,7 @@ from antidrift.core.domain import COUNTED, Commitment, Outcome
 from antidrift.core.insights import streaks
 from antidrift.session.snapshot import CoachInfo, DriftInfo
 from antidrift.settings import SETTINGS
-from antidrift.web.settings_page import LABELS
+from antidrift.web.settings_form import LABELS
 
 # "…, or set <the claude variable>", "fix <the command variable> (…)": the views name no
 # variable. One the Settings page holds is named by its label there; one it does not hold

@@ -18,7 +18,8 @@ from jeepney import HeaderFields, MessageType, new_error, new_method_return
 from jeepney.bus_messages import message_bus
 from jeepney.io.blocking import open_dbus_connection
 
-from antidrift.notify import DBusNotifier, build_notifier
+from antidrift.notify import build_notifier
+from antidrift.notify.dbus import DBusNotifier
 from tests.support.fake_notify import FakeNotifier
 from tests.support.require import need
 from tests.support.session_bus import private_bus

@@ -21,7 +21,7 @@ NOT_AT_START = {
     "recurring_ical_events": "antidrift/calendar/ics.py",
     "x_wr_timezone": "antidrift/calendar/ics.py",
     "urllib.request": "antidrift/calendar/fetch.py, when a calendar URL is fetched",
-    "jeepney": "antidrift/notify.py, when a notification goes over D-Bus",
+    "jeepney": "antidrift/notify/dbus.py, when a notification goes over D-Bus",
     "flask_sock": "antidrift/web/sockets.py, when the first page connects",
     "simple_websocket": "antidrift/web/sockets.py",
     "wsproto": "antidrift/web/sockets.py (under simple-websocket)",
@@ -58,6 +58,20 @@ NOT_AT_START = {
     "antidrift.session.sync_import": "antidrift/session/syncing.py, its importer",
     "antidrift.session.sync_settings": "antidrift/session/syncing.py, its shared settings",
     "nacl": "antidrift/sync/crypto.py, when a file is sealed or opened",
+    # The interned-name table (issue 40, session 10): what no idle server uses loads with its
+    # first use, so the worker's table does not double.
+    "subprocess": "antidrift/process/__init__.py, when the first process is started",
+    "antidrift.calendar.ics": "antidrift/calendar/keeper.py, when a calendar is read",
+    "antidrift.calendar.expand": "antidrift/calendar/keeper.py",
+    "antidrift.calendar.fetch": "antidrift/calendar/keeper.py, when a calendar URL is fetched",
+    "antidrift.notify.dbus": "antidrift/notify/__init__.py, when a session bus is found",
+    "antidrift.web.page_model": "antidrift/web/views.py, when the first page or socket is built",
+    "antidrift.web.week_chart": "antidrift/web/week.py, with the week's page",
+    "antidrift.web.settings_form": "antidrift/web/settings_page.py, with the Settings page",
+    "antidrift.web.day_form": "antidrift/web/day.py, with the day's first answer",
+    "antidrift.web.rules_view": "antidrift/web/rules.py, with the rules' first answer",
+    "antidrift.web.icon_svg": "antidrift/web/icon.py, with the first icon",
+    "antidrift.web.export": "antidrift/web/reflection.py, with the first export",
 }
 # What `antidrift serve` has loaded when gunicorn forks its worker: the settings, the start
 # gate (the data lock, the port, the database opened and closed) and gunicorn. Whatever else

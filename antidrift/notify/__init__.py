@@ -8,12 +8,12 @@ through jeepney); without a bus it can reach, notify-send shows the title alone.
 osascript reads a script from stdin that holds the texts as code points. Every program runs
 through the one subprocess seam (own process group, bounded in time and output, argv only,
 never a shell). A notifier never raises and, wrapped in `Background`, never blocks the caller:
-a transition must not wait for a notification daemon that hangs.
+a transition must not wait for a notification daemon that hangs. The D-Bus notifier is
+dbus.py's, loaded when a session bus is found (issue 40: the footprint).
 """
 
 from __future__ import annotations
 
-import html
 import logging
 import os
 import shlex
@@ -21,16 +21,12 @@ import shutil
 import stat
 import sys
 import threading
-import time
 from collections.abc import Mapping
 from concurrent.futures import ThreadPoolExecutor
-from typing import TYPE_CHECKING, Protocol
+from typing import Protocol
 
 from antidrift.core.choices import NOTIFY_MODES
 from antidrift.process import ProcessError, run
-
-if TYPE_CHECKING:
-    from jeepney import Message
 
 # jeepney is imported where a session bus is used, not by every start (issue 33: memory).
 
@@ -106,96 +102,6 @@ class CommandNotifier:
 
 def _not_an_option(text: str) -> str:
     return " " + text if text.startswith("-") else text
-
-
-class DBusNotifier:
-    """org.freedesktop.Notifications.Notify over the session bus at `address`: the texts
-    travel in a message on the user's own socket, never on a command line. A daemon that
-    announces "body-markup" reads the body as markup (<b>, <a href>, <img src>), so for it
-    the body is escaped: no text (a next action, a judge's reason from an AI) is ever shown
-    as markup. The summary is plain text by the spec."""
-
-    def __init__(self, address: str, *, timeout: float = TIMEOUT) -> None:
-        self.address = address
-        self.name = "D-Bus"
-        self.timeout = timeout
-
-    def notify(self, title: str, body: str) -> None:
-        from jeepney.wrappers import DBusErrorResponse
-
-        try:
-            self._send(_dbus_text(title), _dbus_text(body))
-        except (OSError, ValueError, RuntimeError, DBusErrorResponse) as exc:
-            # ConnectionRefused, TimeoutError, an AuthenticationError, no notification daemon
-            log.warning("notification not shown: D-Bus: %s", str(exc) or type(exc).__name__)
-
-    def _send(self, title: str, body: str) -> None:
-        from jeepney import DBusAddress, new_method_call
-        from jeepney.bus_messages import message_bus
-        from jeepney.wrappers import unwrap_msg
-
-        notifications = DBusAddress(
-            "/org/freedesktop/Notifications",
-            bus_name="org.freedesktop.Notifications",
-            interface="org.freedesktop.Notifications",
-        )
-        call = _Bus(self.address, self.timeout)
-        try:
-            call(message_bus.Hello())
-            (capabilities,) = unwrap_msg(call(new_method_call(notifications, "GetCapabilities")))
-            if "body-markup" in capabilities:
-                body = html.escape(body, quote=False)
-            shown = new_method_call(
-                notifications,
-                "Notify",
-                "susssasa{sv}i",
-                ("AntiDrift", 0, "", title, body, [], {}, -1),  # -1: the daemon's own expiry
-            )
-            unwrap_msg(call(shown))
-        finally:
-            call.close()
-
-
-class _Bus:
-    """One connection to a bus whose every step (connect, authenticate, each reply) is held
-    to one deadline: a bus or a daemon that stops answering costs `timeout`, never a thread.
-    (jeepney's blocking connection waits for the bus's Hello reply without a bound.)"""
-
-    def __init__(self, address: str, timeout: float) -> None:
-        from jeepney import Parser
-        from jeepney.bus import get_connectable_addresses
-        from jeepney.io.blocking import prep_socket
-
-        self.deadline = time.monotonic() + timeout
-        self.sock = prep_socket(next(get_connectable_addresses(address)), timeout=timeout)
-        self.parser = Parser()
-        self.serial = 0
-
-    def __call__(self, message: Message) -> Message:
-        from jeepney import HeaderFields
-
-        self.serial += 1
-        self.sock.settimeout(self._left())
-        self.sock.sendall(message.serialise(serial=self.serial))
-        while True:
-            reply = self.parser.get_next_message()
-            if reply is None:
-                self.sock.settimeout(self._left())
-                data = self.sock.recv(65536)
-                if not data:
-                    raise ConnectionResetError("the bus closed the connection")
-                self.parser.add_data(data)
-            elif reply.header.fields.get(HeaderFields.reply_serial) == self.serial:
-                return reply  # anything else (a signal, NameAcquired) is not ours
-
-    def _left(self) -> float:
-        left = self.deadline - time.monotonic()
-        if left <= 0:
-            raise TimeoutError("no answer in time")
-        return left
-
-    def close(self) -> None:
-        self.sock.close()
 
 
 def _dbus_text(text: str) -> str:
@@ -342,6 +248,8 @@ def build_notifier(
         return _without("osascript was not found")
     address = session_bus(env or {})
     if address is not None:
+        from antidrift.notify.dbus import DBusNotifier
+
         log.info("desktop notifications: over the D-Bus session bus")
         return DBusNotifier(address, timeout=timeout)
     found = shutil.which("notify-send", path=path)
