@@ -65,11 +65,6 @@ def _until(found, what: str, timeout: float = 3 * SYNC_LOOK):
     return answer
 
 
-def _window(laptop: Machine, app: str, title: str) -> None:
-    answer = laptop.client.post("/evidence/window", json={"app": app, "title": title}, headers=HOST)
-    assert answer.get_json() == {"recorded": True}
-
-
 def test_the_laptops_rows_reach_the_open_review_and_the_note_keeps_what_is_typed(
     page, app, laptop, ui, browser
 ):
@@ -87,11 +82,11 @@ def test_the_laptops_rows_reach_the_open_review_and_the_note_keeps_what_is_typed
     [desk] = _until(desk_seen, "the laptop sees the desk's commitment")
     followed = laptop.client.post("/follow", json={"device_id": desk["device_id"]}, headers=HOST)
     assert followed.status_code == 200
-    _window(laptop, "firefox", "Cat videos — YouTube")
+    laptop.window("firefox", "Cat videos — YouTube")
     time.sleep(1.2)
-    _window(laptop, "code", "intro.md")
+    laptop.window("code", "intro.md")
     time.sleep(1.2)
-    _window(laptop, "docs", "Outline")
+    laptop.window("docs", "Outline")
 
     page.goto(app.base)
     assert app.server.post("/finish")[0] == 200

@@ -6,12 +6,16 @@ reads the time, sync's own stamps included."""
 from __future__ import annotations
 
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from datetime import timedelta
+from pathlib import Path
 
 from antidrift.core.clock import SystemClock
 from antidrift.server import bootstrap
 from antidrift.server.app import create_app
 from antidrift.settings import load
+from tests.fakes import FakeClock
 from tests.support.plans import PLAN
 
 HOST = {"Host": "127.0.0.1:7717", "Origin": "http://127.0.0.1:7717"}
@@ -98,6 +102,16 @@ class Machine:
         self.client.post("/finish", headers=HOST)
         assert self.client.post("/end", json={"outcome": outcome}, headers=HOST).status_code == 200
 
+    def window(self, app: str, title: str, then: float = 0) -> None:
+        """A window seen now on this machine (as its watcher reports one), then `then`
+        seconds pass on its (test) clock."""
+        answer = self.client.post(
+            "/evidence/window", json={"app": app, "title": title}, headers=HOST
+        )
+        assert answer.get_json() == {"recorded": True}
+        if then:
+            self.runtime.clock.advance(then)
+
     def tick(self, *others: Machine) -> None:
         """This machine's sync looks (it sends what changed), then each of the others'."""
         for machine in (self, *others):
@@ -105,3 +119,21 @@ class Machine:
 
     def stop(self) -> None:
         self.runtime.stop()
+
+
+@contextmanager
+def desk_and_laptop(tmp_path: Path) -> Iterator[tuple[Machine, Machine]]:
+    """The desk and the laptop over one folder, on test clocks of their own, no grace before
+    a drift counts; no AI judges on the laptop (its standing rules decide), their sync looked
+    at by hand."""
+    folder = tmp_path / "Sync"
+    folder.mkdir()
+    quiet = {"ANTIDRIFT_DRIFT_GRACE": "0"}
+    desk = Machine(tmp_path / "desk", folder, "desk", env=quiet, clock=FakeClock())
+    off = {**quiet, "ANTIDRIFT_DRIFT": "off"}
+    laptop = Machine(tmp_path / "laptop", folder, "laptop", env=off, clock=FakeClock())
+    try:
+        yield desk, laptop
+    finally:
+        desk.stop()
+        laptop.stop()

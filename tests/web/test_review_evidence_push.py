@@ -11,37 +11,16 @@ from __future__ import annotations
 
 import pytest
 
-from tests.fakes import FakeClock
 from tests.support.html import parse, top_level
-from tests.support.sync import HOST, Machine
+from tests.support.sync import HOST, desk_and_laptop
 
 SECTION = "review-evidence"
 
 
 @pytest.fixture
 def two(tmp_path):
-    folder = tmp_path / "Sync"
-    folder.mkdir()
-    quiet = {"ANTIDRIFT_DRIFT_GRACE": "0"}
-    desk = Machine(tmp_path / "desk", folder, "desk", env=quiet, clock=FakeClock())
-    laptop = Machine(
-        tmp_path / "laptop",
-        folder,
-        "laptop",
-        env={**quiet, "ANTIDRIFT_DRIFT": "off"},  # the standing rules alone judge there
-        clock=FakeClock(),
-    )
-    yield desk, laptop
-    desk.stop()
-    laptop.stop()
-
-
-def _window(machine: Machine, app: str, title: str, then: float = 60) -> None:
-    answer = machine.client.post(
-        "/evidence/window", json={"app": app, "title": title}, headers=HOST
-    )
-    assert answer.get_json() == {"recorded": True}
-    machine.runtime.clock.advance(then)
+    with desk_and_laptop(tmp_path) as machines:
+        yield machines
 
 
 def _pushed(conn) -> dict[str, object]:
@@ -64,9 +43,9 @@ def test_an_open_review_is_pushed_the_laptops_evidence_and_keeps_its_form(two):
     answer = laptop.client.post("/follow", json={"device_id": desk.sync.me}, headers=HOST)
     assert answer.status_code == 200
     for _ in range(3):
-        _window(desk, "code", "intro.md")
-    _window(laptop, "firefox", "Cat videos — YouTube", then=120)
-    _window(laptop, "code", "intro.md", then=0)
+        desk.window("code", "intro.md", then=60)
+    laptop.window("firefox", "Cat videos — YouTube", then=120)
+    laptop.window("code", "intro.md")
 
     # The desk finishes; its review opens with none of the laptop's evidence yet.
     assert desk.client.post("/finish", headers=HOST).status_code == 200

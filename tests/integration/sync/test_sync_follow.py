@@ -11,7 +11,7 @@ import pytest
 from tests.fakes import FakeClock, wait_until
 from tests.support.fake_notify import FakeNotifier
 from tests.support.html import parse
-from tests.support.sync import HOST, Machine
+from tests.support.sync import HOST, Machine, desk_and_laptop
 
 
 @pytest.fixture
@@ -92,29 +92,8 @@ def test_the_laptop_guards_the_desks_commitment_nudges_here_and_stops_when_it_en
 def clocked(tmp_path):
     """The desk and the laptop on test clocks of their own (no AI judges on either: the
     standing rules decide), their sync looked at by hand."""
-    folder = tmp_path / "Sync"
-    folder.mkdir()
-    quiet = {"ANTIDRIFT_DRIFT_GRACE": "0"}
-    desk = Machine(tmp_path / "desk", folder, "desk", env=quiet, clock=FakeClock())
-    laptop = Machine(
-        tmp_path / "laptop",
-        folder,
-        "laptop",
-        env={**quiet, "ANTIDRIFT_DRIFT": "off"},
-        clock=FakeClock(),
-    )
-    yield desk, laptop
-    desk.stop()
-    laptop.stop()
-
-
-def _window(machine: Machine, app: str, title: str, then: float = 60) -> None:
-    """A window seen now on `machine`, then `then` seconds pass there."""
-    answer = machine.client.post(
-        "/evidence/window", json={"app": app, "title": title}, headers=HOST
-    )
-    assert answer.get_json() == {"recorded": True}
-    machine.runtime.clock.advance(then)
+    with desk_and_laptop(tmp_path) as machines:
+        yield machines
 
 
 def _rows(machine: Machine) -> list[tuple[str, str, str]]:
@@ -155,11 +134,12 @@ def test_the_laptops_evidence_is_the_desks_review_by_device_and_counts_after_it(
         == 200
     )
     for _ in range(10):  # ten minutes of the intro at the desk
-        _window(desk, "code", "intro.md")
-    _window(laptop, "code", "intro.md")  # and on the laptop: two on task, one off by the rule
-    _window(laptop, "code", "intro.md")
-    _window(laptop, "firefox", "Cat videos — YouTube", then=3600 - 120)  # a minute counted
-    _window(laptop, "code", "intro.md", then=0)
+        desk.window("code", "intro.md", then=60)
+    # And on the laptop: two on task, one off by the rule.
+    laptop.window("code", "intro.md", then=60)
+    laptop.window("code", "intro.md", then=60)
+    laptop.window("firefox", "Cat videos — YouTube", then=3600 - 120)  # a minute counted
+    laptop.window("code", "intro.md")
     following = laptop.runtime.controller.following
     following.tick()  # an hour since following began: what it saw goes to the folder
     laptop.tick(desk)
@@ -187,8 +167,8 @@ def test_the_laptops_evidence_is_the_desks_review_by_device_and_counts_after_it(
     # The laptop goes on seeing the commitment run until it hears of its end: five more
     # minutes off task there arrive after the review was recorded, when following ends.
     for _ in range(5):
-        _window(laptop, "firefox", "Cat videos — YouTube")
-    _window(laptop, "code", "intro.md", then=0)
+        laptop.window("firefox", "Cat videos — YouTube", then=60)
+    laptop.window("code", "intro.md")
     following.tick()
     laptop.tick(desk)
     [kept] = desk.runtime.reads.device_evidence(cid)
@@ -220,8 +200,8 @@ def test_what_the_laptop_saw_before_a_restart_still_reaches_the_desk(clocked, tm
     desk.tick(laptop)
     answer = laptop.client.post("/follow", json={"device_id": desk.sync.me}, headers=HOST)
     assert answer.status_code == 200
-    _window(laptop, "code", "intro.md", then=30)
-    _window(laptop, "docs", "Outline", then=0)  # within the minute: nothing sent yet
+    laptop.window("code", "intro.md", then=30)
+    laptop.window("docs", "Outline")  # within the minute: nothing sent yet
     laptop.stop()  # a restart ends following; what it kept stays, and goes at the next start
     again = Machine(tmp_path / "laptop", desk.settings.sync_folder, "laptop", clock=FakeClock())
     try:
