@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import atexit
 import threading
+from collections.abc import Callable
 from importlib.resources import files
 from pathlib import Path
 
 from flask import Flask
 from jinja2 import Environment, FileSystemLoader, select_autoescape
+from werkzeug.routing import Rule
 
 from antidrift.core.errors import StoreError
 from antidrift.core.release import version
@@ -49,6 +51,33 @@ class _DaemonThread(threading.Thread):
         self.daemon = True
 
 
+class LazyRule(Rule):
+    """werkzeug's rule, with its two URL builders compiled at their first use, not when the
+    rule is added: werkzeug compiles two per rule (an AST, then `compile`), ~130 of them for
+    our routes, and only `url_for` ever calls them (no request is routed by them). That was
+    ~10 ms of every start, before the first answer (issue 40, P6).
+
+    werkzeug has no public way to defer them: this takes the one method that makes them. If
+    werkzeug stops calling it, rules are simply built at once again (the tests see it)."""
+
+    def _compile_builder(self, append_unknown: bool = True) -> Callable[..., tuple[str, str]]:
+        compile_now = super()._compile_builder
+        name = "_build_unknown" if append_unknown else "_build"
+
+        def build(rule: Rule, *args: object, **kwargs: object) -> tuple[str, str]:
+            built = compile_now(append_unknown).__get__(rule, None)
+            setattr(rule, name, built)  # compiled once: a race compiles the same one twice
+            return built(*args, **kwargs)
+
+        return build
+
+
+class App(Flask):
+    """Flask, its rules' URL builders compiled at their first use (LazyRule)."""
+
+    url_rule_class = LazyRule
+
+
 def resource_dir(name: str) -> Path:
     """`templates/` or `static/`: inside the package when installed from a wheel, at the
     repository's top level in a checkout or an editable install."""
@@ -80,7 +109,7 @@ def create_app(
         say(f"antidrift: {exc}", err=True)
         raise SystemExit(3) from None
     static_dir = resource_dir("static")
-    app = Flask(__name__, static_folder=str(static_dir), static_url_path="/static")
+    app = App(__name__, static_folder=str(static_dir), static_url_path="/static")
     app.config.update(
         MAX_CONTENT_LENGTH=MAX_BODY,
         SOCK_SERVER_OPTIONS={"ping_interval": 25, "thread_class": _DaemonThread},

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import os
 import signal
 import threading
@@ -15,7 +16,7 @@ from antidrift.core.domain import Health, RuntimeState
 from antidrift.evidence import WindowSampler
 from antidrift.server.app import create_app, runtime_of
 from antidrift.server.bootstrap import Runtime
-from antidrift.server.serve import worker_exit
+from antidrift.server.serve import Server, gunicorn_options, worker_exit
 from antidrift.session.snapshot import CoachInfo, CoachStatus
 from antidrift.settings import Settings
 from antidrift.store.sqlite import SQLiteStore
@@ -228,3 +229,31 @@ def test_create_app_from_the_settings_starts_nothing_until_it_serves(tmp_path):
         assert shown.read_text().splitlines() == ["Time's up · AntiDrift"]
     finally:
         runtime.stop()
+
+
+def test_the_worker_loads_the_app_with_no_collection_then_freezes_it(tmp_path):
+    """gunicorn's worker loads the app through Server.load: no collection runs meanwhile and
+    what it made is frozen (no collection scans it again: P6); the collector is on after, a
+    refused load too."""
+    settings = Settings(data_dir=tmp_path / "data", window_source="off")
+    server = Server(settings, gunicorn_options("127.0.0.1", 0))
+    ran: list[str] = []
+
+    def collected(phase: str, info: dict) -> None:
+        ran.append(phase)
+
+    gc.callbacks.append(collected)
+    try:
+        app = server.load()
+        during = list(ran)
+        assert gc.isenabled() and during == []
+        assert not any(found is app for found in gc.get_objects()), "the app is frozen"
+        runtime_of(app).stop()
+        (tmp_path / "bad").mkdir()
+        (tmp_path / "bad" / "antidrift.sqlite3").write_text("not a database")
+        with pytest.raises(SystemExit):
+            Server(Settings(data_dir=tmp_path / "bad"), gunicorn_options("127.0.0.1", 0)).load()
+        assert gc.isenabled()
+    finally:
+        gc.callbacks.remove(collected)
+        gc.unfreeze()

@@ -9,8 +9,9 @@ import threading
 from pathlib import Path
 
 import flask
+from werkzeug.routing import Map, Rule
 
-from antidrift.server.app import resource_dir
+from antidrift.server.app import LazyRule, resource_dir
 from antidrift.web import requests as web_requests
 from antidrift.web.views import Shows
 from tests.support.html import parse
@@ -96,3 +97,34 @@ def test_every_template_renders_through_the_one_renderer():
         if path.name != "render.py" and re.search(r"get_template|\.env\b", path.read_text())
     }
     assert not reaching, reaching
+
+
+def _values(rule: Rule) -> dict[str, object]:
+    """A value for each of a rule's arguments, of its converter's kind."""
+    kinds = {"IntegerConverter": 7, "PathConverter": "a/b c"}
+    return {
+        name: kinds.get(type(rule._converters[name]).__name__, "v-1 é")
+        for name in rule.arguments
+        if name not in (rule.defaults or {})
+    }
+
+
+def test_each_rule_builds_its_urls_at_first_use_as_werkzeug_does(app):
+    """The rules' URL builders are compiled when url_for first asks (not at start: P6), and
+    build what werkzeug's own rule builds, with and without arguments it does not name."""
+    ours = list(app.url_map.iter_rules())
+    assert len(ours) > 50 and all(type(rule) is LazyRule for rule in ours)
+    werkzeugs = Map(converters=app.url_map.converters)
+    eager = [Rule(rule.rule, **rule.get_empty_kwargs()) for rule in ours]
+    for rule in eager:
+        werkzeugs.add(rule)
+    for rule, theirs in zip(ours, eager, strict=True):
+        assert "<builder:" not in rule._build.__name__, f"{rule} was built at start"
+        values = _values(rule)
+        for unknown in (False, True):
+            extra = {"then": "x y/z", "n": 2} if unknown else {}
+            built = rule.build({**values, **extra}, append_unknown=unknown)
+            assert built == theirs.build({**values, **extra}, append_unknown=unknown)
+            assert built is not None and built[1].startswith("/"), (rule, built)
+        # Compiled once: werkzeug's own builders are the rule's from now on.
+        assert rule._build.__name__ == rule._build_unknown.__name__ == f"<builder:{rule.rule!r}>"
