@@ -207,7 +207,9 @@ def page_of(views: Views, snap: Snapshot, widgets: tuple[Widget, ...] | None = N
     or summary it lists."""
     from antidrift.web.words import TODAY_LOOKS_AT, Closure, Today
 
-    if widgets is None:
+    if widgets is None:  # a page served whole reads its review's evidence afresh: the teeth
+        with views._lock:  # save what they did off the lock, a Finish may come first
+            views._review = None
         widgets = widgets_of(views, snap)
     history: tuple[Commitment, ...] = ()
     calibration = today = closure = None

@@ -3,6 +3,7 @@ commitment's choice in /state, a bad choice refused by name."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from datetime import timedelta
 
 import pytest
@@ -87,9 +88,12 @@ class Enforcer:
 
     def __init__(self, fail: str | None = None) -> None:
         self.fail, self.windows = fail, []
+        self.during: Callable[[], object] | None = None  # what the user does meanwhile
 
     def __call__(self, window) -> str:
         self.windows.append(window)
+        if self.during is not None:
+            self.during()
         if self.fail:
             raise CouldNotPutAway(self.fail)
         return "moved to the scratchpad (swaymsg scratchpad show brings it back)"
@@ -97,7 +101,7 @@ class Enforcer:
 
 @pytest.fixture
 def drifting(make_controller, judge, store, clock, tmp_path):
-    def make(enforcer: Enforcer):
+    def make(enforcer: Enforcer, meanwhile: Callable[[object], object] | None = None):
         drift = DriftSettings(
             timedelta(seconds=1), timedelta(seconds=300), 30, "minimize", timedelta(seconds=1)
         )
@@ -107,6 +111,8 @@ def drifting(make_controller, judge, store, clock, tmp_path):
         info = DriftInfo(True, "claude", teeth=True, teeth_after=1)
         runtime = Runtime(controller, store, clock, coach_info_for(None), drift_info=info)
         client = create_app(Settings(data_dir=tmp_path), runtime=runtime).test_client()
+        if meanwhile is not None:  # while the desktop puts the window away
+            enforcer.during = lambda: meanwhile(client)
         client.post("/planning")
         client.post("/commitment", data=PLAN)
         for _ in range(4):
@@ -139,6 +145,26 @@ def test_the_banner_says_what_was_done_and_the_answers_still_work(drifting):
     client.post("/finish")
     review = parse(client.get("/").get_data(as_text=True)).find_all("p", class_="episode-meta")
     assert "put away at" in " ".join(review[0].text().split())
+
+
+def test_a_put_away_line_saved_after_finish_is_on_the_review_at_the_next_load(drifting):
+    """The teeth save what they did after the desktop answered, off the lock: a Finish (and a
+    look at the review) may come meanwhile. The review's evidence is kept between pushes, but
+    a page served whole reads it afresh, so the next load shows the line."""
+    seen: list[str] = []
+
+    def finish_and_look(client) -> None:
+        client.post("/finish")
+        seen.append(_episode_meta(client))
+
+    _, client = drifting(Enforcer(), meanwhile=finish_and_look)
+    assert seen and "put away at" not in seen[0]  # the desktop had not answered yet
+    assert "put away at" in _episode_meta(client)
+
+
+def _episode_meta(client) -> str:
+    page = parse(client.get("/").get_data(as_text=True))
+    return " ".join(page.find_all("p", class_="episode-meta")[0].text().split())
 
 
 def test_a_failure_is_a_word_in_the_banner_not_an_error(drifting):
