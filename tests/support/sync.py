@@ -137,3 +137,17 @@ def desk_and_laptop(tmp_path: Path) -> Iterator[tuple[Machine, Machine]]:
     finally:
         desk.stop()
         laptop.stop()
+
+
+def followed(desk: Machine, laptop: Machine) -> str:
+    """The desk plans and starts "Write the intro"; the laptop hears of it (both look at the
+    folder) and guards it too (POST /follow). The commitment's id."""
+    assert desk.client.post("/planning", headers=HOST).status_code == 200
+    plan = {"next_action": "Write the intro", "success_condition": "Intro in the doc"}
+    started = desk.client.post("/commitment", json={**plan, "timebox_minutes": 25}, headers=HOST)
+    assert started.status_code == 200
+    laptop.tick(desk)  # the laptop's rules to the desk, the desk's `now` to the laptop
+    desk.tick(laptop)
+    answer = laptop.client.post("/follow", json={"device_id": desk.sync.me}, headers=HOST)
+    assert answer.status_code == 200, answer.get_json()
+    return started.get_json()["commitment"]["id"]

@@ -12,7 +12,7 @@ from __future__ import annotations
 import pytest
 
 from tests.support.html import parse, top_level
-from tests.support.sync import HOST, desk_and_laptop
+from tests.support.sync import HOST, desk_and_laptop, followed
 
 SECTION = "review-evidence"
 
@@ -35,13 +35,7 @@ def test_an_open_review_is_pushed_the_laptops_evidence_and_keeps_its_form(two):
     desk, laptop = two
     rule = {"app": "firefox", "verdict": "off_task"}
     assert laptop.client.post("/rules", json=rule, headers=HOST).status_code == 201
-    assert desk.client.post("/planning", headers=HOST).status_code == 200
-    plan = {"next_action": "Write the intro", "success_condition": "Intro in the doc"}
-    started = desk.client.post("/commitment", json={**plan, "timebox_minutes": 25}, headers=HOST)
-    cid = started.get_json()["commitment"]["id"]
-    desk.tick(laptop)
-    answer = laptop.client.post("/follow", json={"device_id": desk.sync.me}, headers=HOST)
-    assert answer.status_code == 200
+    cid = followed(desk, laptop)
     for _ in range(3):
         desk.window("code", "intro.md", then=60)
     laptop.window("firefox", "Cat videos — YouTube", then=120)

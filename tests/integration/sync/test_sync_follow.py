@@ -11,7 +11,7 @@ import pytest
 from tests.fakes import FakeClock, wait_until
 from tests.support.fake_notify import FakeNotifier
 from tests.support.html import parse
-from tests.support.sync import HOST, Machine, desk_and_laptop
+from tests.support.sync import HOST, Machine, desk_and_laptop, followed
 
 
 @pytest.fixture
@@ -123,16 +123,7 @@ def test_the_laptops_evidence_is_the_desks_review_by_device_and_counts_after_it(
     desk, laptop = clocked
     for rule in ({"app": "code", "verdict": "on_task"}, {"app": "firefox", "verdict": "off_task"}):
         assert laptop.client.post("/rules", json=rule, headers=HOST).status_code == 201
-    assert desk.client.post("/planning", headers=HOST).status_code == 200
-    plan = {"next_action": "Write the intro", "success_condition": "Intro in the doc"}
-    started = desk.client.post("/commitment", json={**plan, "timebox_minutes": 25}, headers=HOST)
-    cid = started.get_json()["commitment"]["id"]
-    laptop.tick(desk)  # the rules go to the desk, the desk's `now` to the laptop
-    desk.tick(laptop)
-    assert (
-        laptop.client.post("/follow", json={"device_id": desk.sync.me}, headers=HOST).status_code
-        == 200
-    )
+    cid = followed(desk, laptop)
     for _ in range(10):  # ten minutes of the intro at the desk
         desk.window("code", "intro.md", then=60)
     # And on the laptop: two on task, one off by the rule.
@@ -193,13 +184,7 @@ def test_the_laptops_evidence_is_the_desks_review_by_device_and_counts_after_it(
 
 def test_what_the_laptop_saw_before_a_restart_still_reaches_the_desk(clocked, tmp_path):
     desk, laptop = clocked
-    assert desk.client.post("/planning", headers=HOST).status_code == 200
-    plan = {"next_action": "Write the intro", "success_condition": "Intro in the doc"}
-    started = desk.client.post("/commitment", json={**plan, "timebox_minutes": 25}, headers=HOST)
-    cid = started.get_json()["commitment"]["id"]
-    desk.tick(laptop)
-    answer = laptop.client.post("/follow", json={"device_id": desk.sync.me}, headers=HOST)
-    assert answer.status_code == 200
+    cid = followed(desk, laptop)
     laptop.window("code", "intro.md", then=30)
     laptop.window("docs", "Outline")  # within the minute: nothing sent yet
     laptop.stop()  # a restart ends following; what it kept stays, and goes at the next start
