@@ -46,6 +46,29 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     items.sort(key=layer)  # stable: each file's own order is kept
 
 
+# A test that failed and then passed on its second run (CI: scripts/test --reruns 1) says how it
+# failed first, at the end of the run: the summary's RERUN line alone names a flake, and the
+# run's tail is what a later look at CI shows.
+_FIRST_FAILURES: list[tuple[str, str]] = []
+
+
+def pytest_runtest_logreport(report: pytest.TestReport) -> None:
+    if report.outcome == "rerun":
+        _FIRST_FAILURES.append((report.nodeid, report.longreprtext))
+
+
+def pytest_terminal_summary(terminalreporter) -> None:
+    if not _FIRST_FAILURES:
+        return
+    terminalreporter.section("how each test run again failed the first time (flakes to chase)")
+    for nodeid, text in _FIRST_FAILURES:
+        lines = text.splitlines()
+        crash = [line for line in lines if line.startswith("E ")][:6] or lines[-6:]
+        terminalreporter.write_line(nodeid)
+        for line in (*crash, *lines[-2:]):
+            terminalreporter.write_line(f"    {line[:300]}")
+
+
 @pytest.fixture
 def clock() -> FakeClock:
     return FakeClock()
